@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Build vmalock three ways and run the test suites; print `N passed, N failed` last.
+#
+#   build/       debugoptimized, -Werror: suites unit, cli, diff, stress
+#   build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer: unit, stress
+#   build-tsan/  ThreadSanitizer: stress
+#
+# VML_TEST_QUICK=1 skips the sanitizer builds (for a fast local loop).
+set -u
+cd "$(dirname "$0")/.."
+top=$(pwd)
+
+summary_file="$top/build/test-summary.txt"
+passed=0
+failed=0
+failed_names=()
+
+# meson test writes one JSON object a test to testlog.json; count results.
+count_results() {
+	local dir=$1 label=$2 log="$1/meson-logs/testlog.json"
+	[ -f "$log" ] || return 0
+	local p f names
+	read -r p f < <(python3 - "$log" <<'PY'
+import json, sys
+p = f = 0
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line:
+        continue
+    r = json.loads(line)
+    if r.get("result") in ("OK", "EXPECTEDFAIL", "SKIP"):
+        p += 1
+    else:
+        f += 1
+print(p, f)
+PY
+)
+	names=$(python3 - "$log" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line:
+        r = json.loads(line)
+        if r.get("result") not in ("OK", "EXPECTEDFAIL", "SKIP"):
+            print(r.get("name"))
+PY
+)
+	passed=$((passed + p))
+	failed=$((failed + f))
+	for n in $names; do failed_names+=("$label:$n"); done
+}
+
+# setup_and_build DIR [meson options...]; a failed build counts as one failure.
+setup_and_build() {
+	local dir=$1; shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" -Dwerror=true "$@" >/dev/null || return 1
+	fi
+	ninja -C "$dir" >"$dir.buildlog" 2>&1 || { tail -n 40 "$dir.buildlog"; return 1; }
+}
+
+run_suites() {
+	local dir=$1 label=$2; shift 2
+	local args=()
+	for s in "$@"; do args+=(--suite "$s"); done
+	rm -f "$dir/meson-logs/testlog.json"
+	echo "== $label: ${*}" >&2
+	meson test -C "$dir" --print-errorlogs --num-processes 2 "${args[@]}" 2>&1 | \
+		grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout|Skipped|Expected)' || true
+	count_results "$dir" "$label"
+}
+
+suites_present() {
+	# keep only the suites that have tests in this build
+	local dir=$1; shift
+	meson introspect --tests "$dir" | python3 -c '
+import json, sys
+have = {s.split(":")[-1] for t in json.load(sys.stdin) for s in t["suite"]}
+for s in sys.argv[1:]:
+    if s in have:
+        print(s)' "$@"
+}
+
+build_or_fail() {
+	if ! setup_and_build "$@"; then
+		failed=$((failed + 1)); failed_names+=("build:$1"); return 1
+	fi
+}
+
+if build_or_fail build; then
+	mapfile -t s < <(suites_present build unit cli diff stress)
+	[ ${#s[@]} -gt 0 ] && run_suites build plain "${s[@]}"
+fi
+
+if [ "${VML_TEST_QUICK:-0}" != 1 ]; then
+	if build_or_fail build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug; then
+		mapfile -t s < <(suites_present build-asan unit stress)
+		[ ${#s[@]} -gt 0 ] && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_suites build-asan asan "${s[@]}"
+	fi
+	if build_or_fail build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized; then
+		mapfile -t s < <(suites_present build-tsan stress)
+		[ ${#s[@]} -gt 0 ] && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp" \
+			run_suites build-tsan tsan "${s[@]}"
+	fi
+fi
+
+if [ ${#failed_names[@]} -gt 0 ]; then
+	echo "failed:" "${failed_names[@]}"
+fi
+mkdir -p build
+echo "$passed passed, $failed failed" | tee "$summary_file"
+[ "$failed" -eq 0 ]
