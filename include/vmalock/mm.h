@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmalock/mm.h - a modelled kernel ("sys"), its address spaces ("mm") and
+ * files, and the system calls that change an address space.
+ *
+ * Every function returns 0 or a negative errno, the same errno the Linux
+ * kernel returns for the same call. A call that fails changes nothing.
+ * Protection, mapping, remap and advice values are Linux's own (PROT_*,
+ * MAP_*, MREMAP_*, MADV_* from <sys/mman.h>). All functions are thread-safe;
+ * a thread needs no registration.
+ */
+#ifndef VMALOCK_MM_H
+#define VMALOCK_MM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct vml_sys;		/* the modelled kernel: settings, page cache, swap, files */
+struct vml_mm;		/* one address space */
+struct vml_file;	/* a regular or shmem (tmpfs) file */
+
+enum vml_thp_mode {
+	VML_THP_MADVISE = 0,	/* default, as on the live machine */
+	VML_THP_ALWAYS,
+	VML_THP_NEVER,
+};
+
+/* mmap_lock reader policy (see docs/locking.md). */
+enum vml_steal_policy {
+	VML_STEAL_KERNEL = 0,		/* readers steal unless hand-off is pending (mainline) */
+	VML_STEAL_NOT_BEHIND_WRITER,	/* never steal when the first waiter is a writer */
+	VML_STEAL_NEVER,
+};
+
+/* Zero-initialised fields take the defaults shown (the live machine's). */
+struct vml_sys_config {
+	unsigned long max_map_count;	/* 65530 */
+	enum vml_thp_mode thp;		/* madvise */
+	unsigned int numa_nodes;	/* 1 */
+	unsigned long swap_pages;	/* 0: no swap device */
+	unsigned long fault_around_bytes; /* 65536 */
+	enum vml_steal_policy mmap_lock_steal;	/* kernel */
+	uint64_t mmap_lock_handoff_ns;	/* 4 ms (RWSEM_WAIT_TIMEOUT at HZ=250) */
+};
+
+int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);
+/* Context: every mm and file of @sys already destroyed/put. NULL is a no-op. */
+void vml_sys_destroy(struct vml_sys *sys);
+
+/* An empty address space: no mappings; top-down placement below 0x7f0000000000. */
+int vml_mm_create(struct vml_sys *sys, struct vml_mm **out);
+/* Exit: unmap everything and drop the caller's reference. NULL is a no-op.
+ * Open readers see end-of-file afterwards. */
+void vml_mm_destroy(struct vml_mm *mm);
+
+/*
+ * Files. @path is what maps shows (absolute, as d_path prints it).
+ * VML_FILE_SHMEM makes a tmpfs file (shmem: swap-backed, counts as Pss_Shmem).
+ * vml_file_put drops the creator's reference; mappings hold their own.
+ */
+#define VML_FILE_SHMEM 0x1
+int vml_file_create(struct vml_sys *sys, const char *path, unsigned long size,
+		    unsigned int flags, struct vml_file **out);
+void vml_file_put(struct vml_file *file);
+
+/* mmap(2). @file NULL for anonymous (MAP_ANONYMOUS is implied then). */
+int vml_mmap(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot, int flags,
+	     struct vml_file *file, unsigned long offset, unsigned long *addr_out);
+int vml_munmap(struct vml_mm *mm, unsigned long addr, unsigned long len);
+int vml_mprotect(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot);
+int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
+	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out);
+int vml_madvise(struct vml_mm *mm, unsigned long addr, unsigned long len, int advice);
+int vml_mlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
+int vml_munlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
+/* prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name); NULL name clears. */
+int vml_set_anon_name(struct vml_mm *mm, unsigned long addr, unsigned long len, const char *name);
+
+/*
+ * Access memory as a CPU would, one page at a time, faulting pages in.
+ * Return: 0; -EFAULT where the access would raise SIGSEGV; -EIO for SIGBUS
+ * (a file page beyond end of file). Pages before the failing one stay touched.
+ */
+#define VML_TOUCH_READ  0
+#define VML_TOUCH_WRITE 1
+int vml_touch(struct vml_mm *mm, unsigned long addr, unsigned long len, int access);
+
+/* fork(2): a child address space sharing anonymous pages copy-on-write. */
+int vml_fork(struct vml_mm *mm, struct vml_mm **child_out);
+
+/* Counters, monotonic since the mm was created. */
+struct vml_mm_stats {
+	uint64_t map_count;		/* current number of VMAs */
+	uint64_t rss_pages;		/* current resident pages (anon + file + shmem) */
+	uint64_t vma_lock_success;	/* lock_vma_under_rcu / lock_next_vma outcomes */
+	uint64_t vma_lock_abort;
+	uint64_t vma_lock_retry;
+	uint64_t vma_lock_miss;
+	uint64_t faults;		/* page faults handled */
+	uint64_t faults_vma_locked;	/* ...of which under the per-VMA lock */
+	uint64_t mmap_read_locks;	/* mmap_lock acquisitions */
+	uint64_t mmap_write_locks;
+	uint64_t mmap_read_steals;	/* reader took mmap_lock past a queued waiter */
+	uint64_t mmap_handoffs;		/* a queued waiter forced hand-off */
+	uint64_t proc_mmap_fallbacks;	/* /proc readers that fell back to mmap_lock */
+	uint64_t proc_contended_drops;	/* smaps_rollup / scanner dropped mmap_lock for a waiter */
+};
+int vml_mm_stats(struct vml_mm *mm, struct vml_mm_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMALOCK_MM_H */

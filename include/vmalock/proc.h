@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmalock/proc.h - the /proc/PID views of a modelled address space, in the
+ * kernel's exact text formats, read through a read(2)-like interface that
+ * resumes between calls the way seq_file does (by address, REFERENCE.md 2.3).
+ */
+#ifndef VMALOCK_PROC_H
+#define VMALOCK_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "vmalock/mm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum vml_view {
+	VML_VIEW_MAPS = 0,
+	VML_VIEW_SMAPS,
+	VML_VIEW_SMAPS_ROLLUP,
+	VML_VIEW_NUMA_MAPS,
+};
+
+/* How a reader locks the address space while it produces text. */
+enum vml_lock_policy {
+	VML_LOCK_MMAP = 0,	/* hold mmap_lock(R) for each read() call (before 6.17) */
+	VML_LOCK_VMA,		/* RCU + one VMA read lock at a time, fall back to mmap_lock */
+};
+
+struct vml_reader;
+
+/* Return: 0, -EINVAL (bad view or policy), -ENOMEM. The reader holds a reference on @mm. */
+int vml_reader_open(struct vml_mm *mm, enum vml_view view, enum vml_lock_policy lock,
+		    struct vml_reader **out);
+/* Like read(2): bytes copied (at most @len), 0 at end of file, or -errno. */
+ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len);
+/* lseek(fd, 0, SEEK_SET) */
+void vml_reader_rewind(struct vml_reader *r);
+void vml_reader_close(struct vml_reader *r);
+
+/* PROCMAP_QUERY: the same struct layout, flags, matching rules and errors as the ioctl. */
+struct vml_procmap_query {
+	uint64_t size;			/* in: sizeof(struct vml_procmap_query) */
+	uint64_t query_flags;		/* in: VML_PROCMAP_QUERY_* */
+	uint64_t query_addr;		/* in */
+	uint64_t vma_start;		/* out */
+	uint64_t vma_end;		/* out */
+	uint64_t vma_flags;		/* out: VML_PROCMAP_QUERY_VMA_* */
+	uint64_t vma_page_size;		/* out */
+	uint64_t vma_offset;		/* out */
+	uint64_t inode;			/* out */
+	uint32_t dev_major;		/* out */
+	uint32_t dev_minor;		/* out */
+	uint32_t vma_name_size;		/* in/out */
+	uint32_t build_id_size;		/* in/out */
+	uint64_t vma_name_addr;		/* in: user buffer for the name */
+	uint64_t build_id_addr;		/* in */
+};
+
+#define VML_PROCMAP_QUERY_VMA_READABLE		0x01
+#define VML_PROCMAP_QUERY_VMA_WRITABLE		0x02
+#define VML_PROCMAP_QUERY_VMA_EXECUTABLE	0x04
+#define VML_PROCMAP_QUERY_VMA_SHARED		0x08
+#define VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA	0x10
+#define VML_PROCMAP_QUERY_FILE_BACKED_VMA	0x20
+
+int vml_procmap_query(struct vml_mm *mm, enum vml_lock_policy lock, struct vml_procmap_query *q);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMALOCK_PROC_H */
