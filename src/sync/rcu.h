@@ -21,12 +21,23 @@
 
 #include "sync/atomic.h"
 
-/*
- * struct vml_rcu_head - embed in an object that is freed after a grace period.
- * TODO(sync): layout-compatible wrapper of liburcu's struct rcu_head.
- */
 struct vml_rcu_head;
 typedef void (*vml_rcu_cb)(struct vml_rcu_head *head);
+
+/*
+ * struct vml_rcu_head - embed in an object that is freed after a grace period.
+ * @urcu is layout-compatible with liburcu's struct rcu_head (checked in
+ * rcu.c) and owned by liburcu while queued; @cb is the caller's callback,
+ * which the facade calls from its own trampoline (to tell TSan about the
+ * grace period). Fields are private to rcu.c.
+ */
+struct vml_rcu_head {
+	struct {
+		void *next;
+		void (*func)(void *);
+	} urcu;
+	vml_rcu_cb cb;
+};
 
 /* Context: any thread; nests. Registers the thread with liburcu on first use. */
 void vml_rcu_read_lock(void);
@@ -34,10 +45,25 @@ void vml_rcu_read_unlock(void);
 /* For assertions: does the calling thread hold the RCU read lock? */
 bool vml_rcu_read_held(void);
 
-/* Context: not inside an RCU read-side section (for synchronize/barrier). */
+/*
+ * vml_call_rcu - run @cb(@head) after a grace period, on liburcu's call_rcu
+ * thread (which may itself call vml_call_rcu and vml_rcu_read_lock).
+ * Context: any thread, inside or outside a read-side section; registers the
+ * caller with liburcu if needed. Ordering: everything the caller did before
+ * happens before @cb runs, and so does every read-side section that was
+ * running when vml_call_rcu was called.
+ */
 void vml_call_rcu(struct vml_rcu_head *head, vml_rcu_cb cb);
+/*
+ * Context: not inside a read-side section; any thread (registered or not).
+ * vml_synchronize_rcu returns after every read-side section that started
+ * before it has ended (and orders them before the caller's next accesses).
+ * vml_rcu_barrier waits for every callback queued before it to have run;
+ * callbacks queued by those callbacks are not covered (loop if you chain).
+ * Neither may be called from an RCU callback.
+ */
 void vml_synchronize_rcu(void);
-void vml_rcu_barrier(void);	/* wait for every queued callback to have run */
+void vml_rcu_barrier(void);
 
 /* Publish / read an RCU-protected pointer declared `_Atomic(T *)`. */
 #define rcu_assign_pointer(p, v) store_release(&(p), (v))

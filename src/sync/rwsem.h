@@ -26,10 +26,13 @@
 #ifndef VML_SYNC_RWSEM_H
 #define VML_SYNC_RWSEM_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "sync/cancel.h"
+#include "util/list.h"
 
 enum rwsem_steal {
 	RWSEM_STEAL_KERNEL = 0,
@@ -45,26 +48,75 @@ struct rwsem_config {
 #define RWSEM_DEFAULT_HANDOFF_NS (4ULL * 1000 * 1000)
 
 /*
- * struct rwsem - embedded in its owner (struct mm as mmap_lock). The layout
- * is private to rwsem.c; every field names what protects it.
- * TODO(sync): define the fields (count word, owner, wait_lock, wait_list,
- * config, counters).
+ * The count word (struct rwsem.count). Exposed for white-box tests and
+ * assertions only; see rwsem.c's essay and docs/locking.md for the states.
+ *
+ *   bit 0     RWSEM_WRITER_LOCKED      a writer holds the lock          [atomic]
+ *   bit 1     RWSEM_FLAG_WAITERS       the wait list is non-empty       [wait_lock]
+ *   bit 2     RWSEM_FLAG_HANDOFF       the first waiter must get it next [wait_lock]
+ *   bit 3     RWSEM_FLAG_FIRST_WRITER  the first waiter is a writer     [wait_lock]
+ *   bits 8-63 readers, RWSEM_READER_BIAS each: holders plus the transient
+ *             biases of readers on their way into the slow path   [atomic]
  */
-struct rwsem;
+#define RWSEM_WRITER_LOCKED	(1ULL << 0)
+#define RWSEM_FLAG_WAITERS	(1ULL << 1)
+#define RWSEM_FLAG_HANDOFF	(1ULL << 2)
+#define RWSEM_FLAG_FIRST_WRITER	(1ULL << 3)
+#define RWSEM_READER_SHIFT	8
+#define RWSEM_READER_BIAS	(1ULL << RWSEM_READER_SHIFT)
+#define RWSEM_READER_MASK	(~(RWSEM_READER_BIAS - 1))
+#define RWSEM_LOCK_MASK		(RWSEM_WRITER_LOCKED | RWSEM_READER_MASK)
+#define RWSEM_READ_FAILED_MASK	(RWSEM_WRITER_LOCKED | RWSEM_FLAG_WAITERS | RWSEM_FLAG_HANDOFF)
+
+/* struct rwsem_stats as relaxed atomics (see below for the meanings). */
+struct rwsem_counters {
+	_Atomic uint64_t read_fast, read_slow, read_steal, read_wait;
+	_Atomic uint64_t write_fast, write_slow, write_wait;
+	_Atomic uint64_t handoff, trylock_fail, killed, wait_ns_total;
+	_Atomic uint64_t write_spin, wake_writer, write_retry_fail, wake_reader, wait_ns_max;
+};
+
+/*
+ * struct rwsem - embedded in its owner (struct mm as mmap_lock); lives as
+ * long as the owner and must be idle (unlocked, nobody queued) when
+ * rwsem_destroy() runs. Fields are private to rwsem.c by convention.
+ *
+ * [atomic]     read and changed locklessly with atomics
+ * [wait_lock]  changed only with wait_lock held; may be read locklessly
+ * [cfg]        stored by rwsem_init/rwsem_set_config while idle; relaxed loads
+ */
+struct rwsem {
+	_Atomic uint64_t count;		/* [atomic] see the table above */
+	_Atomic uintptr_t owner;	/* [atomic] the writer's thread token, or
+					 * RWSEM_OWNER_READER: a hint, stale after readers
+					 * leave (as in the kernel) */
+	_Atomic uint32_t nr_waiters;	/* [wait_lock] wait_list length, for is_contended */
+	_Atomic uint32_t steal;		/* [cfg] enum rwsem_steal */
+	_Atomic uint64_t handoff_ns;	/* [cfg] */
+	pthread_mutex_t wait_lock;	/* protects wait_list, the flag bits, waiters */
+	struct list_head wait_list;	/* [wait_lock] FIFO of struct rwsem_waiter (on stacks) */
+	struct rwsem_counters stats;	/* [atomic] relaxed, never used to synchronise */
+};
 
 /* Lock-event counters; monotonic, relaxed, for reports. */
 struct rwsem_stats {
-	uint64_t read_fast;		/* read acquired on the fast path */
+	uint64_t read_fast;		/* read acquired on the fast path (incl. trylock) */
 	uint64_t read_slow;		/* read acquired after entering the slow path */
 	uint64_t read_steal;		/* slow-path reader took the lock past a queued waiter */
 	uint64_t read_wait;		/* reader slept in the wait queue */
-	uint64_t write_fast;
+	uint64_t write_fast;		/* fast path (incl. trylock) */
 	uint64_t write_slow;
 	uint64_t write_wait;		/* writer slept in the wait queue */
 	uint64_t handoff;		/* a waiter set HANDOFF */
 	uint64_t trylock_fail;
 	uint64_t killed;		/* a killable acquire returned -EINTR */
 	uint64_t wait_ns_total;		/* summed time waiters spent queued */
+	/* Beyond the first contract, for benchmarks: */
+	uint64_t write_spin;		/* slow-path writer took it while spinning, unqueued */
+	uint64_t wake_writer;		/* a queued writer was woken to (re)try */
+	uint64_t write_retry_fail;	/* ...and failed again: a futile wakeup */
+	uint64_t wake_reader;		/* queued readers granted the lock by a waker */
+	uint64_t wait_ns_max;		/* longest single stay in the queue */
 };
 
 void rwsem_init(struct rwsem *sem, const struct rwsem_config *cfg);
@@ -91,5 +143,14 @@ bool rwsem_is_locked(const struct rwsem *sem);
 bool rwsem_is_write_locked_by_me(const struct rwsem *sem);
 
 void rwsem_stats_read(const struct rwsem *sem, struct rwsem_stats *out);
+
+/*
+ * rwsem_read_may_steal - the optimistic-steal rule of a slow-path reader
+ * @count: the count the reader saw after adding its bias
+ * Pure function, exposed so unit tests can check each policy on each state.
+ * The lock applies the anti-starvation rule (reader-owned, other readers,
+ * waiters: queue) before this one.
+ */
+bool rwsem_read_may_steal(uint64_t count, enum rwsem_steal policy, bool nosteal);
 
 #endif /* VML_SYNC_RWSEM_H */
