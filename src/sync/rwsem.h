@@ -103,10 +103,10 @@ struct rwsem_stats {
 	uint64_t read_fast;		/* read acquired on the fast path (incl. trylock) */
 	uint64_t read_slow;		/* read acquired after entering the slow path */
 	uint64_t read_steal;		/* slow-path reader took the lock past a queued waiter */
-	uint64_t read_wait;		/* reader slept in the wait queue */
+	uint64_t read_wait;		/* reader queued in the wait list */
 	uint64_t write_fast;		/* fast path (incl. trylock) */
 	uint64_t write_slow;
-	uint64_t write_wait;		/* writer slept in the wait queue */
+	uint64_t write_wait;		/* writer queued in the wait list */
 	uint64_t handoff;		/* a waiter set HANDOFF */
 	uint64_t trylock_fail;
 	uint64_t killed;		/* a killable acquire returned -EINTR */

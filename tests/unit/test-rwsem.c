@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -427,6 +428,37 @@ struct steal_result {
 	uint64_t writer_wait_ns;
 };
 
+/*
+ * Put the reader (us) and the writer on two different CPUs, if we may: a
+ * writer woken on our own CPU can preempt us between up_read and down_read,
+ * which makes it win the race the pathology is about. Return: pinned.
+ */
+static bool pin_apart(pthread_t writer, cpu_set_t *saved)
+{
+	cpu_set_t set;
+	int cpu, a = -1, b = -1;
+
+	if (sched_getaffinity(0, sizeof(*saved), saved))
+		return false;
+	for (cpu = 0; cpu < CPU_SETSIZE && b < 0; cpu++) {
+		if (!CPU_ISSET(cpu, saved))
+			continue;
+		if (a < 0)
+			a = cpu;
+		else
+			b = cpu;
+	}
+	if (b < 0)
+		return false;
+	CPU_ZERO(&set);
+	CPU_SET(b, &set);
+	if (pthread_setaffinity_np(writer, sizeof(set), &set))
+		return false;
+	CPU_ZERO(&set);
+	CPU_SET(a, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
 static struct steal_result drop_and_retake(enum rwsem_steal policy, bool nosteal,
 					   uint64_t handoff_ns, unsigned int max_cycles,
 					   unsigned int hold_us)
@@ -436,10 +468,13 @@ static struct steal_result drop_and_retake(enum rwsem_steal policy, bool nosteal
 	struct rwsem sem;
 	struct worker w;
 	uint64_t s0, t0;
+	cpu_set_t saved;
+	bool pinned;
 
 	rwsem_init(&sem, &cfg);
 	down_read(&sem);
 	worker_start(&w, &sem, OP_WRITE, false, NULL);
+	pinned = pin_apart(w.thread, &saved);
 	/* Queued and asleep, so a wakeup has to go through the scheduler. */
 	if (!wait_until(rwsem_is_contended(&sem) && worker_sleeping(&w)))
 		res.all_consistent = false;
@@ -474,6 +509,8 @@ static struct steal_result drop_and_retake(enum rwsem_steal policy, bool nosteal
 	}
 	up_read(&sem);
 	worker_finish(&w);
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
 	res.writer_wait_ns = w.took_ns;
 	if (stats_of(&sem).handoff)
 		res.handoff_seen = true;
@@ -519,11 +556,11 @@ static void test_steal_policies(void)
 	 * sets HANDOFF, and our next re-take queues behind it.
 	 */
 	{
-		const uint64_t handoff = 2 * NSEC_PER_MSEC;
+		const uint64_t handoff = NSEC_PER_MSEC;
 		bool seen = false, first_after = true, waited = true;
 
 		consistent = true;
-		for (attempt = 0; attempt < 5 && !seen; attempt++) {
+		for (attempt = 0; attempt < 20 && !seen; attempt++) {
 			r = drop_and_retake(RWSEM_STEAL_KERNEL, false, handoff, 50000, 20);
 			consistent &= r.all_consistent;
 			first_after &= r.writer_first_after_handoff;
