@@ -392,12 +392,13 @@ static int edit_script(const struct lines *a, const struct lines *b, struct edit
 			if (i < n && j < m && same(a, head + i, b, head + j)) {
 				e[k++] = (struct edit){ ' ', head + i, head + j };
 				i++, j++;
-			} else if (j < m && (i == n || t[i * w + j + 1] >= t[(i + 1) * w + j])) {
-				e[k++] = (struct edit){ '+', head + i, head + j };
-				j++;
-			} else {
+			} else if (i < n && (j == m || t[(i + 1) * w + j] >= t[i * w + j + 1])) {
+				/* deletions first, as GNU diff prints them */
 				e[k++] = (struct edit){ '-', head + i, head + j };
 				i++;
+			} else {
+				e[k++] = (struct edit){ '+', head + i, head + j };
+				j++;
 			}
 		}
 		vml_free(t);
