@@ -103,23 +103,23 @@ static long do_fork(int sock)
 static void handle(int sock, const struct child_req *q, struct child_rep *r)
 {
 	long ret = 0;
-	int fd = -1;
 
 	r->addr = 0;
 	switch (q->kind) {
 	case CHILD_MMAP:
-		if (q->has_str) {
-			fd = open(q->str, O_RDWR | O_CLOEXEC);
-			if (fd < 0) {
-				ret = -errno;
-				break;
-			}
-		}
-		ret = sys_ret(syscall(SYS_mmap, q->addr, q->len, q->prot, q->flags, fd, q->offset));
-		if (fd >= 0)
-			close(fd);
+		ret = sys_ret(syscall(SYS_mmap, q->addr, q->len, q->prot, q->flags, q->fd, q->offset));
 		if (ret >= 0 || ret < -4095) {
 			r->addr = (unsigned long)ret;
+			ret = 0;
+		}
+		break;
+	case CHILD_OPEN:
+		/* kept open until we exit: every mapping of the file shares it */
+		ret = open(q->str, O_RDWR | O_CLOEXEC);
+		if (ret < 0) {
+			ret = -errno;
+		} else {
+			r->addr = ret;
 			ret = 0;
 		}
 		break;

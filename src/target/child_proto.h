@@ -32,6 +32,7 @@ enum child_req_kind {
 	CHILD_MUNLOCK,
 	CHILD_NAME,
 	CHILD_FORK,
+	CHILD_OPEN,		/* open str O_RDWR; the fd comes back in rep.addr */
 };
 
 struct child_req {
@@ -40,7 +41,8 @@ struct child_req {
 	int32_t flags;		/* mmap MAP_*, mremap MREMAP_* */
 	int32_t advice;		/* madvise */
 	int32_t write;		/* touch: 1 write, 0 read */
-	uint32_t has_str;	/* mmap: str is the file path; name: str is the name */
+	uint32_t has_str;	/* open: str is the path; name: str is the name */
+	int32_t fd;		/* mmap: a fd from CHILD_OPEN, or -1 */
 	uint64_t addr;
 	uint64_t len;
 	uint64_t new_len;	/* mremap */

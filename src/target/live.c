@@ -189,13 +189,6 @@ static void live_destroy(struct target *t)
 	t->priv = NULL;
 }
 
-static int live_file(struct target *t, const struct op *op, struct target_file *file, int *ret)
-{
-	(void)file;
-	*ret = target_env_make_file(t->env, op->file, op->shmem, op->size);
-	return 0;
-}
-
 static int set_str(struct child_req *q, const char *s)
 {
 	if (!s)
@@ -204,6 +197,29 @@ static int set_str(struct child_req *q, const char *s)
 		return -ENAMETOOLONG;
 	strcpy(q->str, s);
 	q->has_str = 1;
+	return 0;
+}
+
+/* Create the file (once per environment), then open it in the child for good. */
+static int live_file(struct target *t, const struct op *op, struct target_file *file, int *ret)
+{
+	struct live *l = t->priv;
+	struct child_req *q = &l->req;
+	struct child_rep rep;
+	int r;
+
+	*ret = target_env_make_file(t->env, op->file, op->shmem, op->size);
+	if (*ret)
+		return 0;
+	memset(q, 0, offsetof(struct child_req, str));
+	q->kind = CHILD_OPEN;
+	r = set_str(q, file->path);
+	if (!r)
+		r = call(l, &rep);
+	if (r)
+		return r;
+	*ret = (int)rep.ret;
+	file->handle = (long)rep.addr;
 	return 0;
 }
 
@@ -225,7 +241,7 @@ static int live_apply(struct target *t, const struct op *op, int mmap_flags,
 		q->prot = op->prot;
 		q->flags = mmap_flags;
 		q->offset = op->offset;
-		ret = set_str(q, file ? file->path : NULL);
+		q->fd = file ? (int32_t)file->handle : -1;
 		break;
 	case OP_MUNMAP:
 		q->kind = CHILD_MUNMAP;

@@ -173,6 +173,10 @@ int target_env_make_file(struct target_env *env, const char *name, bool shmem,
 		goto out;
 	}
 	ret = fill(fd, size);
+	/* Written back now, so the pages are cached and clean: smaps does not
+	 * depend on when writeback happens to run. */
+	if (!ret && fsync(fd))
+		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (ret) {

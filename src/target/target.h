@@ -7,13 +7,16 @@
  * Files. `file NAME SIZE [shmem]` creates NAME in a private temporary
  * directory of the target's environment: /tmp/vmalock.XXXXXX/NAME for a
  * regular file, /dev/shm/vmalock.XXXXXX/NAME for shmem. The live target
- * writes all SIZE bytes (a repeating non-zero pattern) instead of just
- * extending the file, so every page is in the page cache, as a program's
- * freshly written data file would be: read faults then find cached pages
+ * writes all SIZE bytes (a repeating non-zero pattern) and fsyncs them
+ * instead of just extending the file, so every page is in the page cache and
+ * clean, as a program's data file would be: read faults then find cached pages
  * (and fault-around maps up to 64 KiB of them). The model target creates a
  * vml_file with the same absolute path, so `maps` prints identical names;
- * the model's files are therefore to be taken as fully cached too. Files are
- * opened O_RDWR for every mapping. Targets that share an environment (the
+ * the model's files are therefore to be taken as fully cached too. The live
+ * child opens each file once, O_RDWR, when it is declared, and maps that one
+ * open file every time, as a program that opens its data file once would:
+ * the kernel merges file VMAs only when they share the open file (the struct
+ * file), so the model must treat one vml_file as one open file. Targets that share an environment (the
  * two sides of `--target both`) see the same paths; the directories are
  * removed when the last target using the environment is destroyed.
  *
@@ -151,6 +154,7 @@ struct target_file {
 	char *path;		/* absolute: what maps shows */
 	bool shmem;
 	void *priv;		/* the model's struct vml_file */
+	long handle;		/* live: the child's fd for it */
 };
 
 /* Owned by one thread: targets are not shared between threads without a lock. */
