@@ -3,6 +3,7 @@
  * scriptrun.c - running an op script on targets, for `replay` and `show`.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,14 +75,38 @@ int cli_parse_view(const char *cmd, const char *opt, const char *s, enum vml_vie
 	return 0;
 }
 
+/*
+ * SIGINT, SIGTERM, SIGHUP while a script runs: stop after the current op so
+ * that cli_run_finish() still removes the temporary directories and reaps
+ * the child, then die of the signal as if it had not been caught.
+ */
+static volatile sig_atomic_t cli_interrupted;
+static struct sigaction old_actions[3];
+static const int caught[3] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_signal(int sig)
+{
+	cli_interrupted = sig;
+}
+
 int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		  const enum target_kind *kinds, int nr)
 {
+	struct sigaction sa;
 	char err[512];
 	int ret;
 
 	memset(run, 0, sizeof(*run));
 	run->cmd = cmd;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++) {
+		sigaction(caught[i], NULL, &old_actions[i]);
+		if (old_actions[i].sa_handler != SIG_IGN)	/* nohup, background jobs */
+			sigaction(caught[i], &sa, NULL);
+	}
+	run->signals_caught = true;
 	ret = script_parse_file(path, &run->script, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s\n", err);
@@ -148,10 +173,20 @@ int cli_run_ops(struct cli_run *run)
 		for (int i = 0; i < run->nr; i++) {
 			int ret = target_apply(run->t[i], op, &res[i]);
 
+			if (ret == -ECHILD) {
+				fprintf(stderr, "%s:%u: %s: the live child died (an op outside "
+					"the script range can unmap its code)\n", s->path, op->line,
+					name);
+				return EXIT_CHECK_FAILED;
+			}
 			if (ret) {
 				fprintf(stderr, "%s:%u: %s: %s target failed: %s\n", s->path,
 					op->line, name, target_kind_name(target_kind(run->t[i])),
 					strerror(-ret));
+				return EXIT_CHECK_FAILED;
+			}
+			if (cli_interrupted) {
+				fprintf(stderr, "vmalock %s: interrupted\n", run->cmd);
 				return EXIT_CHECK_FAILED;
 			}
 		}
@@ -222,5 +257,11 @@ void cli_run_finish(struct cli_run *run)
 		target_destroy(run->t[i]);
 	target_env_put(run->env);
 	script_free(run->script);
+	if (run->signals_caught) {
+		for (int i = 0; i < 3; i++)
+			sigaction(caught[i], &old_actions[i], NULL);
+		if (cli_interrupted)
+			raise(cli_interrupted);
+	}
 	memset(run, 0, sizeof(*run));
 }

@@ -40,10 +40,12 @@ struct cli_run {
 	struct target *t[2];
 	int nr;
 	bool op_mismatch;	/* an op ended unlike its expect=, or unlike the other target */
+	bool signals_caught;	/* SIGINT/TERM/HUP handlers installed until finish */
 };
 
 /*
- * Parse @path and create the targets. Prints one line on failure.
+ * Parse @path and create the targets. Prints one line on failure. Call
+ * cli_run_finish() afterwards in every case.
  * Return: 0, or the exit status (EXIT_USAGE for a bad script line or an
  *         unavailable target, EXIT_CHECK_FAILED for a target that failed).
  */

@@ -29,6 +29,7 @@
 #endif
 
 #define VIEW_READ_CHUNK 4096	/* what `cat` and the kernel's seq_file use */
+#define TARGET_PAGE_SIZE 4096UL	/* x86-64, as the live machine */
 
 /* ---- the file environment ---- */
 
@@ -311,7 +312,7 @@ fail:
 /* The placement rule of script.h: which MAP_FIXED* bit this mmap gets. */
 static int placement_flags(struct target *t, const struct op *op, int *flags)
 {
-	unsigned long len = (op->len + 4095) & ~4095UL;
+	unsigned long len = (op->len + TARGET_PAGE_SIZE - 1) & ~(TARGET_PAGE_SIZE - 1);
 	char *maps;
 	size_t n;
 	int ret;
@@ -495,24 +496,29 @@ int target_query(struct target *t, enum vml_lock_policy lock, struct vml_procmap
 int target_read_query_view(struct target *t, enum vml_lock_policy lock, unsigned long lo,
 			   unsigned long hi, char **text, size_t *len)
 {
-	static char name[PATH_MAX];
 	size_t n = 0, cap = 4096;
-	char *buf = vml_malloc(cap), *nb;
+	char *buf = vml_malloc(cap), *nb, *name = vml_malloc(PATH_MAX), *line = NULL;
 	unsigned long addr = lo;
 	int ret = 0;
 
-	if (!buf)
+	if (buf)
+		line = vml_malloc(PATH_MAX + 128);
+	if (!buf || !name || !line) {
+		vml_free(buf);
+		vml_free(name);
+		vml_free(line);
 		return -ENOMEM;
+	}
 	buf[0] = '\0';
 	while (addr < hi) {
 		struct vml_procmap_query q = {
 			.size = sizeof(q),
 			.query_flags = VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA,
 			.query_addr = addr,
-			.vma_name_size = sizeof(name),
+			.vma_name_size = PATH_MAX,
 			.vma_name_addr = (uintptr_t)name,
 		};
-		char perms[5], line[PATH_MAX + 128];
+		char perms[5];
 		int l;
 
 		ret = target_query(t, lock, &q);
@@ -529,10 +535,10 @@ int target_read_query_view(struct target *t, enum vml_lock_policy lock, unsigned
 		perms[2] = q.vma_flags & VML_PROCMAP_QUERY_VMA_EXECUTABLE ? 'x' : '-';
 		perms[3] = q.vma_flags & VML_PROCMAP_QUERY_VMA_SHARED ? 's' : 'p';
 		perms[4] = '\0';
-		l = maps_line_format(line, sizeof(line) - 1, q.vma_start, q.vma_end, perms,
+		l = maps_line_format(line, PATH_MAX + 127, q.vma_start, q.vma_end, perms,
 				     q.vma_offset, q.dev_major, q.dev_minor, q.inode,
 				     q.vma_name_size ? name : NULL);
-		if (l < 0 || (size_t)l >= sizeof(line) - 1) {
+		if (l < 0 || l >= PATH_MAX + 127) {
 			ret = -ENAMETOOLONG;
 			break;
 		}
@@ -553,6 +559,8 @@ int target_read_query_view(struct target *t, enum vml_lock_policy lock, unsigned
 			break;		/* cannot happen; do not loop forever if it does */
 		addr = q.vma_end;
 	}
+	vml_free(name);
+	vml_free(line);
 	if (ret) {
 		vml_free(buf);
 		return ret;
