@@ -39,7 +39,8 @@ static void help(FILE *f)
 "Exit status: 0 all as expected; 1 an op ended otherwise, the targets differ,\n"
 "or a target failed; 2 bad usage or a bad script line.\n",
 		target_model_available ? "model" : "live",
-		target_model_available ? "" : "\n                            (the model is not linked into this build yet)",
+		target_model_available ? "" :
+		"\n                            (the model is not linked into this build yet)",
 		SCRIPT_RANGE_LO, SCRIPT_RANGE_HI);
 }
 
@@ -116,7 +117,8 @@ static int compare(struct cli_run *run, const enum vml_view *views, int nr_views
 			fputs(diff, stdout);
 			status = EXIT_CHECK_FAILED;
 		} else if (!quiet) {
-			printf("%s: same on model and live (%d lines)\n", name, line_count(text[0]));
+			printf("%s: same on model and live (%d lines)\n", name,
+			       line_count(text[0]));
 		}
 		vml_free(diff);
 		vml_free(text[0]);

@@ -121,14 +121,15 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 	for (int i = 0; i < nr; i++) {
 		ret = target_create(kinds[i], run->env, &run->t[i]);
 		if (ret == -ENOSYS) {
-			fprintf(stderr, "vmalock %s: --target %s: the model is not linked into this "
-				"build yet (use --target live)\n", cmd, target_kind_name(kinds[i]));
+			fprintf(stderr, "vmalock %s: --target %s: the model is not linked "
+				"into this build yet (use --target live)\n", cmd,
+				target_kind_name(kinds[i]));
 			return EXIT_USAGE;
 		}
 		if (ret == -ENOENT && kinds[i] == TARGET_LIVE) {
-			fprintf(stderr, "vmalock %s: live target: cannot find vmalock-child (looked "
-				"next to /proc/self/exe, in $VML_CHILD_EXE and in the build "
-				"directory)\n", cmd);
+			fprintf(stderr, "vmalock %s: live target: cannot find vmalock-child "
+				"(looked next to /proc/self/exe, in $VML_CHILD_EXE and in the "
+				"build directory)\n", cmd);
 			return EXIT_CHECK_FAILED;
 		}
 		if (ret) {
@@ -208,7 +209,8 @@ int cli_run_ops(struct cli_run *run)
 				continue;
 			fprintf(stderr, "%s:%u: %s: %s returned %s, expected %s\n", s->path,
 				op->line, name, target_kind_name(target_kind(run->t[i])),
-				result_str(res[i].ret, a, sizeof(a)), result_str(want, b, sizeof(b)));
+				result_str(res[i].ret, a, sizeof(a)),
+				result_str(want, b, sizeof(b)));
 			run->op_mismatch = true;
 		}
 	}

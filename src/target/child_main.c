@@ -107,7 +107,8 @@ static void handle(int sock, const struct child_req *q, struct child_rep *r)
 	r->addr = 0;
 	switch (q->kind) {
 	case CHILD_MMAP:
-		ret = sys_ret(syscall(SYS_mmap, q->addr, q->len, q->prot, q->flags, q->fd, q->offset));
+		ret = sys_ret(syscall(SYS_mmap, q->addr, q->len, q->prot, q->flags, q->fd,
+				      q->offset));
 		if (ret >= 0 || ret < -4095) {
 			r->addr = (unsigned long)ret;
 			ret = 0;

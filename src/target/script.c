@@ -355,7 +355,8 @@ static int parse_mmap_flags(struct parser *p, const char *tok, struct op *op)
 		if (pl == OP_PLACE_AUTO)
 			return fail(p, "unknown flag '%s'", f);
 		if (op->placement != OP_PLACE_AUTO && op->placement != pl)
-			return fail(p, "'%s' conflicts with '%s'", f, placement_names[op->placement]);
+			return fail(p, "'%s' conflicts with '%s'", f,
+				    placement_names[op->placement]);
 		op->placement = pl;
 	}
 	return 0;
@@ -515,7 +516,8 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 			return -EINVAL;
 		return 0;
 	case OP_MREMAP:
-		if ((r = want_args(p, ntok, 3, 6, "ADDR OLDLEN NEWLEN [maymove] [to=ADDR] [dontunmap]")))
+		r = want_args(p, ntok, 3, 6, "ADDR OLDLEN NEWLEN [maymove] [to=ADDR] [dontunmap]");
+		if (r)
 			return r;
 		if (get_addr(p, tok[1], "address", &op->addr) ||
 		    get_size(p, tok[2], "old length", &op->len) ||
@@ -759,7 +761,8 @@ int format_op(const struct op *op, char *buf, size_t len)
 			}
 		}
 		if (op->placement != OP_PLACE_AUTO) {
-			add(buf, len, &pos, "%s%s", first ? "" : ",", placement_names[op->placement]);
+			add(buf, len, &pos, "%s%s", first ? "" : ",",
+			    placement_names[op->placement]);
 			first = false;
 		}
 		if (first)

@@ -93,7 +93,7 @@ struct op {
 	unsigned long new_len;		/* mremap */
 	unsigned long new_addr;		/* mremap to= (with MREMAP_FIXED) */
 	int prot;			/* mmap, mprotect: PROT_* */
-	int flags;			/* mmap: MAP_* without the placement bits; mremap: MREMAP_* */
+	int flags;			/* mmap: MAP_* but the placement; mremap: MREMAP_* */
 	enum op_placement placement;	/* mmap */
 	int advice;			/* madvise: MADV_* */
 	enum op_access access;		/* touch */

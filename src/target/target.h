@@ -16,9 +16,10 @@
  * child opens each file once, O_RDWR, when it is declared, and maps that one
  * open file every time, as a program that opens its data file once would:
  * the kernel merges file VMAs only when they share the open file (the struct
- * file), so the model must treat one vml_file as one open file. Targets that share an environment (the
- * two sides of `--target both`) see the same paths; the directories are
- * removed when the last target using the environment is destroyed.
+ * file), so the model must treat one vml_file as one open file. Targets
+ * that share an environment (the two sides of `--target both`) see the same
+ * paths; the directories are removed when the last target using the
+ * environment is destroyed.
  *
  * Errors. target_apply() returns the outcome of the machinery (0, or -errno
  * if the child died, a pipe broke, memory ran out); the op's own result -

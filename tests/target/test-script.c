@@ -63,7 +63,8 @@ static void test_ops(void)
 		"file shm 64K shmem   # a comment\n"
 		"mmap 0x100000000000 16K rw- private,anon\n"
 		"mmap 0x100000100000 8K r-- shared file=data@4K expect=EINVAL\n"
-		"mmap 0x100000200000 4K rwx private,anon,populate,noreserve,locked,growsdown,fixed\n"
+		"mmap 0x100000200000 4K rwx "
+		"private,anon,populate,noreserve,locked,growsdown,fixed\n"
 		"mmap 0x100000300000 4K --- shared,anon,noreplace\n"
 		"mmap 0x100000400000 4K r-- private,anon,hint\n"
 		"mmap 0x100000500000 4K r-- none\n"
@@ -125,10 +126,11 @@ static void test_ops(void)
 		bool decl = a->kind != OP_FILE;	/* a file op declares itself */
 
 		format_op(a, line, sizeof(line));
-		snprintf(text, sizeof(text), "%s%s\n", decl ? "file data 1M\nfile shm 64K shmem\n" : "",
-			 line);
+		snprintf(text, sizeof(text), "%s%s\n",
+			 decl ? "file data 1M\nfile shm 64K shmem\n" : "", line);
 		r = parse(text, err, sizeof(err));
-		if (!ok(r && r->nr_ops == (decl ? 3u : 1u), "format_op line %zu parses: %s", i, line)) {
+		if (!ok(r && r->nr_ops == (decl ? 3u : 1u), "format_op line %zu parses: %s", i,
+			line)) {
 			tap_diag("%s", err);
 			script_free(r);
 			continue;
@@ -139,7 +141,8 @@ static void test_ops(void)
 		   a->flags == b->flags && a->placement == b->placement && a->advice == b->advice &&
 		   a->access == b->access && a->offset == b->offset && a->size == b->size &&
 		   a->shmem == b->shmem && a->has_expect == b->has_expect &&
-		   a->expect == b->expect && !strcmp(a->file ? a->file : "", b->file ? b->file : "") &&
+		   a->expect == b->expect &&
+		   !strcmp(a->file ? a->file : "", b->file ? b->file : "") &&
 		   !strcmp(a->name ? a->name : "", b->name ? b->name : ""),
 		   "format_op line %zu round-trips", i);
 		script_free(r);

@@ -30,7 +30,8 @@ static void test_maps_line(void)
 	n = maps_line_format(buf, sizeof(buf), 0x1000, 0x2000, "r--p", 0, 0, 0, 0, NULL);
 	is_str(buf, "00001000-00002000 r--p 00000000 00:00 0 ", "8-digit minimum, trailing space");
 	n = maps_line_format(buf, sizeof(buf), 0xffffffffff600000UL, 0xffffffffff601000UL,
-			     "--xp", 0x123456789abcdef0UL, 0xfe, 0x1ff, 18446744073709551615UL, "n");
+			     "--xp", 0x123456789abcdef0UL, 0xfe, 0x1ff, 18446744073709551615UL,
+			     "n");
 	is_str(buf, "ffffffffff600000-ffffffffff601000 --xp 123456789abcdef0 fe:1ff "
 		    "18446744073709551615  n", "a prefix past column 72: one more space (seq_pad)");
 	is_int(n, (int)strlen(buf), "format returns the length");
@@ -71,7 +72,8 @@ static void test_cut(void)
 		"0ffffffff000-100000001000 rw-p 00000000 00:00 0 \n"
 		"100000002000-100000003000 rw-p 00000000 00:00 0 \n"
 		"200000000000-200000001000 rw-p 00000000 00:00 0 \n"
-		"7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0                          [stack]\n";
+		"7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0"
+		"                          [stack]\n";
 	const char *smaps =
 		"0fff00000000-0fff00001000 rw-p 00000000 00:00 0 \n"
 		"Size:                  4 kB\n"
