@@ -63,6 +63,7 @@ int main(void)
 	size_t len, len2;
 	int ret;
 
+	t = NULL;
 	ret = target_create(TARGET_MODEL, NULL, &t);
 	if (target_model_available) {
 		ok(ret == 0, "model target available");
