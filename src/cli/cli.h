@@ -17,4 +17,8 @@ struct cli_command {
 	const char *help;
 };
 
+/* The subcommands (one file each). */
+int cmd_replay(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
 #endif /* VML_CLI_CLI_H */

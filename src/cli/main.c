@@ -12,8 +12,8 @@ static const struct cli_command commands[] = {
 	{ "run", NULL, "the headline experiment, with defaults" },
 	{ "bench", NULL, "SCENARIO [options]: run a benchmark scenario" },
 	{ "race", NULL, "[options]: tearing tests" },
-	{ "replay", NULL, "FILE [options]: apply an op script, print or compare views" },
-	{ "show", NULL, "VIEW [options]: print a view of a scripted address space" },
+	{ "replay", cmd_replay, "FILE [options]: apply an op script, print or compare views" },
+	{ "show", cmd_show, "VIEW [options]: print a view of a scripted address space" },
 };
 
 static void usage(FILE *f)

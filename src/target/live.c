@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * live.c - the live target: a vmalock-child process on the running kernel.
+ *
+ * The child is executed, not merely forked, so its address space is a fresh
+ * process's and the script range is empty. Every op becomes one request over
+ * a SOCK_SEQPACKET pair (child_proto.h) and the real system call in the
+ * child; views are the child's /proc/PID files, read by this process;
+ * PROCMAP_QUERY is the real ioctl on the child's /proc/PID/maps.
+ *
+ * Lifetime: the child has PR_SET_PDEATHSIG(SIGKILL) so it never outlives us;
+ * target_destroy closes the socket (the child then kills its own fork()ed
+ * children and exits) and reaps it, killing it if it does not exit in time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "target/child_proto.h"
+#include "target/target.h"
+#include "target/target-config.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+
+/* include/uapi/linux/fs.h (6.11+); our struct has the kernel's layout. */
+#define PROCFS_IOCTL_MAGIC 'f'
+#define VML_PROCMAP_QUERY_IOCTL _IOWR(PROCFS_IOCTL_MAGIC, 17, struct vml_procmap_query)
+_Static_assert(sizeof(struct vml_procmap_query) == 104, "struct procmap_query is 104 bytes");
+
+struct live {
+	int sock;		/* our end of the request channel */
+	int maps_fd;		/* /proc/PID/maps for PROCMAP_QUERY, opened on first use */
+	struct child_req req;	/* one request buffer: 4 KiB, not on the stack */
+};
+
+static bool executable(const char *path)
+{
+	return path && *path && access(path, X_OK) == 0;
+}
+
+/*
+ * Where vmalock-child is: next to our own executable, else $VML_CHILD_EXE,
+ * else the build directory this was configured in.
+ */
+static int find_child(char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *env = getenv("VML_CHILD_EXE");
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(out, len, "%s/%s", self, CHILD_EXE_NAME) < len &&
+			    executable(out))
+				return 0;
+		}
+	}
+	if (executable(env) && strlen(env) < len) {
+		strcpy(out, env);
+		return 0;
+	}
+	if (executable(VML_CHILD_EXE_DEFAULT) && strlen(VML_CHILD_EXE_DEFAULT) < len) {
+		strcpy(out, VML_CHILD_EXE_DEFAULT);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int recv_rep(struct live *l, struct child_rep *rep)
+{
+	ssize_t n;
+
+	do
+		n = recv(l->sock, rep, sizeof(*rep), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*rep) ? 0 : -ECHILD;	/* the child is gone */
+}
+
+static int call(struct live *l, struct child_rep *rep)
+{
+	ssize_t n;
+
+	do
+		n = send(l->sock, &l->req, sizeof(l->req), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EPIPE || errno == ECONNRESET ? -ECHILD : -errno;
+	return recv_rep(l, rep);
+}
+
+static void reap(pid_t pid)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	/* The child exits on EOF within microseconds; give it 2 s before SIGKILL. */
+	for (int i = 0; i < 2000; i++) {
+		pid_t r = waitpid(pid, NULL, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			return;
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int live_create(struct target *t)
+{
+	char exe[PATH_MAX], fdarg[16], pidarg[24];
+	struct child_rep rep;
+	struct live *l;
+	int sv[2], ret;
+	pid_t pid;
+
+	ret = find_child(exe, sizeof(exe));
+	if (ret)
+		return ret;
+	l = vml_zalloc(sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->maps_fd = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		ret = -errno;
+		vml_free(l);
+		return ret;
+	}
+	snprintf(fdarg, sizeof(fdarg), "%d", sv[1]);
+	snprintf(pidarg, sizeof(pidarg), "%ld", (long)getpid());
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		vml_free(l);
+		return ret;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls between fork and exec. */
+		char *argv[] = { exe, fdarg, pidarg, NULL };
+
+		fcntl(sv[1], F_SETFD, 0);
+		execv(exe, argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	l->sock = sv[0];
+	t->pid = pid;
+	t->priv = l;
+	/* The hello message: exec worked and the child is ready. */
+	ret = recv_rep(l, &rep);
+	if (ret) {
+		close(l->sock);
+		reap(pid);
+		vml_free(l);
+		t->priv = NULL;
+		t->pid = 0;
+		return ret;
+	}
+	return 0;
+}
+
+static void live_destroy(struct target *t)
+{
+	struct live *l = t->priv;
+
+	if (!l)
+		return;
+	if (l->maps_fd >= 0)
+		close(l->maps_fd);
+	close(l->sock);
+	reap(t->pid);
+	vml_free(l);
+	t->priv = NULL;
+}
+
+static int set_str(struct child_req *q, const char *s)
+{
+	if (!s)
+		return 0;
+	if (strlen(s) >= sizeof(q->str))
+		return -ENAMETOOLONG;
+	strcpy(q->str, s);
+	q->has_str = 1;
+	return 0;
+}
+
+/* Create the file (once per environment), then open it in the child for good. */
+static int live_file(struct target *t, const struct op *op, struct target_file *file, int *ret)
+{
+	struct live *l = t->priv;
+	struct child_req *q = &l->req;
+	struct child_rep rep;
+	int r;
+
+	*ret = target_env_make_file(t->env, op->file, op->shmem, op->size);
+	if (*ret)
+		return 0;
+	memset(q, 0, offsetof(struct child_req, str));
+	q->kind = CHILD_OPEN;
+	r = set_str(q, file->path);
+	if (!r)
+		r = call(l, &rep);
+	if (r)
+		return r;
+	*ret = (int)rep.ret;
+	file->handle = (long)rep.addr;
+	return 0;
+}
+
+static int live_apply(struct target *t, const struct op *op, int mmap_flags,
+		      const struct target_file *file, struct op_result *res)
+{
+	struct live *l = t->priv;
+	struct child_req *q = &l->req;
+	struct child_rep rep;
+	int ret = 0;
+
+	memset(q, 0, offsetof(struct child_req, str));
+	q->str[0] = '\0';
+	q->addr = op->addr;
+	q->len = op->len;
+	switch (op->kind) {
+	case OP_MMAP:
+		q->kind = CHILD_MMAP;
+		q->prot = op->prot;
+		q->flags = mmap_flags;
+		q->offset = op->offset;
+		q->fd = file ? (int32_t)file->handle : -1;
+		break;
+	case OP_MUNMAP:
+		q->kind = CHILD_MUNMAP;
+		break;
+	case OP_MPROTECT:
+		q->kind = CHILD_MPROTECT;
+		q->prot = op->prot;
+		break;
+	case OP_MREMAP:
+		q->kind = CHILD_MREMAP;
+		q->flags = op->flags;
+		q->new_len = op->new_len;
+		q->new_addr = op->new_addr;
+		break;
+	case OP_MADVISE:
+		q->kind = CHILD_MADVISE;
+		q->advice = op->advice;
+		break;
+	case OP_TOUCH:
+		q->kind = CHILD_TOUCH;
+		q->write = op->access == OP_ACCESS_WRITE;
+		break;
+	case OP_MLOCK:
+		q->kind = CHILD_MLOCK;
+		break;
+	case OP_MUNLOCK:
+		q->kind = CHILD_MUNLOCK;
+		break;
+	case OP_NAME:
+		q->kind = CHILD_NAME;
+		ret = set_str(q, op->name);
+		break;
+	case OP_FORK:
+		q->kind = CHILD_FORK;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (ret)
+		return ret;
+	ret = call(l, &rep);
+	if (ret)
+		return ret;
+	res->ret = (int)rep.ret;
+	res->addr = rep.addr;
+	return 0;
+}
+
+static int proc_open(pid_t pid, const char *what)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int live_reader_open(struct target *t, enum vml_view view, enum vml_lock_policy lock,
+			    struct target_reader *r)
+{
+	int fd = proc_open(t->pid, target_view_name(view));
+
+	(void)lock;	/* the kernel has its own policy */
+	if (fd < 0)
+		return fd;
+	r->fd = fd;
+	return 0;
+}
+
+static ssize_t live_reader_read(struct target_reader *r, char *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(r->fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+static int live_reader_rewind(struct target_reader *r)
+{
+	return lseek(r->fd, 0, SEEK_SET) < 0 ? -errno : 0;
+}
+
+static void live_reader_close(struct target_reader *r)
+{
+	close(r->fd);
+}
+
+static int live_query(struct target *t, enum vml_lock_policy lock, struct vml_procmap_query *q)
+{
+	struct live *l = t->priv;
+
+	(void)lock;
+	if (l->maps_fd < 0) {
+		int fd = proc_open(t->pid, "maps");
+
+		if (fd < 0)
+			return fd;
+		l->maps_fd = fd;
+	}
+	return ioctl(l->maps_fd, VML_PROCMAP_QUERY_IOCTL, q) ? -errno : 0;
+}
+
+const struct target_ops target_live_ops = {
+	.create = live_create,
+	.destroy = live_destroy,
+	.file = live_file,
+	.apply = live_apply,
+	.reader_open = live_reader_open,
+	.reader_read = live_reader_read,
+	.reader_rewind = live_reader_rewind,
+	.reader_close = live_reader_close,
+	.query = live_query,
+};

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model.c - the model target: a thin adapter from ops to the public API
+ * (include/vmalock/mm.h, proc.h). One vml_sys per target, with the live
+ * machine's defaults, so two model targets never share files or settings.
+ *
+ * The only logic here is what the system-call boundary does before the
+ * model sees the call: an mmap without MAP_ANONYMOUS and without a file is
+ * mmap(..., fd = -1, ...), which fails with EBADF; with MAP_ANONYMOUS the
+ * kernel ignores the file.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "target/target.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+
+const bool target_model_available = true;
+
+struct model {
+	struct vml_sys *sys;
+	struct vml_mm *mm;
+	struct vml_mm **forks;		/* fork op children; live until destroy */
+	size_t nr_forks, forks_cap;
+};
+
+static int model_create(struct target *t)
+{
+	struct vml_sys_config cfg = { 0 };	/* the live machine's defaults */
+	struct model *m = vml_zalloc(sizeof(*m));
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	ret = vml_sys_create(&cfg, &m->sys);
+	if (ret)
+		goto fail;
+	ret = vml_mm_create(m->sys, &m->mm);
+	if (ret)
+		goto fail_sys;
+	t->priv = m;
+	return 0;
+fail_sys:
+	vml_sys_destroy(m->sys);
+fail:
+	vml_free(m);
+	return ret;
+}
+
+static void model_destroy(struct target *t)
+{
+	struct model *m = t->priv;
+
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nr_forks; i++)
+		vml_mm_destroy(m->forks[i]);
+	vml_free(m->forks);
+	vml_mm_destroy(m->mm);
+	for (size_t i = 0; i < t->nr_files; i++)
+		vml_file_put(t->files[i].priv);
+	vml_sys_destroy(m->sys);
+	vml_free(m);
+	t->priv = NULL;
+}
+
+static int model_file(struct target *t, const struct op *op, struct target_file *file, int *ret)
+{
+	struct model *m = t->priv;
+	struct vml_file *f;
+
+	*ret = vml_file_create(m->sys, file->path, op->size, op->shmem ? VML_FILE_SHMEM : 0, &f);
+	if (!*ret)
+		file->priv = f;
+	return 0;
+}
+
+static int model_fork(struct model *m)
+{
+	struct vml_mm **nf, *child;
+	int ret;
+
+	if (m->nr_forks == m->forks_cap) {
+		size_t cap = m->forks_cap ? m->forks_cap * 2 : 4;
+
+		nf = vml_realloc(m->forks, cap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		m->forks = nf;
+		m->forks_cap = cap;
+	}
+	ret = vml_fork(m->mm, &child);
+	if (!ret)
+		m->forks[m->nr_forks++] = child;
+	return ret;
+}
+
+static int model_apply(struct target *t, const struct op *op, int mmap_flags,
+		       const struct target_file *file, struct op_result *res)
+{
+	struct model *m = t->priv;
+	struct vml_file *f = file ? file->priv : NULL;
+	int r;
+
+	switch (op->kind) {
+	case OP_MMAP:
+		if (mmap_flags & MAP_ANONYMOUS)
+			f = NULL;
+		else if (!f) {
+			r = -EBADF;
+			break;
+		}
+		r = vml_mmap(m->mm, op->addr, op->len, op->prot, mmap_flags, f, op->offset,
+			     &res->addr);
+		break;
+	case OP_MUNMAP:
+		r = vml_munmap(m->mm, op->addr, op->len);
+		break;
+	case OP_MPROTECT:
+		r = vml_mprotect(m->mm, op->addr, op->len, op->prot);
+		break;
+	case OP_MREMAP:
+		r = vml_mremap(m->mm, op->addr, op->len, op->new_len, op->flags, op->new_addr,
+			       &res->addr);
+		break;
+	case OP_MADVISE:
+		r = vml_madvise(m->mm, op->addr, op->len, op->advice);
+		break;
+	case OP_TOUCH:
+		r = vml_touch(m->mm, op->addr, op->len,
+			      op->access == OP_ACCESS_WRITE ? VML_TOUCH_WRITE : VML_TOUCH_READ);
+		break;
+	case OP_MLOCK:
+		r = vml_mlock(m->mm, op->addr, op->len);
+		break;
+	case OP_MUNLOCK:
+		r = vml_munlock(m->mm, op->addr, op->len);
+		break;
+	case OP_NAME:
+		r = vml_set_anon_name(m->mm, op->addr, op->len, op->name);
+		break;
+	case OP_FORK:
+		r = model_fork(m);
+		break;
+	default:
+		return -EINVAL;
+	}
+	res->ret = r;
+	return 0;
+}
+
+static int model_reader_open(struct target *t, enum vml_view view, enum vml_lock_policy lock,
+			     struct target_reader *r)
+{
+	struct model *m = t->priv;
+	struct vml_reader *vr;
+	int ret = vml_reader_open(m->mm, view, lock, &vr);
+
+	if (!ret)
+		r->priv = vr;
+	return ret;
+}
+
+static ssize_t model_reader_read(struct target_reader *r, char *buf, size_t len)
+{
+	return vml_reader_read(r->priv, buf, len);
+}
+
+static int model_reader_rewind(struct target_reader *r)
+{
+	vml_reader_rewind(r->priv);
+	return 0;
+}
+
+static void model_reader_close(struct target_reader *r)
+{
+	vml_reader_close(r->priv);
+}
+
+static int model_query(struct target *t, enum vml_lock_policy lock, struct vml_procmap_query *q)
+{
+	struct model *m = t->priv;
+
+	return vml_procmap_query(m->mm, lock, q);
+}
+
+struct vml_mm *target_model_mm(const struct target *t)
+{
+	return t->kind == TARGET_MODEL ? ((struct model *)t->priv)->mm : NULL;
+}
+
+const struct target_ops target_model_ops = {
+	.create = model_create,
+	.destroy = model_destroy,
+	.file = model_file,
+	.apply = model_apply,
+	.reader_open = model_reader_open,
+	.reader_read = model_reader_read,
+	.reader_rewind = model_reader_rewind,
+	.reader_close = model_reader_close,
+	.query = model_query,
+};

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * script.h - op scripts: a small text language that describes a sequence of
+ * address-space operations, run unchanged on the model and on a live child
+ * process (DESIGN.md "Op scripts").
+ *
+ * One op a line; `#` starts a comment (anywhere, also inside a `name`
+ * string); blank lines are ignored. Sizes are decimal, 0x hex, or either
+ * with a K/M/G suffix (x1024^n); addresses are 0x hex. Every op line may end
+ * with `expect=ERRNO` (`expect=EINVAL`, `expect=0`) to say how the op must
+ * end on every target; without it the op must succeed.
+ *
+ *   mmap     ADDR LEN PROT FLAGS [file=NAME[@OFF]]
+ *   munmap   ADDR LEN
+ *   mprotect ADDR LEN PROT
+ *   mremap   ADDR OLDLEN NEWLEN [maymove] [to=ADDR] [dontunmap]
+ *   madvise  ADDR LEN dontneed|hugepage|nohugepage|pageout|willneed|cold|free
+ *   touch    ADDR LEN read|write
+ *   mlock    ADDR LEN            munlock ADDR LEN
+ *   name     ADDR LEN STRING     (rest of the line; `-` clears the name)
+ *   file     NAME SIZE [shmem]
+ *   fork
+ *
+ * PROT is a string of r, w, x and - (`rw-`, `r--`, `---`, `rx`), or `none`.
+ * FLAGS is a comma list of private, shared, anon, populate, fixed, noreplace,
+ * hint, noreserve (alias norserve), growsdown, locked; or `none` (no MAP_*
+ * bit at all, which the kernel rejects). `private,shared` is
+ * MAP_SHARED_VALIDATE.
+ *
+ * The parser rejects only what cannot be expressed (unknown op, wrong number
+ * of arguments, malformed number, unknown prot/flag/advice, a file used
+ * before it is declared or declared twice, an address at or above the top of
+ * the user address space). Everything else - unaligned addresses, zero
+ * lengths, contradictory flags - is passed to the target, whose kernel (real
+ * or modelled) decides; scripts test those errors with expect=.
+ *
+ * Placement of a mapping (the same rule on every target, target_apply()):
+ *   fixed     -> MAP_FIXED
+ *   noreplace -> MAP_FIXED_NOREPLACE
+ *   hint      -> neither: ADDR is a hint
+ *   none of them -> MAP_FIXED_NOREPLACE when [ADDR, ADDR+LEN) is entirely
+ *                   unmapped in the target, else MAP_FIXED (an overlay).
+ */
+#ifndef VML_TARGET_SCRIPT_H
+#define VML_TARGET_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The convention: a range that is free in a fresh process (DESIGN.md). */
+#define SCRIPT_RANGE_LO 0x100000000000UL
+#define SCRIPT_RANGE_HI 0x200000000000UL
+/* x86-64 TASK_SIZE with 4-level page tables: the end of user space. */
+#define SCRIPT_TASK_SIZE 0x7ffffffff000UL
+
+enum op_kind {
+	OP_MMAP,
+	OP_MUNMAP,
+	OP_MPROTECT,
+	OP_MREMAP,
+	OP_MADVISE,
+	OP_TOUCH,
+	OP_MLOCK,
+	OP_MUNLOCK,
+	OP_NAME,
+	OP_FILE,
+	OP_FORK,
+	OP__COUNT,
+};
+
+/* How an mmap op chooses between a fixed and a hinted address (see above). */
+enum op_placement {
+	OP_PLACE_AUTO = 0,
+	OP_PLACE_FIXED,
+	OP_PLACE_NOREPLACE,
+	OP_PLACE_HINT,
+};
+
+enum op_access {
+	OP_ACCESS_READ = 0,
+	OP_ACCESS_WRITE,
+};
+
+/*
+ * One parsed op. Which fields mean something depends on @kind; the others
+ * are zero. Numeric values are Linux's own (PROT_*, MAP_*, MREMAP_*, MADV_*).
+ */
+struct op {
+	enum op_kind kind;
+	unsigned int line;		/* 1-based source line; 0 for generated ops */
+	unsigned long addr;		/* all but file/fork; mremap: the old address */
+	unsigned long len;		/* all but file/fork; mremap: the old length */
+	unsigned long new_len;		/* mremap */
+	unsigned long new_addr;		/* mremap to= (with MREMAP_FIXED) */
+	int prot;			/* mmap, mprotect: PROT_* */
+	int flags;			/* mmap: MAP_* but the placement; mremap: MREMAP_* */
+	enum op_placement placement;	/* mmap */
+	int advice;			/* madvise: MADV_* */
+	enum op_access access;		/* touch */
+	const char *file;		/* mmap file=, file: the name (owned by the script) */
+	unsigned long offset;		/* mmap: file offset in bytes */
+	unsigned long size;		/* file: size in bytes */
+	bool shmem;			/* file: a tmpfs (shmem) file */
+	const char *name;		/* name: the string, NULL to clear (owned by the script) */
+	bool has_expect;
+	int expect;			/* 0 or -errno, when has_expect */
+};
+
+struct script {
+	char *path;			/* as given; used in messages */
+	struct op *ops;
+	size_t nr_ops;
+	char **strings;			/* every string the ops point to */
+	size_t nr_strings;
+};
+
+/*
+ * script_parse_file - read and parse an op script.
+ * Return: 0 and *@out; -errno if the file cannot be read (@err says so), or
+ *         -EINVAL on a bad line, with @err set to `FILE:LINE: OP: reason`.
+ */
+int script_parse_file(const char *path, struct script **out, char *err, size_t errlen);
+/* Same, from a string; @path is only used in messages. */
+int script_parse_string(const char *path, const char *text, struct script **out,
+			char *err, size_t errlen);
+void script_free(struct script *s);
+
+/* An op's keyword ("mmap", ...). */
+const char *op_kind_name(enum op_kind kind);
+
+/*
+ * format_op - print @op back as one script line (no newline), canonical
+ * spelling: sizes with the largest exact K/M/G suffix, addresses 0x hex.
+ * Parsing the result gives the same op (line number aside).
+ * Return: the length the line has (snprintf-style).
+ */
+int format_op(const struct op *op, char *buf, size_t len);
+
+/* "EINVAL" for -EINVAL, "0" for 0, or a number; for messages and format_op. */
+const char *errno_name(int err, char *buf, size_t len);
+/* "EINVAL" or "-22" or "22" -> -22; "0" -> 0. Return: 0, or -EINVAL if unknown. */
+int errno_parse(const char *s, int *out);
+
+/* Parse a size (decimal, 0x hex, optional K/M/G suffix). Return: 0 or -EINVAL. */
+int parse_size(const char *s, unsigned long *out);
+/* Parse an address (0x hex). Return: 0 or -EINVAL. */
+int parse_addr(const char *s, unsigned long *out);
+/* Parse PROT (`rw-`, `none`). Return: 0 or -EINVAL. */
+int parse_prot(const char *s, int *out);
+
+#endif /* VML_TARGET_SCRIPT_H */

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * target.h - one interface over two address spaces: the model (a vml_mm) or
+ * a live child process on the running kernel. The same op script, the same
+ * /proc reader and the same checks run on both (DESIGN.md "target").
+ *
+ * Files. `file NAME SIZE [shmem]` creates NAME in a private temporary
+ * directory of the target's environment: /tmp/vmalock.XXXXXX/NAME for a
+ * regular file, /dev/shm/vmalock.XXXXXX/NAME for shmem. The live target
+ * writes all SIZE bytes (a repeating non-zero pattern) and fsyncs them
+ * instead of just extending the file, so every page is in the page cache and
+ * clean, as a program's data file would be: read faults then find cached pages
+ * (and fault-around maps up to 64 KiB of them). The model target creates a
+ * vml_file with the same absolute path, so `maps` prints identical names;
+ * the model's files are therefore to be taken as fully cached too. The live
+ * child opens each file once, O_RDWR, when it is declared, and maps that one
+ * open file every time, as a program that opens its data file once would:
+ * the kernel merges file VMAs only when they share the open file (the struct
+ * file), so the model must treat one vml_file as one open file. Targets
+ * that share an environment (the two sides of `--target both`) see the same
+ * paths; the directories are removed when the last target using the
+ * environment is destroyed.
+ *
+ * Errors. target_apply() returns the outcome of the machinery (0, or -errno
+ * if the child died, a pipe broke, memory ran out); the op's own result -
+ * what the syscall returned - is in struct op_result.
+ */
+#ifndef VML_TARGET_TARGET_H
+#define VML_TARGET_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "target/script.h"
+#include "vmalock/mm.h"
+#include "vmalock/proc.h"
+
+enum target_kind {
+	TARGET_MODEL,
+	TARGET_LIVE,
+};
+
+/* The temporary directories for a script's files; shared by reference. */
+struct target_env;
+
+/* Return: 0, or -errno from mkdtemp (both directories are created now). */
+int target_env_create(struct target_env **out);
+struct target_env *target_env_get(struct target_env *env);
+/* Drop a reference; the last one removes both directories and their files. */
+void target_env_put(struct target_env *env);
+/* The directory names, for normalising views: "/tmp/vmalock.AbC123". */
+const char *target_env_dir(const struct target_env *env, bool shmem);
+
+struct target;
+
+/*
+ * target_create - a fresh address space.
+ * @env: the file environment to use (a reference is taken), or NULL for a
+ *       private one.
+ * Return: 0; -ENOSYS for TARGET_MODEL while the model is not linked in;
+ *         -ENOENT if the live child executable cannot be found; -errno.
+ */
+int target_create(enum target_kind kind, struct target_env *env, struct target **out);
+/* Kill and reap a live child, free the model, remove files. NULL is a no-op. */
+void target_destroy(struct target *t);
+
+enum target_kind target_kind(const struct target *t);
+const char *target_kind_name(enum target_kind kind);	/* "model", "live" */
+struct target_env *target_env(const struct target *t);
+/* The live child's pid (for benchmarks that read /proc directly); 0 for the model. */
+pid_t target_pid(const struct target *t);
+/* The model's address space; NULL for a live target. */
+struct vml_mm *target_model_mm(const struct target *t);
+
+struct op_result {
+	int ret;		/* 0 or -errno: what the syscall returned */
+	unsigned long addr;	/* mmap, mremap: the resulting address on success */
+};
+
+/*
+ * target_apply - carry out one op (placement rule in script.h).
+ * Return: 0 with *@res filled in, or -errno if the target itself failed.
+ */
+int target_apply(struct target *t, const struct op *op, struct op_result *res);
+
+/* A /proc view reader: read(2) semantics over the model or /proc/PID/<view>. */
+struct target_reader;
+
+/*
+ * target_reader_open - open one view.
+ * @lock: the locking policy of the model's reader; the live kernel has its
+ *        own (6.18: maps and PROCMAP_QUERY under per-VMA locks, the others
+ *        under mmap_lock) and ignores it.
+ */
+int target_reader_open(struct target *t, enum vml_view view, enum vml_lock_policy lock,
+		       struct target_reader **out);
+/* Like read(2): bytes read, 0 at end, -errno. */
+ssize_t target_reader_read(struct target_reader *r, char *buf, size_t len);
+/* lseek(fd, 0, SEEK_SET). Return: 0 or -errno. */
+int target_reader_rewind(struct target_reader *r);
+void target_reader_close(struct target_reader *r);
+
+/*
+ * target_read_view - the whole view as one string, read with page-sized
+ * read() calls like `cat`. *@text is vml_malloc'ed and NUL-terminated.
+ */
+int target_read_view(struct target *t, enum vml_view view, enum vml_lock_policy lock,
+		     char **text, size_t *len);
+
+/*
+ * target_query - one PROCMAP_QUERY (the real ioctl on the child's
+ * /proc/PID/maps, or vml_procmap_query). @q->vma_name_addr and
+ * build_id_addr are pointers into this process.
+ * Return: 0 or -errno, as the ioctl.
+ */
+int target_query(struct target *t, enum vml_lock_policy lock, struct vml_procmap_query *q);
+
+/*
+ * target_read_query_view - walk [@lo, @hi) with PROCMAP_QUERY
+ * (COVERING_OR_NEXT_VMA) and print one maps-format line per VMA, so the
+ * query path can be compared with `maps` and across targets.
+ */
+int target_read_query_view(struct target *t, enum vml_lock_policy lock, unsigned long lo,
+			   unsigned long hi, char **text, size_t *len);
+
+/* View names as the command line spells them. */
+const char *target_view_name(enum vml_view view);
+/* "maps" -> VML_VIEW_MAPS, ...; "query" -> TARGET_VIEW_QUERY. Return: 0 or -EINVAL. */
+#define TARGET_VIEW_QUERY ((enum vml_view)100)
+int target_view_parse(const char *name, enum vml_view *out);
+
+/* ---- the two implementations (internal to the target layer) ---- */
+
+struct target_file;
+
+struct target_ops {
+	int (*create)(struct target *t);
+	void (*destroy)(struct target *t);
+	/* `file`: make @file (name and path filled in) exist; may set file->priv */
+	int (*file)(struct target *t, const struct op *op, struct target_file *file, int *ret);
+	/* every other op; @mmap_flags has the placement bits; @file for mmap file= */
+	int (*apply)(struct target *t, const struct op *op, int mmap_flags,
+		     const struct target_file *file, struct op_result *res);
+	int (*reader_open)(struct target *t, enum vml_view view, enum vml_lock_policy lock,
+			   struct target_reader *r);
+	ssize_t (*reader_read)(struct target_reader *r, char *buf, size_t len);
+	int (*reader_rewind)(struct target_reader *r);
+	void (*reader_close)(struct target_reader *r);
+	int (*query)(struct target *t, enum vml_lock_policy lock, struct vml_procmap_query *q);
+};
+
+struct target_file {
+	char *name;		/* as declared in the script */
+	char *path;		/* absolute: what maps shows */
+	bool shmem;
+	void *priv;		/* the model's struct vml_file */
+	long handle;		/* live: the child's fd for it */
+};
+
+/* Owned by one thread: targets are not shared between threads without a lock. */
+struct target {
+	enum target_kind kind;
+	const struct target_ops *ops;
+	struct target_env *env;
+	struct target_file *files;
+	size_t nr_files, files_cap;
+	pid_t pid;			/* live: the child */
+	void *priv;			/* the implementation's state */
+};
+
+struct target_reader {
+	struct target *t;
+	enum vml_view view;
+	int fd;				/* live */
+	void *priv;			/* model: struct vml_reader */
+};
+
+extern const struct target_ops target_live_ops;
+extern const struct target_ops target_model_ops;	/* NULL-able: see model_stub.c */
+extern const bool target_model_available;
+
+/*
+ * Create NAME in @env's directory with SIZE bytes written (once per
+ * environment: a second call for the same name is a no-op).
+ * Return: 0 or -errno.
+ */
+int target_env_make_file(struct target_env *env, const char *name, bool shmem,
+			 unsigned long size);
+/* The absolute path NAME has (or will have) in @env; vml_malloc'ed. */
+char *target_env_path(const struct target_env *env, const char *name, bool shmem);
+
+#endif /* VML_TARGET_TARGET_H */

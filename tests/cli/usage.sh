@@ -1,0 +1,120 @@
+#!/bin/sh
+# usage.sh VMALOCK: the replay and show commands' usage errors (exit 2 with
+# one line naming the bad argument), bad script lines (exit 2, FILE:LINE:),
+# failed expectations (exit 1) and the happy paths. TAP output.
+set -u
+vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+n=0
+failed=0
+
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		sed 's/^/#   /' out err 2>/dev/null
+	fi
+}
+
+# expect STATUS PATTERN DESCRIPTION -- ARGS...: exit status, one stderr line matching PATTERN
+expect() {
+	status=$1 pattern=$2 desc=$3
+	shift 4
+	"$vmalock" "$@" >out 2>err
+	rc=$?
+	lines=$(wc -l <err)
+	[ $rc -eq "$status" ] && grep -q -- "$pattern" err && [ "$lines" -le 1 ]
+	ok $? "$desc (exit $rc)"
+}
+
+cat >good.ops <<'OPS'
+# two mappings
+file data 16K
+mmap 0x100000000000 16K rw- private,anon
+mmap 0x100000010000 16K r-- private file=data
+OPS
+
+expect 2 "missing FILE" "replay without FILE" -- replay
+expect 2 "target: unknown target 'bogus'" "bad --target named" -- replay good.ops --target bogus
+expect 2 "view: unknown view 'bogus'" "bad --view named" -- replay good.ops --view bogus
+expect 2 "compare: unknown view 'nope'" "bad --compare view named" -- replay good.ops --compare maps,nope
+expect 2 "lock: unknown policy 'rcu'" "bad --lock named" -- replay good.ops --lock rcu
+expect 2 "range: bad range '0x2000-0x1000'" "backwards --range" -- replay good.ops --range 0x2000-0x1000
+expect 2 "range: bad range '1000-2000'" "--range without 0x" -- replay good.ops --range 1000-2000
+expect 2 "unknown option '--frob'" "unknown option named" -- replay good.ops --frob
+expect 2 "target needs a value" "option without its value" -- replay good.ops --target
+expect 2 "unexpected argument 'extra.ops'" "second FILE" -- replay good.ops extra.ops
+expect 2 "compare needs --target both" "--compare with one target" -- replay good.ops --compare maps --target live
+expect 2 "quiet takes no value" "value on a flag" -- replay good.ops --quiet=yes
+expect 2 "nosuch.ops: No such file" "missing script file" -- replay nosuch.ops --target live
+expect 2 "missing VIEW" "show without VIEW" -- show --script good.ops
+expect 2 "VIEW: unknown view 'mapz'" "show with a bad VIEW" -- show mapz --script good.ops
+expect 2 "missing --script FILE" "show without --script" -- show maps
+expect 2 "target: unknown target 'both'" "show takes one target" -- show maps --script good.ops --target both
+
+# bad script lines: exit 2, one line FILE:LINE: OP: reason
+printf '# fine\nmmap 0x100000000000 4K rw- private,anon\nmprotect 0x100000000000 4K rwq\n' >bad1.ops
+expect 2 "^bad1.ops:3: mprotect: unknown protection 'rwq'" "bad prot: file:line: op:" -- replay bad1.ops --target live
+printf 'mmap 0x100000000000 4K rw- private file=data\n' >bad2.ops
+expect 2 "^bad2.ops:1: mmap: file 'data' is not declared" "undeclared file" -- replay bad2.ops --target live
+printf '\n\nfrobnicate 1 2\n' >bad3.ops
+expect 2 "^bad3.ops:3: frobnicate: unknown op" "unknown op" -- replay bad3.ops --target live
+printf 'munmap 0x100000000000\n' >bad4.ops
+expect 2 "^bad4.ops:1: munmap: missing argument" "missing argument" -- show maps --script bad4.ops --target live
+printf 'munmap 0x100000000000 4K expect=EWHATEVER\n' >bad5.ops
+expect 2 "^bad5.ops:1: munmap: unknown errno 'EWHATEVER'" "bad expect=" -- replay bad5.ops --target live
+
+# ops that end unlike their expect=: exit 1, one line per op
+printf 'mmap 0x100000000000 4K rw- private,anon\nmunmap 0x100000000000 4K expect=EINVAL\n' >exp.ops
+expect 1 "^exp.ops:2: munmap: live returned 0, expected -EINVAL" "expect= mismatch reported" -- replay exp.ops --target live
+printf 'mprotect 0x100000000000 4K r--\n' >exp2.ops
+expect 1 "^exp2.ops:1: mprotect: live returned -ENOMEM, expected 0" "a failing op without expect=" -- replay exp2.ops --target live
+
+# the model target, until it links: a clean one-line refusal
+if "$vmalock" replay --help | grep -q "not linked"; then
+	expect 2 "the model is not linked" "--target model refused cleanly" -- replay good.ops --target model
+	expect 2 "the model is not linked" "--target both refused cleanly" -- replay good.ops --target both
+	expect 2 "the model is not linked" "--compare refused cleanly" -- replay good.ops --compare maps
+	expect 2 "the model is not linked" "show --target model refused" -- show maps --script good.ops --target model
+fi
+
+# happy paths
+"$vmalock" replay good.ops --target live >out 2>err
+[ $? -eq 0 ] && [ ! -s err ] && [ "$(wc -l <out)" -eq 2 ] && grep -q '^100000010000-100000014000 r--p 00000000 00:00 0 \{26\}/tmp/vmalock.XXXXXX/data$' out
+ok $? "replay prints the normalised range"
+"$vmalock" replay good.ops --target live --raw >out 2>err
+[ $? -eq 0 ] && ! grep -q 'XXXXXX' out && grep data out | grep -vq ' 00:00 0 ' 
+ok $? "--raw keeps device, inode and the directory name"
+"$vmalock" replay good.ops --target live --quiet >out 2>err
+[ $? -eq 0 ] && [ ! -s out ] && [ ! -s err ]
+ok $? "--quiet prints nothing when all is well"
+"$vmalock" replay good.ops --target live --range 0x100000010000-0x100000011000 >out 2>err
+[ $? -eq 0 ] && [ "$(wc -l <out)" -eq 1 ] && grep -q '^100000010000-' out
+ok $? "--range cuts the view"
+"$vmalock" replay good.ops --target live --view query >out 2>err
+"$vmalock" replay good.ops --target live >out2 2>>err
+[ $? -eq 0 ] && cmp -s out out2
+ok $? "the query view equals maps"
+"$vmalock" replay good.ops --target live --view numa_maps >out 2>err
+[ $? -eq 0 ] && grep -q '^100000000000 default' out && grep -q 'file=/tmp/vmalock.XXXXXX/data' out
+ok $? "numa_maps view"
+"$vmalock" show maps --script good.ops --target live >out 2>err
+[ $? -eq 0 ] && grep -q '\[stack\]' out && grep -q '^100000000000-100000004000 rw-p' out && ! grep -q XXXXXX out
+ok $? "show prints the whole raw view"
+"$vmalock" show smaps_rollup --script good.ops --target live >out 2>err
+[ $? -eq 0 ] && head -n 1 out | grep -q '\[rollup\]$'
+ok $? "show smaps_rollup"
+"$vmalock" replay --help >out 2>err
+[ $? -eq 0 ] && grep -q -- '--compare' out && grep -q -- '--range' out && grep -q -- '--lock' out
+ok $? "replay --help"
+"$vmalock" show --help >out 2>err
+[ $? -eq 0 ] && grep -q -- '--script' out
+ok $? "show --help"
+
+echo "1..$n"
+[ $failed -eq 0 ]
