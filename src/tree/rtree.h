@@ -34,10 +34,17 @@
 
 struct rtree_node;		/* private to rtree.c */
 
+struct rtree_txn;
+
+/*
+ * [rcu]    written by the writer (release), read by readers (acquire)
+ * [writer] read and written only with the caller's writer lock held
+ */
 struct rtree {
 	_Atomic(struct rtree_node *) root;	/* [rcu] published by commit (release) */
 	size_t count;				/* [writer] number of ranges */
 	unsigned long gen;			/* [writer] transaction generation */
+	struct rtree_txn *txn;			/* [writer] the open transaction, or NULL */
 };
 
 /* One range as found in the tree. */
@@ -92,8 +99,10 @@ struct rtree_txn {
 	struct rtree *tree;
 	struct rtree_node *root;	/* working root: the committed one until the first store */
 	size_t count;			/* working count */
-	void *new_nodes;		/* private: nodes allocated by this transaction */
-	void *old_nodes;		/* private: committed nodes this transaction replaced */
+	unsigned long gen;		/* private: nodes stamped with it are this txn's own */
+	int err;			/* private: sticky -ENOMEM; only abort is allowed after it */
+	struct rtree_node *new_nodes;	/* private: nodes allocated by this transaction */
+	struct rtree_node *old_nodes;	/* private: committed nodes this transaction replaced */
 };
 
 void rtree_txn_begin(struct rtree_txn *tx, struct rtree *t);
@@ -108,5 +117,17 @@ void *rtree_txn_find_prev(struct rtree_txn *tx, unsigned long addr, struct rtree
 
 /* Debug: check ordering, balance and counts of the committed tree; returns 0 or -EUCLEAN. */
 int rtree_validate(struct rtree *t);
+/* Debug: the same for a transaction's working tree (valid between successful stores). */
+int rtree_txn_validate(struct rtree_txn *tx);
+
+/* Shape and memory of the committed tree. Context: writer lock (walks every node). */
+struct rtree_stats {
+	size_t nodes;		/* leaves + internal nodes */
+	size_t leaves;
+	size_t bytes;		/* sizeof(node) * nodes; the allocator's overhead is not counted */
+	int depth;		/* levels, 0 for an empty tree */
+	size_t slots;		/* slots per node */
+};
+void rtree_stats(struct rtree *t, struct rtree_stats *s);
 
 #endif /* VML_TREE_RTREE_H */
