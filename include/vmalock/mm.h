@@ -46,6 +46,8 @@ struct vml_sys_config {
 	unsigned long fault_around_bytes; /* 65536 */
 	enum vml_steal_policy mmap_lock_steal;	/* kernel */
 	uint64_t mmap_lock_handoff_ns;	/* 4 ms (RWSEM_WAIT_TIMEOUT at HZ=250) */
+	bool anon_vma_name;		/* false: PR_SET_VMA_ANON_NAME fails with EINVAL,
+					 * as on a kernel without CONFIG_ANON_VMA_NAME */
 };
 
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fault.c - page faults: the arch handler (per-VMA lock first, mmap_lock as
+ * the fallback), anonymous and file faults, copy-on-write, fault-around,
+ * and populate (MAP_POPULATE, mlock).
+ *
+ * A fault under the VMA lock may need mmap_lock after all: the first write
+ * fault on a VMA without an anon_vma looks at the neighbouring VMAs, so it
+ * needs mmap_lock for read; under the VMA lock it only tries for it
+ * (mmap_read_trylock) and otherwise returns VM_FAULT_RETRY, and the handler
+ * redoes the fault under mmap_lock (vmf_anon_prepare).
+ */
+#include <errno.h>
+
+#include "mm/file.h"
+#include "mm/folio.h"
+#include "mm/huge_memory.h"
+#include "mm/internal.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/swap.h"
+#include "mm/vma.h"
+#include "util/compiler.h"
+
+/* The NUMA node a new page is allocated on (policy "default": local). */
+static int fault_nid(struct mm *mm)
+{
+	(void)mm;
+	return 0;
+}
+
+bool access_error(struct vma *vma, bool write)
+{
+	if (write)
+		return !(vma->vm_flags & VM_WRITE);
+	return !(vma->vm_flags & VM_ACCESS_FLAGS);
+}
+
+/* Can @b reuse @old's anon_vma (reusable_anon_vma)? a and b are in address order. */
+static struct anon_vma *reusable_anon_vma(struct vma *old, struct vma *a, struct vma *b)
+{
+	struct anon_vma *av;
+
+	if (a->vm_end != b->vm_start || a->vm_file != b->vm_file ||
+	    ((a->vm_flags ^ b->vm_flags) & ~(VM_ACCESS_FLAGS | VM_IGNORE_MERGE)) ||
+	    b->vm_pgoff != a->vm_pgoff + ((b->vm_start - a->vm_start) >> PAGE_SHIFT))
+		return NULL;
+	av = vma_anon_vma(old);
+	return (av && !old->fork_child) ? av : NULL;
+}
+
+/*
+ * find_mergeable_anon_vma - share a neighbour's anon_vma when the two could
+ * merge but for their protections, so that a later mprotect() can merge them.
+ * Context: mmap_lock held.
+ */
+static struct anon_vma *find_mergeable_anon_vma(struct vma *vma)
+{
+	struct mm *mm = vma->vm_mm;
+	struct vma *next = rtree_find(&mm->mm_mt, vma->vm_end, NULL);
+	struct vma *prev = rtree_find_prev(&mm->mm_mt, vma->vm_start, NULL);
+	struct anon_vma *av = NULL;
+
+	if (next)
+		av = reusable_anon_vma(next, vma, next);
+	if (!av && prev)
+		av = reusable_anon_vma(prev, prev, vma);
+	return av;
+}
+
+/* Context: mmap_lock held (read or write). */
+static int anon_vma_prepare(struct vma *vma)
+{
+	struct mm *mm = vma->vm_mm;
+	struct anon_vma *av;
+	bool fresh = false;
+
+	mmap_assert_locked(mm);
+	if (vma_anon_vma(vma))
+		return 0;
+	av = find_mergeable_anon_vma(vma);
+	if (av) {
+		anon_vma_get(av);
+	} else {
+		av = anon_vma_alloc();
+		if (!av)
+			return -ENOMEM;
+		fresh = true;
+	}
+	spin_lock(&mm->page_table_lock);
+	if (!load_relaxed(&vma->anon_vma)) {
+		/* release: pairs with the acquire in vma_anon_vma() */
+		store_release(&vma->anon_vma, av);
+		av = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (av)
+		anon_vma_put(av);	/* lost a race; drop our reference */
+	(void)fresh;
+	return 0;
+}
+
+static vm_fault_t vmf_anon_prepare(struct vma *vma, unsigned int flags)
+{
+	struct mm *mm = vma->vm_mm;
+	int err;
+
+	if (vma_anon_vma(vma))
+		return 0;
+	if (flags & FAULT_FLAG_VMA_LOCK) {
+		if (!mmap_read_trylock(mm))
+			return VM_FAULT_RETRY;
+	}
+	err = anon_vma_prepare(vma);
+	if (flags & FAULT_FLAG_VMA_LOCK)
+		mmap_read_unlock(mm);
+	return err ? VM_FAULT_OOM : 0;
+}
+
+static struct folio *alloc_anon_folio(struct vma *vma, unsigned long addr)
+{
+	struct folio *folio = folio_alloc(vma->vm_mm->sys, 0, fault_nid(vma->vm_mm));
+	struct anon_vma *av = vma_anon_vma(vma);
+
+	if (!folio)
+		return NULL;
+	folio_set(folio, PG_anon | PG_swapbacked);
+	anon_vma_get(av);
+	folio->mapping = av;
+	folio->index = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	return folio;
+}
+
+/* Install a freshly allocated folio's page if the PTE is still @expect. Return true if done. */
+static bool set_pte_if(struct mm *mm, struct pte_table *pt, unsigned long addr, uint64_t expect,
+		       struct folio *folio, uint64_t bits)
+{
+	_Atomic uint64_t *ptep = &pt->e[pte_index(addr)];
+	bool done = false;
+
+	pte_lock(pt);
+	if (load_relaxed(ptep) == expect) {
+		folio_add_rmap_pte(folio, &folio->pages[0]);
+		mm_inc_counter(mm, folio_mm_counter(folio));
+		store_relaxed(ptep, mk_pte(&folio->pages[0], bits));
+		done = true;
+	}
+	pte_unlock(pt);
+	return done;
+}
+
+static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsigned long addr,
+				    unsigned int flags)
+{
+	struct mm *mm = vma->vm_mm;
+	struct folio *folio;
+	vm_fault_t ret;
+
+	if (!(flags & FAULT_FLAG_WRITE)) {
+		/* A read of untouched private memory maps the shared zero page. */
+		struct folio *zero = sys_zero_folio(mm->sys);
+
+		pte_lock(pt);
+		if (!load_relaxed(&pt->e[pte_index(addr)]))
+			store_relaxed(&pt->e[pte_index(addr)], mk_pte(&zero->pages[0], PT_YOUNG));
+		pte_unlock(pt);
+		return 0;
+	}
+	ret = vmf_anon_prepare(vma, flags);
+	if (ret)
+		return ret;
+	folio = alloc_anon_folio(vma, addr);
+	if (!folio)
+		return VM_FAULT_OOM;
+	if (!set_pte_if(mm, pt, addr, 0, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
+		folio_put(folio);	/* another thread faulted it in */
+	return 0;
+}
+
+static unsigned long linear_page_index(struct vma *vma, unsigned long addr)
+{
+	return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+}
+
+/* Map page-cache pages around a read fault (do_fault_around). Caller holds no ptl. */
+static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long addr)
+{
+	struct mm *mm = vma->vm_mm;
+	unsigned long nr = mm->sys->cfg.fault_around_bytes >> PAGE_SHIFT;
+	unsigned long pte_off = pte_index(addr);
+	unsigned long vma_off = linear_page_index(vma, addr) - vma->vm_pgoff;
+	unsigned long from, to, a;
+
+	if (nr <= 1)
+		return;
+	from = pte_off & ~(nr - 1);
+	if (from < pte_off - VML_MIN(pte_off, vma_off))
+		from = pte_off - VML_MIN(pte_off, vma_off);
+	to = VML_MIN(VML_MIN(from + nr, (unsigned long)PTRS_PER_TABLE),
+		     pte_off + vma_pages(vma) - vma_off);
+	a = (addr & PMD_MASK) + (from << PAGE_SHIFT);
+	for (unsigned long i = from; i < to; i++, a += PAGE_SIZE) {
+		unsigned long index = linear_page_index(vma, a);
+		struct folio *folio;
+
+		if (file_index_beyond_eof(vma->vm_file, index))
+			break;
+		folio = filemap_get_folio(vma->vm_file, index);
+		if (!folio)
+			continue;
+		/* The page-cache lookup's reference becomes the mapping's. */
+		if (!set_pte_if(mm, pt, a, 0, folio, PT_YOUNG))
+			folio_put(folio);
+	}
+}
+
+static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned long addr)
+{
+	struct vml_file *file = vma->vm_file;
+	unsigned long index = linear_page_index(vma, addr);
+	struct folio *folio;
+
+	if (file_index_beyond_eof(file, index))
+		return VM_FAULT_SIGBUS;
+	do_fault_around(vma, pt, addr);
+	if (load_relaxed(&pt->e[pte_index(addr)]))
+		return 0;	/* fault-around mapped it */
+	if (filemap_get_or_create(file, index, fault_nid(vma->vm_mm), &folio))
+		return VM_FAULT_OOM;
+	if (!set_pte_if(vma->vm_mm, pt, addr, 0, folio, PT_YOUNG))
+		folio_put(folio);
+	return 0;
+}
+
+/* Write fault on a private file mapping: copy the page-cache page (do_cow_fault). */
+static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned long addr,
+			       unsigned int flags, uint64_t expect)
+{
+	unsigned long index = linear_page_index(vma, addr);
+	struct folio *cache, *folio;
+	vm_fault_t ret;
+
+	if (file_index_beyond_eof(vma->vm_file, index))
+		return VM_FAULT_SIGBUS;
+	ret = vmf_anon_prepare(vma, flags);
+	if (ret)
+		return ret;
+	if (filemap_get_or_create(vma->vm_file, index, fault_nid(vma->vm_mm), &cache))
+		return VM_FAULT_OOM;
+	folio_put(cache);	/* read, copied, and left in the page cache */
+	folio = alloc_anon_folio(vma, addr);
+	if (!folio)
+		return VM_FAULT_OOM;
+	if (!set_pte_if(vma->vm_mm, pt, addr, expect, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
+		folio_put(folio);
+	return 0;
+}
+
+/* Write fault on a shared file mapping: the page-cache page itself, dirty. */
+static vm_fault_t do_shared_fault(struct vma *vma, struct pte_table *pt, unsigned long addr)
+{
+	unsigned long index = linear_page_index(vma, addr);
+	struct folio *folio;
+
+	if (file_index_beyond_eof(vma->vm_file, index))
+		return VM_FAULT_SIGBUS;
+	if (filemap_get_or_create(vma->vm_file, index, fault_nid(vma->vm_mm), &folio))
+		return VM_FAULT_OOM;
+	folio_set(folio, PG_dirty);
+	if (!set_pte_if(vma->vm_mm, pt, addr, 0, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
+		folio_put(folio);
+	return 0;
+}
+
+/*
+ * do_wp_page - a write to a present, write-protected PTE: reuse the page if
+ * this mapping is its only user, make a shared mapping's page writable, or
+ * copy it (COW; also the zero page).
+ */
+static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned long addr,
+			     unsigned int flags, uint64_t pte)
+{
+	struct mm *mm = vma->vm_mm;
+	_Atomic uint64_t *ptep = &pt->e[pte_index(addr)];
+	struct page *page = pte_page(pte);
+	struct folio *old = page_folio(page), *folio;
+	vm_fault_t ret;
+
+	pte_lock(pt);
+	if (load_relaxed(ptep) != pte) {
+		pte_unlock(pt);
+		return 0;	/* changed under us: let the access retry */
+	}
+	if (!folio_is_zero(old) &&
+	    ((vma->vm_flags & VM_SHARED) ||
+	     (folio_is_anon(old) && folio_mapcount(old) == 1 && folio_ref_count(old) == 1))) {
+		store_relaxed(ptep, pte | PT_WRITE | PT_DIRTY | PT_YOUNG);
+		if (vma->vm_flags & VM_SHARED)
+			folio_set(old, PG_dirty);
+		pte_unlock(pt);
+		return 0;
+	}
+	pte_unlock(pt);
+
+	/* Copy-on-write. */
+	ret = vmf_anon_prepare(vma, flags);
+	if (ret)
+		return ret;
+	folio = alloc_anon_folio(vma, addr);
+	if (!folio)
+		return VM_FAULT_OOM;
+	pte_lock(pt);
+	if (load_relaxed(ptep) != pte) {
+		pte_unlock(pt);
+		folio_put(folio);
+		return 0;
+	}
+	folio_add_rmap_pte(folio, &folio->pages[0]);
+	mm_inc_counter(mm, MM_ANONPAGES);
+	store_relaxed(ptep, mk_pte(&folio->pages[0], PT_WRITE | PT_DIRTY | PT_YOUNG));
+	if (!folio_is_zero(old)) {
+		folio_remove_rmap_pte(old, page);
+		mm_dec_counter(mm, folio_mm_counter(old));
+	}
+	pte_unlock(pt);
+	folio_put(old);
+	return 0;
+}
+
+/* A fault on a swap entry: bring the page back (do_swap_page). */
+static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned long addr,
+			       unsigned int flags, uint64_t pte)
+{
+	struct mm *mm = vma->vm_mm;
+	struct folio *folio;
+	vm_fault_t ret;
+
+	ret = vmf_anon_prepare(vma, flags);
+	if (ret)
+		return ret;
+	folio = alloc_anon_folio(vma, addr);
+	if (!folio)
+		return VM_FAULT_OOM;
+	pte_lock(pt);
+	if (load_relaxed(&pt->e[pte_index(addr)]) != pte) {
+		pte_unlock(pt);
+		folio_put(folio);
+		return 0;
+	}
+	folio_add_rmap_pte(folio, &folio->pages[0]);
+	mm_inc_counter(mm, MM_ANONPAGES);
+	mm_dec_counter(mm, MM_SWAPENTS);
+	store_relaxed(&pt->e[pte_index(addr)],
+		      mk_pte(&folio->pages[0], PT_YOUNG |
+			     ((flags & FAULT_FLAG_WRITE) ? PT_WRITE | PT_DIRTY : 0)));
+	pte_unlock(pt);
+	swap_free_entry(mm->sys, pte >> PT_SWAP_SHIFT);
+	return 0;
+}
+
+vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int flags)
+{
+	struct mm *mm = vma->vm_mm;
+	bool write = flags & FAULT_FLAG_WRITE;
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	uint64_t pte;
+	int err = 0;
+
+	stat_inc(&mm->stats.faults);
+	pmd = pmd_offset(mm, addr, true, &err);
+	if (!pmd)
+		return VM_FAULT_OOM;
+	if (pmd_is_huge(load_acquire(pmd))) {
+		/* Writes to a read-only huge mapping are handled on the split PTEs. */
+		if (!write || !pte_access_fast(mm, addr, write))
+			split_huge_pmd_address(mm, addr);
+		if (pte_access_fast(mm, addr, write))
+			return 0;
+	}
+	pt = pte_table_get(mm, pmd, true, &err);
+	if (!pt)
+		return err ? VM_FAULT_OOM : 0;	/* a huge leaf appeared: the access retries */
+
+	pte = load_acquire(&pt->e[pte_index(addr)]);
+	if (!pte) {
+		if (vma_is_anonymous(vma))
+			return do_anonymous_page(vma, pt, addr, flags);
+		if (!write)
+			return do_read_fault(vma, pt, addr);
+		if (!(vma->vm_flags & VM_SHARED))
+			return do_cow_fault(vma, pt, addr, flags, 0);
+		return do_shared_fault(vma, pt, addr);
+	}
+	if (pte_is_swap(pte))
+		return do_swap_page(vma, pt, addr, flags, pte);
+	if (write && !(pte & PT_WRITE))
+		return do_wp_page(vma, pt, addr, flags, pte);
+	/* Spurious: the entry allows the access now; just mark it. */
+	pte_access_fast(mm, addr, write);
+	return 0;
+}
+
+static int fault_result_errno(vm_fault_t ret)
+{
+	if (ret & VM_FAULT_OOM)
+		return -ENOMEM;
+	if (ret & VM_FAULT_SIGBUS)
+		return -EIO;
+	if (ret & VM_FAULT_SIGSEGV)
+		return -EFAULT;
+	return 0;
+}
+
+int do_user_fault(struct mm *mm, unsigned long addr, bool write)
+{
+	unsigned int flags = write ? FAULT_FLAG_WRITE : 0;
+	struct vma *vma;
+	vm_fault_t ret;
+
+	vma = lock_vma_under_rcu(mm, addr);
+	if (vma) {
+		if (access_error(vma, write)) {
+			vma_end_read(vma);
+			return -EFAULT;
+		}
+		ret = handle_mm_fault(vma, addr, flags | FAULT_FLAG_VMA_LOCK);
+		vma_end_read(vma);
+		if (!(ret & VM_FAULT_RETRY)) {
+			stat_inc(&mm->stats.faults_vma_locked);
+			return fault_result_errno(ret);
+		}
+		stat_inc(&mm->stats.vma_lock_retry);
+	}
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (!vma || access_error(vma, write)) {
+		mmap_read_unlock(mm);
+		return -EFAULT;
+	}
+	ret = handle_mm_fault(vma, addr, flags);
+	mmap_read_unlock(mm);
+	return fault_result_errno(ret);
+}
+
+int vml_touch(struct vml_mm *umm, unsigned long addr, unsigned long len, int access)
+{
+	struct mm *mm = to_mm(umm);
+	bool write = access == VML_TOUCH_WRITE;
+	unsigned long a, end;
+
+	if (!mm || (access != VML_TOUCH_READ && access != VML_TOUCH_WRITE))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	end = addr + len;
+	if (end < addr || end > TASK_SIZE)
+		return -EFAULT;
+	/* Ends: each page is accessed once; a fault either maps it or fails. */
+	for (a = addr & PAGE_MASK; a < end; a += PAGE_SIZE) {
+		int tries = 0;
+
+		while (!pte_access_fast(mm, a, write)) {
+			int err = do_user_fault(mm, a, write);
+
+			if (err)
+				return err;
+			/* A racing unmap can undo the fault; try a bounded number of times. */
+			if (++tries > 16)
+				break;
+		}
+	}
+	return 0;
+}
+
+int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long end)
+{
+	struct mm *mm = vma->vm_mm;
+	bool write = (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE;
+
+	mmap_assert_locked(mm);
+	if (vma->vm_flags & VM_LOCKONFAULT)
+		return 0;
+	if (!(vma->vm_flags & VM_ACCESS_FLAGS))
+		return 0;	/* nothing a PROT_NONE mapping could use */
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		vm_fault_t ret;
+
+		if (pte_access_fast(mm, a, write))
+			continue;
+		ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
+		if (ret & (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
+			return fault_result_errno(ret);
+	}
+	return 0;
+}
+
+void mm_populate(struct mm *mm, unsigned long start, unsigned long len)
+{
+	unsigned long end = start + len, nstart;
+	struct vma *vma;
+
+	mmap_read_lock(mm);
+	for (nstart = start; nstart < end; nstart = vma->vm_end) {
+		vma = find_vma(mm, nstart);
+		if (!vma || vma->vm_start >= end)
+			break;
+		if (vma->vm_flags & (VM_IO | VM_PFNMAP))
+			continue;
+		/* Errors are ignored, as for mmap(MAP_POPULATE). */
+		populate_vma_page_range(vma, VML_MAX(nstart, vma->vm_start), VML_MIN(end, vma->vm_end));
+	}
+	mmap_read_unlock(mm);
+}

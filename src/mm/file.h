@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * file.h - files: a path, a size, an inode number, a page cache, and the
+ * reverse map of VMAs that map it (i_mmap) under its own lock,
+ * i_mmap_rwsem (REFERENCE.md section 8).
+ *
+ * The page cache is an array of folio pointers indexed by page, protected by
+ * i_pages_lock (a spinlock: lookups are short). shmem files keep their
+ * pages here too, and count pages moved to swap in `swapped`.
+ */
+#ifndef VML_MM_FILE_H
+#define VML_MM_FILE_H
+
+#include "mm/mm_types.h"
+
+#define VML_FILE_DEV_MAJOR 0xfe		/* a regular file's device, as on the live root fs */
+#define VML_FILE_DEV_MINOR 0x00
+#define VML_SHMEM_DEV_MAJOR 0x00	/* tmpfs */
+#define VML_SHMEM_DEV_MINOR 0x1a
+#define VML_SHM_MNT_DEV_MINOR 0x01	/* shared anonymous memory */
+
+struct vml_file {
+	char *path;			/* [I] what maps shows */
+	unsigned long size;		/* [i_pages_lock] bytes */
+	uint64_t inode;			/* [I] */
+	unsigned int dev_major, dev_minor; /* [I] */
+	bool shmem;			/* [I] tmpfs / shared anonymous */
+	bool deleted;			/* [I] shows " (deleted)" (shared anonymous /dev/zero) */
+	struct vml_sys *sys;		/* [I] */
+	_Atomic long refcount;		/* [atomic] creator + each VMA mapping it */
+
+	struct rwsem i_mmap_rwsem;	/* protects i_mmap */
+	struct list_head i_mmap;	/* [i_mmap_rwsem] VMAs mapping this file */
+	unsigned long i_mmap_count;	/* [i_mmap_rwsem] */
+
+	_Atomic uint32_t i_pages_lock;	/* protects the page cache below */
+	struct folio **pages;		/* [i_pages_lock] index -> folio or NULL */
+	unsigned long nr_slots;		/* [i_pages_lock] */
+	unsigned long nr_cached;	/* [i_pages_lock] */
+	_Atomic unsigned long swapped;	/* [atomic] shmem pages in swap */
+};
+
+int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned long size,
+			     bool shmem, bool deleted, struct vml_file **out);
+void vml_file_get(struct vml_file *file);
+/* vml_file_put() is public (vmalock/mm.h). */
+
+/* The page cache. */
+struct folio *filemap_get_folio(struct vml_file *file, unsigned long index);	/* with a reference */
+/* Find or create the page-cache folio at @index (a new one is clean, uptodate). */
+int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, struct folio **out);
+/* Does the page at @index lie beyond end of file? */
+bool file_index_beyond_eof(struct vml_file *file, unsigned long index);
+
+#endif /* VML_MM_FILE_H */

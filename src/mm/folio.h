@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * folio.h - folios (groups of 2^order pages), their reference and map
+ * counts, and the shared zero page.
+ *
+ * Counting follows CONFIG_PAGE_MAPCOUNT (the live kernel's setting): each
+ * page knows how many PTEs map it, a large folio also counts whole-folio
+ * PMD mappings (entire_mapcount), and total_mapcount sums every mapping.
+ * A folio holds one reference per mapping plus one for the page cache (file
+ * folios) plus transient ones; it is freed when the last goes.
+ */
+#ifndef VML_MM_FOLIO_H
+#define VML_MM_FOLIO_H
+
+#include "mm/mm_types.h"
+
+struct folio *folio_alloc(struct vml_sys *sys, unsigned int order, int nid);
+void folio_get(struct folio *folio);
+void folio_put(struct folio *folio);
+
+static inline struct folio *page_folio(const struct page *page)
+{
+	return page->folio;
+}
+
+static inline bool folio_is_zero(const struct folio *folio)
+{
+	return folio_test(folio, PG_zero);
+}
+
+static inline bool folio_is_anon(const struct folio *folio)
+{
+	return folio_test(folio, PG_anon);
+}
+
+/* Mappings of one page: its PTE mappings plus PMD mappings of its folio. */
+static inline int folio_precise_page_mapcount(struct folio *folio, struct page *page)
+{
+	return load_relaxed(&page->mapcount) + load_relaxed(&folio->entire_mapcount);
+}
+
+static inline int folio_mapcount(struct folio *folio)
+{
+	return load_relaxed(&folio->total_mapcount);
+}
+
+static inline int folio_ref_count(struct folio *folio)
+{
+	return load_relaxed(&folio->refcount);
+}
+
+/* rmap: map/unmap a page by PTE, or a whole large folio by PMD. Caller holds the PTL. */
+void folio_add_rmap_pte(struct folio *folio, struct page *page);
+void folio_remove_rmap_pte(struct folio *folio, struct page *page);
+void folio_add_rmap_pmd(struct folio *folio);
+void folio_remove_rmap_pmd(struct folio *folio);
+
+/* Which mm counter a mapped folio belongs to. */
+enum mm_counter folio_mm_counter(struct folio *folio);
+
+/* The zero page of @sys (never freed, never counted as resident). */
+struct folio *sys_zero_folio(struct vml_sys *sys);
+int zero_folio_init(struct vml_sys *sys);
+void zero_folio_fini(struct vml_sys *sys);
+
+#endif /* VML_MM_FOLIO_H */

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fork.c - fork(2)'s address-space copy (kernel/fork.c dup_mmap,
+ * mm/memory.c copy_page_range).
+ *
+ * The child gets a copy of every VMA but VM_DONTCOPY ones, without
+ * VM_LOCKED. Anonymous memory is shared copy-on-write: both page-table
+ * entries lose write permission and the page counts one more mapping, so
+ * PSS splits it and the next write on either side copies it. The child's
+ * VMAs get their own anon_vma chained to the parent's (fork_child), which
+ * restricts their merges. File-backed VMAs without anonymous pages are not
+ * copied at all: the child faults them in again (vma_needs_copy).
+ */
+#include <errno.h>
+
+#include "mm/file.h"
+#include "mm/folio.h"
+#include "mm/huge_memory.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/swap.h"
+#include "mm/vma.h"
+#include "mm/vma_txn.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+
+/* Copy one PTE table's entries for [addr, end). Context: both mmap_locks(W). */
+static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsigned long addr,
+			  unsigned long end)
+{
+	bool cow = (vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+	int err = 0;
+
+	while (addr < end) {
+		unsigned long next = VML_MIN((addr & PMD_MASK) + PMD_SIZE, end);
+		_Atomic uint64_t *spmd = pmd_offset(src, addr, false, &err);
+		_Atomic uint64_t *dpmd;
+		struct pte_table *spt, *dpt;
+
+		spt = spmd ? pte_table_get(src, spmd, false, &err) : NULL;
+		if (!spt) {
+			addr = next;
+			continue;
+		}
+		dpmd = pmd_offset(dst, addr, true, &err);
+		dpt = dpmd ? pte_table_get(dst, dpmd, true, &err) : NULL;
+		if (!dpt)
+			return -ENOMEM;
+		pte_lock(spt);
+		for (; addr < next; addr += PAGE_SIZE) {
+			_Atomic uint64_t *sp = &spt->e[pte_index(addr)];
+			uint64_t pte = load_relaxed(sp);
+			struct folio *folio;
+
+			if (pte_is_swap(pte)) {
+				swap_dup(src->sys, pte >> PT_SWAP_SHIFT);
+				mm_inc_counter(dst, MM_SWAPENTS);
+				store_relaxed(&dpt->e[pte_index(addr)], pte);
+				continue;
+			}
+			if (!pte_present(pte))
+				continue;
+			folio = page_folio(pte_page(pte));
+			if (cow && (pte & PT_WRITE)) {
+				/* Both sides lose write permission: the next write copies. */
+				while (!cas_relaxed(sp, &pte, pte & ~PT_WRITE))
+					;
+				pte &= ~PT_WRITE;
+			}
+			if (!folio_is_zero(folio)) {
+				folio_get(folio);
+				folio_add_rmap_pte(folio, pte_page(pte));
+				mm_inc_counter(dst, folio_mm_counter(folio));
+			}
+			/* The child's entry starts old; a shared mapping's also clean (copy_present_pte). */
+			if ((vma->vm_flags & VM_SHARED) && (pte & PT_DIRTY)) {
+				folio_set(folio, PG_dirty);
+				pte &= ~PT_DIRTY;
+			}
+			store_relaxed(&dpt->e[pte_index(addr)], pte & ~PT_YOUNG);
+		}
+		pte_unlock(spt);
+	}
+	return 0;
+}
+
+static int dup_vma(struct vma_txn *t, struct mm *child, struct vma *vma, struct vma **out)
+{
+	struct vma *copy = vma_dup(vma);
+	struct anon_vma *av;
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	copy->vm_mm = child;
+	copy->vm_flags &= ~VM_LOCKED_MASK;
+	av = load_relaxed(&copy->anon_vma);
+	if (av) {
+		/* anon_vma_fork: the child's own anon_vma, chained to the parent's. */
+		struct anon_vma *mine = anon_vma_alloc();
+
+		if (!mine) {
+			vma_free_unpublished(copy);
+			return -ENOMEM;
+		}
+		anon_vma_put(av);
+		store_relaxed(&copy->anon_vma, mine);
+		copy->fork_child = true;
+	}
+	if (vma->vm_flags & VM_WIPEONFORK) {
+		anon_vma_put(load_relaxed(&copy->anon_vma));
+		store_relaxed(&copy->anon_vma, NULL);
+		copy->fork_child = false;
+	}
+	err = vt_insert(t, copy);
+	if (err) {
+		vma_free_unpublished(copy);
+		return err;
+	}
+	*out = copy;
+	return 0;
+}
+
+int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
+{
+	struct mm *parent = to_mm(uparent), *child;
+	struct rtree_cursor cur;
+	struct vma_txn t;
+	struct vma *vma, *copy;
+	int err;
+
+	if (!parent || !child_out)
+		return -EINVAL;
+	err = mm_alloc(parent->sys, &child);
+	if (err)
+		return err;
+	child->mmap_base = parent->mmap_base;
+
+	mmap_write_lock(parent);
+	mmap_write_lock(child);
+	vma_txn_begin(&t, child);
+	rtree_cursor_set(&cur, &parent->mm_mt, 0);
+	while ((vma = rtree_cursor_next(&cur, NULL))) {
+		if (vma->vm_flags & VM_DONTCOPY)
+			continue;
+		vma_start_write(vma);	/* no faults while its entries are copied */
+		err = dup_vma(&t, child, vma, &copy);
+		if (err)
+			break;
+		if (!(vma->vm_flags & VM_WIPEONFORK) && vma_anon_vma(vma)) {
+			split_huge_pmd_range(parent, vma->vm_start, vma->vm_end);
+			err = copy_pte_range(child, parent, vma, vma->vm_start, vma->vm_end);
+			if (err)
+				break;
+		}
+	}
+	if (err) {
+		vma_txn_abort(&t);
+		mmap_write_unlock(child);
+		mmap_write_unlock(parent);
+		mmput(child);	/* zaps what was copied: the parent's counts are as before */
+		return err;
+	}
+	vma_txn_commit(&t);
+	mmap_write_unlock(child);
+	mmap_write_unlock(parent);
+	*child_out = from_mm(child);
+	return 0;
+}

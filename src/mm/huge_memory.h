@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * huge_memory.h - PMD-mapped transparent huge pages (anonymous).
+ *
+ * Every huge PMD mapping carries a deposited PTE table, allocated when the
+ * mapping is made (pgtable_trans_huge_deposit), so that splitting it into
+ * 512 PTEs later never needs memory and can never fail.
+ */
+#ifndef VML_MM_HUGE_MEMORY_H
+#define VML_MM_HUGE_MEMORY_H
+
+#include "mm/mm_types.h"
+
+/* A PMD-level table: entries, then the deposited PTE table for each huge entry. */
+struct pmd_table {
+	_Atomic uint64_t e[PTRS_PER_TABLE];
+	struct pte_table *deposit[PTRS_PER_TABLE];	/* [PT] */
+};
+
+static inline struct pte_table **pmd_deposit_slot(_Atomic uint64_t *pmd)
+{
+	return (struct pte_table **)((char *)pmd + sizeof(((struct pmd_table *)0)->e));
+}
+
+/* Context: page_table_lock held; the entry is a huge leaf. */
+void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd);
+/* Split the huge PMD mapping covering @addr, if any, into PTEs. */
+void split_huge_pmd_address(struct mm *mm, unsigned long addr);
+/* Split huge PMDs that [start, end) covers only partly. */
+void split_huge_pmd_range_edges(struct mm *mm, unsigned long start, unsigned long end);
+/* Split every huge PMD in [start, end). */
+void split_huge_pmd_range(struct mm *mm, unsigned long start, unsigned long end);
+
+#endif /* VML_MM_HUGE_MEMORY_H */

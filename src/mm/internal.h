@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * internal.h - what the mm layer's files share with each other.
+ */
+#ifndef VML_MM_INTERNAL_H
+#define VML_MM_INTERNAL_H
+
+#include "mm/mm_types.h"
+#include "mm/vma_txn.h"
+
+/* Fault flags and results (include/linux/mm_types.h). */
+#define FAULT_FLAG_WRITE	0x01U
+#define FAULT_FLAG_VMA_LOCK	0x02U
+
+#define VM_FAULT_OOM		0x01U
+#define VM_FAULT_SIGBUS		0x02U
+#define VM_FAULT_SIGSEGV	0x04U
+#define VM_FAULT_RETRY		0x08U
+typedef unsigned int vm_fault_t;
+
+/* fault.c */
+/* Context: @vma read-locked (FAULT_FLAG_VMA_LOCK) or mmap_lock held. */
+vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int flags);
+/* A user access that missed: the arch fault handler. Return 0, -EFAULT, -EIO or -ENOMEM. */
+int do_user_fault(struct mm *mm, unsigned long addr, bool write);
+/* Fault in [start, end) of @vma as GUP would. Context: mmap_lock(R). */
+int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long end);
+/* Populate [start, start+len): takes mmap_lock(R) itself, ignores errors (mm_populate). */
+void mm_populate(struct mm *mm, unsigned long start, unsigned long len);
+
+/* mmap.c */
+/*
+ * Stage the removal of every VMA in [start, end), splitting straddlers.
+ * Return: 0 with the neighbours in *prev, *next; or -ENOMEM.
+ */
+int vms_gather_munmap(struct vma_txn *t, unsigned long start, unsigned long end,
+		      struct vma **prev, struct vma **next, unsigned long *nr_locked);
+/* munmap(2) body. Context: mmap_lock(W). */
+int do_munmap(struct mm *mm, unsigned long start, unsigned long len);
+/* Pick an address for a new mapping (MAP_FIXED: check it). Return address or -errno. */
+long get_unmapped_area(struct mm *mm, struct vml_file *file, unsigned long addr, unsigned long len,
+		       unsigned long pgoff, int flags, unsigned long vm_flags);
+/* Make a shared anonymous mapping's backing object ("/dev/zero (deleted)"). */
+int shmem_zero_setup(struct mm *mm, unsigned long len, struct vml_file **out);
+bool accountable_mapping(struct vml_file *file, unsigned long vm_flags);
+
+/* fault.c: the arch's access check. */
+bool access_error(struct vma *vma, bool write);
+
+#endif /* VML_MM_INTERNAL_H */

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * madvise.c - madvise(2) and prctl(PR_SET_VMA_ANON_NAME) (mm/madvise.c).
+ *
+ * Both walk the VMAs of a range the kernel's way: a hole is remembered as
+ * -ENOMEM and skipped, the rest of the range is still advised.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "mm/file.h"
+#include "mm/internal.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/reclaim.h"
+#include "mm/vma.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+
+#ifndef MADV_COLD
+#define MADV_COLD 20
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#define MADV_KEEPONFORK 19
+#endif
+#ifndef MADV_DONTNEED_LOCKED
+#define MADV_DONTNEED_LOCKED 24
+#endif
+
+#define ANON_VMA_NAME_MAX_LEN 80
+
+/* What one advice does to one VMA's part [start, end). */
+struct madvise_behavior {
+	int advice;
+	struct anon_vma_name *name;	/* PR_SET_VMA_ANON_NAME */
+	bool set_name;
+	struct vma_txn *t;
+	/* ranges to act on after the VMAs are settled */
+	unsigned long (*ranges)[2];
+	size_t nr_ranges;
+	int err;
+};
+
+static bool advice_changes_vmas(int advice)
+{
+	switch (advice) {
+	case MADV_NORMAL:
+	case MADV_RANDOM:
+	case MADV_SEQUENTIAL:
+	case MADV_DONTFORK:
+	case MADV_DOFORK:
+	case MADV_DONTDUMP:
+	case MADV_DODUMP:
+	case MADV_WIPEONFORK:
+	case MADV_KEEPONFORK:
+	case MADV_HUGEPAGE:
+	case MADV_NOHUGEPAGE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool advice_valid(int advice)
+{
+	switch (advice) {
+	case MADV_DONTNEED:
+	case MADV_DONTNEED_LOCKED:
+	case MADV_FREE:
+	case MADV_WILLNEED:
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+		return true;
+	default:
+		return advice_changes_vmas(advice);
+	}
+}
+
+/* The new flags for a flag-changing advice, or an errno (negative) if refused. */
+static long advice_new_flags(struct vma *vma, int advice)
+{
+	unsigned long f = vma->vm_flags;
+
+	switch (advice) {
+	case MADV_NORMAL:
+		return (long)(f & ~(VM_RAND_READ | VM_SEQ_READ));
+	case MADV_RANDOM:
+		return (long)((f & ~VM_SEQ_READ) | VM_RAND_READ);
+	case MADV_SEQUENTIAL:
+		return (long)((f & ~VM_RAND_READ) | VM_SEQ_READ);
+	case MADV_DONTFORK:
+		return (long)(f | VM_DONTCOPY);
+	case MADV_DOFORK:
+		if (f & VM_IO)
+			return -EINVAL;
+		return (long)(f & ~VM_DONTCOPY);
+	case MADV_DONTDUMP:
+		return (long)(f | VM_DONTDUMP);
+	case MADV_DODUMP:
+		if (f & VM_SPECIAL)
+			return -EINVAL;
+		return (long)(f & ~VM_DONTDUMP);
+	case MADV_WIPEONFORK:
+		if (vma->vm_file || (f & VM_SHARED))
+			return -EINVAL;
+		return (long)(f | VM_WIPEONFORK);
+	case MADV_KEEPONFORK:
+		return (long)(f & ~VM_WIPEONFORK);
+	case MADV_HUGEPAGE:
+		return (long)((f & ~VM_NOHUGEPAGE) | VM_HUGEPAGE);
+	case MADV_NOHUGEPAGE:
+		return (long)((f & ~VM_HUGEPAGE) | VM_NOHUGEPAGE);
+	}
+	return (long)f;
+}
+
+static int record_range(struct madvise_behavior *b, unsigned long start, unsigned long end)
+{
+	unsigned long (*n)[2] = vml_realloc(b->ranges, (b->nr_ranges + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n[b->nr_ranges][0] = start;
+	n[b->nr_ranges][1] = end;
+	b->nr_ranges++;
+	b->ranges = n;
+	return 0;
+}
+
+/*
+ * One VMA's part. Return 0 and the VMA now covering it in *prev, or an
+ * errno: -ENOMEM from staging aborts the whole call; other errors end the
+ * walk like the kernel's.
+ */
+static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma **prev,
+		       unsigned long start, unsigned long end, bool *fatal)
+{
+	struct vma_merge vmg;
+	struct vma *res;
+	long nf;
+
+	*fatal = false;
+	if (b->set_name) {
+		if (vma->vm_file && !(vma->vm_file->shmem && vma->vm_file->deleted))
+			return -EBADF;
+		if (anon_vma_name_eq(vma->anon_name, b->name)) {
+			*prev = vma;
+			return 0;
+		}
+		vmg_init_modify(&vmg, b->t, *prev, vma, start, end);
+		vmg.anon_name = b->name;
+		res = vma_modify(&vmg);
+		if (!res) {
+			*fatal = true;
+			return vmg.err;
+		}
+		if (res->anon_name != b->name) {
+			anon_vma_name_put(res->anon_name);
+			if (b->name)
+				anon_vma_name_get(b->name);
+			res->anon_name = b->name;
+		}
+		*prev = res;
+		return 0;
+	}
+
+	switch (b->advice) {
+	case MADV_DONTNEED:
+	case MADV_DONTNEED_LOCKED:
+		if (vma->vm_flags & (VM_PFNMAP | (b->advice == MADV_DONTNEED ? VM_LOCKED : 0)))
+			return -EINVAL;
+		*prev = vma;
+		*fatal = true;
+		return record_range(b, start, end);
+	case MADV_FREE:
+		if (!vma_is_anonymous(vma))
+			return -EINVAL;
+		*prev = vma;
+		*fatal = true;
+		return record_range(b, start, end);
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+		if (vma->vm_flags & (VM_LOCKED | VM_PFNMAP | VM_HUGETLB))
+			return -EINVAL;
+		*prev = vma;
+		*fatal = true;
+		return record_range(b, start, end);
+	case MADV_WILLNEED:
+		*prev = vma;
+		return 0;
+	}
+
+	nf = advice_new_flags(vma, b->advice);
+	if (nf < 0)
+		return (int)nf;
+	if ((unsigned long)nf == vma->vm_flags) {
+		*prev = vma;
+		return 0;
+	}
+	vmg_init_modify(&vmg, b->t, *prev, vma, start, end);
+	vmg.vm_flags = (unsigned long)nf;
+	res = vma_modify(&vmg);
+	if (!res) {
+		*fatal = true;
+		return vmg.err;
+	}
+	res->vm_flags = (unsigned long)nf;
+	*prev = res;
+	return 0;
+}
+
+/* madvise_walk_vmas: Context: mmap_lock(W); runs inside the transaction b->t. */
+static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, unsigned long end,
+			     bool *fatal)
+{
+	struct vma_txn *t = b->t;
+	struct vma *vma, *prev;
+	int unmapped_error = 0, error;
+	unsigned long tmp;
+
+	vma = vt_next(t, start);
+	prev = vma ? vt_prev(t, vma->vm_start) : NULL;
+	if (vma && start > vma->vm_start)
+		prev = vma;
+	for (;;) {
+		if (!vma)
+			return -ENOMEM;
+		if (start < vma->vm_start) {
+			unmapped_error = -ENOMEM;
+			start = vma->vm_start;
+			if (start >= end)
+				break;
+		}
+		tmp = VML_MIN(vma->vm_end, end);
+		error = madvise_vma(b, vma, &prev, start, tmp, fatal);
+		if (error)
+			return error;
+		start = tmp;
+		if (prev && start < prev->vm_end)
+			start = prev->vm_end;
+		if (start >= end)
+			break;
+		vma = vt_next(t, prev ? prev->vm_end : start);
+	}
+	return unmapped_error;
+}
+
+static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, int advice,
+		      struct anon_vma_name *name, bool set_name)
+{
+	struct madvise_behavior b = { .advice = advice, .name = name, .set_name = set_name };
+	unsigned long len, end;
+	struct vma_txn t;
+	bool fatal = false;
+	int err;
+
+	if (!set_name && !advice_valid(advice))
+		return -EINVAL;
+	if (offset_in_page(start))
+		return -EINVAL;
+	len = PAGE_ALIGN(len_in);
+	if (len_in && !len)
+		return -EINVAL;
+	end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+
+	mmap_write_lock(mm);
+	vma_txn_begin(&t, mm);
+	b.t = &t;
+	err = madvise_walk_vmas(&b, start, end, &fatal);
+	if (fatal && err) {
+		/* Staging ran out of memory: nothing is applied. */
+		vma_txn_abort(&t);
+		mmap_write_unlock(mm);
+		vml_free(b.ranges);
+		return err;
+	}
+	vma_txn_commit(&t);
+	for (size_t i = 0; i < b.nr_ranges; i++) {
+		unsigned long s = b.ranges[i][0], e = b.ranges[i][1];
+
+		switch (advice) {
+		case MADV_DONTNEED:
+		case MADV_DONTNEED_LOCKED:
+			zap_page_range(mm, s, e);
+			break;
+		case MADV_FREE:
+			madvise_free_range(mm, s, e);
+			break;
+		case MADV_COLD:
+			madvise_cold_range(mm, s, e);
+			break;
+		case MADV_PAGEOUT:
+			madvise_pageout_range(mm, s, e);
+			break;
+		}
+	}
+	mmap_write_unlock(mm);
+	vml_free(b.ranges);
+	return err;
+}
+
+int vml_madvise(struct vml_mm *umm, unsigned long addr, unsigned long len, int advice)
+{
+	if (!umm)
+		return -EINVAL;
+	return do_madvise(to_mm(umm), addr, len, advice, NULL, false);
+}
+
+static bool valid_anon_name_char(char c)
+{
+	/* Printable, and none of the characters that would confuse parsers of maps. */
+	return c >= 0x20 && c < 0x7f && !strchr("\\`$[]", c);
+}
+
+int vml_set_anon_name(struct vml_mm *umm, unsigned long addr, unsigned long len, const char *name)
+{
+	struct mm *mm = to_mm(umm);
+	struct anon_vma_name *n = NULL;
+	int err;
+
+	if (!mm)
+		return -EINVAL;
+	if (!mm->sys->cfg.anon_vma_name)
+		return -EINVAL;	/* CONFIG_ANON_VMA_NAME=n, as on the live machine */
+	if (name) {
+		size_t l = strnlen(name, ANON_VMA_NAME_MAX_LEN);
+
+		if (l >= ANON_VMA_NAME_MAX_LEN)
+			return -EINVAL;
+		for (size_t i = 0; i < l; i++)
+			if (!valid_anon_name_char(name[i]))
+				return -EINVAL;
+		n = anon_vma_name_alloc(name);
+		if (!n)
+			return -ENOMEM;
+	}
+	err = do_madvise(mm, addr, len, 0, n, true);
+	anon_vma_name_put(n);
+	return err;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mm.c - address-space lifetime: creation, user and struct references,
+ * exit, and counters.
+ */
+#include <errno.h>
+
+#include "mm/file.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/vma.h"
+#include "mm/vma_txn.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+
+int mm_alloc(struct vml_sys *sys, struct mm **out)
+{
+	struct rwsem_config rc = {
+		.steal = (enum rwsem_steal)sys->cfg.mmap_lock_steal,
+		.handoff_ns = sys->cfg.mmap_lock_handoff_ns,
+	};
+	struct mm *mm = vml_zalloc(sizeof(*mm));
+
+	if (!mm)
+		return -ENOMEM;
+	if (pgtable_alloc_pgd(mm)) {
+		vml_free(mm);
+		return -ENOMEM;
+	}
+	rwsem_init(&mm->mmap_lock, &rc);
+	seqcount_init(&mm->mm_lock_seq);
+	rtree_init(&mm->mm_mt);
+	mm->sys = sys;
+	mm->mmap_base = DEFAULT_MMAP_BASE;
+	store_relaxed(&mm->mm_users, 1);
+	store_relaxed(&mm->mm_count, 1);
+	INIT_LIST_HEAD(&mm->sys_link);
+	fetch_add_relaxed(&sys->nr_mms, 1);
+	*out = mm;
+	return 0;
+}
+
+bool mmget_not_zero(struct mm *mm)
+{
+	int users = load_relaxed(&mm->mm_users);
+
+	do {
+		if (users == 0)
+			return false;
+	} while (!cas_acquire(&mm->mm_users, &users, users + 1));
+	return true;
+}
+
+void mmgrab(struct mm *mm)
+{
+	fetch_add_relaxed(&mm->mm_count, 1);
+}
+
+void mmdrop(struct mm *mm)
+{
+	if (fetch_sub_acq_rel(&mm->mm_count, 1) != 1)
+		return;
+	rtree_destroy(&mm->mm_mt);
+	pgtable_free_all(mm);
+	rwsem_destroy(&mm->mmap_lock);
+	fetch_sub_relaxed(&mm->sys->nr_mms, 1);
+	vml_free(mm);
+}
+
+void mmput(struct mm *mm)
+{
+	if (fetch_sub_acq_rel(&mm->mm_users, 1) != 1)
+		return;
+	exit_mmap(mm);
+	mmdrop(mm);
+}
+
+void exit_mmap(struct mm *mm)
+{
+	struct vma_txn t;
+	struct vma *vma;
+	int err = 0;
+
+	mmap_write_lock(mm);
+	mm->exiting = true;
+	vma_txn_begin(&t, mm);
+	/* Removing never allocates more than a path copy; retry until memory is there. */
+	while ((vma = vt_next(&t, 0)) != NULL) {
+		err = vt_remove(&t, vma);
+		if (err)
+			break;
+	}
+	VML_BUG_ON(err);
+	vma_txn_commit(&t);
+	zap_page_range(mm, 0, TASK_SIZE);
+	mm->locked_vm = 0;
+	mmap_write_unlock(mm);
+}
+
+int vml_mm_create(struct vml_sys *sys, struct vml_mm **out)
+{
+	struct mm *mm;
+	int err;
+
+	if (!sys || !out)
+		return -EINVAL;
+	err = mm_alloc(sys, &mm);
+	if (err)
+		return err;
+	*out = from_mm(mm);
+	return 0;
+}
+
+void vml_mm_destroy(struct vml_mm *umm)
+{
+	if (umm)
+		mmput(to_mm(umm));
+}
+
+int vml_mm_stats(struct vml_mm *umm, struct vml_mm_stats *out)
+{
+	struct mm *mm = to_mm(umm);
+	struct rwsem_stats rs;
+
+	if (!mm || !out)
+		return -EINVAL;
+	rwsem_stats_read(&mm->mmap_lock, &rs);
+	*out = (struct vml_mm_stats){
+		.map_count = mm->map_count,
+		.rss_pages = (uint64_t)(mm_counter(mm, MM_ANONPAGES) + mm_counter(mm, MM_FILEPAGES) +
+					mm_counter(mm, MM_SHMEMPAGES)),
+		.vma_lock_success = load_relaxed(&mm->stats.vma_lock_success),
+		.vma_lock_abort = load_relaxed(&mm->stats.vma_lock_abort),
+		.vma_lock_retry = load_relaxed(&mm->stats.vma_lock_retry),
+		.vma_lock_miss = load_relaxed(&mm->stats.vma_lock_miss),
+		.faults = load_relaxed(&mm->stats.faults),
+		.faults_vma_locked = load_relaxed(&mm->stats.faults_vma_locked),
+		.mmap_read_locks = load_relaxed(&mm->stats.mmap_read_locks),
+		.mmap_write_locks = load_relaxed(&mm->stats.mmap_write_locks),
+		.mmap_read_steals = rs.read_steal,
+		.mmap_handoffs = rs.handoff,
+		.proc_mmap_fallbacks = load_relaxed(&mm->stats.proc_mmap_fallbacks),
+		.proc_contended_drops = load_relaxed(&mm->stats.proc_contended_drops),
+	};
+	return 0;
+}

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mm_types.h - the address space (struct mm), its mappings (struct vma),
+ * anon_vma objects, folios and pages, and the page-table entry encoding.
+ *
+ * Lock tags used on fields (see docs/locking.md for the whole picture):
+ *
+ *   [M]    written with mmap_lock held for write; read with mmap_lock held
+ *          (read or write)
+ *   [I]    immutable while the object is reachable (set before it is
+ *          published, never changed after). VMAs are copy-on-write: a change
+ *          to a mapping makes a new struct vma and retires the old one, so
+ *          every [I] field of a VMA can be read by anyone holding the VMA's
+ *          read lock, mmap_lock, or - racily, as a hint - RCU.
+ *   [PTL]  the page-table lock of the PTE table holding the entry
+ *   [PT]   mm->page_table_lock
+ *   [atomic] C11 atomic; the comment says what orders it
+ *   [sys]  sys->lock
+ *
+ * Lifetimes: an mm lives while mm_users > 0 (the owner and open readers
+ * pin it with mmget); its memory lives while mm_count > 0 (mmgrab). A VMA
+ * lives from vma_alloc() until an RCU grace period after it was detached.
+ */
+#ifndef VML_MM_MM_TYPES_H
+#define VML_MM_MM_TYPES_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sync/rcu.h"
+#include "sync/rwsem.h"
+#include "sync/seqcount.h"
+#include "tree/rtree.h"
+#include "util/list.h"
+#include "vmalock/mm.h"
+
+#define PAGE_SHIFT	12
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#define PAGE_MASK	(~(PAGE_SIZE - 1))
+#define PAGE_ALIGN(x)	(((x) + PAGE_SIZE - 1) & PAGE_MASK)
+#define offset_in_page(x) ((unsigned long)(x) & ~PAGE_MASK)
+
+#define PTRS_PER_TABLE	512
+#define PMD_SHIFT	21
+#define PUD_SHIFT	30
+#define PGDIR_SHIFT	39
+#define PMD_SIZE	(1UL << PMD_SHIFT)
+#define PMD_MASK	(~(PMD_SIZE - 1))
+#define HPAGE_PMD_ORDER	(PMD_SHIFT - PAGE_SHIFT)
+#define HPAGE_PMD_NR	(1U << HPAGE_PMD_ORDER)
+
+/* x86-64 with 4-level page tables: 47-bit user address space. */
+#define TASK_SIZE	0x7ffffffff000UL
+#define MMAP_MIN_ADDR	0x10000UL
+#define DEFAULT_MMAP_BASE 0x7f0000000000UL
+
+/* vm_flags: the kernel's bit values, so VmFlags prints in the kernel's order. */
+#define VM_NONE		0x00000000UL
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define VM_SHARED	0x00000008UL
+#define VM_MAYREAD	0x00000010UL
+#define VM_MAYWRITE	0x00000020UL
+#define VM_MAYEXEC	0x00000040UL
+#define VM_MAYSHARE	0x00000080UL
+#define VM_GROWSDOWN	0x00000100UL
+#define VM_UFFD_MISSING	0x00000200UL
+#define VM_PFNMAP	0x00000400UL
+#define VM_UFFD_WP	0x00001000UL
+#define VM_LOCKED	0x00002000UL
+#define VM_IO		0x00004000UL
+#define VM_SEQ_READ	0x00008000UL
+#define VM_RAND_READ	0x00010000UL
+#define VM_DONTCOPY	0x00020000UL
+#define VM_DONTEXPAND	0x00040000UL
+#define VM_LOCKONFAULT	0x00080000UL
+#define VM_ACCOUNT	0x00100000UL
+#define VM_NORESERVE	0x00200000UL
+#define VM_HUGETLB	0x00400000UL
+#define VM_SYNC		0x00800000UL
+#define VM_ARCH_1	0x01000000UL
+#define VM_WIPEONFORK	0x02000000UL
+#define VM_DONTDUMP	0x04000000UL
+#define VM_SOFTDIRTY	0x08000000UL
+#define VM_MIXEDMAP	0x10000000UL
+#define VM_HUGEPAGE	0x20000000UL
+#define VM_NOHUGEPAGE	0x40000000UL
+#define VM_MERGEABLE	0x80000000UL
+
+#define VM_ACCESS_FLAGS	(VM_READ | VM_WRITE | VM_EXEC)
+#define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)
+#define VM_SPECIAL	(VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP)
+/* Differences in these flags never prevent a merge (no soft-dirty on the live kernel). */
+#define VM_IGNORE_MERGE	VM_SOFTDIRTY
+
+/* The per-VMA lock's reference count (REFERENCE.md 1.2). */
+#define VMA_LOCK_OFFSET	0x40000000U
+#define VMA_REF_LIMIT	(VMA_LOCK_OFFSET - 1)
+
+struct vml_file;
+struct folio;
+struct mm;
+
+/*
+ * struct anon_vma - the identity of a set of anonymous pages. The model
+ * keeps only what decides merges and sharing: identity and a reference
+ * count. Owned by the VMAs (and folios) that point at it.
+ */
+struct anon_vma {
+	_Atomic long refcount;		/* [atomic] VMAs + folios pointing here */
+};
+
+/* A VMA's anonymous name (PR_SET_VMA_ANON_NAME), shared between split pieces. */
+struct anon_vma_name {
+	_Atomic long refcount;		/* [atomic] */
+	char name[];			/* [I] */
+};
+
+/*
+ * struct vma - one mapping [vm_start, vm_end) of an mm.
+ *
+ * VMAs are copy-on-write (see vma_txn.c): once attached, every [I] field is
+ * frozen until the VMA is detached, so a changed mapping is a new struct
+ * vma. What still changes in place is the lock state (vm_refcnt,
+ * vm_lock_seq) and the lazily created anon_vma.
+ *
+ * vm_refcnt (REFERENCE.md 1.2):
+ *   0                    detached: readers' inc-not-zero fails (-EAGAIN: look again)
+ *   1                    attached, no readers
+ *   1 + n                attached, n read-lock holders
+ *   VMA_LOCK_OFFSET+1+n  a writer excludes readers; n readers still draining
+ *   VMA_LOCK_OFFSET+n    detaching, n transient readers draining
+ * vm_lock_seq == mm->mm_lock_seq (odd) <=> write-locked in the current
+ * mmap_lock write section; mmap_write_unlock() moves the mm seq on and so
+ * releases every VMA write lock at once.
+ */
+struct vma {
+	unsigned long vm_start;		/* [I] */
+	unsigned long vm_end;		/* [I] */
+	unsigned long vm_pgoff;		/* [I] file page offset; for anon: address >> PAGE_SHIFT at creation */
+	unsigned long vm_flags;		/* [I] VM_* */
+	struct vml_file *vm_file;	/* [I] a reference; NULL for private anonymous */
+	struct anon_vma_name *anon_name; /* [I] a reference or NULL */
+	struct mm *vm_mm;		/* [I] */
+	bool fork_child;		/* [I] anon_vma chain not singular (forked): merges restricted */
+	_Atomic(struct anon_vma *) anon_vma; /* [PT] set once, by the first write fault;
+					 * read with load_acquire (pairs with store_release in anon_vma_prepare) */
+	_Atomic uint32_t vm_refcnt;	/* [atomic] see above */
+	_Atomic uint32_t vm_lock_seq;	/* written under mmap_lock(W); read racily as a hint, rechecked */
+	struct list_head i_mmap_link;	/* [file i_mmap_rwsem] on vm_file's reverse map */
+	struct vml_rcu_head rcu;	/* freed through vml_call_rcu once detached */
+	bool staged;			/* [M] created by the running vma_txn, not yet attached */
+};
+
+static inline unsigned long vma_pages(const struct vma *vma)
+{
+	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+}
+
+static inline bool vma_is_anonymous(const struct vma *vma)
+{
+	return vma->vm_file == NULL;
+}
+
+/*
+ * Page-table entries. Every level is a table of 512 atomic 64-bit words.
+ * Upper levels (PGD, PUD, PMD): 0 = none, or a table pointer | PT_TABLE,
+ * or (PMD only) a huge leaf: page pointer | PT_PRESENT | PT_HUGE | bits.
+ * PTE level: 0 = none; present: page pointer | PT_PRESENT | access bits;
+ * swap: (swap offset << PT_SWAP_SHIFT) | PT_SWAP. struct page is 16-byte
+ * aligned so the low four bits are free, and user pointers are below 2^47
+ * so the top byte holds PT_HUGE and PT_PROTNONE.
+ */
+#define PT_PRESENT	0x1ULL
+#define PT_WRITE	0x2ULL
+#define PT_DIRTY	0x4ULL
+#define PT_YOUNG	0x8ULL
+#define PT_FLAGS_MASK	0xfULL
+#define PT_TABLE	0x1ULL		/* upper levels only */
+#define PT_HUGE		(1ULL << 56)	/* a PMD leaf; pointers are < 2^47 */
+#define PT_PROTNONE	(1ULL << 57)	/* present but inaccessible (PROT_NONE VMA) */
+#define PT_HIGH_MASK	(0xffULL << 56)
+#define PT_SWAP		0x10ULL		/* non-present PTE holding a swap entry */
+#define PT_SWAP_SHIFT	8
+
+struct pt_table {
+	_Atomic uint64_t e[PTRS_PER_TABLE];
+};
+
+/* A PTE table carries its own lock: the split page-table lock. */
+struct pte_table {
+	_Atomic uint64_t e[PTRS_PER_TABLE];	/* [PTL] written under ptl; read under ptl or racily (CAS) */
+	_Atomic uint32_t ptl;			/* the lock: 0 free, 1 held */
+};
+
+/*
+ * struct page / struct folio. Folios are metadata only: the model keeps no
+ * page contents. A folio of order n has 2^n pages inline.
+ */
+struct page {
+	_Atomic int32_t mapcount;	/* [atomic] PTE mappings of this page (not counting PMD ones) */
+	uint32_t index;			/* [I] index within the folio */
+	struct folio *folio;		/* [I] */
+} __attribute__((aligned(16)));
+
+/* folio flags */
+#define PG_anon		0x01UL
+#define PG_swapbacked	0x02UL		/* anon or shmem */
+#define PG_dirty	0x04UL
+#define PG_referenced	0x08UL
+#define PG_active	0x10UL
+#define PG_unevictable	0x20UL
+#define PG_zero		0x40UL		/* the shared zero page */
+#define PG_swapcache	0x80UL
+
+struct folio {
+	_Atomic int refcount;		/* [atomic] mappings + page cache + transient users */
+	_Atomic int entire_mapcount;	/* [atomic] PMD mappings of a large folio */
+	_Atomic int total_mapcount;	/* [atomic] all mappings (PTE + PMD) */
+	_Atomic unsigned long flags;	/* [atomic] PG_* */
+	unsigned int order;		/* [I] */
+	int nid;			/* [I] NUMA node */
+	void *mapping;			/* [I] struct anon_vma * (anon) or struct vml_file * (file/shmem) */
+	unsigned long index;		/* [I] page index in the file (file folios) */
+	struct page pages[];
+};
+
+static inline unsigned long folio_nr_pages(const struct folio *f)
+{
+	return 1UL << f->order;
+}
+
+static inline bool folio_test(const struct folio *f, unsigned long flag)
+{
+	return atomic_load_explicit(&((struct folio *)f)->flags, memory_order_relaxed) & flag;
+}
+
+static inline void folio_set(struct folio *f, unsigned long flag)
+{
+	atomic_fetch_or_explicit(&f->flags, flag, memory_order_relaxed);
+}
+
+static inline void folio_clear(struct folio *f, unsigned long flag)
+{
+	atomic_fetch_and_explicit(&f->flags, ~flag, memory_order_relaxed);
+}
+
+enum mm_counter {
+	MM_FILEPAGES,
+	MM_ANONPAGES,
+	MM_SWAPENTS,
+	MM_SHMEMPAGES,
+	NR_MM_COUNTERS,
+};
+
+/* Lock-event and fault counters; relaxed atomics, for reports only. */
+struct mm_stats {
+	_Atomic uint64_t vma_lock_success;
+	_Atomic uint64_t vma_lock_abort;
+	_Atomic uint64_t vma_lock_retry;
+	_Atomic uint64_t vma_lock_miss;
+	_Atomic uint64_t faults;
+	_Atomic uint64_t faults_vma_locked;
+	_Atomic uint64_t mmap_read_locks;
+	_Atomic uint64_t mmap_write_locks;
+	_Atomic uint64_t proc_mmap_fallbacks;
+	_Atomic uint64_t proc_contended_drops;
+};
+
+/*
+ * struct mm - an address space. Created by vml_mm_create() or vml_fork();
+ * destroyed when its last user (owner, reader) drops it.
+ */
+struct mm {
+	struct rwsem mmap_lock;		/* the address-space lock */
+	struct seqcount mm_lock_seq;	/* odd while mmap_lock is write-held (REFERENCE.md 1.1) */
+	struct rtree mm_mt;		/* VMAs by range: [M]+VMA write locks to change; RCU to read */
+	unsigned long map_count;	/* [M] number of VMAs */
+	_Atomic uint32_t vma_writer_wait; /* [atomic] futex word: bumped by the last reader a
+					 * VMA writer waits for (the kernel's rcuwait) */
+	struct vml_sys *sys;		/* [I] */
+	unsigned long mmap_base;	/* [I] top-down placement starts below this */
+	unsigned long locked_vm;	/* [M] pages in VM_LOCKED VMAs */
+	unsigned long total_vm;		/* [M] */
+
+	struct pt_table *pgd;		/* [I] root page table */
+	_Atomic uint32_t page_table_lock; /* [PT] upper-level table population, PMD leaves, anon_vma */
+
+	_Atomic long rss[NR_MM_COUNTERS]; /* [atomic] resident pages by kind */
+	_Atomic int mm_users;		/* [atomic] address space alive while > 0 */
+	_Atomic int mm_count;		/* [atomic] struct alive while > 0 */
+	bool exiting;			/* [M] set by exit before teardown */
+
+	struct mm_stats stats;
+	struct list_head sys_link;	/* [sys] on sys->mms */
+};
+
+/* struct vml_sys - the modelled kernel: settings shared by every mm. */
+struct vml_sys {
+	struct vml_sys_config cfg;	/* [I] after creation */
+	_Atomic uint64_t next_inode;	/* [atomic] inode numbers for files */
+	_Atomic long nr_mms;		/* [atomic] live mms (destroy asserts zero) */
+	_Atomic long nr_files;		/* [atomic] live files */
+	struct folio *zero_folio;	/* [I] the shared zero page */
+	_Atomic uint32_t swap_lock;	/* protects the swap allocator below */
+	_Atomic int32_t *swap_map;	/* [swap_lock] users of each slot (index 0 unused) */
+	unsigned long swap_next;	/* [swap_lock] where the next search starts */
+	unsigned long swap_used;	/* [swap_lock] */
+};
+
+#endif /* VML_MM_MM_TYPES_H */

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mmap.c - mmap(2) and munmap(2): argument checks in the kernel's order
+ * (so the same bad call gets the same errno), placement, and the map and
+ * unmap paths on top of staged VMA transactions.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "mm/file.h"
+#include "mm/internal.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/vma.h"
+#include "util/compiler.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03
+#endif
+#ifndef MAP_UNINITIALIZED
+#define MAP_UNINITIALIZED 0x4000000
+#endif
+
+/* The flags a MAP_SHARED_VALIDATE file mapping may carry (MAP_SYNC would need DAX). */
+#define LEGACY_MAP_MASK (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_DENYWRITE | \
+			 MAP_EXECUTABLE | MAP_UNINITIALIZED | MAP_GROWSDOWN | MAP_LOCKED |      \
+			 MAP_NORESERVE | MAP_POPULATE | MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB)
+
+#define STACK_GUARD_GAP (256UL << PAGE_SHIFT)
+
+static unsigned long calc_vm_prot_bits(int prot)
+{
+	return ((prot & PROT_READ) ? VM_READ : 0) | ((prot & PROT_WRITE) ? VM_WRITE : 0) |
+	       ((prot & PROT_EXEC) ? VM_EXEC : 0);
+}
+
+static unsigned long calc_vm_flag_bits(int flags)
+{
+	return ((flags & MAP_GROWSDOWN) ? VM_GROWSDOWN : 0) |
+	       ((flags & MAP_LOCKED) ? VM_LOCKED : 0) |
+	       ((flags & MAP_STACK) ? VM_NOHUGEPAGE : 0);	/* 6.7+: MAP_STACK implies no THP */
+}
+
+bool accountable_mapping(struct vml_file *file, unsigned long vm_flags)
+{
+	(void)file;	/* hugetlbfs files would be excluded; the model has none */
+	return (vm_flags & (VM_NORESERVE | VM_SHARED | VM_WRITE)) == VM_WRITE;
+}
+
+static unsigned long vm_start_gap(struct vma *vma)
+{
+	unsigned long start = vma->vm_start;
+
+	if (vma->vm_flags & VM_GROWSDOWN) {
+		start = start > STACK_GUARD_GAP ? start - STACK_GUARD_GAP : 0;
+	}
+	return start;
+}
+
+/*
+ * Highest free range of @len bytes, aligned to @align, between low and
+ * high (arch_get_unmapped_area_topdown). Context: mmap_lock held.
+ */
+static long unmapped_area_topdown(struct mm *mm, unsigned long len, unsigned long low,
+				  unsigned long high, unsigned long align)
+{
+	struct rtree_cursor cur;
+	struct rtree_range r;
+	unsigned long gap_end = high;
+	struct vma *vma;
+
+	/* A VMA straddling @high limits the first gap. */
+	vma = rtree_find(&mm->mm_mt, high - 1, NULL);
+	if (vma)
+		gap_end = vm_start_gap(vma);
+	rtree_cursor_set(&cur, &mm->mm_mt, gap_end);
+	for (;;) {
+		unsigned long gap_start, cand;
+
+		vma = rtree_cursor_prev(&cur, &r);
+		gap_start = vma ? vma->vm_end : low;
+		if (gap_start < low)
+			gap_start = low;
+		if (gap_end >= gap_start + len && gap_end >= len) {
+			cand = (gap_end - len) & ~(align - 1);
+			if (cand >= gap_start)
+				return (long)cand;
+		}
+		if (!vma)
+			return -ENOMEM;
+		gap_end = vm_start_gap(vma);
+		if (gap_end <= low)
+			return -ENOMEM;
+	}
+}
+
+long get_unmapped_area(struct mm *mm, struct vml_file *file, unsigned long addr, unsigned long len,
+		       unsigned long pgoff, int flags, unsigned long vm_flags)
+{
+	unsigned long align = PAGE_SIZE;
+	struct vma *vma, *prev;
+	long found;
+
+	(void)pgoff;
+	(void)vm_flags;
+	mmap_assert_locked(mm);
+	if (len > TASK_SIZE - MMAP_MIN_ADDR)
+		return -ENOMEM;
+	if (flags & MAP_FIXED) {
+		if (addr > TASK_SIZE - len)
+			return -ENOMEM;
+		if (offset_in_page(addr))
+			return -EINVAL;
+		return (long)addr;
+	}
+	if (addr) {
+		addr = PAGE_ALIGN(addr);
+		vma = find_vma(mm, addr);
+		prev = vma ? rtree_find_prev(&mm->mm_mt, vma->vm_start, NULL)
+			   : rtree_find_prev(&mm->mm_mt, TASK_SIZE, NULL);
+		if (TASK_SIZE - len >= addr && addr >= MMAP_MIN_ADDR &&
+		    (!vma || addr + len <= vm_start_gap(vma)) && (!prev || addr >= prev->vm_end))
+			return (long)addr;
+	}
+	/* Larger anonymous mappings are THP-aligned (mm: align larger anonymous mappings). */
+	if (!file && !(flags & MAP_SHARED) && !(len & (PMD_SIZE - 1)) && !addr)
+		align = PMD_SIZE;
+	found = unmapped_area_topdown(mm, len, PAGE_SIZE, mm->mmap_base, align);
+	if (found < 0 && align != PAGE_SIZE)
+		found = unmapped_area_topdown(mm, len, PAGE_SIZE, mm->mmap_base, PAGE_SIZE);
+	if (found < 0)	/* bottom-up fallback, as the arch code does */
+		found = unmapped_area_topdown(mm, len, PAGE_SIZE, TASK_SIZE, PAGE_SIZE);
+	return found;
+}
+
+int shmem_zero_setup(struct mm *mm, unsigned long len, struct vml_file **out)
+{
+	return vml_file_create_internal(mm->sys, "/dev/zero", len, true, true, out);
+}
+
+int vms_gather_munmap(struct vma_txn *t, unsigned long start, unsigned long end,
+		      struct vma **prevp, struct vma **nextp, unsigned long *nr_locked)
+{
+	struct vma *vma = vt_next(t, start), *next;
+	unsigned long locked = 0;
+	int err;
+
+	if (vma && vma->vm_start < end) {
+		if (start > vma->vm_start) {
+			/* Keep map_count within its limit after munmap(). */
+			if (end < vma->vm_end && t->map_count >= t->mm->sys->cfg.max_map_count)
+				return -ENOMEM;
+			err = vt_split(t, vma, start, false, NULL, &vma);
+			if (err)
+				return err;
+		}
+		while (vma && vma->vm_start < end) {
+			if (vma->vm_end > end) {
+				err = vt_split(t, vma, end, false, &vma, NULL);
+				if (err)
+					return err;
+			}
+			next = vt_next(t, vma->vm_end);
+			if (vma->vm_flags & VM_LOCKED)
+				locked += vma_pages(vma);
+			err = vt_remove(t, vma);
+			if (err)
+				return err;
+			vma = next;
+		}
+	}
+	if (prevp)
+		*prevp = vt_prev(t, start);
+	if (nextp)
+		*nextp = vt_next(t, start);
+	if (nr_locked)
+		*nr_locked = locked;
+	return 0;
+}
+
+int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
+{
+	struct vma_txn t;
+	unsigned long end, locked;
+	struct vma *vma;
+	int err;
+
+	mmap_assert_write_locked(mm);
+	if (offset_in_page(start) || start > TASK_SIZE || len > TASK_SIZE - start)
+		return -EINVAL;
+	end = start + PAGE_ALIGN(len);
+	if (end == start)
+		return -EINVAL;
+	vma = find_vma(mm, start);
+	if (!vma || vma->vm_start >= end)
+		return 0;
+
+	vma_txn_begin(&t, mm);
+	err = vms_gather_munmap(&t, start, end, NULL, NULL, &locked);
+	if (err) {
+		vma_txn_abort(&t);
+		return err;
+	}
+	vma_txn_commit(&t);
+	mm->locked_vm -= locked;
+	zap_page_range(mm, start, end);
+	return 0;
+}
+
+static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr,
+			unsigned long len, unsigned long vm_flags, unsigned long pgoff)
+{
+	unsigned long end = addr + len, locked;
+	struct vma *prev, *next, *vma = NULL;
+	struct vml_file *shm = NULL;
+	struct vma_merge vmg;
+	struct vma_txn t;
+	bool had_mappings;
+	int err;
+
+	vma_txn_begin(&t, mm);
+	had_mappings = find_vma_intersection(mm, addr, end) != NULL;
+	err = vms_gather_munmap(&t, addr, end, &prev, &next, &locked);
+	if (err)
+		goto abort;
+	if (accountable_mapping(file, vm_flags))
+		vm_flags |= VM_ACCOUNT;
+
+	if (prev || next) {
+		vmg = (struct vma_merge){ .t = &t, .start = addr, .end = end, .pgoff = pgoff,
+					  .vm_flags = vm_flags, .file = file, .prev = prev,
+					  .next = next };
+		vma = vma_merge_new_range(&vmg);
+		if (vmg.err) {
+			err = vmg.err;
+			goto abort;
+		}
+	}
+	if (!vma) {
+		vma = vma_alloc(mm);
+		if (!vma) {
+			err = -ENOMEM;
+			goto abort;
+		}
+		vma->vm_start = addr;
+		vma->vm_end = end;
+		vma->vm_pgoff = pgoff;
+		vma->vm_flags = vm_flags;
+		if (file) {
+			vml_file_get(file);
+			vma->vm_file = file;
+		} else if (vm_flags & VM_SHARED) {
+			err = shmem_zero_setup(mm, len, &shm);
+			if (err) {
+				vma_free_unpublished(vma);
+				goto abort;
+			}
+			vma->vm_file = shm;	/* the VMA owns the creation reference */
+			vma->vm_pgoff = 0;
+		}
+		err = vt_insert(&t, vma);
+		if (err) {
+			vma_free_unpublished(vma);
+			goto abort;
+		}
+	}
+	vma_txn_commit(&t);
+	mm->locked_vm -= locked;
+	if (vm_flags & VM_LOCKED)
+		mm->locked_vm += len >> PAGE_SHIFT;
+	if (had_mappings)
+		zap_page_range(mm, addr, end);
+	return (long)addr;
+
+abort:
+	vma_txn_abort(&t);
+	return err;
+}
+
+/*
+ * do_mmap - the body of mmap(2) with the kernel's checks, in its order.
+ * Context: mmap_lock(W). *populate is set to the length to fault in after
+ * unlocking (MAP_POPULATE, or VM_LOCKED without MAP_LOCKONFAULT).
+ */
+static long do_mmap(struct mm *mm, struct vml_file *file, unsigned long addr, unsigned long len,
+		    int prot, int flags, unsigned long pgoff, unsigned long *populate)
+{
+	unsigned long vm_flags;
+	long ret;
+
+	*populate = 0;
+	if (!len)
+		return -EINVAL;
+	if (flags & MAP_FIXED_NOREPLACE)
+		flags |= MAP_FIXED;
+	if (!(flags & MAP_FIXED)) {
+		/* round_hint_to_min */
+		addr &= PAGE_MASK;
+		if (addr && addr < MMAP_MIN_ADDR)
+			addr = PAGE_ALIGN(MMAP_MIN_ADDR);
+	}
+	len = PAGE_ALIGN(len);
+	if (!len)
+		return -ENOMEM;
+	if (pgoff + (len >> PAGE_SHIFT) < pgoff)
+		return -EOVERFLOW;
+	if (mm->map_count > mm->sys->cfg.max_map_count)
+		return -ENOMEM;
+
+	ret = get_unmapped_area(mm, file, addr, len, pgoff, flags, 0);
+	if (ret < 0)
+		return ret;
+	addr = (unsigned long)ret;
+
+	if ((flags & MAP_FIXED_NOREPLACE) && find_vma_intersection(mm, addr, addr + len))
+		return -EEXIST;
+	vm_flags = calc_vm_prot_bits(prot) | calc_vm_flag_bits(flags) | VM_MAYREAD | VM_MAYWRITE |
+		   VM_MAYEXEC;
+
+	if (file) {
+		switch (flags & MAP_TYPE) {
+		case MAP_SHARED:
+			flags &= LEGACY_MAP_MASK;
+			/* fallthrough */
+		case MAP_SHARED_VALIDATE:
+			/* MAP_SYNC would need DAX; MAP_FIXED_NOREPLACE is not a legacy flag. */
+			if (flags & ~LEGACY_MAP_MASK)
+				return -EOPNOTSUPP;
+			vm_flags |= VM_SHARED | VM_MAYSHARE;
+			break;
+		case MAP_PRIVATE:
+			break;
+		default:
+			return -EINVAL;
+		}
+	} else {
+		switch (flags & MAP_TYPE) {
+		case MAP_SHARED:	/* MAP_SHARED_VALIDATE is for files only */
+			if (vm_flags & VM_GROWSDOWN)
+				return -EINVAL;
+			pgoff = 0;
+			vm_flags |= VM_SHARED | VM_MAYSHARE;
+			break;
+		case MAP_PRIVATE:
+			pgoff = addr >> PAGE_SHIFT;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (flags & MAP_NORESERVE)
+		vm_flags |= VM_NORESERVE;	/* overcommit heuristic mode: honoured */
+
+	ret = mmap_region(mm, file, addr, len, vm_flags, pgoff);
+	if (ret >= 0 && (((vm_flags & VM_LOCKED) && !(vm_flags & VM_LOCKONFAULT)) ||
+			 (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
+		*populate = len;
+	return ret;
+}
+
+int vml_mmap(struct vml_mm *umm, unsigned long addr, unsigned long len, int prot, int flags,
+	     struct vml_file *file, unsigned long offset, unsigned long *addr_out)
+{
+	struct mm *mm = to_mm(umm);
+	unsigned long populate;
+	long ret;
+
+	if (!mm)
+		return -EINVAL;
+	/* ksys_mmap_pgoff / sys_mmap checks that come before do_mmap. */
+	if (offset_in_page(offset))
+		return -EINVAL;
+	if (flags & MAP_ANONYMOUS)
+		file = NULL;
+	else if (!file)
+		return -EBADF;
+	mmap_write_lock(mm);
+	ret = do_mmap(mm, file, addr, len, prot, flags, offset >> PAGE_SHIFT, &populate);
+	mmap_write_unlock(mm);
+	if (ret < 0)
+		return (int)ret;
+	if (populate)
+		mm_populate(mm, (unsigned long)ret, populate);
+	if (addr_out)
+		*addr_out = (unsigned long)ret;
+	return 0;
+}
+
+int vml_munmap(struct vml_mm *umm, unsigned long addr, unsigned long len)
+{
+	struct mm *mm = to_mm(umm);
+	int err;
+
+	if (!mm)
+		return -EINVAL;
+	mmap_write_lock(mm);
+	err = do_munmap(mm, addr, len);
+	mmap_write_unlock(mm);
+	return err;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mmap_lock.h - the address-space lock (include/linux/mmap_lock.h).
+ *
+ * mmap_lock is an rwsem plus the mm's lock sequence: taking it for write
+ * makes mm_lock_seq odd, and releasing (or downgrading) it moves the
+ * sequence on, which releases every VMA write lock taken in between at once
+ * (vma_end_write_all, REFERENCE.md 1.3).
+ */
+#ifndef VML_MM_MMAP_LOCK_H
+#define VML_MM_MMAP_LOCK_H
+
+#include "mm/mm_types.h"
+#include "util/compiler.h"
+
+static inline void mmap_assert_locked(struct mm *mm)
+{
+	vml_assert(rwsem_is_locked(&mm->mmap_lock));
+}
+
+static inline void mmap_assert_write_locked(struct mm *mm)
+{
+	vml_assert(rwsem_is_write_locked_by_me(&mm->mmap_lock));
+}
+
+static inline void mmap_read_lock(struct mm *mm)
+{
+	down_read(&mm->mmap_lock);
+	stat_inc(&mm->stats.mmap_read_locks);
+}
+
+/* Return: 0 or -EINTR (cancelled). */
+static inline int mmap_read_lock_killable(struct mm *mm, const struct vml_cancel *cancel)
+{
+	int err = down_read_killable(&mm->mmap_lock, cancel);
+
+	if (!err)
+		stat_inc(&mm->stats.mmap_read_locks);
+	return err;
+}
+
+/* A reader acquire that never steals the lock past a queued writer (2026 proposal). */
+static inline void mmap_read_lock_nosteal(struct mm *mm)
+{
+	down_read_nosteal(&mm->mmap_lock);
+	stat_inc(&mm->stats.mmap_read_locks);
+}
+
+static inline int mmap_read_lock_killable_nosteal(struct mm *mm, const struct vml_cancel *cancel)
+{
+	int err = down_read_killable_nosteal(&mm->mmap_lock, cancel);
+
+	if (!err)
+		stat_inc(&mm->stats.mmap_read_locks);
+	return err;
+}
+
+/* Fails if a writer holds the lock or anyone is queued (down_read_trylock). */
+static inline bool mmap_read_trylock(struct mm *mm)
+{
+	bool ok = down_read_trylock(&mm->mmap_lock);
+
+	if (ok)
+		stat_inc(&mm->stats.mmap_read_locks);
+	return ok;
+}
+
+static inline void mmap_read_unlock(struct mm *mm)
+{
+	up_read(&mm->mmap_lock);
+}
+
+static inline void mmap_write_lock(struct mm *mm)
+{
+	down_write(&mm->mmap_lock);
+	seqcount_write_begin(&mm->mm_lock_seq);
+	stat_inc(&mm->stats.mmap_write_locks);
+}
+
+static inline int mmap_write_lock_killable(struct mm *mm, const struct vml_cancel *cancel)
+{
+	int err = down_write_killable(&mm->mmap_lock, cancel);
+
+	if (err)
+		return err;
+	seqcount_write_begin(&mm->mm_lock_seq);
+	stat_inc(&mm->stats.mmap_write_locks);
+	return 0;
+}
+
+/*
+ * vma_end_write_all - release every VMA write lock of this write section.
+ * The release increment pairs with the acquire re-read of mm_lock_seq in
+ * vma_start_read(): a reader that sees the new value also sees every store
+ * the writer made before it.
+ */
+static inline void vma_end_write_all(struct mm *mm)
+{
+	mmap_assert_write_locked(mm);
+	seqcount_write_end(&mm->mm_lock_seq);
+}
+
+static inline void mmap_write_unlock(struct mm *mm)
+{
+	vma_end_write_all(mm);
+	up_write(&mm->mmap_lock);
+}
+
+static inline void mmap_write_downgrade(struct mm *mm)
+{
+	vma_end_write_all(mm);
+	downgrade_write(&mm->mmap_lock);
+}
+
+/* Lockless heuristic: is anyone queued on mmap_lock? */
+static inline bool mmap_lock_is_contended(struct mm *mm)
+{
+	return rwsem_is_contended(&mm->mmap_lock);
+}
+
+/* Speculation on the mm: fails while mmap_lock is write-held. */
+static inline bool mmap_lock_speculate_try_begin(struct mm *mm, uint32_t *seq)
+{
+	return seqcount_try_begin(&mm->mm_lock_seq, seq);
+}
+
+static inline bool mmap_lock_speculate_retry(struct mm *mm, uint32_t seq)
+{
+	return seqcount_retry(&mm->mm_lock_seq, seq);
+}
+
+#endif /* VML_MM_MMAP_LOCK_H */

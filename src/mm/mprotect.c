@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mprotect.c - mprotect(2) (mm/mprotect.c do_mprotect_pkey/mprotect_fixup).
+ *
+ * Like the kernel, a range that runs into a hole changes the VMAs before the
+ * hole and then fails with -ENOMEM; so does a VMA that refuses the new
+ * protection (-EACCES). An allocation failure, on the other hand, changes
+ * nothing at all.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "mm/internal.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/vma.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+
+#ifndef PROT_SEM
+#define PROT_SEM 0x8
+#endif
+
+struct prot_change {
+	unsigned long start, end, vm_flags;
+};
+
+/*
+ * Change one VMA's part [start, end) to @newflags. Return the staged VMA
+ * now covering the range (for the next iteration's prev), or NULL with *err.
+ */
+static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma *prev,
+				  unsigned long start, unsigned long end, unsigned long newflags,
+				  int *err)
+{
+	unsigned long oldflags = vma->vm_flags;
+	struct vma_merge vmg;
+	struct vma *res;
+
+	if (newflags == oldflags)
+		return vma;
+	if (newflags & VM_WRITE) {
+		if (!(oldflags & (VM_ACCOUNT | VM_WRITE | VM_HUGETLB | VM_SHARED | VM_NORESERVE)))
+			newflags |= VM_ACCOUNT;
+	} else if ((oldflags & VM_ACCOUNT) && vma_is_anonymous(vma) && !vma_anon_vma(vma)) {
+		/* Never written: the commitment can be given back. */
+		newflags &= ~VM_ACCOUNT;
+	}
+	vmg_init_modify(&vmg, t, prev, vma, start, end);
+	vmg.vm_flags = newflags;
+	res = vma_modify(&vmg);
+	if (!res) {
+		*err = vmg.err;
+		return NULL;
+	}
+	res->vm_flags = newflags;
+	return res;
+}
+
+static int record_change(struct prot_change **changes, size_t *nr, unsigned long start,
+			 unsigned long end, unsigned long vm_flags)
+{
+	struct prot_change *n = vml_realloc(*changes, (*nr + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n[(*nr)++] = (struct prot_change){ start, end, vm_flags };
+	*changes = n;
+	return 0;
+}
+
+static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned long prot)
+{
+	const int grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
+	unsigned long end, nstart, tmp, reqflags;
+	struct prot_change *changes = NULL;
+	size_t nr_changes = 0;
+	struct vma *vma, *prev;
+	struct vma_txn t;
+	int error;
+
+	prot &= ~(unsigned long)(PROT_GROWSDOWN | PROT_GROWSUP);
+	if (grows == (PROT_GROWSDOWN | PROT_GROWSUP))
+		return -EINVAL;
+	if (offset_in_page(start))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	len = PAGE_ALIGN(len);
+	end = start + len;
+	if (end <= start)
+		return -ENOMEM;
+	if (prot & ~(unsigned long)(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+		return -EINVAL;
+	reqflags = ((prot & PROT_READ) ? VM_READ : 0) | ((prot & PROT_WRITE) ? VM_WRITE : 0) |
+		   ((prot & PROT_EXEC) ? VM_EXEC : 0);
+
+	mmap_write_lock(mm);
+	vma_txn_begin(&t, mm);
+	error = -ENOMEM;
+	vma = vt_next(&t, start);
+	if (!vma)
+		goto out;
+	if (grows & PROT_GROWSDOWN) {
+		if (vma->vm_start >= end)
+			goto out;
+		start = vma->vm_start;
+		error = -EINVAL;
+		if (!(vma->vm_flags & VM_GROWSDOWN))
+			goto out;
+	} else {
+		if (vma->vm_start > start)
+			goto out;
+		if (grows & PROT_GROWSUP) {
+			error = -EINVAL;	/* no VM_GROWSUP on x86 */
+			goto out;
+		}
+	}
+	prev = (start > vma->vm_start) ? vma : vt_prev(&t, start);
+
+	error = 0;
+	nstart = start;
+	tmp = vma->vm_start;
+	while (vma && vma->vm_start < end) {
+		unsigned long newflags;
+
+		if (vma->vm_start != tmp) {
+			error = -ENOMEM;
+			break;
+		}
+		newflags = reqflags | (vma->vm_flags & ~VM_ACCESS_FLAGS);
+		/* newflags >> 4 shifts VM_MAY* into the place of VM_* */
+		if ((newflags & ~(newflags >> 4)) & VM_ACCESS_FLAGS) {
+			error = -EACCES;
+			break;
+		}
+		tmp = VML_MIN(vma->vm_end, end);
+		vma = mprotect_fixup(&t, vma, prev, nstart, tmp, newflags, &error);
+		if (!vma)
+			goto fail;	/* allocation or map_count: nothing is applied */
+		error = record_change(&changes, &nr_changes, nstart, tmp, vma->vm_flags);
+		if (error)
+			goto fail;
+		prev = vma;
+		tmp = vma->vm_end;
+		nstart = tmp;
+		vma = vt_next(&t, tmp);
+	}
+	if (!error && tmp < end)
+		error = -ENOMEM;
+	vma_txn_commit(&t);
+	/* Page-table entries follow the VMAs that were changed. */
+	for (size_t i = 0; i < nr_changes; i++) {
+		change_protection(mm, changes[i].start, changes[i].end, changes[i].vm_flags);
+		for (vma = find_vma(mm, changes[i].start); vma && vma->vm_start < changes[i].end;
+		     vma = find_vma(mm, vma->vm_end)) {
+			/* A private locked mapping made writable is broken COW at once. */
+			if ((vma->vm_flags & (VM_LOCKED | VM_WRITE | VM_SHARED)) ==
+			    (VM_LOCKED | VM_WRITE))
+				populate_vma_page_range(vma, VML_MAX(vma->vm_start, changes[i].start),
+							VML_MIN(vma->vm_end, changes[i].end));
+		}
+	}
+	mmap_write_unlock(mm);
+	vml_free(changes);
+	return error;
+
+fail:
+	vma_txn_abort(&t);
+	mmap_write_unlock(mm);
+	vml_free(changes);
+	return error;
+out:
+	vma_txn_abort(&t);
+	mmap_write_unlock(mm);
+	return error;
+}
+
+int vml_mprotect(struct vml_mm *umm, unsigned long addr, unsigned long len, int prot)
+{
+	if (!umm)
+		return -EINVAL;
+	return do_mprotect(to_mm(umm), addr, len, (unsigned long)(unsigned int)prot);
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mremap.c - mremap(2) (mm/mremap.c): shrink, grow in place, move
+ * (MREMAP_MAYMOVE / MREMAP_FIXED), and MREMAP_DONTUNMAP.
+ *
+ * A move is staged as one transaction: unmap the destination (FIXED), trim
+ * the source (shrinking moves), copy the VMA to the destination (merging it
+ * there if the neighbours allow), unmap the source (or, for DONTUNMAP,
+ * keep it without its lock and accounting flags). The page tables the move
+ * needs are allocated before the commit, so after the commit nothing can
+ * fail: the entries are moved and the old ones zapped.
+ *
+ * Divergence (documented): 6.17 also lets MREMAP_FIXED move several VMAs at
+ * once; here, as in 6.16, the source must lie in one VMA (-EFAULT).
+ */
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "mm/internal.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/vma.h"
+#include "util/compiler.h"
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+struct remap {
+	unsigned long addr, old_len, new_len, flags, new_addr;
+	unsigned long delta;
+	struct vma *vma;
+	bool populate;		/* a locked mapping grew: fault in the new part */
+};
+
+static bool implies_new_addr(struct remap *r)
+{
+	return r->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP);
+}
+
+static int check_mremap_params(struct mm *mm, struct remap *r)
+{
+	if (r->flags & ~(unsigned long)(MREMAP_FIXED | MREMAP_MAYMOVE | MREMAP_DONTUNMAP))
+		return -EINVAL;
+	if (offset_in_page(r->addr))
+		return -EINVAL;
+	if (!PAGE_ALIGN(r->new_len))
+		return -EINVAL;
+	if (!implies_new_addr(r))
+		return 0;
+	if (offset_in_page(r->new_addr))
+		return -EINVAL;
+	if (!(r->flags & MREMAP_MAYMOVE))
+		return -EINVAL;
+	if ((r->flags & MREMAP_DONTUNMAP) && r->old_len != r->new_len)
+		return -EINVAL;
+	/* move_vma() needs to stay 4 maps below the limit; both ends may split in 3. */
+	if (mm->map_count + 2 >= mm->sys->cfg.max_map_count - 3)
+		return -ENOMEM;
+	return 0;
+}
+
+static int remap_is_valid(struct remap *r)
+{
+	struct vma *vma = r->vma;
+	unsigned long pgoff;
+
+	if (!r->old_len && !(vma->vm_flags & (VM_SHARED | VM_MAYSHARE)))
+		return -EINVAL;
+	if ((r->flags & MREMAP_DONTUNMAP) && (vma->vm_flags & (VM_DONTEXPAND | VM_PFNMAP)))
+		return -EINVAL;
+	if (r->old_len > vma->vm_end - r->addr)
+		return -EFAULT;
+	if (r->new_len == r->old_len)
+		return 0;
+	pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
+	if (pgoff + (r->new_len >> PAGE_SHIFT) < pgoff)
+		return -EINVAL;
+	if (vma->vm_flags & (VM_DONTEXPAND | VM_PFNMAP))
+		return -EFAULT;
+	return 0;
+}
+
+static bool vma_expandable(struct mm *mm, struct vma *vma, unsigned long delta)
+{
+	unsigned long end = vma->vm_end + delta;
+
+	if (end < vma->vm_end)
+		return false;
+	if (find_vma_intersection(mm, vma->vm_end, end))
+		return false;
+	return get_unmapped_area(mm, NULL, vma->vm_start, end - vma->vm_start, 0, MAP_FIXED,
+				 vma->vm_flags) >= 0;
+}
+
+/* Grow r->vma by delta at its end, merging with the next VMA if it now touches. */
+static long expand_vma_in_place(struct mm *mm, struct remap *r)
+{
+	struct vma *vma = r->vma;
+	struct vma_merge vmg;
+	struct vma_txn t;
+	struct vma *res;
+
+	vma_txn_begin(&t, mm);
+	vmg = (struct vma_merge){
+		.t = &t,
+		.start = vma->vm_end,
+		.end = vma->vm_end + r->delta,
+		.pgoff = vma->vm_pgoff + vma_pages(vma),
+		.vm_flags = vma->vm_flags,
+		.file = vma->vm_file,
+		.anon_vma = vma_anon_vma(vma),
+		.anon_name = vma->anon_name,
+		.prev = vma,
+		.next = vt_next(&t, vma->vm_end),
+	};
+	res = vma_merge_new_range(&vmg);
+	if (!res) {
+		vma_txn_abort(&t);
+		return -ENOMEM;
+	}
+	vma_txn_commit(&t);
+	if (vma->vm_flags & VM_LOCKED) {
+		mm->locked_vm += r->delta >> PAGE_SHIFT;
+		r->populate = true;
+		r->new_addr = r->addr;
+	}
+	return (long)r->addr;
+}
+
+/*
+ * move_vma - copy [addr, addr+old_len) of r->vma to r->new_addr with
+ * new_len, then unmap the source (or keep it, for DONTUNMAP). @t already
+ * holds the staged destination unmap and source shrink.
+ */
+static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
+		     unsigned long zap_lo, unsigned long zap_hi)
+{
+	struct vma *vma = r->vma, *new_vma, *src;
+	unsigned long pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
+	unsigned long vma_start = vma->vm_start, vma_end = vma->vm_end;
+	struct vma_merge vmg;
+	int err;
+
+	if (t->map_count >= mm->sys->cfg.max_map_count - 3) {
+		err = -ENOMEM;
+		goto abort;
+	}
+	/* Untouched anonymous memory takes the offset of where it goes, to merge there. */
+	if (vma_is_anonymous(vma) && !vma_anon_vma(vma))
+		pgoff = r->new_addr >> PAGE_SHIFT;
+
+	vmg = (struct vma_merge){
+		.t = t,
+		.start = r->new_addr,
+		.end = r->new_addr + r->new_len,
+		.pgoff = pgoff,
+		.vm_flags = vma->vm_flags,
+		.file = vma->vm_file,
+		.anon_vma = vma_anon_vma(vma),
+		.anon_name = vma->anon_name,
+		.prev = vt_prev(t, r->new_addr),
+		.next = vt_next(t, r->new_addr),
+		.copied_from = vma,
+	};
+	new_vma = vma_merge_new_range(&vmg);
+	if (vmg.err) {
+		err = vmg.err;
+		goto abort;
+	}
+	if (!new_vma) {
+		new_vma = vma_dup(vma);
+		if (!new_vma) {
+			err = -ENOMEM;
+			goto abort;
+		}
+		new_vma->vm_start = r->new_addr;
+		new_vma->vm_end = r->new_addr + r->new_len;
+		new_vma->vm_pgoff = pgoff;
+		err = vt_insert(t, new_vma);
+		if (err) {
+			vma_free_unpublished(new_vma);
+			goto abort;
+		}
+	}
+
+	if (r->flags & MREMAP_DONTUNMAP) {
+		/* The source stays, unlocked and unaccounted; its pages move away. */
+		src = vt_find(t, r->addr);
+		src = src ? vt_modify(t, src) : NULL;
+		if (!src) {
+			err = -ENOMEM;
+			goto abort;
+		}
+		src->vm_flags &= ~(VM_LOCKED_MASK | VM_ACCOUNT);
+		if (r->addr == vma_start && r->addr + r->old_len == vma_end && new_vma != src) {
+			anon_vma_put(load_relaxed(&src->anon_vma));
+			store_relaxed(&src->anon_vma, NULL);
+		}
+	} else {
+		err = vms_gather_munmap(t, r->addr, r->addr + r->old_len, NULL, NULL, NULL);
+		if (err)
+			goto abort;
+	}
+	err = pgtable_prepare_range(mm, r->new_addr, r->new_addr + r->new_len);
+	if (err)
+		goto abort;
+
+	vma_txn_commit(t);
+	if (zap_hi > zap_lo)
+		zap_page_range(mm, zap_lo, zap_hi);
+	move_page_tables(mm, r->addr, r->new_addr, r->old_len);
+	if (vma->vm_flags & VM_LOCKED) {
+		if (r->flags & MREMAP_DONTUNMAP)
+			mm->locked_vm -= (vma_end - vma_start) >> PAGE_SHIFT;
+		if (r->new_len > r->old_len) {
+			mm->locked_vm += (r->new_len - r->old_len) >> PAGE_SHIFT;
+			r->populate = true;
+		}
+	}
+	return (long)r->new_addr;
+
+abort:
+	vma_txn_abort(t);
+	return err;
+}
+
+static long mremap_to(struct mm *mm, struct remap *r)
+{
+	unsigned long zap_lo = ~0UL, zap_hi = 0;
+	struct vma_txn t;
+	long res;
+	int err;
+
+	if (r->new_len > TASK_SIZE || r->new_addr > TASK_SIZE - r->new_len)
+		return -EINVAL;
+	/* The two ranges must not overlap. */
+	if (r->addr < r->new_addr + r->new_len && r->new_addr < r->addr + r->old_len)
+		return -EINVAL;
+
+	vma_txn_begin(&t, mm);
+	if (r->flags & MREMAP_FIXED) {
+		err = vms_gather_munmap(&t, r->new_addr, r->new_addr + r->new_len, NULL, NULL, NULL);
+		if (err)
+			goto abort;
+		zap_lo = r->new_addr;
+		zap_hi = r->new_addr + r->new_len;
+		r->vma = vt_find(&t, r->addr);
+		if (!r->vma) {
+			err = -EFAULT;
+			goto abort;
+		}
+	}
+	if (r->new_len < r->old_len) {
+		err = vms_gather_munmap(&t, r->addr + r->new_len, r->addr + r->old_len, NULL, NULL,
+					NULL);
+		if (err)
+			goto abort;
+		zap_lo = VML_MIN(zap_lo, r->addr + r->new_len);
+		zap_hi = VML_MAX(zap_hi, r->addr + r->old_len);
+		r->old_len = r->new_len;
+		r->vma = vt_find(&t, r->addr);
+		if (!r->vma) {
+			err = -EFAULT;
+			goto abort;
+		}
+	}
+	err = remap_is_valid(r);
+	if (err)
+		goto abort;
+	if (!(r->flags & MREMAP_FIXED)) {
+		/* DONTUNMAP without FIXED: new_addr is only a hint. */
+		res = get_unmapped_area(mm, r->vma->vm_file, r->new_addr, r->new_len,
+					r->vma->vm_pgoff, (r->vma->vm_flags & VM_MAYSHARE) ? MAP_SHARED : 0,
+					r->vma->vm_flags);
+		if (res < 0) {
+			err = (int)res;
+			goto abort;
+		}
+		r->new_addr = (unsigned long)res;
+	}
+	return move_vma(mm, &t, r, zap_lo, zap_hi);
+
+abort:
+	vma_txn_abort(&t);
+	return err;
+}
+
+static long mremap_at(struct mm *mm, struct remap *r)
+{
+	struct vma_txn t;
+	long res;
+	int err;
+
+	if (r->new_len == r->old_len)
+		return (long)r->addr;
+	if (r->new_len < r->old_len) {
+		err = do_munmap(mm, r->addr + r->new_len, r->delta);
+		return err ? err : (long)r->addr;
+	}
+
+	err = remap_is_valid(r);
+	if (err)
+		return err;
+	if (r->vma->vm_end - r->addr == r->old_len && vma_expandable(mm, r->vma, r->delta))
+		return expand_vma_in_place(mm, r);
+	if (!(r->flags & MREMAP_MAYMOVE))
+		return -ENOMEM;
+	res = get_unmapped_area(mm, r->vma->vm_file, r->new_addr, r->new_len,
+				r->vma->vm_pgoff + ((r->addr - r->vma->vm_start) >> PAGE_SHIFT),
+				(r->vma->vm_flags & VM_MAYSHARE) ? MAP_SHARED : 0, r->vma->vm_flags);
+	if (res < 0)
+		return res;
+	r->new_addr = (unsigned long)res;
+	vma_txn_begin(&t, mm);
+	return move_vma(mm, &t, r, 0, 0);
+}
+
+int vml_mremap(struct vml_mm *umm, unsigned long old_addr, unsigned long old_len,
+	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out)
+{
+	struct mm *mm = to_mm(umm);
+	struct remap r = {
+		.addr = old_addr,
+		.old_len = old_len,
+		.new_len = new_len,
+		.flags = (unsigned long)(unsigned int)flags,
+		.new_addr = new_addr,
+	};
+	long res;
+
+	if (!mm)
+		return -EINVAL;
+	res = check_mremap_params(mm, &r);
+	if (res)
+		return (int)res;
+	r.old_len = PAGE_ALIGN(r.old_len);
+	r.new_len = PAGE_ALIGN(r.new_len);
+	r.delta = r.new_len > r.old_len ? r.new_len - r.old_len : r.old_len - r.new_len;
+
+	mmap_write_lock(mm);
+	r.vma = vma_lookup(mm, r.addr);
+	if (!r.vma)
+		res = -EFAULT;
+	else
+		res = implies_new_addr(&r) ? mremap_to(mm, &r) : mremap_at(mm, &r);
+	mmap_write_unlock(mm);
+	if (res < 0)
+		return (int)res;
+	if (r.populate && r.new_len > r.old_len)
+		mm_populate(mm, r.new_addr + r.old_len, r.delta);
+	if (addr_out)
+		*addr_out = (unsigned long)res;
+	return 0;
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sys.c - the modelled kernel: settings every mm shares, the zero page,
+ * swap. Defaults are the live machine's (REFERENCE.md section 11).
+ */
+#include <errno.h>
+
+#include "mm/folio.h"
+#include "mm/mm_types.h"
+#include "mm/swap.h"
+#include "sync/rcu.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+
+#define DEFAULT_MAX_MAP_COUNT 65530UL
+#define DEFAULT_FAULT_AROUND_BYTES 65536UL
+
+int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
+{
+	struct vml_sys *sys;
+
+	if (!out)
+		return -EINVAL;
+	if (cfg && (cfg->thp > VML_THP_NEVER || cfg->mmap_lock_steal > VML_STEAL_NEVER ||
+		    (cfg->fault_around_bytes & (cfg->fault_around_bytes - 1)) ||
+		    cfg->fault_around_bytes > (1UL << 21) || cfg->numa_nodes > 64))
+		return -EINVAL;
+	sys = vml_zalloc(sizeof(*sys));
+	if (!sys)
+		return -ENOMEM;
+	if (cfg)
+		sys->cfg = *cfg;
+	if (!sys->cfg.max_map_count)
+		sys->cfg.max_map_count = DEFAULT_MAX_MAP_COUNT;
+	if (!sys->cfg.numa_nodes)
+		sys->cfg.numa_nodes = 1;
+	if (!sys->cfg.fault_around_bytes)
+		sys->cfg.fault_around_bytes = DEFAULT_FAULT_AROUND_BYTES;
+	store_relaxed(&sys->next_inode, 1000);
+	if (zero_folio_init(sys) || swap_init(sys)) {
+		zero_folio_fini(sys);
+		vml_free(sys);
+		return -ENOMEM;
+	}
+	*out = sys;
+	return 0;
+}
+
+void vml_sys_destroy(struct vml_sys *sys)
+{
+	if (!sys)
+		return;
+	/* VMAs freed after a grace period still hold file references. */
+	vml_rcu_barrier();
+	vml_assert(load_relaxed(&sys->nr_mms) == 0);
+	swap_fini(sys);
+	zero_folio_fini(sys);
+	vml_free(sys);
+}

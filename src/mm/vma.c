@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vma.c - VMA objects, anon_vma identities and anonymous VMA names.
+ *
+ * A VMA is allocated detached, filled in, attached by the transaction that
+ * publishes it (vma_txn.c), and freed an RCU grace period after it was
+ * detached, so a reader that found it under RCU can still look at it and
+ * fail to lock it. A VMA never attached is freed at once.
+ */
+#include <string.h>
+
+#include "mm/file.h"
+#include "mm/vma.h"
+#include "util/alloc.h"
+
+struct vma *vma_alloc(struct mm *mm)
+{
+	struct vma *vma = vml_zalloc(sizeof(*vma));
+
+	if (!vma)
+		return NULL;
+	vma->vm_mm = mm;
+	INIT_LIST_HEAD(&vma->i_mmap_link);
+	vma_lock_init(vma);
+	return vma;
+}
+
+struct vma *vma_dup(const struct vma *src)
+{
+	struct vma *vma = vma_alloc(src->vm_mm);
+	struct anon_vma *av;
+
+	if (!vma)
+		return NULL;
+	vma->vm_start = src->vm_start;
+	vma->vm_end = src->vm_end;
+	vma->vm_pgoff = src->vm_pgoff;
+	vma->vm_flags = src->vm_flags;
+	vma->fork_child = src->fork_child;
+	vma->vm_file = src->vm_file;
+	if (vma->vm_file)
+		vml_file_get(vma->vm_file);
+	vma->anon_name = src->anon_name;
+	if (vma->anon_name)
+		anon_vma_name_get(vma->anon_name);
+	av = vma_anon_vma(src);
+	if (av)
+		anon_vma_get(av);
+	store_relaxed(&vma->anon_vma, av);
+	return vma;
+}
+
+/* Drop the references a VMA holds; the struct itself is freed by the caller. */
+static void vma_put_refs(struct vma *vma)
+{
+	struct anon_vma *av = load_relaxed(&vma->anon_vma);
+
+	if (vma->vm_file)
+		vml_file_put(vma->vm_file);
+	if (vma->anon_name)
+		anon_vma_name_put(vma->anon_name);
+	if (av)
+		anon_vma_put(av);
+}
+
+void vma_free_unpublished(struct vma *vma)
+{
+	if (!vma)
+		return;
+	vml_assert(!vma_is_attached(vma));
+	vma_put_refs(vma);
+	vml_free(vma);
+}
+
+static void vma_free_cb(struct vml_rcu_head *head)
+{
+	struct vma *vma = container_of(head, struct vma, rcu);
+
+	vma_put_refs(vma);
+	vml_free(vma);
+}
+
+void vma_free_rcu(struct vma *vma)
+{
+	vml_assert(!vma_is_attached(vma));
+	vml_call_rcu(&vma->rcu, vma_free_cb);
+}
+
+struct anon_vma *anon_vma_alloc(void)
+{
+	struct anon_vma *av = vml_zalloc(sizeof(*av));
+
+	if (av)
+		store_relaxed(&av->refcount, 1);
+	return av;
+}
+
+void anon_vma_get(struct anon_vma *av)
+{
+	fetch_add_relaxed(&av->refcount, 1);
+}
+
+void anon_vma_put(struct anon_vma *av)
+{
+	if (av && fetch_sub_acq_rel(&av->refcount, 1) == 1)
+		vml_free(av);
+}
+
+struct anon_vma_name *anon_vma_name_alloc(const char *name)
+{
+	size_t len = strlen(name) + 1;
+	struct anon_vma_name *n = vml_malloc(sizeof(*n) + len);
+
+	if (!n)
+		return NULL;
+	store_relaxed(&n->refcount, 1);
+	memcpy(n->name, name, len);
+	return n;
+}
+
+void anon_vma_name_get(struct anon_vma_name *n)
+{
+	fetch_add_relaxed(&n->refcount, 1);
+}
+
+void anon_vma_name_put(struct anon_vma_name *n)
+{
+	if (n && fetch_sub_acq_rel(&n->refcount, 1) == 1)
+		vml_free(n);
+}
+
+bool anon_vma_name_eq(const struct anon_vma_name *a, const struct anon_vma_name *b)
+{
+	if (a == b)
+		return true;
+	return a && b && strcmp(a->name, b->name) == 0;
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vma_lock.c - the per-VMA lock (mm/mmap_lock.c, REFERENCE.md section 1).
+ *
+ * A VMA's read lock is a reference in vm_refcnt, taken with a bounded
+ * increment that fails while a writer has set VMA_LOCK_OFFSET (it pushes the
+ * count over VMA_REF_LIMIT) and fails with "look again" once the VMA is
+ * detached (count 0). A VMA's write lock is the mm's current odd lock
+ * sequence stored in vm_lock_seq; vma_start_write() sets the offset only
+ * long enough to wait for the readers already inside to leave, stamps the
+ * sequence, and clears the offset again. From then on it is the sequence
+ * that turns readers away, until mmap_write_unlock() moves the mm's
+ * sequence on and so releases every write-locked VMA at once.
+ *
+ * Ordering, in pairs:
+ *  - reader: bounded increment (acquire) then re-read of mm_lock_seq
+ *    (acquire); writer: stamp vm_lock_seq, then remove the offset with a
+ *    release RMW. A reader whose increment follows the writer's removal sees
+ *    the stamp and backs out.
+ *  - writer end: seqcount_write_end (release) in vma_end_write_all pairs
+ *    with the reader's acquire re-read: a reader that sees the new sequence
+ *    sees everything the writer did before it.
+ *  - reader exit: decrement with release pairs with the waiting writer's
+ *    acquire load of vm_refcnt, so the reader's accesses happen before the
+ *    writer's changes.
+ *
+ * A writer waits on mm->vma_writer_wait, one futex word per mm (only the
+ * mmap_lock write holder ever waits): the last reader it waits for bumps
+ * the word and wakes it. Readers touch only the mm after dropping their
+ * reference, never the VMA, which may be gone by then.
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include "mm/mmap_lock.h"
+#include "mm/vma.h"
+#include "sync/futex.h"
+#include "util/compiler.h"
+
+void vma_lock_init(struct vma *vma)
+{
+	store_relaxed(&vma->vm_refcnt, 0);	/* detached until vma_mark_attached() */
+	store_relaxed(&vma->vm_lock_seq, UINT_MAX);
+}
+
+static uint32_t mm_lock_seq_now(struct mm *mm)
+{
+	/* acquire: pairs with the release in seqcount_write_end() */
+	return seqcount_raw_read(&mm->mm_lock_seq);
+}
+
+/* True if the count says "a writer is waiting and at most one reader is left". */
+static bool vma_writer_only(uint32_t refcnt)
+{
+	return (refcnt & VMA_LOCK_OFFSET) && refcnt <= VMA_LOCK_OFFSET + 1;
+}
+
+static void vma_refcount_put(struct vma *vma)
+{
+	struct mm *mm = vma->vm_mm;	/* read before the VMA may go away */
+	uint32_t newcnt;
+
+	/* release: pairs with the acquire load in vma_wait_refcnt() */
+	newcnt = fetch_sub_release(&vma->vm_refcnt, 1) - 1;
+	if (newcnt && vma_writer_only(newcnt)) {
+		fetch_add_release(&mm->vma_writer_wait, 1);
+		futex_wake(&mm->vma_writer_wait, INT_MAX);
+	}
+}
+
+/* Context: mmap_lock(W). Sleep until vm_refcnt == @target. */
+static void vma_wait_refcnt(struct vma *vma, uint32_t target)
+{
+	struct mm *mm = vma->vm_mm;
+
+	/* Ends: readers hold the lock for a bounded time and new ones cannot enter. */
+	for (;;) {
+		uint32_t word = load_acquire(&mm->vma_writer_wait);
+
+		if (load_acquire(&vma->vm_refcnt) == target)
+			return;
+		futex_wait(&mm->vma_writer_wait, word, 0);
+	}
+}
+
+void vma_start_write(struct vma *vma)
+{
+	struct mm *mm = vma->vm_mm;
+	uint32_t seq, old;
+
+	mmap_assert_write_locked(mm);
+	seq = load_relaxed(&mm->mm_lock_seq.sequence);
+	if (load_relaxed(&vma->vm_lock_seq) == seq)
+		return;		/* already write-locked in this section */
+
+	/* Exclude readers unless detached (nothing to wait for then). */
+	old = load_relaxed(&vma->vm_refcnt);
+	do {
+		if (old == 0)
+			break;
+	} while (!cas_acq_rel(&vma->vm_refcnt, &old, old + VMA_LOCK_OFFSET));
+	if (old)
+		vma_wait_refcnt(vma, VMA_LOCK_OFFSET + 1);
+
+	store_relaxed(&vma->vm_lock_seq, seq);
+	/* release: the stamp above is visible to any reader that increments after this */
+	if (old)
+		fetch_sub_release(&vma->vm_refcnt, VMA_LOCK_OFFSET);
+}
+
+bool vma_is_write_locked(struct vma *vma)
+{
+	return load_relaxed(&vma->vm_lock_seq) == load_relaxed(&vma->vm_mm->mm_lock_seq.sequence);
+}
+
+void vma_assert_write_locked(struct vma *vma)
+{
+	vml_assert(vma_is_write_locked(vma));
+}
+
+void vma_assert_locked(struct vma *vma)
+{
+	/* Read-locked (a reference beyond the attach one) or write-locked, or mmap_lock held. */
+	vml_assert(load_relaxed(&vma->vm_refcnt) > 1 || vma_is_write_locked(vma) ||
+		   rwsem_is_locked(&vma->vm_mm->mmap_lock));
+}
+
+void vma_mark_attached(struct vma *vma)
+{
+	vma_assert_write_locked(vma);
+	vml_assert(load_relaxed(&vma->vm_refcnt) == 0);
+	/* release: the VMA's fields are visible to a reader whose increment succeeds */
+	store_release(&vma->vm_refcnt, 1);
+}
+
+bool vma_is_attached(struct vma *vma)
+{
+	return load_relaxed(&vma->vm_refcnt) != 0;
+}
+
+void vma_mark_detached(struct vma *vma)
+{
+	vma_assert_write_locked(vma);
+	if (fetch_sub_release(&vma->vm_refcnt, 1) == 1)
+		return;
+	/*
+	 * Transient readers incremented the count and will see the write lock
+	 * and back out; wait for them so nobody holds a reference to a VMA
+	 * that is about to be freed.
+	 */
+	fetch_add_acq_rel(&vma->vm_refcnt, VMA_LOCK_OFFSET);
+	vma_wait_refcnt(vma, VMA_LOCK_OFFSET);
+	fetch_sub_release(&vma->vm_refcnt, VMA_LOCK_OFFSET);
+}
+
+struct vma *vma_start_read(struct mm *mm, struct vma *vma)
+{
+	uint32_t old;
+
+	vml_assert(vml_rcu_read_held());
+	/* Cheap pre-check; false "locked" answers are fine, the recheck below decides. */
+	if (load_relaxed(&vma->vm_lock_seq) == load_relaxed(&mm->mm_lock_seq.sequence)) {
+		vml_rcu_read_unlock();
+		return NULL;
+	}
+
+	old = load_relaxed(&vma->vm_refcnt);
+	do {
+		if (old == 0) {
+			vml_rcu_read_unlock();
+			return VMA_ERR_AGAIN;
+		}
+		if (old >= VMA_REF_LIMIT) {	/* a writer is excluding readers, or overflow */
+			vml_rcu_read_unlock();
+			return NULL;
+		}
+	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
+
+	/* VMAs are never reused for another mm here, but the check is cheap. */
+	if (unlikely(vma->vm_mm != mm))
+		goto fail;
+	/* acquire re-read: pairs with the release in vma_end_write_all() */
+	if (load_relaxed(&vma->vm_lock_seq) == mm_lock_seq_now(mm))
+		goto fail;
+	return vma;
+
+fail:
+	vma_refcount_put(vma);
+	vml_rcu_read_unlock();
+	return NULL;
+}
+
+bool vma_start_read_locked(struct vma *vma)
+{
+	uint32_t old;
+
+	mmap_assert_locked(vma->vm_mm);
+	old = load_relaxed(&vma->vm_refcnt);
+	do {
+		if (old == 0 || old >= VMA_REF_LIMIT)
+			return false;
+	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
+	return true;
+}
+
+void vma_end_read(struct vma *vma)
+{
+	vma_refcount_put(vma);
+}
+
+struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr)
+{
+	struct vma *vma, *locked;
+
+	/* Ends: each retry means a writer detached the VMA we found; it moved on. */
+	for (;;) {
+		vml_rcu_read_lock();
+		vma = rtree_find(&mm->mm_mt, addr, NULL);
+		if (!vma) {
+			vml_rcu_read_unlock();
+			stat_inc(&mm->stats.vma_lock_abort);
+			return NULL;
+		}
+		locked = vma_start_read(mm, vma);
+		if (locked == VMA_ERR_AGAIN) {
+			stat_inc(&mm->stats.vma_lock_miss);
+			continue;
+		}
+		if (!locked) {
+			stat_inc(&mm->stats.vma_lock_abort);
+			return NULL;
+		}
+		vml_rcu_read_unlock();
+		if (addr < vma->vm_start || addr >= vma->vm_end) {
+			vma_end_read(vma);
+			stat_inc(&mm->stats.vma_lock_abort);
+			return NULL;
+		}
+		stat_inc(&mm->stats.vma_lock_success);
+		return vma;
+	}
+}
+
+/* Fallback for lock_next_vma: hold mmap_lock only long enough to lock one VMA. */
+static struct vma *lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long from_addr,
+						 const struct vml_cancel *cancel)
+{
+	struct vma *vma;
+
+	if (mmap_read_lock_killable(mm, cancel))
+		return VMA_ERR_INTR;
+	stat_inc(&mm->stats.proc_mmap_fallbacks);
+	vma = find_vma(mm, from_addr);
+	if (vma && !vma_start_read_locked(vma))
+		vma = VMA_ERR_AGAIN;	/* reference overflow */
+	mmap_read_unlock(mm);
+	return vma;
+}
+
+struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long from_addr,
+			  const struct vml_cancel *cancel)
+{
+	struct vma *vma, *locked, *first;
+	uint32_t seq;
+	bool mm_unlocked;
+
+	vml_assert(vml_rcu_read_held());
+	/* Ends: every retry follows a detach by a writer that has moved on. */
+	for (;;) {
+		mm_unlocked = mmap_lock_speculate_try_begin(mm, &seq);
+		vma = rtree_cursor_next(cur, NULL);
+		if (!vma)
+			return NULL;
+
+		locked = vma_start_read(mm, vma);
+		if (locked == VMA_ERR_AGAIN) {
+			stat_inc(&mm->stats.vma_lock_miss);
+			vml_rcu_read_lock();
+			rtree_cursor_set(cur, &mm->mm_mt, from_addr);
+			continue;
+		}
+		if (!locked)
+			goto fallback;		/* RCU already dropped */
+
+		/* The VMA shrank behind us: it no longer follows from_addr. */
+		if (from_addr >= vma->vm_end) {
+			vml_rcu_read_unlock();
+			vma_end_read(vma);
+			goto fallback;
+		}
+		/*
+		 * A gap before the VMA: make sure it is real and not left over
+		 * from a VMA that was shrunk from the front while another was
+		 * installed in front of it.
+		 */
+		if (from_addr < vma->vm_start &&
+		    (!mm_unlocked || mmap_lock_speculate_retry(mm, seq))) {
+			first = rtree_find_next(&mm->mm_mt, from_addr, NULL);
+			if (first != vma) {
+				vml_rcu_read_unlock();
+				vma_end_read(vma);
+				goto fallback;
+			}
+		}
+		stat_inc(&mm->stats.vma_lock_success);
+		return vma;
+	}
+
+fallback:
+	stat_inc(&mm->stats.vma_lock_abort);
+	vma = lock_next_vma_under_mmap_lock(mm, from_addr, cancel);
+	vml_rcu_read_lock();
+	rtree_cursor_set(cur, &mm->mm_mt, (!vma || vma_is_err(vma)) ? from_addr : vma->vm_end);
+	return vma;
+}
+
+struct vma *vma_lookup(struct mm *mm, unsigned long addr)
+{
+	mmap_assert_locked(mm);
+	return rtree_find(&mm->mm_mt, addr, NULL);
+}
+
+struct vma *find_vma(struct mm *mm, unsigned long addr)
+{
+	mmap_assert_locked(mm);
+	return rtree_find_next(&mm->mm_mt, addr, NULL);
+}
+
+struct vma *find_vma_prev(struct mm *mm, unsigned long addr)
+{
+	mmap_assert_locked(mm);
+	return rtree_find_prev(&mm->mm_mt, addr, NULL);
+}
+
+struct vma *find_vma_intersection(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct vma *vma = find_vma(mm, start);
+
+	return (vma && vma->vm_start < end) ? vma : NULL;
+}

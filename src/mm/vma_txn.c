@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vma_txn.c - staged, all-or-nothing changes to an mm's VMAs.
+ *
+ * Why copy-on-write VMAs: the kernel edits a VMA in place while it holds the
+ * VMA's write lock, and undoes nothing when a later step fails. Here a
+ * changed mapping is a fresh struct vma staged in a tree transaction; the
+ * VMAs it replaces are write-locked (which waits for their readers) and
+ * stay untouched, so an abort only has to free what was staged. Readers see
+ * the old layout or the new one, never a mix: the tree is published with
+ * one release store.
+ *
+ * Commit order (all under mmap_lock(W)):
+ *   1. stamp every staged VMA write-locked and mark it attached;
+ *   2. add staged file VMAs to their file's i_mmap (under i_mmap_rwsem,
+ *      outside of the tree store: REFERENCE.md 8);
+ *   3. publish the tree (rtree_txn_commit);
+ *   4. remove retired file VMAs from i_mmap, batched up to 8 per lock hold
+ *      for one file (unlink_file_vma_batch);
+ *   5. detach retired VMAs (waits for transient readers) and free them
+ *      after a grace period.
+ * Between 2 and 4 a page is reachable through both the old and the new VMA
+ * in i_mmap, never through neither.
+ */
+#include <errno.h>
+
+#include "mm/file.h"
+#include "mm/mmap_lock.h"
+#include "mm/vma.h"
+#include "mm/vma_txn.h"
+#include "util/alloc.h"
+
+static int vec_push(struct vma ***vec, size_t *nr, size_t *cap, struct vma *vma)
+{
+	if (*nr == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct vma **n = vml_realloc(*vec, ncap * sizeof(**vec));
+
+		if (!n)
+			return -ENOMEM;
+		*vec = n;
+		*cap = ncap;
+	}
+	(*vec)[(*nr)++] = vma;
+	return 0;
+}
+
+static void vec_drop(struct vma **vec, size_t *nr, struct vma *vma)
+{
+	for (size_t i = 0; i < *nr; i++) {
+		if (vec[i] == vma) {
+			vec[i] = vec[--*nr];
+			return;
+		}
+	}
+	VML_BUG_ON(1);
+}
+
+void vma_txn_begin(struct vma_txn *t, struct mm *mm)
+{
+	mmap_assert_write_locked(mm);
+	*t = (struct vma_txn){ .mm = mm, .map_count = mm->map_count };
+	rtree_txn_begin(&t->tx, &mm->mm_mt);
+}
+
+struct vma *vt_find(struct vma_txn *t, unsigned long addr)
+{
+	return rtree_txn_find(&t->tx, addr, NULL);
+}
+
+struct vma *vt_next(struct vma_txn *t, unsigned long addr)
+{
+	return rtree_txn_find_next(&t->tx, addr, NULL);
+}
+
+struct vma *vt_prev(struct vma_txn *t, unsigned long addr)
+{
+	return rtree_txn_find_prev(&t->tx, addr, NULL);
+}
+
+int vt_insert(struct vma_txn *t, struct vma *vma)
+{
+	int err;
+
+	vml_assert(!vma->staged && !vma_is_attached(vma));
+	err = vec_push(&t->created, &t->nr_created, &t->cap_created, vma);
+	if (err)
+		return err;
+	err = rtree_txn_store(&t->tx, vma->vm_start, vma->vm_end, vma);
+	if (err) {
+		t->nr_created--;
+		return err;
+	}
+	vma->staged = true;
+	t->map_count++;
+	return 0;
+}
+
+/* Record an attached VMA as replaced; write-lock it first (waits for its readers). */
+static int vt_retire(struct vma_txn *t, struct vma *vma)
+{
+	vml_assert(vma_is_attached(vma));
+	vma_start_write(vma);
+	return vec_push(&t->retired, &t->nr_retired, &t->cap_retired, vma);
+}
+
+int vt_remove(struct vma_txn *t, struct vma *vma)
+{
+	int err = rtree_txn_store(&t->tx, vma->vm_start, vma->vm_end, NULL);
+
+	if (err)
+		return err;
+	if (vma->staged) {
+		vec_drop(t->created, &t->nr_created, vma);
+		vma->staged = false;
+		vma_free_unpublished(vma);
+	} else {
+		err = vt_retire(t, vma);
+		if (err)
+			return err;
+	}
+	t->map_count--;
+	return 0;
+}
+
+struct vma *vt_modify(struct vma_txn *t, struct vma *vma)
+{
+	struct vma *copy;
+
+	if (vma->staged)
+		return vma;
+	/* Write-lock before copying: a fault may still be setting anon_vma. */
+	if (vt_retire(t, vma))
+		return NULL;
+	copy = vma_dup(vma);
+	if (!copy)
+		return NULL;
+	if (vec_push(&t->created, &t->nr_created, &t->cap_created, copy)) {
+		vma_free_unpublished(copy);
+		return NULL;
+	}
+	if (rtree_txn_store(&t->tx, copy->vm_start, copy->vm_end, copy)) {
+		t->nr_created--;
+		vma_free_unpublished(copy);
+		return NULL;
+	}
+	copy->staged = true;
+	return copy;
+}
+
+int vt_set_range(struct vma_txn *t, struct vma *vma, unsigned long start, unsigned long end,
+		 unsigned long pgoff)
+{
+	int err;
+
+	vml_assert(vma->staged && start < end);
+	err = rtree_txn_store(&t->tx, vma->vm_start, vma->vm_end, NULL);
+	if (err)
+		return err;
+	vma->vm_start = start;
+	vma->vm_end = end;
+	vma->vm_pgoff = pgoff;
+	return rtree_txn_store(&t->tx, start, end, vma);
+}
+
+int vt_split(struct vma_txn *t, struct vma *vma, unsigned long addr, bool check_limit,
+	     struct vma **lo, struct vma **hi)
+{
+	struct vma *base, *tail;
+	int err;
+
+	vml_assert(vma->vm_start < addr && addr < vma->vm_end);
+	if (check_limit && t->map_count >= t->mm->sys->cfg.max_map_count)
+		return -ENOMEM;
+	base = vt_modify(t, vma);
+	if (!base)
+		return -ENOMEM;
+	tail = vma_dup(base);
+	if (!tail)
+		return -ENOMEM;
+	tail->vm_start = addr;
+	tail->vm_pgoff = base->vm_pgoff + ((addr - base->vm_start) >> PAGE_SHIFT);
+	err = vec_push(&t->created, &t->nr_created, &t->cap_created, tail);
+	if (err) {
+		vma_free_unpublished(tail);
+		return err;
+	}
+	/* One store: trims base's entry to [start, addr). */
+	err = rtree_txn_store(&t->tx, addr, tail->vm_end, tail);
+	if (err) {
+		t->nr_created--;
+		vma_free_unpublished(tail);
+		return err;
+	}
+	tail->staged = true;
+	base->vm_end = addr;
+	t->map_count++;
+	if (lo)
+		*lo = base;
+	if (hi)
+		*hi = tail;
+	return 0;
+}
+
+void vt_set_anon_vma(struct vma *staged, struct anon_vma *av)
+{
+	vml_assert(staged->staged);
+	if (!av || load_relaxed(&staged->anon_vma))
+		return;
+	anon_vma_get(av);
+	store_relaxed(&staged->anon_vma, av);
+}
+
+/* i_mmap updates for one file are batched, as unlink_file_vma_batch does. */
+#define I_MMAP_BATCH 8
+
+static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert)
+{
+	size_t i = 0;
+
+	while (i < nr) {
+		struct vml_file *file = vmas[i]->vm_file;
+		size_t n = 0;
+
+		if (!file) {
+			i++;
+			continue;
+		}
+		down_write(&file->i_mmap_rwsem);
+		while (i < nr && n < I_MMAP_BATCH && vmas[i]->vm_file == file) {
+			if (insert) {
+				list_add_tail(&vmas[i]->i_mmap_link, &file->i_mmap);
+				file->i_mmap_count++;
+			} else {
+				list_del_init(&vmas[i]->i_mmap_link);
+				file->i_mmap_count--;
+			}
+			i++;
+			n++;
+		}
+		up_write(&file->i_mmap_rwsem);
+	}
+}
+
+void vma_txn_commit(struct vma_txn *t)
+{
+	struct mm *mm = t->mm;
+
+	mmap_assert_write_locked(mm);
+	for (size_t i = 0; i < t->nr_created; i++) {
+		struct vma *vma = t->created[i];
+
+		vma_start_write(vma);
+		vma_mark_attached(vma);
+		vma->staged = false;
+	}
+	i_mmap_apply(t->created, t->nr_created, true);
+	rtree_txn_commit(&t->tx);
+	mm->map_count = t->map_count;
+	i_mmap_apply(t->retired, t->nr_retired, false);
+	for (size_t i = 0; i < t->nr_retired; i++) {
+		vma_mark_detached(t->retired[i]);
+		vma_free_rcu(t->retired[i]);
+	}
+	if (VML_VALIDATE)
+		vma_txn_validate(t);
+	vml_free(t->created);
+	vml_free(t->retired);
+	t->created = t->retired = NULL;
+	t->nr_created = t->nr_retired = 0;
+}
+
+void vma_txn_abort(struct vma_txn *t)
+{
+	rtree_txn_abort(&t->tx);
+	for (size_t i = 0; i < t->nr_created; i++) {
+		t->created[i]->staged = false;
+		vma_free_unpublished(t->created[i]);
+	}
+	/* Retired VMAs stay attached; their write locks end with mmap_write_unlock(). */
+	vml_free(t->created);
+	vml_free(t->retired);
+	t->created = t->retired = NULL;
+	t->nr_created = t->nr_retired = 0;
+}
+
+void vma_txn_validate(struct vma_txn *t)
+{
+	struct mm *mm = t->mm;
+	struct rtree_cursor cur;
+	struct rtree_range r;
+	struct vma *vma;
+	unsigned long n = 0, last_end = 0;
+
+	VML_BUG_ON(rtree_validate(&mm->mm_mt) != 0);
+	rtree_cursor_set(&cur, &mm->mm_mt, 0);
+	while ((vma = rtree_cursor_next(&cur, &r))) {
+		VML_BUG_ON(r.start != vma->vm_start || r.end != vma->vm_end);
+		VML_BUG_ON(vma->vm_start < last_end);
+		VML_BUG_ON(!vma_is_attached(vma));
+		last_end = vma->vm_end;
+		n++;
+	}
+	VML_BUG_ON(n != mm->map_count);
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * maps.c - /proc/PID/maps and the VMA iteration every VMA-walking view
+ * shares (fs/proc/task_mmu.c m_start/m_next/m_stop, 6.17+).
+ *
+ * The position is an address: after a VMA is selected it becomes the VMA's
+ * end, and last_pos remembers where the selection started, so that a
+ * record seq_read() dropped for lack of room is looked up again next time.
+ */
+#include <errno.h>
+
+#include "mm/file.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/vma.h"
+#include "proc/internal.h"
+#include "util/compiler.h"
+
+static int lock_vma_range(struct proc_maps_private *priv)
+{
+	if (priv->lock == VML_LOCK_MMAP) {
+		if (mmap_read_lock_killable(priv->mm, priv->cancel))
+			return -EINTR;
+		priv->mmap_locked = true;
+	} else {
+		vml_rcu_read_lock();
+		priv->locked_vma = NULL;
+		priv->mmap_locked = false;
+	}
+	return 0;
+}
+
+static void unlock_vma(struct proc_maps_private *priv)
+{
+	if (priv->locked_vma) {
+		vma_end_read(priv->locked_vma);
+		priv->locked_vma = NULL;
+	}
+}
+
+static void unlock_vma_range(struct proc_maps_private *priv)
+{
+	if (priv->mmap_locked) {
+		mmap_read_unlock(priv->mm);
+	} else {
+		unlock_vma(priv);
+		vml_rcu_read_unlock();
+	}
+}
+
+static struct vma *get_next_vma(struct proc_maps_private *priv, int64_t last_pos)
+{
+	struct vma *vma;
+
+	if (priv->mmap_locked)
+		return rtree_cursor_next(&priv->iter, NULL);
+	unlock_vma(priv);
+	vma = lock_next_vma(priv->mm, &priv->iter, (unsigned long)last_pos, priv->cancel);
+	if (vma && !vma_is_err(vma))
+		priv->locked_vma = vma;
+	return vma;
+}
+
+/* A VMA's reference count overflowed: hold mmap_lock for the rest of this read(). */
+static bool fallback_to_mmap_lock(struct proc_maps_private *priv, int64_t pos)
+{
+	if (priv->mmap_locked)
+		return false;
+	vml_rcu_read_unlock();
+	mmap_read_lock(priv->mm);
+	stat_inc(&priv->mm->stats.proc_mmap_fallbacks);
+	rtree_cursor_set(&priv->iter, &priv->mm->mm_mt, (unsigned long)pos);
+	priv->mmap_locked = true;
+	return true;
+}
+
+static void *proc_get_vma(struct seq_file *m, int64_t *ppos)
+{
+	struct proc_maps_private *priv = m->private;
+	struct vma *vma;
+
+	for (;;) {
+		vma = get_next_vma(priv, *ppos);
+		if (!vma_is_err(vma))
+			break;
+		if (vma == VMA_ERR_AGAIN && fallback_to_mmap_lock(priv, *ppos))
+			continue;
+		return SEQ_ERR(vma == VMA_ERR_INTR ? -EINTR : -EAGAIN);
+	}
+	priv->last_pos = *ppos;
+	if (vma) {
+		*ppos = (int64_t)vma->vm_end;
+	} else {
+		*ppos = SENTINEL_VMA_GATE;	/* the model has no gate VMA */
+	}
+	return vma;
+}
+
+void *proc_maps_start(struct seq_file *m, int64_t *ppos)
+{
+	struct proc_maps_private *priv = m->private;
+	int64_t last_addr = *ppos;
+
+	if (last_addr == SENTINEL_VMA_END)
+		return NULL;
+	if (!mmget_not_zero(priv->mm))
+		return NULL;
+	priv->mm_held = true;
+	if (lock_vma_range(priv)) {
+		mmput(priv->mm);
+		priv->mm_held = false;
+		return SEQ_ERR(-EINTR);
+	}
+	/* Restart from before the VMA a previous read() could not fit. */
+	if (last_addr > 0)
+		*ppos = last_addr = priv->last_pos;
+	rtree_cursor_set(&priv->iter, &priv->mm->mm_mt,
+			 last_addr < 0 ? TASK_SIZE : (unsigned long)last_addr);
+	if (last_addr == SENTINEL_VMA_GATE)
+		return NULL;
+	return proc_get_vma(m, ppos);
+}
+
+void *proc_maps_next(struct seq_file *m, void *v, int64_t *ppos)
+{
+	(void)v;
+	if (*ppos == SENTINEL_VMA_GATE) {
+		*ppos = SENTINEL_VMA_END;
+		return NULL;
+	}
+	return proc_get_vma(m, ppos);
+}
+
+void proc_maps_stop(struct seq_file *m, void *v)
+{
+	struct proc_maps_private *priv = m->private;
+
+	(void)v;
+	if (!priv->mm_held)
+		return;
+	unlock_vma_range(priv);
+	priv->mmap_locked = false;
+	mmput(priv->mm);
+	priv->mm_held = false;
+}
+
+void show_vma_header_prefix(struct seq_file *m, unsigned long start, unsigned long end,
+			    unsigned long flags, unsigned long long pgoff, unsigned int maj,
+			    unsigned int min, unsigned long ino)
+{
+	/* 25 + sizeof(void *) * 6 - 1: the name column of a 64-bit maps line */
+	seq_setwidth(m, 25 + sizeof(void *) * 6 - 1);
+	seq_put_hex_ll(m, NULL, start, 8);
+	seq_put_hex_ll(m, "-", end, 8);
+	seq_putc(m, ' ');
+	seq_putc(m, (flags & VM_READ) ? 'r' : '-');
+	seq_putc(m, (flags & VM_WRITE) ? 'w' : '-');
+	seq_putc(m, (flags & VM_EXEC) ? 'x' : '-');
+	seq_putc(m, (flags & VM_MAYSHARE) ? 's' : 'p');
+	seq_put_hex_ll(m, " ", pgoff, 8);
+	seq_put_hex_ll(m, " ", maj, 2);
+	seq_put_hex_ll(m, ":", min, 2);
+	seq_put_decimal_ull(m, " ", ino);
+	seq_putc(m, ' ');
+}
+
+void show_map_vma(struct seq_file *m, struct vma *vma)
+{
+	struct vml_file *file = vma->vm_file;
+	unsigned long long pgoff = 0;
+	unsigned int maj = 0, min = 0;
+	unsigned long ino = 0;
+
+	if (file) {
+		maj = file->dev_major;
+		min = file->dev_minor;
+		ino = (unsigned long)file->inode;
+		pgoff = (unsigned long long)vma->vm_pgoff << PAGE_SHIFT;
+	}
+	show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags, pgoff, maj, min, ino);
+
+	/* get_vma_name: a file path, else an anonymous name; no heap/stack in the model. */
+	if (file && vma->anon_name) {
+		seq_pad(m, ' ');
+		seq_printf(m, "[anon_shmem:%s]", vma->anon_name->name);
+	} else if (file) {
+		seq_pad(m, ' ');
+		seq_escape(m, file->path, "\n");
+		if (file->deleted)
+			seq_puts(m, " (deleted)");
+	} else if (vma->anon_name) {
+		seq_pad(m, ' ');
+		seq_printf(m, "[anon:%s]", vma->anon_name->name);
+	}
+	seq_putc(m, '\n');
+}
+
+static int show_map(struct seq_file *m, void *v)
+{
+	show_map_vma(m, v);
+	return 0;
+}
+
+const struct seq_operations proc_pid_maps_op = {
+	.start = proc_maps_start,
+	.next = proc_maps_next,
+	.stop = proc_maps_stop,
+	.show = show_map,
+};

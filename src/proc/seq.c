@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * seq.c - seq_file, following fs/seq_file.c seq_read_iter closely: the
+ * exact moments at which records are produced, dropped and re-produced are
+ * what make /proc reads tear the way they do.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proc/seq.h"
+#include "util/alloc.h"
+
+#define SEQ_PAGE_SIZE 4096
+
+int seq_open(struct seq_file *m, const struct seq_operations *op, void *private)
+{
+	*m = (struct seq_file){ .op = op, .private = private };
+	return 0;
+}
+
+void seq_release(struct seq_file *m)
+{
+	vml_free(m->buf);
+	m->buf = NULL;
+}
+
+void seq_rewind(struct seq_file *m)
+{
+	m->index = 0;
+	m->count = 0;
+	m->from = 0;
+}
+
+bool seq_has_overflowed(const struct seq_file *m)
+{
+	return m->count == m->size;
+}
+
+static void seq_set_overflow(struct seq_file *m)
+{
+	m->count = m->size;
+}
+
+void seq_write(struct seq_file *m, const void *data, size_t len)
+{
+	if (m->count + len < m->size) {
+		memcpy(m->buf + m->count, data, len);
+		m->count += len;
+	} else {
+		seq_set_overflow(m);
+	}
+}
+
+void seq_putc(struct seq_file *m, char c)
+{
+	if (m->count >= m->size)
+		return;
+	m->buf[m->count++] = c;
+}
+
+void seq_puts(struct seq_file *m, const char *s)
+{
+	seq_write(m, s, strlen(s));
+}
+
+void seq_printf(struct seq_file *m, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	if (m->count < m->size) {
+		va_start(ap, fmt);
+		len = vsnprintf(m->buf + m->count, m->size - m->count, fmt, ap);
+		va_end(ap);
+		if (len >= 0 && m->count + (size_t)len < m->size) {
+			m->count += (size_t)len;
+			return;
+		}
+	}
+	seq_set_overflow(m);
+}
+
+void seq_put_hex_ll(struct seq_file *m, const char *delim, unsigned long long v, unsigned int width)
+{
+	char tmp[32];
+	int len;
+
+	if (delim && delim[0]) {
+		if (delim[1] == 0)
+			seq_putc(m, delim[0]);
+		else
+			seq_puts(m, delim);
+	}
+	len = snprintf(tmp, sizeof(tmp), "%0*llx", (int)width, v);
+	seq_write(m, tmp, (size_t)len);
+}
+
+void seq_put_decimal_ull_width(struct seq_file *m, const char *delim, unsigned long long v,
+			       unsigned int width)
+{
+	char tmp[32];
+	int len;
+
+	if (delim && delim[0]) {
+		if (delim[1] == 0)
+			seq_putc(m, delim[0]);
+		else
+			seq_puts(m, delim);
+	}
+	len = snprintf(tmp, sizeof(tmp), "%*llu", (int)width, v);
+	seq_write(m, tmp, (size_t)len);
+}
+
+void seq_put_decimal_ull(struct seq_file *m, const char *delim, unsigned long long v)
+{
+	seq_put_decimal_ull_width(m, delim, v, 0);
+}
+
+void seq_setwidth(struct seq_file *m, size_t size)
+{
+	m->pad_until = m->count + size;
+}
+
+void seq_pad(struct seq_file *m, char c)
+{
+	size_t size;
+
+	if (m->pad_until > m->count) {
+		size = m->pad_until - m->count;
+		if (size + m->count > m->size) {
+			seq_set_overflow(m);
+			return;
+		}
+		memset(m->buf + m->count, ' ', size);
+		m->count += size;
+	}
+	if (c)
+		seq_putc(m, c);
+}
+
+void seq_escape(struct seq_file *m, const char *s, const char *esc)
+{
+	for (; *s; s++) {
+		if (strchr(esc, *s)) {
+			char tmp[5];
+
+			snprintf(tmp, sizeof(tmp), "\\%03o", (unsigned char)*s);
+			seq_puts(m, tmp);
+		} else {
+			seq_putc(m, *s);
+		}
+	}
+}
+
+static int seq_buf_alloc(struct seq_file *m, size_t size)
+{
+	vml_free(m->buf);
+	m->buf = vml_malloc(size);
+	m->size = m->buf ? size : 0;
+	return m->buf ? 0 : -ENOMEM;
+}
+
+ssize_t seq_read(struct seq_file *m, char *out, size_t len)
+{
+	size_t copied = 0, n;
+	int err = 0;
+	void *p;
+
+	if (!len)
+		return 0;
+	if (!m->buf && seq_buf_alloc(m, SEQ_PAGE_SIZE))
+		return -ENOMEM;
+
+	/* Output left over from the last read() goes first. */
+	if (m->count) {
+		n = m->count < len ? m->count : len;
+		memcpy(out, m->buf + m->from, n);
+		m->count -= n;
+		m->from += n;
+		copied += n;
+		if (copied == len || m->count)
+			goto done;
+	}
+
+	/* At least one non-empty record in the buffer. */
+	m->from = 0;
+	p = m->op->start(m, &m->index);
+	for (;;) {
+		err = SEQ_IS_ERR(p) ? SEQ_PTR_ERR(p) : 0;
+		if (!p || SEQ_IS_ERR(p))
+			break;
+		err = m->op->show(m, p);
+		if (err < 0)
+			break;
+		if (err)
+			m->count = 0;
+		if (!m->count) {
+			p = m->op->next(m, p, &m->index);
+			continue;
+		}
+		if (!seq_has_overflowed(m))
+			goto fill;
+		/* One record bigger than the buffer: start over with a bigger one. */
+		m->op->stop(m, p);
+		m->count = 0;
+		if (seq_buf_alloc(m, m->size << 1))
+			return copied ? (ssize_t)copied : -ENOMEM;
+		p = m->op->start(m, &m->index);
+	}
+	/* EOF or an error */
+	m->op->stop(m, p);
+	m->count = 0;
+	goto done;
+
+fill:
+	/* More records while they fit and the caller wants more. */
+	for (;;) {
+		size_t offs = m->count;
+		int64_t pos = m->index;
+
+		p = m->op->next(m, p, &m->index);
+		if (pos == m->index)
+			m->index++;	/* a buggy next(); the kernel does the same */
+		if (!p || SEQ_IS_ERR(p))
+			break;
+		if (m->count >= len - copied)
+			break;
+		err = m->op->show(m, p);
+		if (err > 0) {
+			m->count = offs;
+		} else if (err || seq_has_overflowed(m)) {
+			m->count = offs;
+			break;
+		}
+	}
+	m->op->stop(m, p);
+	n = m->count < len - copied ? m->count : len - copied;
+	memcpy(out + copied, m->buf, n);
+	copied += n;
+	m->count -= n;
+	m->from = n;
+done:
+	if (!copied)
+		return err;
+	return (ssize_t)copied;
+}
