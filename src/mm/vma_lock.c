@@ -36,6 +36,7 @@
 #include "mm/vma.h"
 #include "sync/futex.h"
 #include "util/compiler.h"
+#include "util/debug.h"
 
 void vma_lock_init(struct vma *vma)
 {
@@ -261,6 +262,7 @@ struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long
 			  const struct vml_cancel *cancel)
 {
 	struct vma *vma, *locked, *first;
+	struct rtree_range r;
 	uint32_t seq;
 	bool mm_unlocked;
 
@@ -268,7 +270,7 @@ struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long
 	/* Ends: every retry follows a detach by a writer that has moved on. */
 	for (;;) {
 		mm_unlocked = mmap_lock_speculate_try_begin(mm, &seq);
-		vma = rtree_cursor_next(cur, NULL);
+		vma = rtree_cursor_next(cur, &r);
 		if (!vma)
 			return NULL;
 
@@ -279,8 +281,15 @@ struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long
 			rtree_cursor_set(cur, &mm->mm_mt, from_addr);
 			continue;
 		}
-		if (!locked)
+		if (!locked) {
+			if (vml_broken(VML_BROKEN_SKIP_FALLBACK)) {
+				/* Deliberately wrong: report as if the VMA were not there. */
+				vml_rcu_read_lock();
+				rtree_cursor_set(cur, &mm->mm_mt, r.end);
+				continue;
+			}
 			goto fallback;		/* RCU already dropped */
+		}
 
 		/* The VMA shrank behind us: it no longer follows from_addr. */
 		if (from_addr >= vma->vm_end) {
