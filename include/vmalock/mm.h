@@ -61,8 +61,11 @@ int vml_mm_create(struct vml_sys *sys, struct vml_mm **out);
 void vml_mm_destroy(struct vml_mm *mm);
 
 /*
- * Files. @path is what maps shows (absolute, as d_path prints it).
+ * Files. @path is what maps shows (absolute, as d_path prints it). The file
+ * has data: its pages are in the page cache, as after write() and fsync()
+ * (clean; a tmpfs file's pages are dirty, as tmpfs never writes back).
  * VML_FILE_SHMEM makes a tmpfs file (shmem: swap-backed, counts as Pss_Shmem).
+ * One vml_file is one open file: mappings merge only within one vml_file.
  * vml_file_put drops the creator's reference; mappings hold their own.
  */
 #define VML_FILE_SHMEM 0x1

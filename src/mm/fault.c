@@ -11,6 +11,7 @@
  * redoes the fault under mmap_lock (vmf_anon_prepare).
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -23,11 +24,16 @@
 #include "mm/vma.h"
 #include "util/compiler.h"
 
-/* The NUMA node a new page is allocated on (policy "default": local). */
-static int fault_nid(struct mm *mm)
+int fault_nid(struct mm *mm)
 {
-	(void)mm;
-	return 0;
+	unsigned int nodes = mm->sys->cfg.numa_nodes;
+	int cpu;
+
+	if (nodes <= 1)
+		return 0;
+	/* CPUs are spread over the nodes round-robin; a pinned thread allocates locally. */
+	cpu = sched_getcpu();
+	return cpu < 0 ? 0 : cpu % (int)nodes;
 }
 
 bool access_error(struct vma *vma, bool write)
@@ -101,7 +107,7 @@ static int anon_vma_prepare(struct vma *vma)
 	return 0;
 }
 
-static vm_fault_t vmf_anon_prepare(struct vma *vma, unsigned int flags)
+vm_fault_t vmf_anon_prepare(struct vma *vma, unsigned int flags)
 {
 	struct mm *mm = vma->vm_mm;
 	int err;
@@ -372,11 +378,20 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	pmd = pmd_offset(mm, addr, true, &err);
 	if (!pmd)
 		return VM_FAULT_OOM;
+	if (!load_acquire(pmd) && thp_vma_allowable(vma, vma->vm_flags, false)) {
+		vm_fault_t ret = do_huge_pmd_anonymous_page(vma, pmd, addr, flags);
+
+		if (!(ret & VM_FAULT_FALLBACK))
+			return ret;
+	}
 	if (pmd_is_huge(load_acquire(pmd))) {
-		/* Writes to a read-only huge mapping are handled on the split PTEs. */
-		if (!write || !pte_access_fast(mm, addr, write))
-			split_huge_pmd_address(mm, addr);
-		if (pte_access_fast(mm, addr, write))
+		if (!write) {
+			pte_access_fast(mm, addr, false);
+			return 0;
+		}
+		if (pte_access_fast(mm, addr, true))
+			return 0;
+		if (!(do_huge_pmd_wp_page(vma, pmd, addr, flags) & VM_FAULT_FALLBACK))
 			return 0;
 	}
 	pt = pte_table_get(mm, pmd, true, &err);

@@ -12,6 +12,7 @@
 
 #include "mm/file.h"
 #include "mm/folio.h"
+#include "mm/swap.h"
 #include "sync/spinlock.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -46,14 +47,48 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 	return 0;
 }
 
+/*
+ * A created file has data: every page up to its size is in the page cache,
+ * as after write() + fsync() - clean for a regular file, dirty for tmpfs
+ * (shmem pages are never written back). Fault-around and smaps depend on it.
+ */
+static int file_fill_cache(struct vml_file *file)
+{
+	unsigned long n = (file->size + PAGE_SIZE - 1) / PAGE_SIZE;
+	struct folio *folio;
+	int err;
+
+	for (unsigned long i = 0; i < n; i++) {
+		err = filemap_get_or_create(file, i, 0, &folio);
+		if (err)
+			return err;
+		if (file->shmem)
+			folio_set(folio, PG_dirty);
+		folio_put(folio);
+	}
+	return 0;
+}
+
 int vml_file_create(struct vml_sys *sys, const char *path, unsigned long size,
 		    unsigned int flags, struct vml_file **out)
 {
+	struct vml_file *file;
+	int err;
+
 	if (!sys || !path || path[0] != '/' || !out || (flags & ~VML_FILE_SHMEM))
 		return -EINVAL;
 	if (strlen(path) >= 4096)
 		return -ENAMETOOLONG;
-	return vml_file_create_internal(sys, path, size, flags & VML_FILE_SHMEM, false, out);
+	err = vml_file_create_internal(sys, path, size, flags & VML_FILE_SHMEM, false, &file);
+	if (err)
+		return err;
+	err = file_fill_cache(file);
+	if (err) {
+		vml_file_put(file);
+		return err;
+	}
+	*out = file;
+	return 0;
 }
 
 void vml_file_get(struct vml_file *file)
@@ -66,10 +101,14 @@ void vml_file_put(struct vml_file *file)
 	if (!file || fetch_sub_acq_rel(&file->refcount, 1) != 1)
 		return;
 	vml_assert(list_empty(&file->i_mmap));
-	for (unsigned long i = 0; i < file->nr_slots; i++)
+	for (unsigned long i = 0; i < file->nr_slots; i++) {
 		if (file->pages[i])
 			folio_put(file->pages[i]);
+		if (file->swap_slots[i])
+			swap_free_entry(file->sys, file->swap_slots[i]);
+	}
 	vml_free(file->pages);
+	vml_free(file->swap_slots);
 	rwsem_destroy(&file->i_mmap_rwsem);
 	fetch_sub_relaxed(&file->sys->nr_files, 1);
 	vml_free(file->path);
@@ -103,10 +142,16 @@ struct folio *filemap_get_folio(struct vml_file *file, unsigned long index)
 static int grow_slots(struct vml_file *file, unsigned long index)
 {
 	unsigned long n = file->nr_slots ? file->nr_slots : 16;
+	unsigned long *sw;
 	struct folio **p;
 
 	while (n <= index)
 		n *= 2;
+	sw = vml_realloc(file->swap_slots, n * sizeof(*sw));
+	if (!sw)
+		return -ENOMEM;
+	memset(sw + file->nr_slots, 0, (n - file->nr_slots) * sizeof(*sw));
+	file->swap_slots = sw;
 	p = vml_realloc(file->pages, n * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -119,6 +164,7 @@ static int grow_slots(struct vml_file *file, unsigned long index)
 int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, struct folio **out)
 {
 	struct folio *folio, *fresh;
+	unsigned long swap_slot = 0;
 
 	folio = filemap_get_folio(file, index);
 	if (folio) {
@@ -145,11 +191,20 @@ int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, s
 		file->pages[index] = folio;
 		file->nr_cached++;
 		fresh = NULL;
+		if (file->swap_slots[index]) {
+			/* Back from swap: the data is in this new page now. */
+			swap_slot = file->swap_slots[index];
+			file->swap_slots[index] = 0;
+			fetch_sub_relaxed(&file->swapped, 1);
+			folio_set(folio, PG_dirty);
+		}
 	}
 	folio_get(folio);
 	spin_unlock(&file->i_pages_lock);
 	if (fresh)
 		folio_put(fresh);
+	if (swap_slot)
+		swap_free_entry(file->sys, swap_slot);
 	*out = folio;
 	return 0;
 }

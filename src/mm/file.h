@@ -35,7 +35,8 @@ struct vml_file {
 
 	_Atomic uint32_t i_pages_lock;	/* protects the page cache below */
 	struct folio **pages;		/* [i_pages_lock] index -> folio or NULL */
-	unsigned long nr_slots;		/* [i_pages_lock] */
+	unsigned long *swap_slots;	/* [i_pages_lock] shmem: index -> swap slot or 0 */
+	unsigned long nr_slots;		/* [i_pages_lock] size of both arrays */
 	unsigned long nr_cached;	/* [i_pages_lock] */
 	_Atomic unsigned long swapped;	/* [atomic] shmem pages in swap */
 };

@@ -65,12 +65,16 @@ void folio_remove_rmap_pte(struct folio *folio, struct page *page)
 
 void folio_add_rmap_pmd(struct folio *folio)
 {
+	if (folio_is_zero(folio))
+		return;
 	fetch_add_relaxed(&folio->entire_mapcount, 1);
 	fetch_add_relaxed(&folio->total_mapcount, (int)folio_nr_pages(folio));
 }
 
 void folio_remove_rmap_pmd(struct folio *folio)
 {
+	if (folio_is_zero(folio))
+		return;
 	VML_BUG_ON(fetch_sub_relaxed(&folio->entire_mapcount, 1) <= 0);
 	fetch_sub_relaxed(&folio->total_mapcount, (int)folio_nr_pages(folio));
 }
@@ -87,16 +91,20 @@ enum mm_counter folio_mm_counter(struct folio *folio)
 int zero_folio_init(struct vml_sys *sys)
 {
 	sys->zero_folio = folio_alloc(sys, 0, 0);
-	if (!sys->zero_folio)
+	sys->huge_zero_folio = folio_alloc(sys, HPAGE_PMD_ORDER, 0);
+	if (!sys->zero_folio || !sys->huge_zero_folio)
 		return -1;
 	folio_set(sys->zero_folio, PG_zero);
+	folio_set(sys->huge_zero_folio, PG_zero);
 	return 0;
 }
 
 void zero_folio_fini(struct vml_sys *sys)
 {
 	vml_free(sys->zero_folio);
+	vml_free(sys->huge_zero_folio);
 	sys->zero_folio = NULL;
+	sys->huge_zero_folio = NULL;
 }
 
 struct folio *sys_zero_folio(struct vml_sys *sys)

@@ -38,6 +38,14 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 		_Atomic uint64_t *dpmd;
 		struct pte_table *spt, *dpt;
 
+		if (spmd && pmd_is_huge(load_acquire(spmd))) {
+			/* The VMA holds the whole aligned range: share the huge page. */
+			dpmd = pmd_offset(dst, addr, true, &err);
+			if (!dpmd || copy_huge_pmd(dst, src, dpmd, spmd, vma))
+				return -ENOMEM;
+			addr = next;
+			continue;
+		}
 		spt = spmd ? pte_table_get(src, spmd, false, &err) : NULL;
 		if (!spt) {
 			addr = next;
@@ -149,7 +157,6 @@ int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 		if (err)
 			break;
 		if (!(vma->vm_flags & VM_WIPEONFORK) && vma_anon_vma(vma)) {
-			split_huge_pmd_range(parent, vma->vm_start, vma->vm_end);
 			err = copy_pte_range(child, parent, vma, vma->vm_start, vma->vm_end);
 			if (err)
 				break;

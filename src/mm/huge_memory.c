@@ -2,12 +2,159 @@
 /*
  * huge_memory.c - zapping and splitting PMD-mapped huge pages.
  */
+#include <errno.h>
+
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
+#include "mm/internal.h"
+#include "mm/vma.h"
 #include "mm/mm.h"
 #include "mm/pgtable.h"
+#include "mm/mmap_lock.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+
+bool thp_vma_suitable(struct vma *vma, unsigned long addr)
+{
+	unsigned long haddr = addr & PMD_MASK;
+
+	return haddr >= vma->vm_start && haddr + PMD_SIZE <= vma->vm_end;
+}
+
+bool thp_vma_allowable(struct vma *vma, unsigned long vm_flags, bool smaps)
+{
+	enum vml_thp_mode mode = vma->vm_mm->sys->cfg.thp;
+
+	if (vm_flags & (VM_NOHUGEPAGE | VM_SPECIAL | VM_HUGETLB))
+		return false;
+	if (mode == VML_THP_NEVER || (mode == VML_THP_MADVISE && !(vm_flags & VM_HUGEPAGE)))
+		return false;
+	/* Only private anonymous memory: shmem_enabled is "never", no file THP (as live). */
+	if (!vma_is_anonymous(vma))
+		return false;
+	if (smaps && !thp_vma_suitable(vma, vma->vm_end - PMD_SIZE))
+		return false;
+	return true;
+}
+
+/* Map @folio (anon, order 9) or the huge zero page at the PMD; deposit @pt. */
+static void set_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
+			 struct pte_table *pt, uint64_t bits)
+{
+	vml_assert(spin_is_locked(&mm->page_table_lock));
+	*pmd_deposit_slot(pmd) = pt;
+	if (!folio_is_zero(folio)) {
+		folio_add_rmap_pmd(folio);
+		mm_add_counter(mm, MM_ANONPAGES, (long)HPAGE_PMD_NR);
+	}
+	/* release: a walker that sees the leaf sees the folio's state */
+	store_release(pmd, mk_pte(&folio->pages[0], bits | PT_HUGE));
+}
+
+unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
+					unsigned long addr, unsigned int flags)
+{
+	struct mm *mm = vma->vm_mm;
+	struct folio *folio;
+	struct pte_table *pt;
+	unsigned int ret;
+
+	if (!thp_vma_suitable(vma, addr))
+		return VM_FAULT_FALLBACK;
+	/* Even a read prepares the anon_vma here (vmf_anon_prepare in the THP path). */
+	ret = vmf_anon_prepare(vma, flags);
+	if (ret)
+		return ret;
+	pt = vml_zalloc(sizeof(*pt));
+	if (!pt)
+		return VM_FAULT_OOM;
+	if (!(flags & FAULT_FLAG_WRITE)) {
+		folio = mm->sys->huge_zero_folio;
+	} else {
+		folio = folio_alloc(mm->sys, HPAGE_PMD_ORDER, fault_nid(mm));
+		if (!folio) {
+			vml_free(pt);
+			return VM_FAULT_FALLBACK;	/* no huge page: small pages will do */
+		}
+		folio_set(folio, PG_anon | PG_swapbacked);
+		anon_vma_get(vma_anon_vma(vma));
+		folio->mapping = vma_anon_vma(vma);
+		folio->index = vma->vm_pgoff + (((addr & PMD_MASK) - vma->vm_start) >> PAGE_SHIFT);
+	}
+	spin_lock(&mm->page_table_lock);
+	if (load_relaxed(pmd)) {
+		spin_unlock(&mm->page_table_lock);
+		vml_free(pt);
+		folio_put(folio);
+		return 0;	/* raced with another fault: the access retries */
+	}
+	set_huge_pmd(mm, pmd, folio, pt,
+		     PT_YOUNG | ((flags & FAULT_FLAG_WRITE) ? PT_WRITE | PT_DIRTY : 0));
+	spin_unlock(&mm->page_table_lock);
+	return 0;
+}
+
+unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigned long addr,
+				 unsigned int flags)
+{
+	struct mm *mm = vma->vm_mm;
+	struct folio *folio;
+	uint64_t v;
+
+	(void)flags;
+	spin_lock(&mm->page_table_lock);
+	v = load_relaxed(pmd);
+	if (!pmd_is_huge(v)) {
+		spin_unlock(&mm->page_table_lock);
+		return VM_FAULT_FALLBACK;
+	}
+	folio = page_folio(pte_page(v));
+	/* Reuse an exclusive huge page; a zero or shared one is split and copied per page. */
+	if (!folio_is_zero(folio) && load_relaxed(&folio->entire_mapcount) == 1 &&
+	    folio_mapcount(folio) == (int)HPAGE_PMD_NR && folio_ref_count(folio) == 1) {
+		store_release(pmd, v | PT_WRITE | PT_DIRTY | PT_YOUNG);
+		spin_unlock(&mm->page_table_lock);
+		return 0;
+	}
+	spin_unlock(&mm->page_table_lock);
+	split_huge_pmd_address(mm, addr);
+	return VM_FAULT_FALLBACK;
+}
+
+int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
+		  _Atomic uint64_t *src_pmd, struct vma *vma)
+{
+	struct pte_table *pt = vml_zalloc(sizeof(*pt));
+	struct folio *folio;
+	uint64_t v;
+
+	if (!pt)
+		return -ENOMEM;
+	spin_lock(&src->page_table_lock);
+	v = load_relaxed(src_pmd);
+	folio = page_folio(pte_page(v));
+	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE && (v & PT_WRITE)) {
+		v &= ~PT_WRITE;
+		store_release(src_pmd, v);
+	}
+	folio_get(folio);
+	spin_unlock(&src->page_table_lock);
+	spin_lock(&dst->page_table_lock);
+	set_huge_pmd(dst, dst_pmd, folio, pt, (v & (PT_DIRTY | PT_WRITE)));
+	spin_unlock(&dst->page_table_lock);
+	return 0;
+}
+
+void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *new_pmd)
+{
+	spin_lock(&mm->page_table_lock);
+	VML_BUG_ON(load_relaxed(new_pmd) != 0);
+	*pmd_deposit_slot(new_pmd) = *pmd_deposit_slot(old_pmd);
+	*pmd_deposit_slot(old_pmd) = NULL;
+	store_release(new_pmd, load_relaxed(old_pmd));
+	store_release(old_pmd, 0);
+	spin_unlock(&mm->page_table_lock);
+}
 
 void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 {
@@ -17,13 +164,15 @@ void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 
 	vml_assert(spin_is_locked(&mm->page_table_lock));
 	store_release(pmd, 0);
+	vml_free(*slot);
+	*slot = NULL;
+	if (folio_is_zero(folio))
+		return;
 	if (v & PT_DIRTY)
 		folio_set(folio, PG_dirty);
 	folio_remove_rmap_pmd(folio);
 	mm_add_counter(mm, folio_mm_counter(folio), -(long)folio_nr_pages(folio));
 	folio_put(folio);
-	vml_free(*slot);
-	*slot = NULL;
 }
 
 /* Replace a huge leaf by its deposited PTE table, mapping the same pages. */
@@ -41,14 +190,22 @@ static void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
 	VML_BUG_ON(!pt);
 	*slot = NULL;
 	folio = page_folio(pte_page(v));
-	bits = v & (PT_WRITE | PT_DIRTY | PT_YOUNG);
-	for (unsigned int i = 0; i < HPAGE_PMD_NR; i++) {
-		store_relaxed(&pt->e[i], mk_pte(&folio->pages[i], bits));
-		fetch_add_relaxed(&folio->pages[i].mapcount, 1);
+	bits = v & (PT_WRITE | PT_DIRTY | PT_YOUNG | PT_PROTNONE);
+	if (folio_is_zero(folio)) {
+		/* The huge zero page becomes 512 small zero-page entries. */
+		struct folio *zero = sys_zero_folio(mm->sys);
+
+		for (unsigned int i = 0; i < HPAGE_PMD_NR; i++)
+			store_relaxed(&pt->e[i], mk_pte(&zero->pages[0], bits & ~PT_WRITE));
+	} else {
+		for (unsigned int i = 0; i < HPAGE_PMD_NR; i++) {
+			store_relaxed(&pt->e[i], mk_pte(&folio->pages[i], bits));
+			fetch_add_relaxed(&folio->pages[i].mapcount, 1);
+		}
+		/* Each PTE mapping holds a reference; the PMD mapping held one. */
+		fetch_add_relaxed(&folio->refcount, (int)HPAGE_PMD_NR - 1);
+		fetch_sub_relaxed(&folio->entire_mapcount, 1);
 	}
-	/* Each PTE mapping holds a reference; the PMD mapping held one. */
-	fetch_add_relaxed(&folio->refcount, (int)HPAGE_PMD_NR - 1);
-	fetch_sub_relaxed(&folio->entire_mapcount, 1);
 	/* release: walkers that load the table see its entries */
 	store_release(pmd, (uint64_t)(uintptr_t)pt | PT_TABLE);
 }

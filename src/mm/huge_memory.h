@@ -22,6 +22,26 @@ static inline struct pte_table **pmd_deposit_slot(_Atomic uint64_t *pmd)
 	return (struct pte_table **)((char *)pmd + sizeof(((struct pmd_table *)0)->e));
 }
 
+/*
+ * thp_vma_allowable - may @vma have PMD-sized THPs (__thp_vma_allowable_orders)?
+ * @smaps: the smaps question (THPeligible): the VMA must also contain an
+ * aligned PMD range; the fault path checks the faulting range instead.
+ */
+bool thp_vma_allowable(struct vma *vma, unsigned long vm_flags, bool smaps);
+/* Does the aligned PMD range around @addr lie inside @vma? */
+bool thp_vma_suitable(struct vma *vma, unsigned long addr);
+
+/* Fault paths. Return VM_FAULT_FALLBACK (internal.h) to continue with PTEs. */
+unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
+					unsigned long addr, unsigned int flags);
+unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigned long addr,
+				 unsigned int flags);
+/* fork: share a huge PMD mapping with the child, both write-protected. */
+int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
+		  _Atomic uint64_t *src_pmd, struct vma *vma);
+/* mremap: move a whole huge PMD mapping (with its deposited table). */
+void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *new_pmd);
+
 /* Context: page_table_lock held; the entry is a huge leaf. */
 void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd);
 /* Split the huge PMD mapping covering @addr, if any, into PTEs. */

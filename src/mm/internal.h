@@ -16,6 +16,7 @@
 #define VM_FAULT_SIGBUS		0x02U
 #define VM_FAULT_SIGSEGV	0x04U
 #define VM_FAULT_RETRY		0x08U
+#define VM_FAULT_FALLBACK	0x10U	/* no huge page here: use PTEs */
 typedef unsigned int vm_fault_t;
 
 /* fault.c */
@@ -46,5 +47,9 @@ bool accountable_mapping(struct vml_file *file, unsigned long vm_flags);
 
 /* fault.c: the arch's access check. */
 bool access_error(struct vma *vma, bool write);
+/* Make sure @vma has an anon_vma; under the VMA lock only with mmap_read_trylock (else RETRY). */
+vm_fault_t vmf_anon_prepare(struct vma *vma, unsigned int flags);
+/* The node a new page goes to: the faulting CPU's ("default" policy = local). */
+int fault_nid(struct mm *mm);
 
 #endif /* VML_MM_INTERNAL_H */

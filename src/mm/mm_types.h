@@ -304,6 +304,7 @@ struct vml_sys {
 	_Atomic long nr_mms;		/* [atomic] live mms (destroy asserts zero) */
 	_Atomic long nr_files;		/* [atomic] live files */
 	struct folio *zero_folio;	/* [I] the shared zero page */
+	struct folio *huge_zero_folio;	/* [I] the PMD-sized zero page (use_zero_page=1) */
 	_Atomic uint32_t swap_lock;	/* protects the swap allocator below */
 	_Atomic int32_t *swap_map;	/* [swap_lock] users of each slot (index 0 unused) */
 	unsigned long swap_next;	/* [swap_lock] where the next search starts */

@@ -203,7 +203,7 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 		if (err)
 			goto abort;
 	}
-	err = pgtable_prepare_range(mm, r->new_addr, r->new_addr + r->new_len);
+	err = pgtable_prepare_move(mm, r->addr, r->new_addr, r->old_len);
 	if (err)
 		goto abort;
 

@@ -281,17 +281,35 @@ bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)
 	}
 }
 
-int pgtable_prepare_range(struct mm *mm, unsigned long start, unsigned long end)
+/* Can the PMD at @old_addr move whole to @new_addr (move_huge_pmd)? */
+static bool huge_pmd_movable(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
+			     unsigned long left)
 {
+	_Atomic uint64_t *pmd;
 	int err = 0;
 
-	for (unsigned long a = start & PMD_MASK; a < end; a += PMD_SIZE) {
-		_Atomic uint64_t *pmd = pmd_offset(mm, a, true, &err);
+	if ((old_addr | new_addr) & ~PMD_MASK || left < PMD_SIZE)
+		return false;
+	pmd = pmd_offset(mm, old_addr, false, &err);
+	return pmd && pmd_is_huge(load_acquire(pmd));
+}
+
+int pgtable_prepare_move(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
+			 unsigned long len)
+{
+	unsigned long off = 0;
+	int err = 0;
+
+	while (off < len) {
+		unsigned long step = ((new_addr + off) & PMD_MASK) + PMD_SIZE - (new_addr + off);
+		_Atomic uint64_t *pmd = pmd_offset(mm, new_addr + off, true, &err);
 
 		if (!pmd)
 			return err ? err : -ENOMEM;
-		if (!pmd_is_huge(load_acquire(pmd)) && !pte_table_get(mm, pmd, true, &err) && err)
+		if (!huge_pmd_movable(mm, old_addr + off, new_addr + off, len - off) &&
+		    !pmd_is_huge(load_acquire(pmd)) && !pte_table_get(mm, pmd, true, &err) && err)
 			return err;
+		off += step;
 	}
 	return 0;
 }
@@ -299,30 +317,41 @@ int pgtable_prepare_range(struct mm *mm, unsigned long start, unsigned long end)
 void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
 		      unsigned long len)
 {
+	unsigned long off = 0;
 	int err = 0;
 
-	split_huge_pmd_range(mm, old_addr, old_addr + len);
-	split_huge_pmd_range(mm, new_addr, new_addr + len);
-	/* Entry by entry; both VMAs are write-locked, no fault can race. */
-	for (unsigned long off = 0; off < len; off += PAGE_SIZE) {
+	split_huge_pmd_range_edges(mm, old_addr, old_addr + len);
+	/* Entry by entry (a whole huge PMD at once); both VMAs are write-locked. */
+	while (off < len) {
 		_Atomic uint64_t *opmd = pmd_offset(mm, old_addr + off, false, &err);
 		struct pte_table *opt, *npt;
 		uint64_t pte;
 
-		opt = opmd ? pte_table_get(mm, opmd, false, &err) : NULL;
-		if (!opt)
+		if (huge_pmd_movable(mm, old_addr + off, new_addr + off, len - off)) {
+			move_huge_pmd(mm, opmd, pmd_offset(mm, new_addr + off, false, &err));
+			off += PMD_SIZE;
 			continue;
+		}
+		if (opmd && pmd_is_huge(load_acquire(opmd)))
+			split_huge_pmd_address(mm, old_addr + off);	/* misaligned: per page */
+		opt = opmd ? pte_table_get(mm, opmd, false, &err) : NULL;
+		if (!opt) {
+			off += PAGE_SIZE;
+			continue;
+		}
 		pte_lock(opt);
 		pte = atomic_exchange_explicit(&opt->e[pte_index(old_addr + off)], 0,
 					       memory_order_acq_rel);
 		pte_unlock(opt);
-		if (!pte)
-			continue;
-		npt = pte_table_get(mm, pmd_offset(mm, new_addr + off, false, &err), false, &err);
-		VML_BUG_ON(!npt);	/* pgtable_prepare_range() made it */
-		pte_lock(npt);
-		VML_BUG_ON(load_relaxed(&npt->e[pte_index(new_addr + off)]) != 0);
-		store_relaxed(&npt->e[pte_index(new_addr + off)], pte);
-		pte_unlock(npt);
+		if (pte) {
+			npt = pte_table_get(mm, pmd_offset(mm, new_addr + off, false, &err), false,
+					    &err);
+			VML_BUG_ON(!npt);	/* pgtable_prepare_move() made it */
+			pte_lock(npt);
+			VML_BUG_ON(load_relaxed(&npt->e[pte_index(new_addr + off)]) != 0);
+			store_relaxed(&npt->e[pte_index(new_addr + off)], pte);
+			pte_unlock(npt);
+		}
+		off += PAGE_SIZE;
 	}
 }

@@ -99,9 +99,13 @@ void change_protection(struct mm *mm, unsigned long start, unsigned long end,
 		       unsigned long vm_flags);
 /* Lock-free "hardware" access: set young (and dirty) on a PTE that already allows it. */
 bool pte_access_fast(struct mm *mm, unsigned long addr, bool write);
-/* Allocate every table [start, end) could need. Return 0 or -ENOMEM (tables stay). */
-int pgtable_prepare_range(struct mm *mm, unsigned long start, unsigned long end);
-/* Move the entries of [old, old+len) to [new, new+len); tables prepared beforehand. */
+/*
+ * Allocate every table a move of [old, old+len) to [new, new+len) needs, so
+ * the move itself cannot fail. Return 0 or -ENOMEM (tables stay allocated).
+ */
+int pgtable_prepare_move(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
+			 unsigned long len);
+/* Move the entries (whole huge PMDs when aligned); tables prepared beforehand. */
 void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
 		      unsigned long len);
 

@@ -3,11 +3,12 @@
  * reclaim.c - MADV_FREE, MADV_COLD and MADV_PAGEOUT on a range.
  *
  * Only pages this mapping maps exclusively are touched (the kernel leaves
- * possibly-shared folios alone). COLD and PAGEOUT age pages: the PTE's
- * young bit and the folio's referenced/active state are cleared. PAGEOUT
- * then reclaims: an anonymous page goes to swap when there is swap (the
- * live machine has none, so there it stays, now aged); a file page is
- * unmapped, and dropped from the page cache if it is clean and not shmem.
+ * possibly-shared folios alone). COLD ages pages: the PTE's young bit and
+ * the folio's referenced/active state are cleared. PAGEOUT reclaims them:
+ * an anonymous page goes to swap, and without swap is left alone entirely
+ * (not even aged - as the live kernel shows); a file or shmem page is
+ * unmapped whether dirty or not, then a clean regular-file page leaves the
+ * page cache and a shmem page goes to swap if there is swap.
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -15,6 +16,7 @@
 #include "mm/mm.h"
 #include "mm/pgtable.h"
 #include "mm/reclaim.h"
+#include "mm/shmem.h"
 #include "mm/swap.h"
 #include "sync/spinlock.h"
 
@@ -132,7 +134,7 @@ static void drop_from_page_cache(struct folio *folio)
 static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			     unsigned long end, void *priv)
 {
-	struct folio **to_drop = priv;
+	struct folio **unmapped = priv;
 
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		_Atomic uint64_t *ptep = &pt->e[pte_index(a)];
@@ -145,10 +147,12 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 		folio = page_folio(pte_page(pte));
 		if (!exclusive(folio))
 			continue;
-		age_pte(ptep, folio);
 		if (folio_is_anon(folio)) {
+			if (!mm->sys->cfg.swap_pages)
+				continue;	/* nowhere to put it: untouched */
+			age_pte(ptep, folio);
 			if (folio_ref_count(folio) != 1 || !(slot = swap_alloc(mm->sys)))
-				continue;	/* no swap: it stays, aged */
+				continue;
 			atomic_exchange_explicit(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP,
 						 memory_order_acq_rel);
 			folio_remove_rmap_pte(folio, pte_page(pte));
@@ -157,17 +161,14 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 			folio_put(folio);
 			continue;
 		}
-		/* File or shmem: unmap; a clean regular-file page also leaves the cache. */
+		/* File or shmem: unmapped; the cache decides after the ptl is dropped. */
+		age_pte(ptep, folio);
 		atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
 		if (pte & PT_DIRTY)
 			folio_set(folio, PG_dirty);
 		folio_remove_rmap_pte(folio, pte_page(pte));
 		mm_dec_counter(mm, folio_mm_counter(folio));
-		if (!folio_test(folio, PG_swapbacked) && !folio_test(folio, PG_dirty) && !*to_drop) {
-			*to_drop = folio;	/* dropped after the ptl is released */
-			continue;
-		}
-		folio_put(folio);
+		*unmapped = folio;	/* its mapping reference is handed to the caller */
 	}
 	return 0;
 }
@@ -178,14 +179,19 @@ void madvise_pageout_range(struct mm *mm, unsigned long start, unsigned long end
 
 	split_huge_pmd_range_edges(mm, start, end);
 	split_huge_pmd_range(mm, start, end);
-	/* One page at a time so a dropped cache folio is handled outside the ptl. */
+	/* One page at a time, so an unmapped file page is dealt with outside the ptl. */
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
-		struct folio *drop = NULL;
+		struct folio *folio = NULL;
+		struct vml_file *file;
 
-		walk_page_range(mm, a, a + PAGE_SIZE, &ops, &drop);
-		if (drop) {
-			folio_put(drop);	/* the mapping's reference */
-			drop_from_page_cache(drop);
-		}
+		walk_page_range(mm, a, a + PAGE_SIZE, &ops, &folio);
+		if (!folio)
+			continue;
+		file = folio->mapping;
+		folio_put(folio);	/* the mapping's reference; the cache holds one */
+		if (file->shmem)
+			shmem_writeout(file, folio);
+		else
+			drop_from_page_cache(folio);
 	}
 }

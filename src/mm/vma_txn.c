@@ -25,6 +25,7 @@
 #include <errno.h>
 
 #include "mm/file.h"
+#include "mm/huge_memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
 #include "mm/vma_txn.h"
@@ -54,6 +55,24 @@ static void vec_drop(struct vma **vec, size_t *nr, struct vma *vma)
 		}
 	}
 	VML_BUG_ON(1);
+}
+
+/* Remember a new boundary; a huge PMD across it is split at commit (vma_adjust_trans_huge). */
+static int vt_edge(struct vma_txn *t, unsigned long addr)
+{
+	if (!(addr & ~PMD_MASK))
+		return 0;
+	if (t->nr_edges == t->cap_edges) {
+		size_t ncap = t->cap_edges ? t->cap_edges * 2 : 8;
+		unsigned long *n = vml_realloc(t->edges, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->edges = n;
+		t->cap_edges = ncap;
+	}
+	t->edges[t->nr_edges++] = addr;
+	return 0;
 }
 
 void vma_txn_begin(struct vma_txn *t, struct mm *mm)
@@ -157,6 +176,8 @@ int vt_set_range(struct vma_txn *t, struct vma *vma, unsigned long start, unsign
 	err = rtree_txn_store(&t->tx, vma->vm_start, vma->vm_end, NULL);
 	if (err)
 		return err;
+	if (vt_edge(t, start) || vt_edge(t, end))
+		return -ENOMEM;
 	vma->vm_start = start;
 	vma->vm_end = end;
 	vma->vm_pgoff = pgoff;
@@ -171,6 +192,8 @@ int vt_split(struct vma_txn *t, struct vma *vma, unsigned long addr, bool check_
 
 	vml_assert(vma->vm_start < addr && addr < vma->vm_end);
 	if (check_limit && t->map_count >= t->mm->sys->cfg.max_map_count)
+		return -ENOMEM;
+	if (vt_edge(t, addr))
 		return -ENOMEM;
 	base = vt_modify(t, vma);
 	if (!base)
@@ -262,12 +285,17 @@ void vma_txn_commit(struct vma_txn *t)
 		vma_mark_detached(t->retired[i]);
 		vma_free_rcu(t->retired[i]);
 	}
+	/* Every VMA around an edge is write-locked still: no fault can race the split. */
+	for (size_t i = 0; i < t->nr_edges; i++)
+		split_huge_pmd_address(mm, t->edges[i]);
 	if (VML_VALIDATE)
 		vma_txn_validate(t);
 	vml_free(t->created);
 	vml_free(t->retired);
+	vml_free(t->edges);
 	t->created = t->retired = NULL;
-	t->nr_created = t->nr_retired = 0;
+	t->edges = NULL;
+	t->nr_created = t->nr_retired = t->nr_edges = 0;
 }
 
 void vma_txn_abort(struct vma_txn *t)
@@ -280,6 +308,9 @@ void vma_txn_abort(struct vma_txn *t)
 	/* Retired VMAs stay attached; their write locks end with mmap_write_unlock(). */
 	vml_free(t->created);
 	vml_free(t->retired);
+	vml_free(t->edges);
+	t->edges = NULL;
+	t->nr_edges = 0;
 	t->created = t->retired = NULL;
 	t->nr_created = t->nr_retired = 0;
 }

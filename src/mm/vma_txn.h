@@ -24,6 +24,8 @@ struct vma_txn {
 	struct vma **created;		/* staged VMAs (vma->staged) */
 	size_t nr_created, cap_created;
 	unsigned long map_count;	/* working number of VMAs */
+	unsigned long *edges;		/* new VMA boundaries: huge PMDs straddling them split at commit */
+	size_t nr_edges, cap_edges;
 };
 
 void vma_txn_begin(struct vma_txn *t, struct mm *mm);

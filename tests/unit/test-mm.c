@@ -375,6 +375,41 @@ static void test_reader_chunks(void)
 	vml_mm_destroy(mm);
 }
 
+static void test_thp(void)
+{
+	struct vml_mm *mm = new_mm();
+	struct vml_mm_stats st;
+	const unsigned long M2 = 2UL << 20;
+	struct vml_mm *child;
+
+	is_int(map_anon(mm, BASE, 3 * M2, PROT_READ | PROT_WRITE), 0, "map 6 MiB");
+	is_int(vml_touch(mm, BASE, PG, VML_TOUCH_WRITE), 0, "write without MADV_HUGEPAGE");
+	vml_mm_stats(mm, &st);
+	is_int(st.rss_pages, 1, "THP mode madvise: a small page");
+	is_int(vml_madvise(mm, BASE + M2, 2 * M2, MADV_HUGEPAGE), 0, "MADV_HUGEPAGE on 4 MiB");
+	is_int(vml_touch(mm, BASE + M2 + 5 * PG, PG, VML_TOUCH_WRITE), 0, "write in it");
+	vml_mm_stats(mm, &st);
+	is_int(st.rss_pages, 1 + 512, "a write fault maps a whole huge page");
+	is_int(vml_touch(mm, BASE + 2 * M2, PG, VML_TOUCH_READ), 0, "read the next 2 MiB");
+	vml_mm_stats(mm, &st);
+	is_int(st.rss_pages, 1 + 512, "a read maps the huge zero page: no RSS");
+	is_int(vml_touch(mm, BASE + 2 * M2, PG, VML_TOUCH_WRITE), 0, "then write it");
+	vml_mm_stats(mm, &st);
+	is_int(st.rss_pages, 1 + 512 + 1, "a write to the huge zero page copies one small page");
+	is_int(vml_fork(mm, &child), 0, "fork shares the huge page");
+	is_int(vml_mprotect(mm, BASE + M2, PG, PROT_READ), 0, "mprotect one page of it");
+	vml_mm_stats(mm, &st);
+	is_int(st.rss_pages, 1 + 512 + 1, "splitting the mapping keeps the pages");
+	is_int(vml_touch(mm, BASE + M2 + PG, PG, VML_TOUCH_WRITE), 0, "COW one page");
+	vml_mm_stats(mm, &st);
+	is_int(st.rss_pages, 1 + 512 + 1, "COW replaces a page");
+	is_int(vml_munmap(mm, BASE + M2 + 100 * PG, PG), 0, "punch a hole in it");
+	vml_mm_stats(mm, &st);
+	is_int(st.rss_pages, 1 + 511 + 1, "one page gone");
+	vml_mm_destroy(child);
+	vml_mm_destroy(mm);
+}
+
 int main(void)
 {
 	if (vml_sys_create(NULL, &sys))
@@ -390,6 +425,7 @@ int main(void)
 	test_files_and_shared();
 	test_map_count_limit();
 	test_reader_chunks();
+	test_thp();
 	vml_sys_destroy(sys);
 	return tap_done();
 }

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * shmem.c - tmpfs pages in swap and their accounting.
+ *
+ * A shmem page is swapped from the page cache: its slot there becomes a
+ * swap entry (file->swap_slots) and file->swapped counts them. The fast
+ * paths of shmem_swap_usage are the kernel's: nothing swapped, or the VMA
+ * maps the whole object, needs no walk; otherwise the slots of the VMA's
+ * range are counted (the xarray walk of shmem_partial_swap_usage).
+ */
+#include "mm/file.h"
+#include "mm/folio.h"
+#include "mm/shmem.h"
+#include "mm/swap.h"
+#include "sync/spinlock.h"
+#include "util/compiler.h"
+
+unsigned long shmem_partial_swap_usage(struct vml_file *file, unsigned long start,
+				       unsigned long end)
+{
+	unsigned long n = 0;
+
+	spin_lock(&file->i_pages_lock);
+	for (unsigned long i = start; i < end && i < file->nr_slots; i++)
+		n += file->swap_slots[i] != 0;
+	spin_unlock(&file->i_pages_lock);
+	return n << PAGE_SHIFT;
+}
+
+unsigned long shmem_swap_usage(struct vma *vma)
+{
+	struct vml_file *file = vma->vm_file;
+	unsigned long swapped = load_relaxed(&file->swapped), size;
+
+	if (!swapped)
+		return 0;
+	spin_lock(&file->i_pages_lock);
+	size = file->size;
+	spin_unlock(&file->i_pages_lock);
+	/* The VMA maps the whole object: its counter is the answer. */
+	if (!vma->vm_pgoff && vma->vm_end - vma->vm_start >= size)
+		return swapped << PAGE_SHIFT;
+	return shmem_partial_swap_usage(file, vma->vm_pgoff, vma->vm_pgoff + vma_pages(vma));
+}
+
+bool shmem_writeout(struct vml_file *file, struct folio *folio)
+{
+	unsigned long slot;
+	bool moved = false;
+
+	slot = swap_alloc(file->sys);
+	if (!slot)
+		return false;
+	spin_lock(&file->i_pages_lock);
+	if (folio_ref_count(folio) == 1 && folio_mapcount(folio) == 0 &&
+	    folio->index < file->nr_slots && file->pages[folio->index] == folio) {
+		file->pages[folio->index] = NULL;
+		file->swap_slots[folio->index] = slot;
+		file->nr_cached--;
+		fetch_add_relaxed(&file->swapped, 1);
+		moved = true;
+	}
+	spin_unlock(&file->i_pages_lock);
+	if (moved)
+		folio_put(folio);
+	else
+		swap_free_entry(file->sys, slot);
+	return moved;
+}

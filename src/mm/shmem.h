@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * shmem.h - what tmpfs objects add to a file: pages that go to swap from
+ * the page cache (not from page tables), and the swap accounting smaps
+ * shows for them (mm/shmem.c shmem_swap_usage, REFERENCE.md section 7).
+ */
+#ifndef VML_MM_SHMEM_H
+#define VML_MM_SHMEM_H
+
+#include "mm/mm_types.h"
+
+/* Bytes of @vma's shmem object in swap; racy by design. Context: @vma locked. */
+unsigned long shmem_swap_usage(struct vma *vma);
+/* Bytes in swap among the object's pages [start, end) (page indexes). */
+unsigned long shmem_partial_swap_usage(struct vml_file *file, unsigned long start,
+				       unsigned long end);
+/* Move a cached shmem page to swap if only the cache holds it. Return true if moved. */
+bool shmem_writeout(struct vml_file *file, struct folio *folio);
+
+#endif /* VML_MM_SHMEM_H */
