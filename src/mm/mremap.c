@@ -132,10 +132,11 @@ static long expand_vma_in_place(struct mm *mm, struct remap *r)
 /*
  * move_vma - copy [addr, addr+old_len) of r->vma to r->new_addr with
  * new_len, then unmap the source (or keep it, for DONTUNMAP). @t already
- * holds the staged destination unmap and source shrink.
+ * holds the staged destination unmap and source shrink, whose pages are in
+ * @zap (two separate [lo, hi) ranges, empty when lo >= hi).
  */
 static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
-		     unsigned long zap_lo, unsigned long zap_hi)
+		     const unsigned long zap[2][2])
 {
 	struct vma *vma = r->vma, *new_vma, *src;
 	unsigned long pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
@@ -208,8 +209,9 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 		goto abort;
 
 	vma_txn_commit(t);
-	if (zap_hi > zap_lo)
-		zap_page_range(mm, zap_lo, zap_hi);
+	for (int i = 0; i < 2; i++)
+		if (zap[i][1] > zap[i][0])
+			zap_page_range(mm, zap[i][0], zap[i][1]);
 	move_page_tables(mm, r->addr, r->new_addr, r->old_len);
 	if (vma->vm_flags & VM_LOCKED) {
 		if (r->flags & MREMAP_DONTUNMAP)
@@ -228,7 +230,8 @@ abort:
 
 static long mremap_to(struct mm *mm, struct remap *r)
 {
-	unsigned long zap_lo = ~0UL, zap_hi = 0;
+	/* The destination's old pages and the shrunk tail: apart, the source lies between. */
+	unsigned long zap[2][2] = { { 0, 0 }, { 0, 0 } };
 	struct vma_txn t;
 	long res;
 	int err;
@@ -244,8 +247,8 @@ static long mremap_to(struct mm *mm, struct remap *r)
 		err = vms_gather_munmap(&t, r->new_addr, r->new_addr + r->new_len, NULL, NULL, NULL);
 		if (err)
 			goto abort;
-		zap_lo = r->new_addr;
-		zap_hi = r->new_addr + r->new_len;
+		zap[0][0] = r->new_addr;
+		zap[0][1] = r->new_addr + r->new_len;
 		r->vma = vt_find(&t, r->addr);
 		if (!r->vma) {
 			err = -EFAULT;
@@ -257,8 +260,8 @@ static long mremap_to(struct mm *mm, struct remap *r)
 					NULL);
 		if (err)
 			goto abort;
-		zap_lo = VML_MIN(zap_lo, r->addr + r->new_len);
-		zap_hi = VML_MAX(zap_hi, r->addr + r->old_len);
+		zap[1][0] = r->addr + r->new_len;
+		zap[1][1] = r->addr + r->old_len;
 		r->old_len = r->new_len;
 		r->vma = vt_find(&t, r->addr);
 		if (!r->vma) {
@@ -280,7 +283,7 @@ static long mremap_to(struct mm *mm, struct remap *r)
 		}
 		r->new_addr = (unsigned long)res;
 	}
-	return move_vma(mm, &t, r, zap_lo, zap_hi);
+	return move_vma(mm, &t, r, zap);
 
 abort:
 	vma_txn_abort(&t);
@@ -314,7 +317,7 @@ static long mremap_at(struct mm *mm, struct remap *r)
 		return res;
 	r->new_addr = (unsigned long)res;
 	vma_txn_begin(&t, mm);
-	return move_vma(mm, &t, r, 0, 0);
+	return move_vma(mm, &t, r, (const unsigned long[2][2]){ { 0, 0 }, { 0, 0 } });
 }
 
 int vml_mremap(struct vml_mm *umm, unsigned long old_addr, unsigned long old_len,
