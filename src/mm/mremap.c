@@ -6,7 +6,7 @@
  * A move is staged as one transaction: unmap the destination (FIXED), trim
  * the source (shrinking moves), copy the VMA to the destination (merging it
  * there if the neighbours allow), unmap the source (or, for DONTUNMAP,
- * keep it without its lock and accounting flags). The page tables the move
+ * keep it without its lock flags; it stays charged, VM_ACCOUNT). The page tables the move
  * needs are allocated before the commit, so after the commit nothing can
  * fail: the entries are moved and the old ones zapped.
  *
@@ -187,14 +187,14 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 	}
 
 	if (r->flags & MREMAP_DONTUNMAP) {
-		/* The source stays, unlocked and unaccounted; its pages move away. */
+		/* The source stays, unlocked but still charged (VM_ACCOUNT); its pages move away. */
 		src = vt_find(t, r->addr);
 		src = src ? vt_modify(t, src) : NULL;
 		if (!src) {
 			err = -ENOMEM;
 			goto abort;
 		}
-		src->vm_flags &= ~(VM_LOCKED_MASK | VM_ACCOUNT);
+		src->vm_flags &= ~VM_LOCKED_MASK;
 		if (r->addr == vma_start && r->addr + r->old_len == vma_end && new_vma != src) {
 			anon_vma_put(load_relaxed(&src->anon_vma));
 			store_relaxed(&src->anon_vma, NULL);
