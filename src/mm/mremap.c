@@ -186,14 +186,19 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 	}
 
 	if (r->flags & MREMAP_DONTUNMAP) {
-		/* The source stays, unlocked and unaccounted; its pages move away. */
+		/*
+		 * The source stays, unlocked (VM_ACCOUNT is kept since the 2025
+		 * stable fix "correctly account old mapping after
+		 * MREMAP_DONTUNMAP remap", which the live kernel has); its pages
+		 * move away.
+		 */
 		src = vt_find(t, r->addr);
 		src = src ? vt_modify(t, src) : NULL;
 		if (!src) {
 			err = -ENOMEM;
 			goto abort;
 		}
-		src->vm_flags &= ~(VM_LOCKED_MASK | VM_ACCOUNT);
+		src->vm_flags &= ~VM_LOCKED_MASK;
 		if (r->addr == vma_start && r->addr + r->old_len == vma_end && new_vma != src) {
 			anon_vma_put(load_relaxed(&src->anon_vma));
 			store_relaxed(&src->anon_vma, NULL);
