@@ -88,7 +88,7 @@ build_or_fail() {
 }
 
 if build_or_fail build; then
-	mapfile -t s < <(suites_present build unit cli diff stress)
+	mapfile -t s < <(suites_present build unit cli diff stress big)
 	[ ${#s[@]} -gt 0 ] && run_suites build plain "${s[@]}"
 fi
 

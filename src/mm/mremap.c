@@ -187,7 +187,12 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 	}
 
 	if (r->flags & MREMAP_DONTUNMAP) {
-		/* The source stays, unlocked but still charged (VM_ACCOUNT); its pages move away. */
+		/*
+		 * The source stays, unlocked (VM_ACCOUNT is kept since the 2025
+		 * stable fix "correctly account old mapping after
+		 * MREMAP_DONTUNMAP remap", which the live kernel has); its pages
+		 * move away.
+		 */
 		src = vt_find(t, r->addr);
 		src = src ? vt_modify(t, src) : NULL;
 		if (!src) {

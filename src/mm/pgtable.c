@@ -103,17 +103,42 @@ struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, bool alloc
 	return pmd_pte_table(v);
 }
 
+/*
+ * The PMD entry for @addr without allocating, or NULL with *skip_to set to
+ * the end of the empty upper-level range around @addr (so walks over sparse
+ * address spaces skip whole gigabytes at once).
+ */
+static _Atomic uint64_t *pmd_lookup(struct mm *mm, unsigned long addr, unsigned long *skip_to)
+{
+	uint64_t v = load_acquire(&mm->pgd->e[pgd_index(addr)]);
+	struct pt_table *t;
+
+	if (!v) {
+		*skip_to = (addr & ~((1UL << PGDIR_SHIFT) - 1)) + (1UL << PGDIR_SHIFT);
+		return NULL;
+	}
+	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+	v = load_acquire(&t->e[pud_index(addr)]);
+	if (!v) {
+		*skip_to = (addr & ~((1UL << PUD_SHIFT) - 1)) + (1UL << PUD_SHIFT);
+		return NULL;
+	}
+	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+	return &t->e[pmd_index(addr)];
+}
+
 int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 		    const struct pt_walk_ops *ops, void *priv)
 {
 	unsigned long addr = start, next;
-	int ret = 0, err = 0;
+	int ret = 0;
 
 	while (addr < end && !ret) {
-		_Atomic uint64_t *pmd = pmd_offset(mm, addr, false, &err);
+		unsigned long skip_to = 0;
+		_Atomic uint64_t *pmd = pmd_lookup(mm, addr, &skip_to);
 		uint64_t v;
 
-		next = (addr & PMD_MASK) + PMD_SIZE;
+		next = pmd ? (addr & PMD_MASK) + PMD_SIZE : skip_to;
 		if (next > end || next < addr)
 			next = end;
 		v = pmd ? load_acquire(pmd) : 0;

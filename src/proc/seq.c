@@ -82,35 +82,47 @@ void seq_printf(struct seq_file *m, const char *fmt, ...)
 	seq_set_overflow(m);
 }
 
-void seq_put_hex_ll(struct seq_file *m, const char *delim, unsigned long long v, unsigned int width)
+static void seq_delim(struct seq_file *m, const char *delim)
 {
-	char tmp[32];
-	int len;
-
 	if (delim && delim[0]) {
 		if (delim[1] == 0)
 			seq_putc(m, delim[0]);
 		else
 			seq_puts(m, delim);
 	}
-	len = snprintf(tmp, sizeof(tmp), "%0*llx", (int)width, v);
-	seq_write(m, tmp, (size_t)len);
+}
+
+/* Digits are produced by hand: these run for every field of every record. */
+void seq_put_hex_ll(struct seq_file *m, const char *delim, unsigned long long v, unsigned int width)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[32];
+	unsigned int len = 0;
+
+	seq_delim(m, delim);
+	do {
+		tmp[sizeof(tmp) - 1 - len++] = hex[v & 0xf];
+		v >>= 4;
+	} while (v);
+	while (len < width && len < sizeof(tmp))
+		tmp[sizeof(tmp) - 1 - len++] = '0';
+	seq_write(m, tmp + sizeof(tmp) - len, len);
 }
 
 void seq_put_decimal_ull_width(struct seq_file *m, const char *delim, unsigned long long v,
 			       unsigned int width)
 {
 	char tmp[32];
-	int len;
+	unsigned int len = 0;
 
-	if (delim && delim[0]) {
-		if (delim[1] == 0)
-			seq_putc(m, delim[0]);
-		else
-			seq_puts(m, delim);
-	}
-	len = snprintf(tmp, sizeof(tmp), "%*llu", (int)width, v);
-	seq_write(m, tmp, (size_t)len);
+	seq_delim(m, delim);
+	do {
+		tmp[sizeof(tmp) - 1 - len++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (len < width && len < sizeof(tmp))
+		tmp[sizeof(tmp) - 1 - len++] = ' ';
+	seq_write(m, tmp + sizeof(tmp) - len, len);
 }
 
 void seq_put_decimal_ull(struct seq_file *m, const char *delim, unsigned long long v)
