@@ -32,10 +32,34 @@ enum vml_lock_policy {
 
 struct vml_reader;
 
-/* Return: 0, -EINVAL (bad view or policy), -ENOMEM. The reader holds a reference on @mm. */
+/*
+ * Return: 0, -EINVAL (bad view or policy), -ENOMEM. The reader holds a reference on @mm.
+ *
+ * Under VML_LOCK_VMA the page-walking views (smaps, smaps_rollup, numa_maps)
+ * hold one VMA's read lock during its page walk and no RCU; under
+ * VML_LOCK_MMAP smaps and numa_maps hold mmap_lock(R) for each read() (as
+ * mainline does) and smaps_rollup drops it after a VMA when a writer waits
+ * (see VML_READER_NOSTEAL). docs/locking.md, "/proc readers", has the details.
+ */
 int vml_reader_open(struct vml_mm *mm, enum vml_view view, enum vml_lock_policy lock,
 		    struct vml_reader **out);
-/* Like read(2): bytes copied (at most @len), 0 at end of file, or -errno. */
+
+/*
+ * Reader flags: details of a lock policy.
+ * VML_READER_NOSTEAL: smaps_rollup, after dropping mmap_lock for a queued
+ *   writer, re-takes it without stealing it back (the 2026 down_read_nosteal
+ *   proposal), so the writer actually gets in. Default: mainline (steals).
+ * VML_READER_NODROP: smaps_rollup never drops mmap_lock for a waiter (the
+ *   behaviour before 5.10), for comparison.
+ */
+#define VML_READER_NOSTEAL	0x1
+#define VML_READER_NODROP	0x2
+/* Return: 0 or -EINVAL (unknown flag). Set before the first read. */
+int vml_reader_set_flags(struct vml_reader *r, unsigned int flags);
+/*
+ * Like read(2): bytes copied (at most @len), 0 at end of file, or -errno.
+ * Once the mm is gone: end of file, except smaps_rollup: -ESRCH (as the kernel).
+ */
 ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len);
 /* lseek(fd, 0, SEEK_SET) */
 void vml_reader_rewind(struct vml_reader *r);

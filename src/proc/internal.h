@@ -32,13 +32,50 @@ struct proc_maps_private {
 	bool mm_held;			/* mmget taken by start(), dropped by stop() */
 	bool mmap_locked;		/* this read() holds mmap_lock(R) */
 	struct vma *locked_vma;		/* the VMA this read() holds a read lock on */
+	unsigned long walk_resume;	/* where the cursor goes after a page walk */
 	const struct vml_cancel *cancel;
+	unsigned int flags;		/* VML_READER_* */
+	struct numa_maps *numa;		/* numa_maps: the per-VMA scratch counters */
 };
 
 /* The shared seq_operations pieces of the VMA-walking views. */
 void *proc_maps_start(struct seq_file *m, int64_t *ppos);
 void *proc_maps_next(struct seq_file *m, void *v, int64_t *ppos);
 void proc_maps_stop(struct seq_file *m, void *v);
+
+/*
+ * lock_vma_range - take what one read() holds: mmap_lock(R) (policy MMAP;
+ * @nosteal: without stealing it from a queued writer) or RCU (policy VMA).
+ * Return: 0 or -EINTR (the reader's cancel token fired while waiting).
+ */
+int lock_vma_range(struct proc_maps_private *priv, bool nosteal);
+void unlock_vma_range(struct proc_maps_private *priv);
+/*
+ * proc_get_vma - the next VMA from *@ppos, read-locked under policy VMA.
+ * Context: inside lock_vma_range(). Return: the VMA (*@ppos = its end,
+ * last_pos = the old *@ppos), NULL at the end (*@ppos = SENTINEL_VMA_GATE),
+ * or SEQ_ERR(-EINTR / -EAGAIN).
+ */
+void *proc_get_vma(struct seq_file *m, int64_t *ppos);
+
+/*
+ * proc_walk_begin/end - bracket a page-table walk of @vma. Under policy VMA
+ * (unless the read fell back to mmap_lock) RCU is dropped for the walk while
+ * @vma stays read-locked, then re-taken and the cursor set to @vma's end.
+ * Context: @vma is priv->locked_vma, or mmap_lock(R) is held.
+ */
+void proc_walk_begin(struct proc_maps_private *priv, struct vma *vma);
+void proc_walk_end(struct proc_maps_private *priv, struct vma *vma);
+
+/*
+ * vml_proc_walk_hook - a test hook: when set, called after each VMA's page
+ * walk, still inside it (under policy VMA: RCU dropped, only @vma
+ * read-locked; under policy MMAP or after a fallback: mmap_lock(R) held).
+ * tests/unit/test-smaps-lock.c parks a reader here to show what a writer
+ * can do meanwhile. NULL (the default) costs one load per VMA.
+ */
+typedef void (*vml_proc_walk_fn)(struct vma *vma);
+extern _Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
 
 /* The maps line prefix and name of one VMA (show_map_vma). */
 void show_map_vma(struct seq_file *m, struct vma *vma);
@@ -48,5 +85,10 @@ void show_vma_header_prefix(struct seq_file *m, unsigned long start, unsigned lo
 			    unsigned int min, unsigned long ino);
 
 extern const struct seq_operations proc_pid_maps_op;
+extern const struct seq_operations proc_pid_smaps_op;
+extern const struct seq_operations proc_pid_smaps_rollup_op;
+extern const struct seq_operations proc_pid_numa_maps_op;
+/* The size of numa_maps' per-reader scratch (priv->numa). */
+size_t proc_numa_maps_size(void);
 
 #endif /* VML_PROC_INTERNAL_H */

@@ -15,11 +15,20 @@
 #include "mm/vma.h"
 #include "proc/internal.h"
 #include "util/compiler.h"
+#include "util/debug.h"
 
-static int lock_vma_range(struct proc_maps_private *priv)
+_Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
+
+int lock_vma_range(struct proc_maps_private *priv, bool nosteal)
 {
+	int err;
+
 	if (priv->lock == VML_LOCK_MMAP) {
-		if (mmap_read_lock_killable(priv->mm, priv->cancel))
+		if (nosteal)
+			err = mmap_read_lock_killable_nosteal(priv->mm, priv->cancel);
+		else
+			err = mmap_read_lock_killable(priv->mm, priv->cancel);
+		if (err)
 			return -EINTR;
 		priv->mmap_locked = true;
 	} else {
@@ -38,10 +47,11 @@ static void unlock_vma(struct proc_maps_private *priv)
 	}
 }
 
-static void unlock_vma_range(struct proc_maps_private *priv)
+void unlock_vma_range(struct proc_maps_private *priv)
 {
 	if (priv->mmap_locked) {
 		mmap_read_unlock(priv->mm);
+		priv->mmap_locked = false;
 	} else {
 		unlock_vma(priv);
 		vml_rcu_read_unlock();
@@ -74,7 +84,7 @@ static bool fallback_to_mmap_lock(struct proc_maps_private *priv, int64_t pos)
 	return true;
 }
 
-static void *proc_get_vma(struct seq_file *m, int64_t *ppos)
+void *proc_get_vma(struct seq_file *m, int64_t *ppos)
 {
 	struct proc_maps_private *priv = m->private;
 	struct vma *vma;
@@ -106,7 +116,7 @@ void *proc_maps_start(struct seq_file *m, int64_t *ppos)
 	if (!mmget_not_zero(priv->mm))
 		return NULL;
 	priv->mm_held = true;
-	if (lock_vma_range(priv)) {
+	if (lock_vma_range(priv, false)) {
 		mmput(priv->mm);
 		priv->mm_held = false;
 		return SEQ_ERR(-EINTR);
@@ -139,9 +149,52 @@ void proc_maps_stop(struct seq_file *m, void *v)
 	if (!priv->mm_held)
 		return;
 	unlock_vma_range(priv);
-	priv->mmap_locked = false;
 	mmput(priv->mm);
 	priv->mm_held = false;
+}
+
+/*
+ * The per-VMA-lock readers that walk page tables (smaps, numa_maps,
+ * smaps_rollup) cannot do so under RCU: the walk takes page-table locks and
+ * may sleep. The VMA read lock is independent of RCU and keeps the VMA and
+ * its page tables stable, so RCU is left for the walk and re-taken after
+ * it; the tree cursor belongs to the RCU section it was set in, so it is
+ * set again, to the walked VMA's end (REFERENCE.md 2.6).
+ *
+ * With vml_broken(VML_BROKEN_SKIP_RESET) the reader deliberately continues
+ * from the snapshot it walked away from instead: before leaving RCU it notes
+ * where that snapshot's next VMA starts, and afterwards resumes there. That
+ * is what a stale iterator does (it still points into the old tree) minus
+ * the use-after-free: a VMA mapped into the gap after the walked one while
+ * it was being walked is missed, even though it exists when the reader
+ * moves on (lock_next_vma's gap check only covers changes made during its
+ * own call). tests/unit/test-smaps-lock.c shows the difference.
+ */
+void proc_walk_begin(struct proc_maps_private *priv, struct vma *vma)
+{
+	priv->walk_resume = vma->vm_end;
+	if (priv->mmap_locked)
+		return;
+	vml_assert(priv->locked_vma == vma);
+	if (vml_broken(VML_BROKEN_SKIP_RESET)) {
+		struct rtree_cursor peek = priv->iter;
+		struct rtree_range r;
+
+		priv->walk_resume = rtree_cursor_next(&peek, &r) ? r.start : TASK_SIZE;
+	}
+	vml_rcu_read_unlock();
+}
+
+void proc_walk_end(struct proc_maps_private *priv, struct vma *vma)
+{
+	vml_proc_walk_fn hook = load_acquire(&vml_proc_walk_hook);
+
+	if (hook)
+		hook(vma);
+	if (priv->mmap_locked)
+		return;
+	vml_rcu_read_lock();
+	rtree_cursor_set(&priv->iter, &priv->mm->mm_mt, priv->walk_resume);
 }
 
 void show_vma_header_prefix(struct seq_file *m, unsigned long start, unsigned long end,

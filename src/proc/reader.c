@@ -20,6 +20,12 @@ static const struct seq_operations *view_ops(enum vml_view view)
 	switch (view) {
 	case VML_VIEW_MAPS:
 		return &proc_pid_maps_op;
+	case VML_VIEW_SMAPS:
+		return &proc_pid_smaps_op;
+	case VML_VIEW_SMAPS_ROLLUP:
+		return &proc_pid_smaps_rollup_op;
+	case VML_VIEW_NUMA_MAPS:
+		return &proc_pid_numa_maps_op;
 	default:
 		return NULL;
 	}
@@ -36,6 +42,13 @@ int vml_reader_open(struct vml_mm *umm, enum vml_view view, enum vml_lock_policy
 	r = vml_zalloc(sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	if (view == VML_VIEW_NUMA_MAPS) {
+		r->priv.numa = vml_zalloc(proc_numa_maps_size());
+		if (!r->priv.numa) {
+			vml_free(r);
+			return -ENOMEM;
+		}
+	}
 	r->view = view;
 	r->priv.mm = to_mm(umm);
 	r->priv.lock = lock;
@@ -52,6 +65,14 @@ ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len)
 	return seq_read(&r->seq, buf, len);
 }
 
+int vml_reader_set_flags(struct vml_reader *r, unsigned int flags)
+{
+	if (!r || (flags & ~(VML_READER_NOSTEAL | VML_READER_NODROP)))
+		return -EINVAL;
+	r->priv.flags = flags;
+	return 0;
+}
+
 void vml_reader_rewind(struct vml_reader *r)
 {
 	if (r)
@@ -64,5 +85,6 @@ void vml_reader_close(struct vml_reader *r)
 		return;
 	seq_release(&r->seq);
 	mmdrop(r->priv.mm);
+	vml_free(r->priv.numa);
 	vml_free(r);
 }

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smaps.c - /proc/PID/smaps and /proc/PID/smaps_rollup (fs/proc/task_mmu.c
+ * show_smap, show_smaps_rollup, smap_gather_stats; 6.18 with
+ * CONFIG_PAGE_MAPCOUNT=y, no pkeys, no hugetlb).
+ *
+ * Accounting (REFERENCE.md 3.4). Every present entry maps a page of a folio;
+ * the zero pages are not normal pages and count nowhere. Size-only counters
+ * come first (Anonymous, LazyFree, Rss, Referenced), then the sharing
+ * split: a folio with a single reference is mapped exactly once (private,
+ * full PSS); otherwise each page's precise mapcount decides (PSS divided by
+ * it, private iff below 2). PSS is kept in 1/4096 bytes (PSS_SHIFT) and
+ * split by folio type into Pss_Anon / Pss_Shmem (swap-backed) / Pss_File.
+ * Dirty is the entry's dirty bit or the folio's. A swap entry adds a page to
+ * Swap and its share (by the slot's user count) to SwapPss.
+ *
+ * shmem swap (REFERENCE.md 7): a shmem VMA gathered whole adds its object's
+ * swap usage at once unless it is a private writable mapping with swapped
+ * pages - there copy-on-write anonymous pages may shadow swapped object
+ * pages, so only the object's swap behind empty entries is counted, range by
+ * range over holes without a page table and page by page over empty PTEs.
+ * A gather that starts inside the VMA (smaps_rollup resuming) always walks.
+ *
+ * Locking: the walk runs with the VMA read-locked and RCU dropped (policy
+ * VMA) or under mmap_lock(R) (policy MMAP, or a fallback); see
+ * proc_walk_begin() in maps.c. smaps_rollup's policies and its contended
+ * mmap_lock drop are described above show_smaps_rollup().
+ */
+#include <errno.h>
+
+#include "mm/file.h"
+#include "mm/folio.h"
+#include "mm/huge_memory.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/shmem.h"
+#include "mm/swap.h"
+#include "mm/vma.h"
+#include "proc/internal.h"
+#include "util/compiler.h"
+
+#define PSS_SHIFT 12
+
+struct mem_size_stats {
+	unsigned long resident;
+	unsigned long shared_clean;
+	unsigned long shared_dirty;
+	unsigned long private_clean;
+	unsigned long private_dirty;
+	unsigned long referenced;
+	unsigned long anonymous;
+	unsigned long lazyfree;
+	unsigned long anonymous_thp;
+	unsigned long shmem_thp;
+	unsigned long file_thp;
+	unsigned long swap;
+	unsigned long shared_hugetlb;
+	unsigned long private_hugetlb;
+	unsigned long ksm;
+	uint64_t pss;
+	uint64_t pss_anon;
+	uint64_t pss_file;
+	uint64_t pss_shmem;
+	uint64_t pss_dirty;
+	uint64_t pss_locked;
+	uint64_t swap_pss;
+};
+
+struct smaps_walk {
+	struct mem_size_stats *mss;
+	struct vma *vma;
+	bool shmem_holes;	/* count the object's swap behind empty entries */
+};
+
+static void smaps_page_accumulate(struct mem_size_stats *mss, struct folio *folio,
+				  unsigned long size, uint64_t pss, bool dirty, bool locked,
+				  bool private)
+{
+	mss->pss += pss;
+	if (folio_test(folio, PG_anon))
+		mss->pss_anon += pss;
+	else if (folio_test(folio, PG_swapbacked))
+		mss->pss_shmem += pss;
+	else
+		mss->pss_file += pss;
+	if (locked)
+		mss->pss_locked += pss;
+	if (dirty || folio_test(folio, PG_dirty)) {
+		mss->pss_dirty += pss;
+		if (private)
+			mss->private_dirty += size;
+		else
+			mss->shared_dirty += size;
+	} else {
+		if (private)
+			mss->private_clean += size;
+		else
+			mss->shared_clean += size;
+	}
+}
+
+/* @page: the mapped page, or a large folio's first page when @compound (PMD-mapped). */
+static void smaps_account(struct mem_size_stats *mss, struct page *page, bool compound,
+			  bool young, bool dirty, bool locked)
+{
+	struct folio *folio = page_folio(page);
+	unsigned long nr = compound ? folio_nr_pages(folio) : 1;
+	unsigned long size = nr * PAGE_SIZE;
+
+	if (folio_test(folio, PG_anon)) {
+		mss->anonymous += size;
+		if (!folio_test(folio, PG_swapbacked) && !dirty && !folio_test(folio, PG_dirty))
+			mss->lazyfree += size;
+	}
+	mss->resident += size;
+	if (young || folio_test(folio, PG_referenced))
+		mss->referenced += size;
+
+	/* One reference: mapped exactly once. (Every entry here is present.) */
+	if (folio_ref_count(folio) == 1) {
+		smaps_page_accumulate(mss, folio, size, (uint64_t)size << PSS_SHIFT, dirty, locked,
+				      true);
+		return;
+	}
+	/* A snapshot of the mapcounts; they may change meanwhile, as in the kernel. */
+	for (unsigned long i = 0; i < nr; i++, page++) {
+		int mapcount = folio_precise_page_mapcount(folio, page);
+		uint64_t pss = (uint64_t)PAGE_SIZE << PSS_SHIFT;
+
+		if (mapcount >= 2)
+			pss /= (uint64_t)mapcount;
+		smaps_page_accumulate(mss, folio, PAGE_SIZE, pss, dirty, locked, mapcount < 2);
+	}
+}
+
+static unsigned long linear_page_index(struct vma *vma, unsigned long addr)
+{
+	return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+}
+
+static int smaps_pte_hole(struct mm *mm, unsigned long start, unsigned long end, void *priv)
+{
+	struct smaps_walk *w = priv;
+
+	(void)mm;
+	if (w->shmem_holes)
+		w->mss->swap += shmem_partial_swap_usage(w->vma->vm_file,
+							 linear_page_index(w->vma, start),
+							 linear_page_index(w->vma, end));
+	return 0;
+}
+
+static void smaps_swap_entry(struct mm *mm, struct mem_size_stats *mss, uint64_t pte)
+{
+	int users = swap_count(mm->sys, pte >> PT_SWAP_SHIFT);
+	uint64_t pss = (uint64_t)PAGE_SIZE << PSS_SHIFT;
+
+	mss->swap += PAGE_SIZE;
+	if (users >= 2)
+		pss /= (uint64_t)users;
+	mss->swap_pss += pss;
+}
+
+/* Context: the table's ptl held (walk_page_range). */
+static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
+			   unsigned long end, void *priv)
+{
+	struct smaps_walk *w = priv;
+	bool locked = w->vma->vm_flags & VM_LOCKED;
+
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
+		struct page *page;
+
+		if (pte_present(pte)) {
+			page = pte_page(pte);
+			if (folio_is_zero(page_folio(page)))
+				continue;	/* not a normal page (vm_normal_page) */
+			smaps_account(w->mss, page, false, pte & PT_YOUNG, pte & PT_DIRTY, locked);
+		} else if (pte_is_swap(pte)) {
+			smaps_swap_entry(mm, w->mss, pte);
+		} else {
+			smaps_pte_hole(mm, a, a + PAGE_SIZE, priv);
+		}
+	}
+	return 0;
+}
+
+/* Context: page_table_lock held; *pmd is a huge leaf. */
+static int smaps_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
+			  unsigned long end, void *priv)
+{
+	struct smaps_walk *w = priv;
+	uint64_t v = load_relaxed(pmd);
+	struct page *page = pte_page(v);
+	struct folio *folio = page_folio(page);
+
+	(void)mm;
+	(void)start;
+	(void)end;
+	if (folio_is_zero(folio))
+		return 0;	/* the huge zero page is not a normal page */
+	if (folio_test(folio, PG_anon))
+		w->mss->anonymous_thp += PMD_SIZE;
+	else if (folio_test(folio, PG_swapbacked))
+		w->mss->shmem_thp += PMD_SIZE;
+	else
+		w->mss->file_thp += PMD_SIZE;
+	/* The whole folio, whatever part of it [start, end) covers. */
+	smaps_account(w->mss, &folio->pages[0], true, v & PT_YOUNG, v & PT_DIRTY,
+		      w->vma->vm_flags & VM_LOCKED);
+	return 0;
+}
+
+/*
+ * smap_gather_stats - add @vma's pages from @start (0: all of it) to @mss
+ * Context: @vma read-locked under RCU (policy VMA) or mmap_lock(R); RCU is
+ * dropped before anything that may sleep (shmem_swap_usage, the walk).
+ */
+static void smap_gather_stats(struct proc_maps_private *priv, struct vma *vma,
+			      struct mem_size_stats *mss, unsigned long start)
+{
+	static const struct pt_walk_ops ops = {
+		.pte_range = smaps_pte_range,
+		.pmd_huge = smaps_pmd_huge,
+		.pte_hole = smaps_pte_hole,
+	};
+	struct smaps_walk w = { .mss = mss, .vma = vma };
+
+	if (start >= vma->vm_end)
+		return;
+	proc_walk_begin(priv, vma);
+	if (vma->vm_file && vma->vm_file->shmem) {
+		/*
+		 * Shared or read-only mappings see only the object's pages, so
+		 * its swap counter (or a range count) is the answer; a private
+		 * writable one may have COW copies in front of swapped pages.
+		 */
+		unsigned long swapped = shmem_swap_usage(vma);
+
+		if (!start && (!swapped || (vma->vm_flags & VM_SHARED) ||
+			       !(vma->vm_flags & VM_WRITE)))
+			mss->swap += swapped;
+		else
+			w.shmem_holes = true;
+	}
+	walk_page_range(vma->vm_mm, start ? start : vma->vm_start, vma->vm_end, &ops, &w);
+	proc_walk_end(priv, vma);
+}
+
+#define SEQ_PUT_DEC(str, val) seq_put_decimal_ull_width(m, str, (val) >> 10, 8)
+
+/* The lines smaps and smaps_rollup share (__show_smap). */
+static void __show_smap(struct seq_file *m, const struct mem_size_stats *mss, bool rollup)
+{
+	SEQ_PUT_DEC("Rss:            ", mss->resident);
+	SEQ_PUT_DEC(" kB\nPss:            ", mss->pss >> PSS_SHIFT);
+	SEQ_PUT_DEC(" kB\nPss_Dirty:      ", mss->pss_dirty >> PSS_SHIFT);
+	if (rollup) {
+		/* Per VMA two of these would be zero and the third equal to Pss. */
+		SEQ_PUT_DEC(" kB\nPss_Anon:       ", mss->pss_anon >> PSS_SHIFT);
+		SEQ_PUT_DEC(" kB\nPss_File:       ", mss->pss_file >> PSS_SHIFT);
+		SEQ_PUT_DEC(" kB\nPss_Shmem:      ", mss->pss_shmem >> PSS_SHIFT);
+	}
+	SEQ_PUT_DEC(" kB\nShared_Clean:   ", mss->shared_clean);
+	SEQ_PUT_DEC(" kB\nShared_Dirty:   ", mss->shared_dirty);
+	SEQ_PUT_DEC(" kB\nPrivate_Clean:  ", mss->private_clean);
+	SEQ_PUT_DEC(" kB\nPrivate_Dirty:  ", mss->private_dirty);
+	SEQ_PUT_DEC(" kB\nReferenced:     ", mss->referenced);
+	SEQ_PUT_DEC(" kB\nAnonymous:      ", mss->anonymous);
+	SEQ_PUT_DEC(" kB\nKSM:            ", mss->ksm);
+	SEQ_PUT_DEC(" kB\nLazyFree:       ", mss->lazyfree);
+	SEQ_PUT_DEC(" kB\nAnonHugePages:  ", mss->anonymous_thp);
+	SEQ_PUT_DEC(" kB\nShmemPmdMapped: ", mss->shmem_thp);
+	SEQ_PUT_DEC(" kB\nFilePmdMapped:  ", mss->file_thp);
+	SEQ_PUT_DEC(" kB\nShared_Hugetlb: ", mss->shared_hugetlb);
+	/* One column wider label, one narrower number: the columns still line up. */
+	seq_put_decimal_ull_width(m, " kB\nPrivate_Hugetlb: ", mss->private_hugetlb >> 10, 7);
+	SEQ_PUT_DEC(" kB\nSwap:           ", mss->swap);
+	SEQ_PUT_DEC(" kB\nSwapPss:        ", mss->swap_pss >> PSS_SHIFT);
+	SEQ_PUT_DEC(" kB\nLocked:         ", mss->pss_locked >> PSS_SHIFT);
+	seq_puts(m, " kB\n");
+}
+
+/* VmFlags mnemonics by bit (show_smap_vma_flags); bits the model never sets print "??". */
+static const char vm_flag_mnemonics[32][3] = {
+	"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms",
+	"gd", "um", "pf", "??", "uw", "lo", "io", "sr",
+	"rr", "dc", "de", "lf", "ac", "nr", "ht", "sf",
+	"ar", "wf", "dd", "sd", "mm", "hg", "nh", "mg",
+};
+
+static void show_smap_vma_flags(struct seq_file *m, struct vma *vma)
+{
+	seq_puts(m, "VmFlags: ");
+	for (unsigned int i = 0; i < 64; i++) {
+		if (!(vma->vm_flags & (1UL << i)))
+			continue;
+		seq_puts(m, i < 32 ? vm_flag_mnemonics[i] : "??");
+		seq_putc(m, ' ');
+	}
+	seq_putc(m, '\n');
+}
+
+static int show_smap(struct seq_file *m, void *v)
+{
+	struct vma *vma = v;
+	struct mem_size_stats mss = { 0 };
+
+	smap_gather_stats(m->private, vma, &mss, 0);
+	show_map_vma(m, vma);
+	SEQ_PUT_DEC("Size:           ", vma->vm_end - vma->vm_start);
+	SEQ_PUT_DEC(" kB\nKernelPageSize: ", PAGE_SIZE);
+	SEQ_PUT_DEC(" kB\nMMUPageSize:    ", PAGE_SIZE);
+	seq_puts(m, " kB\n");
+	__show_smap(m, &mss, false);
+	seq_printf(m, "THPeligible:    %8u\n", thp_vma_allowable(vma, vma->vm_flags, true) ? 1 : 0);
+	/* No "ProtectionKey:" line: the live CPU has no protection keys. */
+	show_smap_vma_flags(m, vma);
+	return 0;
+}
+
+const struct seq_operations proc_pid_smaps_op = {
+	.start = proc_maps_start,
+	.next = proc_maps_next,
+	.stop = proc_maps_stop,
+	.show = show_smap,
+};
+
+/* Is the reader holding mmap_lock with a waiter queued behind it? */
+static bool is_mmap_lock_contended(struct proc_maps_private *priv)
+{
+	if (!priv->mmap_locked || (priv->flags & VML_READER_NODROP))
+		return false;
+	return mmap_lock_is_contended(priv->mm);
+}
+
+/*
+ * show_smaps_rollup - the sum of every VMA's smaps in one record.
+ *
+ * Policy MMAP (mainline since 5.10): mmap_lock(R), VMA by VMA. After each
+ * VMA, if someone waits for mmap_lock, drop it and take it again, then go on
+ * from where the last VMA ended: the next VMA if it starts there or later
+ * (the last one is gone or unchanged), nothing if there is none, or - if a
+ * VMA now straddles the old end (the last one grew or merged) - only its
+ * part from that end. The re-take normally steals the lock back from the
+ * writer it was dropped for (REFERENCE.md 5.3); with VML_READER_NOSTEAL it
+ * queues behind it (the 2026 down_read_nosteal), so the writer gets in.
+ *
+ * Policy VMA (2026): VMA by VMA under RCU and the VMA's read lock, RCU
+ * dropped for each page walk. A VMA that cannot be locked is found under
+ * mmap_lock (lock_next_vma); if the read fell back to holding mmap_lock
+ * (reference overflow), the contended drop above applies, and the re-take
+ * returns to RCU.
+ *
+ * Header: [first VMA's start, last VMA's end), or 0-0 for an empty mm.
+ */
+static int show_smaps_rollup(struct seq_file *m, void *v)
+{
+	struct proc_maps_private *priv = m->private;
+	struct mm *mm = priv->mm;
+	struct mem_size_stats mss = { 0 };
+	unsigned long vma_start = 0, last_vma_end = 0;
+	int64_t pos = 0;
+	struct vma *vma;
+	int ret;
+
+	(void)v;
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	ret = lock_vma_range(priv, false);
+	if (ret)
+		goto out_put_mm;
+	rtree_cursor_set(&priv->iter, &mm->mm_mt, 0);
+	vma = proc_get_vma(m, &pos);
+	if (SEQ_IS_ERR(vma)) {
+		ret = SEQ_PTR_ERR(vma);
+		goto out_unlock;
+	}
+	if (vma)
+		vma_start = vma->vm_start;
+	/* Ends: each step moves pos past a VMA's end, and addresses are bounded. */
+	while (vma) {
+		/* Resuming after a drop: only the part not yet gathered. */
+		smap_gather_stats(priv, vma, &mss, vma->vm_start < last_vma_end ? last_vma_end : 0);
+		last_vma_end = vma->vm_end;
+
+		if (is_mmap_lock_contended(priv)) {
+			stat_inc(&mm->stats.proc_contended_drops);
+			unlock_vma_range(priv);
+			ret = lock_vma_range(priv, priv->flags & VML_READER_NOSTEAL);
+			if (ret)
+				goto out_put_mm;
+			pos = (int64_t)last_vma_end;
+			rtree_cursor_set(&priv->iter, &mm->mm_mt, last_vma_end);
+		}
+		vma = proc_get_vma(m, &pos);
+		if (SEQ_IS_ERR(vma)) {
+			ret = SEQ_PTR_ERR(vma);
+			goto out_unlock;
+		}
+	}
+	show_vma_header_prefix(m, vma_start, last_vma_end, 0, 0, 0, 0, 0);
+	seq_pad(m, ' ');
+	seq_puts(m, "[rollup]\n");
+	__show_smap(m, &mss, true);
+out_unlock:
+	unlock_vma_range(priv);
+out_put_mm:
+	mmput(mm);
+	return ret;
+}
+
+#undef SEQ_PUT_DEC
+
+/* single_open: one record at position 0. */
+static void *single_start(struct seq_file *m, int64_t *pos)
+{
+	(void)m;
+	return *pos == 0 ? (void *)1 : NULL;
+}
+
+static void *single_next(struct seq_file *m, void *v, int64_t *pos)
+{
+	(void)m;
+	(void)v;
+	++*pos;
+	return NULL;
+}
+
+static void single_stop(struct seq_file *m, void *v)
+{
+	(void)m;
+	(void)v;
+}
+
+const struct seq_operations proc_pid_smaps_rollup_op = {
+	.start = single_start,
+	.next = single_next,
+	.stop = single_stop,
+	.show = show_smaps_rollup,
+};
