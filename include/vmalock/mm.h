@@ -48,6 +48,10 @@ struct vml_sys_config {
 	uint64_t mmap_lock_handoff_ns;	/* 4 ms (RWSEM_WAIT_TIMEOUT at HZ=250) */
 	bool anon_vma_name;		/* false: PR_SET_VMA_ANON_NAME fails with EINVAL,
 					 * as on a kernel without CONFIG_ANON_VMA_NAME */
+	bool use_zero_page;		/* false: a read of untouched private anonymous memory
+					 * allocates a page (and a huge page where THP applies),
+					 * as on the live machine (booted pvm_no_zero_page=1);
+					 * true: mainline's zero page and huge zero page */
 };
 
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);

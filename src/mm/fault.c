@@ -163,7 +163,7 @@ static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsig
 	struct folio *folio;
 	vm_fault_t ret;
 
-	if (!(flags & FAULT_FLAG_WRITE)) {
+	if (!(flags & FAULT_FLAG_WRITE) && mm->sys->cfg.use_zero_page) {
 		/* A read of untouched private memory maps the shared zero page. */
 		struct folio *zero = sys_zero_folio(mm->sys);
 
@@ -179,7 +179,9 @@ static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsig
 	folio = alloc_anon_folio(vma, addr);
 	if (!folio)
 		return VM_FAULT_OOM;
-	if (!set_pte_if(mm, pt, addr, 0, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
+	/* Without the zero page a read allocates too; writable (and dirty) only with VM_WRITE. */
+	if (!set_pte_if(mm, pt, addr, 0, folio,
+			PT_YOUNG | ((vma->vm_flags & VM_WRITE) ? PT_WRITE | PT_DIRTY : 0)))
 		folio_put(folio);	/* another thread faulted it in */
 	return 0;
 }

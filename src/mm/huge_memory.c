@@ -68,7 +68,7 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 	pt = vml_zalloc(sizeof(*pt));
 	if (!pt)
 		return VM_FAULT_OOM;
-	if (!(flags & FAULT_FLAG_WRITE)) {
+	if (!(flags & FAULT_FLAG_WRITE) && mm->sys->cfg.use_zero_page) {
 		folio = mm->sys->huge_zero_folio;
 	} else {
 		folio = folio_alloc(mm->sys, HPAGE_PMD_ORDER, fault_nid(mm));
@@ -88,8 +88,10 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 		folio_put(folio);
 		return 0;	/* raced with another fault: the access retries */
 	}
+	/* A new huge page is mapped dirty, and writable with VM_WRITE, whatever the access. */
 	set_huge_pmd(mm, pmd, folio, pt,
-		     PT_YOUNG | ((flags & FAULT_FLAG_WRITE) ? PT_WRITE | PT_DIRTY : 0));
+		     PT_YOUNG | (folio_is_zero(folio) ? 0 :
+				 PT_DIRTY | ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0)));
 	spin_unlock(&mm->page_table_lock);
 	return 0;
 }

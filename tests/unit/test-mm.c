@@ -412,7 +412,8 @@ static void test_thp(void)
 
 int main(void)
 {
-	if (vml_sys_create(NULL, &sys))
+	/* These tests follow mainline, which maps the zero page on reads. */
+	if (vml_sys_create(&(struct vml_sys_config){ .use_zero_page = true }, &sys))
 		return 1;
 	test_mmap_errors();
 	test_munmap();
