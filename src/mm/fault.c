@@ -138,15 +138,25 @@ static struct folio *alloc_anon_folio(struct vma *vma, unsigned long addr)
 	return folio;
 }
 
-/* Install a freshly allocated folio's page if the PTE is still @expect. Return true if done. */
-static bool set_pte_if(struct mm *mm, struct pte_table *pt, unsigned long addr, uint64_t expect,
-		       struct folio *folio, uint64_t bits)
+/* A small folio mapped into a VM_LOCKED VMA is mlocked (mlock_vma_folio). */
+static void mlock_vma_folio(struct vma *vma, struct folio *folio)
 {
+	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED && !folio->order &&
+	    !folio_is_zero(folio))
+		mlock_folio(folio);
+}
+
+/* Install a folio's page if the PTE is still @expect. Return true if done. */
+static bool set_pte_if(struct vma *vma, struct pte_table *pt, unsigned long addr,
+		       uint64_t expect, struct folio *folio, uint64_t bits)
+{
+	struct mm *mm = vma->vm_mm;
 	_Atomic uint64_t *ptep = &pt->e[pte_index(addr)];
 	bool done = false;
 
 	pte_lock(pt);
 	if (load_relaxed(ptep) == expect) {
+		mlock_vma_folio(vma, folio);
 		folio_add_rmap_pte(folio, &folio->pages[0]);
 		mm_inc_counter(mm, folio_mm_counter(folio));
 		store_relaxed(ptep, mk_pte(&folio->pages[0], bits));
@@ -180,7 +190,7 @@ static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsig
 	if (!folio)
 		return VM_FAULT_OOM;
 	/* Without the zero page a read allocates too; writable (and dirty) only with VM_WRITE. */
-	if (!set_pte_if(mm, pt, addr, 0, folio,
+	if (!set_pte_if(vma, pt, addr, 0, folio,
 			PT_YOUNG | ((vma->vm_flags & VM_WRITE) ? PT_WRITE | PT_DIRTY : 0)))
 		folio_put(folio);	/* another thread faulted it in */
 	return 0;
@@ -218,7 +228,7 @@ static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long
 		if (!folio)
 			continue;
 		/* The page-cache lookup's reference becomes the mapping's. */
-		if (!set_pte_if(mm, pt, a, 0, folio, PT_YOUNG))
+		if (!set_pte_if(vma, pt, a, 0, folio, PT_YOUNG))
 			folio_put(folio);
 	}
 }
@@ -236,7 +246,7 @@ static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned 
 		return 0;	/* fault-around mapped it */
 	if (filemap_get_or_create(file, index, fault_nid(vma->vm_mm), &folio))
 		return VM_FAULT_OOM;
-	if (!set_pte_if(vma->vm_mm, pt, addr, 0, folio, PT_YOUNG))
+	if (!set_pte_if(vma, pt, addr, 0, folio, PT_YOUNG))
 		folio_put(folio);
 	return 0;
 }
@@ -260,7 +270,7 @@ static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned l
 	folio = alloc_anon_folio(vma, addr);
 	if (!folio)
 		return VM_FAULT_OOM;
-	if (!set_pte_if(vma->vm_mm, pt, addr, expect, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
+	if (!set_pte_if(vma, pt, addr, expect, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
 		folio_put(folio);
 	return 0;
 }
@@ -276,7 +286,7 @@ static vm_fault_t do_shared_fault(struct vma *vma, struct pte_table *pt, unsigne
 	if (filemap_get_or_create(vma->vm_file, index, fault_nid(vma->vm_mm), &folio))
 		return VM_FAULT_OOM;
 	folio_set(folio, PG_dirty);
-	if (!set_pte_if(vma->vm_mm, pt, addr, 0, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
+	if (!set_pte_if(vma, pt, addr, 0, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
 		folio_put(folio);
 	return 0;
 }
@@ -324,6 +334,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 		folio_put(folio);
 		return 0;
 	}
+	mlock_vma_folio(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0]);
 	mm_inc_counter(mm, MM_ANONPAGES);
 	store_relaxed(ptep, mk_pte(&folio->pages[0], PT_WRITE | PT_DIRTY | PT_YOUNG));
@@ -356,6 +367,7 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
 		folio_put(folio);
 		return 0;
 	}
+	mlock_vma_folio(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0]);
 	mm_inc_counter(mm, MM_ANONPAGES);
 	mm_dec_counter(mm, MM_SWAPENTS);

@@ -55,6 +55,24 @@ void folio_remove_rmap_pte(struct folio *folio, struct page *page);
 void folio_add_rmap_pmd(struct folio *folio);
 void folio_remove_rmap_pmd(struct folio *folio);
 
+/*
+ * mlock (mm/mlock.c): a small folio mapped into a VM_LOCKED VMA (and every
+ * new anonymous folio there) is taken off the evictable lists: it becomes
+ * unevictable and loses PG_active. munlock puts it back, inactive. The
+ * kernel also keeps an approximate count of the locked VMAs mapping it;
+ * the model does not (a folio locked twice is released by one munlock).
+ */
+static inline void mlock_folio(struct folio *folio)
+{
+	folio_clear(folio, PG_active);
+	folio_set(folio, PG_unevictable);
+}
+
+static inline void munlock_folio(struct folio *folio)
+{
+	folio_clear(folio, PG_unevictable);
+}
+
 /* Which mm counter a mapped folio belongs to. */
 enum mm_counter folio_mm_counter(struct folio *folio);
 

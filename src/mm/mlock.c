@@ -9,15 +9,94 @@
  */
 #include <errno.h>
 
+#include "mm/folio.h"
 #include "mm/internal.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
 
+/*
+ * A large folio mapped by PTEs is (un)locked only if it lies wholly in the
+ * range (allow_mlock_munlock); @a maps @page.
+ */
+static bool folio_in_range(struct folio *folio, struct page *page, unsigned long a,
+			   unsigned long start, unsigned long end)
+{
+	unsigned long first = a - ((unsigned long)page->index << PAGE_SHIFT);
+
+	return !folio->order ||
+	       (first >= start && first + (folio_nr_pages(folio) << PAGE_SHIFT) <= end);
+}
+
+static int mlock_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
+			   unsigned long end, void *priv)
+{
+	const unsigned long *range = priv;	/* [start, end, lock] */
+
+	(void)mm;
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
+		struct folio *folio;
+
+		if (!pte_present(pte))
+			continue;
+		folio = page_folio(pte_page(pte));
+		if (folio_is_zero(folio) ||
+		    !folio_in_range(folio, pte_page(pte), a, range[0], range[1]))
+			continue;
+		if (range[2])
+			mlock_folio(folio);
+		else
+			munlock_folio(folio);
+	}
+	return 0;
+}
+
+static int mlock_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start, unsigned long end,
+		     void *priv)
+{
+	const unsigned long *range = priv;
+	struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
+
+	(void)mm;
+	(void)start;
+	(void)end;
+	if (folio_is_zero(folio))
+		return 0;
+	if (range[2])
+		mlock_folio(folio);
+	else
+		munlock_folio(folio);
+	return 0;
+}
+
+/*
+ * mlock_vma_pages_range - (un)lock the folios already mapped in [start, end)
+ * of a VMA whose VM_LOCKED just changed; pages faulted in later are locked
+ * as they are mapped. Context: mmap_lock(W).
+ */
+static void mlock_vma_pages_range(struct mm *mm, unsigned long start, unsigned long end,
+				  bool lock)
+{
+	static const struct pt_walk_ops ops = { .pte_range = mlock_pte_range,
+						.pmd_huge = mlock_pmd };
+	unsigned long range[3] = { start, end, lock };
+
+	walk_page_range(mm, start, end, &ops, range);
+}
+
+/* The ranges whose VM_LOCKED changed: their present pages are (un)locked after the commit. */
+struct lock_ranges {
+	unsigned long r[8][3];
+	size_t nr;
+	bool overflow;		/* more than fit: redo the whole call's range */
+};
+
 static struct vma *mlock_fixup(struct vma_txn *t, struct vma *vma, struct vma *prev,
 			       unsigned long start, unsigned long end, unsigned long newflags,
-			       long *locked_delta, int *err)
+			       long *locked_delta, struct lock_ranges *lr, int *err)
 {
 	unsigned long oldflags = vma->vm_flags;
 	struct vma_merge vmg;
@@ -38,6 +117,16 @@ static struct vma *mlock_fixup(struct vma_txn *t, struct vma *vma, struct vma *p
 		*locked_delta += (long)((end - start) >> PAGE_SHIFT);
 	else if (!(newflags & VM_LOCKED) && (oldflags & VM_LOCKED))
 		*locked_delta -= (long)((end - start) >> PAGE_SHIFT);
+	if ((newflags ^ oldflags) & VM_LOCKED) {
+		if (lr->nr < ARRAY_SIZE(lr->r)) {
+			lr->r[lr->nr][0] = start;
+			lr->r[lr->nr][1] = end;
+			lr->r[lr->nr][2] = !!(newflags & VM_LOCKED);
+			lr->nr++;
+		} else {
+			lr->overflow = true;
+		}
+	}
 	return res;
 }
 
@@ -47,6 +136,7 @@ static int apply_vma_lock_flags(struct mm *mm, unsigned long start, unsigned lon
 {
 	unsigned long end = start + len, nstart, tmp;
 	struct vma *vma, *prev;
+	struct lock_ranges lr = { .nr = 0 };
 	struct vma_txn t;
 	long delta = 0;
 	int error = 0;
@@ -73,7 +163,7 @@ static int apply_vma_lock_flags(struct mm *mm, unsigned long start, unsigned lon
 		}
 		newflags = (vma->vm_flags & ~VM_LOCKED_MASK) | flags;
 		tmp = VML_MIN(vma->vm_end, end);
-		vma = mlock_fixup(&t, vma, prev, nstart, tmp, newflags, &delta, &error);
+		vma = mlock_fixup(&t, vma, prev, nstart, tmp, newflags, &delta, &lr, &error);
 		if (!vma) {
 			vma_txn_abort(&t);
 			return error;
@@ -87,6 +177,13 @@ static int apply_vma_lock_flags(struct mm *mm, unsigned long start, unsigned lon
 		error = -ENOMEM;
 	vma_txn_commit(&t);
 	mm->locked_vm = (unsigned long)((long)mm->locked_vm + delta);
+	if (lr.overflow) {
+		/* Every VMA of the range now has the new state: (un)lock it all. */
+		mlock_vma_pages_range(mm, start, VML_MIN(end, nstart), flags & VM_LOCKED);
+	} else {
+		for (size_t i = 0; i < lr.nr; i++)
+			mlock_vma_pages_range(mm, lr.r[i][0], lr.r[i][1], lr.r[i][2]);
+	}
 	return error;
 }
 
