@@ -504,6 +504,25 @@ int vml_touch(struct vml_mm *umm, unsigned long addr, unsigned long len, int acc
 	return 0;
 }
 
+/* GUP's FOLL_TOUCH on a page it found mapped by a PTE: the folio is marked accessed. */
+static void follow_page_touch(struct mm *mm, unsigned long addr)
+{
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	uint64_t pte;
+	int err = 0;
+
+	pmd = pmd_offset(mm, addr, false, &err);
+	pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+	if (!pt)
+		return;		/* none, or a huge PMD (touch_pmd: already young) */
+	pte_lock(pt);
+	pte = load_relaxed(&pt->e[pte_index(addr)]);
+	if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
+		folio_mark_accessed(page_folio(pte_page(pte)));
+	pte_unlock(pt);
+}
+
 int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long end)
 {
 	struct mm *mm = vma->vm_mm;
@@ -517,11 +536,12 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		vm_fault_t ret;
 
-		if (pte_access_fast(mm, a, write))
-			continue;
-		ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
-		if (ret & (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
-			return fault_result_errno(ret);
+		if (!pte_access_fast(mm, a, write)) {
+			ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
+			if (ret & (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
+				return fault_result_errno(ret);
+		}
+		follow_page_touch(mm, a);
 	}
 	return 0;
 }

@@ -50,7 +50,8 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 /*
  * A created file has data: every page up to its size is in the page cache,
  * as after write() + fsync() - clean for a regular file, dirty for tmpfs
- * (shmem pages are never written back). Fault-around and smaps depend on it.
+ * (shmem pages are never written back), and referenced once by the write.
+ * Fault-around and smaps depend on it.
  */
 static int file_fill_cache(struct vml_file *file)
 {
@@ -64,6 +65,7 @@ static int file_fill_cache(struct vml_file *file)
 			return err;
 		if (file->shmem)
 			folio_set(folio, PG_dirty);
+		folio_mark_accessed(folio);	/* by the write that filled it */
 		folio_put(folio);
 	}
 	return 0;

@@ -73,6 +73,21 @@ static inline void munlock_folio(struct folio *folio)
 	folio_clear(folio, PG_unevictable);
 }
 
+/*
+ * folio_mark_accessed - a use the kernel sees without a young bit (GUP's
+ * FOLL_TOUCH, write() to a file): the first marks the folio referenced, the
+ * next activates it (clearing referenced); unevictable folios stay put.
+ */
+static inline void folio_mark_accessed(struct folio *folio)
+{
+	if (!folio_test(folio, PG_referenced)) {
+		folio_set(folio, PG_referenced);
+	} else if (!folio_test(folio, PG_unevictable | PG_active)) {
+		folio_set(folio, PG_active);
+		folio_clear(folio, PG_referenced);
+	}
+}
+
 /* Which mm counter a mapped folio belongs to. */
 enum mm_counter folio_mm_counter(struct folio *folio);
 
