@@ -4,11 +4,13 @@
  *
  * Only pages this mapping maps exclusively are touched (the kernel leaves
  * possibly-shared folios alone). COLD ages pages: the PTE's young bit and
- * the folio's referenced/active state are cleared. PAGEOUT reclaims them:
- * an anonymous page goes to swap, and without swap is left alone entirely
- * (not even aged - as the live kernel shows); a file or shmem page is
- * unmapped whether dirty or not, then a clean regular-file page leaves the
- * page cache and a shmem page goes to swap if there is swap.
+ * the folio's referenced/active state are cleared. PAGEOUT reclaims them
+ * (their PTEs keep the young bit, the folios lose referenced): a clean
+ * lazily freed (MADV_FREE) anonymous page is dropped, swap or not; another
+ * anonymous page goes to swap, or - without swap - back to the active list;
+ * a file or shmem page is unmapped whether dirty or not, then a clean
+ * regular-file page leaves the page cache and a shmem page goes to swap if
+ * there is swap.
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -148,11 +150,27 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 		if (!exclusive(folio))
 			continue;
 		if (folio_is_anon(folio)) {
-			if (!mm->sys->cfg.swap_pages)
-				continue;	/* nowhere to put it: untouched */
-			age_pte(ptep, folio);
-			if (folio_ref_count(folio) != 1 || !(slot = swap_alloc(mm->sys)))
+			folio_clear(folio, PG_referenced);
+			if (!folio_test(folio, PG_swapbacked)) {
+				if (!(pte & PT_DIRTY) && !folio_test(folio, PG_dirty) &&
+				    folio_ref_count(folio) == 1) {
+					/* Clean lazily freed memory is dropped, swap or not. */
+					atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
+					folio_remove_rmap_pte(folio, pte_page(pte));
+					mm_dec_counter(mm, MM_ANONPAGES);
+					folio_put(folio);
+					continue;
+				}
+				/* Written again since MADV_FREE: it must be kept after all. */
+				folio_set(folio, PG_swapbacked);
+			}
+			/* Reclaim that cannot swap it out puts it back active (activate_locked). */
+			if (!mm->sys->cfg.swap_pages || folio_ref_count(folio) != 1 ||
+			    !(slot = swap_alloc(mm->sys))) {
+				folio_set(folio, PG_active);
 				continue;
+			}
+			age_pte(ptep, folio);
 			atomic_exchange_explicit(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP,
 						 memory_order_acq_rel);
 			folio_remove_rmap_pte(folio, pte_page(pte));
