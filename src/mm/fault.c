@@ -146,9 +146,9 @@ static void mlock_vma_folio(struct vma *vma, struct folio *folio)
 		mlock_folio(folio);
 }
 
-/* Install a folio's page if the PTE is still @expect. Return true if done. */
+/* Install @page of @folio if the PTE is still @expect. Return true if done. */
 static bool set_pte_if(struct vma *vma, struct pte_table *pt, unsigned long addr,
-		       uint64_t expect, struct folio *folio, uint64_t bits)
+		       uint64_t expect, struct folio *folio, struct page *page, uint64_t bits)
 {
 	struct mm *mm = vma->vm_mm;
 	_Atomic uint64_t *ptep = &pt->e[pte_index(addr)];
@@ -157,9 +157,9 @@ static bool set_pte_if(struct vma *vma, struct pte_table *pt, unsigned long addr
 	pte_lock(pt);
 	if (load_relaxed(ptep) == expect) {
 		mlock_vma_folio(vma, folio);
-		folio_add_rmap_pte(folio, &folio->pages[0]);
+		folio_add_rmap_pte(folio, page, mm);
 		mm_inc_counter(mm, folio_mm_counter(folio));
-		store_relaxed(ptep, mk_pte(&folio->pages[0], bits));
+		store_relaxed(ptep, mk_pte(page, bits));
 		done = true;
 	}
 	pte_unlock(pt);
@@ -190,7 +190,7 @@ static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsig
 	if (!folio)
 		return VM_FAULT_OOM;
 	/* Without the zero page a read allocates too; writable (and dirty) only with VM_WRITE. */
-	if (!set_pte_if(vma, pt, addr, 0, folio,
+	if (!set_pte_if(vma, pt, addr, 0, folio, &folio->pages[0],
 			PT_YOUNG | ((vma->vm_flags & VM_WRITE) ? PT_WRITE | PT_DIRTY : 0)))
 		folio_put(folio);	/* another thread faulted it in */
 	return 0;
@@ -228,7 +228,7 @@ static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long
 		if (!folio)
 			continue;
 		/* The page-cache lookup's reference becomes the mapping's. */
-		if (!set_pte_if(vma, pt, a, 0, folio, PT_YOUNG))
+		if (!set_pte_if(vma, pt, a, 0, folio, folio_file_page(folio, index), PT_YOUNG))
 			folio_put(folio);
 	}
 }
@@ -246,7 +246,7 @@ static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned 
 		return 0;	/* fault-around mapped it */
 	if (filemap_get_or_create(file, index, fault_nid(vma->vm_mm), &folio))
 		return VM_FAULT_OOM;
-	if (!set_pte_if(vma, pt, addr, 0, folio, PT_YOUNG))
+	if (!set_pte_if(vma, pt, addr, 0, folio, folio_file_page(folio, index), PT_YOUNG))
 		folio_put(folio);
 	return 0;
 }
@@ -270,7 +270,8 @@ static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned l
 	folio = alloc_anon_folio(vma, addr);
 	if (!folio)
 		return VM_FAULT_OOM;
-	if (!set_pte_if(vma, pt, addr, expect, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
+	if (!set_pte_if(vma, pt, addr, expect, folio, &folio->pages[0],
+			PT_WRITE | PT_DIRTY | PT_YOUNG))
 		folio_put(folio);
 	return 0;
 }
@@ -285,8 +286,9 @@ static vm_fault_t do_shared_fault(struct vma *vma, struct pte_table *pt, unsigne
 		return VM_FAULT_SIGBUS;
 	if (filemap_get_or_create(vma->vm_file, index, fault_nid(vma->vm_mm), &folio))
 		return VM_FAULT_OOM;
-	folio_set(folio, PG_dirty);
-	if (!set_pte_if(vma, pt, addr, 0, folio, PT_WRITE | PT_DIRTY | PT_YOUNG))
+	folio_set(folio, PG_dirty);	/* the whole folio, however large */
+	if (!set_pte_if(vma, pt, addr, 0, folio, folio_file_page(folio, index),
+			PT_WRITE | PT_DIRTY | PT_YOUNG))
 		folio_put(folio);
 	return 0;
 }
@@ -335,7 +337,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 		return 0;
 	}
 	mlock_vma_folio(vma, folio);
-	folio_add_rmap_pte(folio, &folio->pages[0]);
+	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);
 	store_relaxed(ptep, mk_pte(&folio->pages[0], PT_WRITE | PT_DIRTY | PT_YOUNG));
 	if (!folio_is_zero(old)) {
@@ -368,7 +370,7 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
 		return 0;
 	}
 	mlock_vma_folio(vma, folio);
-	folio_add_rmap_pte(folio, &folio->pages[0]);
+	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);
 	mm_dec_counter(mm, MM_SWAPENTS);
 	store_relaxed(&pt->e[pte_index(addr)],
@@ -519,7 +521,7 @@ static void follow_page_touch(struct mm *mm, unsigned long addr)
 	pte_lock(pt);
 	pte = load_relaxed(&pt->e[pte_index(addr)]);
 	if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
-		folio_mark_accessed(page_folio(pte_page(pte)));
+		folio_mark_accessed(mm->sys, page_folio(pte_page(pte)));
 	pte_unlock(pt);
 }
 
@@ -543,6 +545,7 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 		}
 		follow_page_touch(mm, a);
 	}
+	lru_add_drain(mm->sys);	/* what GUP queued takes effect (as the live kernel shows) */
 	return 0;
 }
 

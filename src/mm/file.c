@@ -47,26 +47,86 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 	return 0;
 }
 
+static int grow_slots(struct vml_file *file, unsigned long index);
+
+/* Put a new folio of @order at @index (aligned, all slots empty) into the page cache. */
+static int filemap_add_folio(struct vml_file *file, unsigned long index, unsigned int order,
+			     struct folio **out)
+{
+	unsigned long nr = 1UL << order;
+	struct folio *folio = folio_alloc(file->sys, order, 0);
+
+	if (!folio)
+		return -ENOMEM;
+	folio->mapping = file;
+	folio->index = index;
+	if (file->shmem)
+		folio_set(folio, PG_swapbacked);
+	spin_lock(&file->i_pages_lock);
+	if (index + nr > file->nr_slots && grow_slots(file, index + nr - 1)) {
+		spin_unlock(&file->i_pages_lock);
+		folio_put(folio);
+		return -ENOMEM;
+	}
+	for (unsigned long i = 0; i < nr; i++) {
+		VML_BUG_ON(file->pages[index + i]);
+		file->pages[index + i] = folio;	/* one cache reference for all its slots */
+	}
+	file->nr_cached += nr;
+	spin_unlock(&file->i_pages_lock);
+	*out = folio;
+	return 0;
+}
+
+/* The largest order write() gives a folio for @len bytes at page @index (fgf_set_order). */
+static unsigned int write_folio_order(unsigned long index, unsigned long len)
+{
+	unsigned int order = 0;
+
+	while (order < 9 && (2UL << order) * PAGE_SIZE <= len)
+		order++;
+	/* An unaligned index gets a smaller folio. */
+	while (order && (index & ((1UL << order) - 1)))
+		order--;
+	return order;
+}
+
 /*
  * A created file has data: every page up to its size is in the page cache,
  * as after write() + fsync() - clean for a regular file, dirty for tmpfs
- * (shmem pages are never written back), and referenced once by the write.
- * Fault-around and smaps depend on it.
+ * (shmem pages are never written back, and start referenced). Fault-around
+ * and smaps depend on it.
+ *
+ * The folios are those the live machine's ext4 makes for a file written in
+ * 64 KiB write()s (src/target/target.c): each write_begin asks for a folio
+ * as large as what is left of the write (a power of two, at most the
+ * write, naturally aligned), so a 64 KiB chunk is one order-4 folio and a
+ * tail of 24 KiB is 16 + 8 KiB. tmpfs (huge=never) uses single pages. The
+ * folio size is visible: a write through a shared mapping dirties the whole
+ * folio, and MADV_COLD/PAGEOUT of part of one splits it (reclaim.c).
  */
+#define FILE_WRITE_CHUNK (64UL << 10)
+
 static int file_fill_cache(struct vml_file *file)
 {
-	unsigned long n = (file->size + PAGE_SIZE - 1) / PAGE_SIZE;
+	unsigned long size = file->size, pos = 0;
 	struct folio *folio;
 	int err;
 
-	for (unsigned long i = 0; i < n; i++) {
-		err = filemap_get_or_create(file, i, 0, &folio);
+	/* Ends: pos grows by at least a page each step until it passes size. */
+	while (pos < size) {
+		unsigned long left = VML_MIN(size - pos, FILE_WRITE_CHUNK -
+					     (pos & (FILE_WRITE_CHUNK - 1)));
+		unsigned long index = pos >> PAGE_SHIFT;
+		unsigned int order = file->shmem ? 0 : write_folio_order(index, left);
+
+		err = filemap_add_folio(file, index, order, &folio);
 		if (err)
 			return err;
+		/* tmpfs marks what write() allocates referenced (SGP_WRITE); ext4 does not. */
 		if (file->shmem)
-			folio_set(folio, PG_dirty);
-		folio_mark_accessed(folio);	/* by the write that filled it */
-		folio_put(folio);
+			folio_set(folio, PG_dirty | PG_referenced);
+		pos = (index + (1UL << order)) << PAGE_SHIFT;
 	}
 	return 0;
 }
@@ -104,7 +164,8 @@ void vml_file_put(struct vml_file *file)
 		return;
 	vml_assert(list_empty(&file->i_mmap));
 	for (unsigned long i = 0; i < file->nr_slots; i++) {
-		if (file->pages[i])
+		/* A large folio fills several slots and holds one cache reference. */
+		if (file->pages[i] && file->pages[i]->index == i)
 			folio_put(file->pages[i]);
 		if (file->swap_slots[i])
 			swap_free_entry(file->sys, file->swap_slots[i]);

@@ -49,11 +49,29 @@ static inline int folio_ref_count(struct folio *folio)
 	return load_relaxed(&folio->refcount);
 }
 
-/* rmap: map/unmap a page by PTE, or a whole large folio by PMD. Caller holds the PTL. */
-void folio_add_rmap_pte(struct folio *folio, struct page *page);
+/* rmap: map/unmap a page by PTE, or a whole large folio by PMD, in @mm. Caller holds the PTL. */
+void folio_add_rmap_pte(struct folio *folio, struct page *page, struct mm *mm);
 void folio_remove_rmap_pte(struct folio *folio, struct page *page);
-void folio_add_rmap_pmd(struct folio *folio);
+void folio_add_rmap_pmd(struct folio *folio, struct mm *mm);
 void folio_remove_rmap_pmd(struct folio *folio);
+
+/*
+ * folio_maybe_mapped_shared - might another process map this folio? A small
+ * folio: mapped more than once. A large one: mapped by a second mm since it
+ * was last unmapped everywhere (mappings within one mm do not count).
+ */
+static inline bool folio_maybe_mapped_shared(struct folio *folio)
+{
+	if (!folio->order)
+		return folio_mapcount(folio) > 1;
+	return load_relaxed(&folio->rmap_shared);
+}
+
+/* The page of a page-cache folio that holds file page @index. */
+static inline struct page *folio_file_page(struct folio *folio, unsigned long index)
+{
+	return &folio->pages[index - folio->index];
+}
 
 /*
  * mlock (mm/mlock.c): a small folio mapped into a VM_LOCKED VMA (and every
@@ -74,16 +92,33 @@ static inline void munlock_folio(struct folio *folio)
 }
 
 /*
- * folio_mark_accessed - a use the kernel sees without a young bit (GUP's
- * FOLL_TOUCH, write() to a file): the first marks the folio referenced, the
- * next activates it (clearing referenced); unevictable folios stay put.
+ * LRU moves that go through a batch (mm/swap.c folio_batch_add_and_move):
+ * queued for a small folio, done at once for a large one (it moves the
+ * whole batch). A folio already in a batch is off the LRU: further moves
+ * are dropped until the batch is moved. Each applies its own conditions
+ * when it runs (lru_activate, lru_deactivate, lru_lazyfree).
  */
-static inline void folio_mark_accessed(struct folio *folio)
+enum lru_op {
+	LRU_ACTIVATE,	/* folio_activate: onto the active list */
+	LRU_DEACTIVATE,	/* folio_deactivate (MADV_COLD): inactive, not referenced */
+	LRU_LAZYFREE,	/* folio_mark_lazyfree (MADV_FREE): clean anonymous, not swap-backed */
+};
+void folio_lru_op(struct vml_sys *sys, struct folio *folio, enum lru_op op);
+/* lru_add_drain: move every batch (madvise cold/pageout/willneed, populate, mlock). */
+void lru_add_drain(struct vml_sys *sys);
+
+/*
+ * folio_mark_accessed - a use the kernel sees without a young bit (GUP's
+ * FOLL_TOUCH): the first marks the folio referenced, the next activates it
+ * (through a batch) and clears referenced; unevictable folios stay put.
+ */
+static inline void folio_mark_accessed(struct vml_sys *sys, struct folio *folio)
 {
 	if (!folio_test(folio, PG_referenced)) {
 		folio_set(folio, PG_referenced);
 	} else if (!folio_test(folio, PG_unevictable | PG_active)) {
-		folio_set(folio, PG_active);
+		if (!folio_test(folio, PG_lru_batch))
+			folio_lru_op(sys, folio, LRU_ACTIVATE);
 		folio_clear(folio, PG_referenced);
 	}
 }

@@ -78,7 +78,7 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 			}
 			if (!folio_is_zero(folio)) {
 				folio_get(folio);
-				folio_add_rmap_pte(folio, pte_page(pte));
+				folio_add_rmap_pte(folio, pte_page(pte), dst);
 				mm_inc_counter(dst, folio_mm_counter(folio));
 			}
 			/* The child's entry starts old; a shared mapping's also clean (copy_present_pte). */

@@ -44,7 +44,7 @@ static void set_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd, struct folio *fol
 	vml_assert(spin_is_locked(&mm->page_table_lock));
 	*pmd_deposit_slot(pmd) = pt;
 	if (!folio_is_zero(folio)) {
-		folio_add_rmap_pmd(folio);
+		folio_add_rmap_pmd(folio, mm);
 		mm_add_counter(mm, MM_ANONPAGES, (long)HPAGE_PMD_NR);
 	}
 	/* release: a walker that sees the leaf sees the folio's state */

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "mm/file.h"
+#include "mm/folio.h"
 #include "mm/internal.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
@@ -44,6 +45,7 @@ struct madvise_behavior {
 	/* ranges to act on after the VMAs are settled */
 	unsigned long (*ranges)[2];
 	size_t nr_ranges;
+	bool drain;			/* WILLNEED on anonymous memory: lru_add_drain() */
 	int err;
 };
 
@@ -192,6 +194,9 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 		*fatal = true;
 		return record_range(b, start, end);
 	case MADV_WILLNEED:
+		/* Swap-in readahead for anonymous memory ends with lru_add_drain(). */
+		if (vma_is_anonymous(vma))
+			b->drain = true;
 		*prev = vma;
 		return 0;
 	}
@@ -304,6 +309,8 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 			break;
 		}
 	}
+	if (b.drain)
+		lru_add_drain(mm->sys);
 	mmap_write_unlock(mm);
 	vml_free(b.ranges);
 	return err;

@@ -85,6 +85,7 @@ static void mlock_vma_pages_range(struct mm *mm, unsigned long start, unsigned l
 	unsigned long range[3] = { start, end, lock };
 
 	walk_page_range(mm, start, end, &ops, range);
+	lru_add_drain(mm->sys);
 }
 
 /* The ranges whose VM_LOCKED changed: their present pages are (un)locked after the commit. */

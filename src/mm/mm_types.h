@@ -214,6 +214,7 @@ struct page {
 #define PG_unevictable	0x20UL
 #define PG_zero		0x40UL		/* the shared zero page */
 #define PG_swapcache	0x80UL
+#define PG_lru_batch	0x100UL		/* in an LRU batch (the kernel: off the LRU, PG_lru clear) */
 
 struct folio {
 	_Atomic int refcount;		/* [atomic] mappings + page cache + transient users */
@@ -222,6 +223,13 @@ struct folio {
 	_Atomic unsigned long flags;	/* [atomic] PG_* */
 	unsigned int order;		/* [I] */
 	int nid;			/* [I] NUMA node */
+	/*
+	 * Large folios only: which mm mapped it first, and whether another
+	 * has mapped it since (the kernel's MM_ID tracking, simplified: reset
+	 * only when the last mapping goes). folio_maybe_mapped_shared().
+	 */
+	_Atomic(struct mm *) rmap_mm;	/* [atomic] */
+	_Atomic bool rmap_shared;	/* [atomic] */
 	void *mapping;			/* [I] struct anon_vma * (anon) or struct vml_file * (file/shmem) */
 	unsigned long index;		/* [I] page index in the file (file folios) */
 	struct page pages[];
@@ -309,6 +317,15 @@ struct vml_sys {
 	_Atomic int32_t *swap_map;	/* [swap_lock] users of each slot (index 0 unused) */
 	unsigned long swap_next;	/* [swap_lock] where the next search starts */
 	unsigned long swap_used;	/* [swap_lock] */
+	/*
+	 * The per-CPU LRU folio batches of mm/swap.c (one set: the live
+	 * scripts run on one CPU). A small folio's activation, deactivation
+	 * and MADV_FREE take effect only when its batch is moved: when full,
+	 * when a large folio joins it, or at an lru_add_drain() (folio.c).
+	 */
+	_Atomic uint32_t lru_lock;	/* protects the batches below */
+	struct folio *lru_batch[3][31];	/* [lru_lock] a reference each; enum lru_op */
+	unsigned int lru_nr[3];		/* [lru_lock] */
 };
 
 #endif /* VML_MM_MM_TYPES_H */

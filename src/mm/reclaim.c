@@ -1,16 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * reclaim.c - MADV_FREE, MADV_COLD and MADV_PAGEOUT on a range.
+ * reclaim.c - MADV_FREE, MADV_COLD and MADV_PAGEOUT on a range
+ * (mm/madvise.c madvise_free_pte_range, madvise_cold_or_pageout_pte_range,
+ * and the parts of mm/vmscan.c shrink_folio_list they reach).
  *
- * Only pages this mapping maps exclusively are touched (the kernel leaves
- * possibly-shared folios alone). COLD ages pages: the PTE's young bit and
- * the folio's referenced/active state are cleared. PAGEOUT reclaims them
- * (their PTEs keep the young bit, the folios lose referenced): a clean
- * lazily freed (MADV_FREE) anonymous page is dropped, swap or not; another
- * anonymous page goes to swap, or - without swap - back to the active list;
- * a file or shmem page is unmapped whether dirty or not, then a clean
- * regular-file page leaves the page cache and a shmem page goes to swap if
- * there is swap.
+ * Only folios this mapping maps alone, wholly, are aged or reclaimed (the
+ * kernel leaves possibly-shared folios alone). COLD ages them: the PTEs'
+ * young bits and the folio's referenced bit are cleared and the folio is
+ * deactivated. PAGEOUT reclaims them (their PTEs keep the young bit, the
+ * folios lose referenced): a clean lazily freed (MADV_FREE) anonymous page
+ * is dropped, swap or not; another anonymous page goes to swap, or -
+ * without swap - back to the active list; a file or shmem folio is unmapped
+ * whether dirty or not, then a clean regular-file folio leaves the page
+ * cache and a shmem page goes to swap if there is swap. FREE cleans the
+ * PTEs and makes the folios lazily freed (not swap-backed), possibly shared
+ * ones too unless the folio itself is dirty.
+ *
+ * Deactivation and MADV_FREE go through the LRU batches (folio_lru_op): for
+ * a small folio they show only after the next lru_add_drain(), which COLD
+ * and PAGEOUT do first (and populate, mlock, WILLNEED on anonymous memory).
+ *
+ * Large folios: one the range covers only in part is split first (split_folio),
+ * unless it may be mapped by another process. An anonymous one is split in
+ * place: its pages stay mapped, each now its own folio. A page-cache folio
+ * is split only when clean (its buffers can be released) and the split
+ * unmaps it everywhere (split_file_folio). A whole PMD-mapped THP keeps its
+ * mapping for COLD and FREE; PAGEOUT without swap splits it, and every page
+ * goes back active. Divergence, documented: the model swaps out no large
+ * folio (with swap the kernel would).
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -20,22 +37,124 @@
 #include "mm/reclaim.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
+#include "mm/vma.h"
 #include "sync/spinlock.h"
 
-static bool exclusive(struct folio *folio)
+/*
+ * One step of a walk over the range: what the PTE walk hands back to do
+ * outside the page-table lock, and where to go on.
+ */
+struct reclaim_walk {
+	struct folio *split;		/* a large folio to split (a reference) */
+	unsigned long split_pmd;	/* PMD-mapped: the mapping to split first, or 0 */
+	unsigned long split_nr;		/* PTE-mapped: its PTEs at resume */
+	struct folio *unmapped;		/* a file/shmem folio just unmapped (a mapping's reference) */
+	unsigned long resume;		/* where the walk goes on */
+};
+
+/*
+ * The PTEs from @a (before @end, inside @pt) mapping consecutive pages of
+ * @folio starting with @page (madvise_folio_pte_batch).
+ */
+static unsigned long folio_pte_batch(struct pte_table *pt, unsigned long a, unsigned long end,
+				     struct folio *folio, struct page *page)
 {
-	return !folio_is_zero(folio) && folio_mapcount(folio) == 1;
+	unsigned long nr = 0;
+
+	while (a + nr * PAGE_SIZE < end && page->index + nr < folio_nr_pages(folio)) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a + nr * PAGE_SIZE)]);
+
+		if (!pte_present(pte) || pte_page(pte) != page + nr)
+			break;
+		nr++;
+	}
+	return nr;
 }
+
+/*
+ * A large folio only partly in the range: leave the walk to split it,
+ * unless it may be mapped elsewhere or is a dirty page-cache folio. An
+ * anonymous folio stays mapped, so the walk goes on from @a; a file folio's
+ * mappings are gone after its split, so past them. Return true to leave.
+ */
+static bool want_split(struct reclaim_walk *w, struct folio *folio, unsigned long a,
+		       unsigned long nr)
+{
+	if (folio_maybe_mapped_shared(folio) ||
+	    (!folio_is_anon(folio) && folio_test(folio, PG_dirty)))
+		return false;
+	folio_get(folio);
+	w->split = folio;
+	w->split_nr = nr;
+	w->resume = folio_is_anon(folio) ? a : a + nr * PAGE_SIZE;
+	return true;
+}
+
+/*
+ * A huge PMD the range covers only in part [start, end): unless the folio
+ * may be mapped elsewhere (then it is left alone), leave the walk to split
+ * the mapping and the folio, and walk the range again as PTEs. Return true
+ * if the callback should go no further with this PMD.
+ */
+static bool pmd_partial(struct reclaim_walk *w, struct folio *folio, unsigned long start,
+			unsigned long end)
+{
+	if (end - start == PMD_SIZE)
+		return false;
+	if (!folio_maybe_mapped_shared(folio)) {
+		folio_get(folio);
+		w->split = folio;
+		w->split_pmd = start & PMD_MASK;
+		w->resume = start;
+	}
+	return true;
+}
+
+/*
+ * The PTEs at @a to handle together for a present @pte: 1, or a large
+ * folio's run. *partial: the run is not the whole folio - the caller leaves
+ * the walk if want_split() took it (w->split), else skips the run.
+ */
+static unsigned long batch_or_split(struct reclaim_walk *w, struct pte_table *pt, unsigned long a,
+				    unsigned long end, uint64_t pte, bool *partial)
+{
+	struct folio *folio = page_folio(pte_page(pte));
+	unsigned long nr;
+
+	*partial = false;
+	if (!folio->order)
+		return 1;
+	nr = folio_pte_batch(pt, a, end, folio, pte_page(pte));
+	if (nr < folio_nr_pages(folio)) {
+		*partial = true;
+		want_split(w, folio, a, nr);
+	}
+	return nr;
+}
+
+static void clear_pte_bits(_Atomic uint64_t *ptep, uint64_t bits)
+{
+	uint64_t pte = load_relaxed(ptep);
+
+	while ((pte & bits) && !cas_relaxed(ptep, &pte, pte & ~bits))
+		;
+}
+
+/* ---- MADV_FREE ---- */
 
 static int free_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			  unsigned long end, void *priv)
 {
-	(void)priv;
-	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+	struct reclaim_walk *w = priv;
+	unsigned long nr;
+	bool split;
+
+	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
 		_Atomic uint64_t *ptep = &pt->e[pte_index(a)];
 		uint64_t pte = load_relaxed(ptep);
 		struct folio *folio;
 
+		nr = 1;
 		if (pte_is_swap(pte)) {
 			/* Lazily freed memory need not come back from swap. */
 			store_relaxed(ptep, 0);
@@ -46,49 +165,80 @@ static int free_pte_range(struct mm *mm, struct pte_table *pt, unsigned long sta
 		if (!pte_present(pte))
 			continue;
 		folio = page_folio(pte_page(pte));
-		if (!folio_is_anon(folio) || !exclusive(folio))
+		if (folio_is_zero(folio) || !folio_is_anon(folio))
 			continue;
-		/* Clean and not swap-backed: reclaim may drop it instead of writing it out. */
-		while (!cas_relaxed(ptep, &pte, pte & ~(PT_DIRTY | PT_YOUNG)))
-			;
-		folio_clear(folio, PG_dirty | PG_swapbacked | PG_referenced | PG_active);
+		nr = batch_or_split(w, pt, a, end, pte, &split);
+		if (split) {
+			if (w->split)
+				return 1;
+			continue;
+		}
+		if (folio_test(folio, PG_dirty | PG_swapcache)) {
+			if (folio_mapcount(folio) != (int)folio_nr_pages(folio))
+				continue;
+			folio_clear(folio, PG_dirty);
+		}
+		/* Clean and old: reclaim may drop it instead of writing it out. */
+		for (unsigned long i = 0; i < nr; i++)
+			clear_pte_bits(&pt->e[pte_index(a + i * PAGE_SIZE)], PT_DIRTY | PT_YOUNG);
+		folio_lru_op(mm->sys, folio, LRU_LAZYFREE);
 	}
 	return 0;
 }
 
-void madvise_free_range(struct mm *mm, unsigned long start, unsigned long end)
+/* A whole PMD-mapped THP stays mapped: clean, old and lazily freed (madvise_free_huge_pmd). */
+static int free_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start, unsigned long end,
+		    void *priv)
 {
-	static const struct pt_walk_ops ops = { .pte_range = free_pte_range };
+	struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
 
-	split_huge_pmd_range_edges(mm, start, end);
-	split_huge_pmd_range(mm, start, end);
-	walk_page_range(mm, start, end, &ops, NULL);
+	if (folio_is_zero(folio) || folio_maybe_mapped_shared(folio))
+		return 0;
+	if (pmd_partial(priv, folio, start, end))
+		return 1;
+	folio_clear(folio, PG_dirty);
+	clear_pte_bits(pmd, PT_DIRTY | PT_YOUNG);
+	folio_lru_op(mm->sys, folio, LRU_LAZYFREE);
+	return 0;
 }
 
-static void age_pte(_Atomic uint64_t *ptep, struct folio *folio)
-{
-	uint64_t pte = load_relaxed(ptep);
+/* ---- MADV_COLD ---- */
 
-	while ((pte & PT_YOUNG) && !cas_relaxed(ptep, &pte, pte & ~PT_YOUNG))
-		;
-	folio_clear(folio, PG_referenced | PG_active);
+static void age_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio)
+{
+	clear_pte_bits(ptep, PT_YOUNG);
+	folio_clear(folio, PG_referenced);
+	folio_lru_op(mm->sys, folio, LRU_DEACTIVATE);
 }
 
 static int cold_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			  unsigned long end, void *priv)
 {
-	(void)mm;
-	(void)priv;
-	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
-		_Atomic uint64_t *ptep = &pt->e[pte_index(a)];
-		uint64_t pte = load_relaxed(ptep);
+	struct reclaim_walk *w = priv;
+	unsigned long nr;
+	bool split;
+
+	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 		struct folio *folio;
 
+		nr = 1;
 		if (!pte_present(pte))
 			continue;
 		folio = page_folio(pte_page(pte));
-		if (exclusive(folio))
-			age_pte(ptep, folio);
+		if (folio_is_zero(folio))
+			continue;
+		nr = batch_or_split(w, pt, a, end, pte, &split);
+		if (split) {
+			if (w->split)
+				return 1;
+			continue;
+		}
+		/* Only a folio this mapping maps alone, wholly. */
+		if (folio_mapcount(folio) != (int)folio_nr_pages(folio))
+			continue;
+		for (unsigned long i = 0; i < nr; i++)
+			age_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], folio);
 	}
 	return 0;
 }
@@ -98,66 +248,68 @@ static int cold_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start, u
 {
 	struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
 
-	(void)mm;
-	(void)start;
-	(void)end;
-	(void)priv;
+	if (folio_is_zero(folio) || folio_maybe_mapped_shared(folio))
+		return 0;
+	if (pmd_partial(priv, folio, start, end))
+		return 1;
 	if (folio_mapcount(folio) == (int)folio_nr_pages(folio))
-		age_pte(pmd, folio);
+		age_pte(mm, pmd, folio);
 	return 0;
 }
 
-void madvise_cold_range(struct mm *mm, unsigned long start, unsigned long end)
+/* ---- MADV_PAGEOUT ---- */
+
+/* Clear a present PTE (the caller holds the ptl); its reference is the caller's to drop. */
+static void unmap_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio)
 {
-	static const struct pt_walk_ops ops = { .pte_range = cold_pte_range, .pmd_huge = cold_pmd };
+	uint64_t pte = atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
 
-	split_huge_pmd_range_edges(mm, start, end);
-	walk_page_range(mm, start, end, &ops, NULL);
-}
-
-/* Drop a clean regular-file folio from the page cache if only the cache holds it. */
-static void drop_from_page_cache(struct folio *folio)
-{
-	struct vml_file *file = folio->mapping;
-	bool dropped = false;
-
-	spin_lock(&file->i_pages_lock);
-	if (folio_ref_count(folio) == 1 && !folio_test(folio, PG_dirty) &&
-	    folio->index < file->nr_slots && file->pages[folio->index] == folio) {
-		file->pages[folio->index] = NULL;
-		file->nr_cached--;
-		dropped = true;
-	}
-	spin_unlock(&file->i_pages_lock);
-	if (dropped)
-		folio_put(folio);
+	if (pte & PT_DIRTY)
+		folio_set(folio, PG_dirty);
+	folio_remove_rmap_pte(folio, pte_page(pte));
+	mm_dec_counter(mm, folio_mm_counter(folio));
 }
 
 static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			     unsigned long end, void *priv)
 {
-	struct folio **unmapped = priv;
+	struct reclaim_walk *w = priv;
+	unsigned long nr;
+	bool split;
 
-	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
 		_Atomic uint64_t *ptep = &pt->e[pte_index(a)];
 		uint64_t pte = load_relaxed(ptep);
 		struct folio *folio;
 		unsigned long slot;
 
+		nr = 1;
 		if (!pte_present(pte))
 			continue;
 		folio = page_folio(pte_page(pte));
-		if (!exclusive(folio))
+		if (folio_is_zero(folio))
 			continue;
+		nr = batch_or_split(w, pt, a, end, pte, &split);
+		if (split) {
+			if (w->split)
+				return 1;
+			continue;
+		}
+		if (folio_mapcount(folio) != (int)folio_nr_pages(folio))
+			continue;
+		folio_clear(folio, PG_referenced);
 		if (folio_is_anon(folio)) {
-			folio_clear(folio, PG_referenced);
+			if (folio->order) {
+				/* Without swap: back to the active list; the model swaps no large folio. */
+				if (!mm->sys->cfg.swap_pages)
+					folio_set(folio, PG_active);
+				continue;
+			}
 			if (!folio_test(folio, PG_swapbacked)) {
 				if (!(pte & PT_DIRTY) && !folio_test(folio, PG_dirty) &&
 				    folio_ref_count(folio) == 1) {
 					/* Clean lazily freed memory is dropped, swap or not. */
-					atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
-					folio_remove_rmap_pte(folio, pte_page(pte));
-					mm_dec_counter(mm, MM_ANONPAGES);
+					unmap_pte(mm, ptep, folio);
 					folio_put(folio);
 					continue;
 				}
@@ -170,7 +322,6 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 				folio_set(folio, PG_active);
 				continue;
 			}
-			age_pte(ptep, folio);
 			atomic_exchange_explicit(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP,
 						 memory_order_acq_rel);
 			folio_remove_rmap_pte(folio, pte_page(pte));
@@ -180,36 +331,269 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 			continue;
 		}
 		/* File or shmem: unmapped; the cache decides after the ptl is dropped. */
-		age_pte(ptep, folio);
-		atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
-		if (pte & PT_DIRTY)
-			folio_set(folio, PG_dirty);
-		folio_remove_rmap_pte(folio, pte_page(pte));
-		mm_dec_counter(mm, folio_mm_counter(folio));
-		*unmapped = folio;	/* its mapping reference is handed to the caller */
+		for (unsigned long i = 0; i < nr; i++)
+			unmap_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], folio);
+		/* The mappings' references but one are dropped here; that one goes to the caller. */
+		for (unsigned long i = 1; i < nr; i++)
+			folio_put(folio);
+		w->unmapped = folio;
+		w->resume = a + nr * PAGE_SIZE;
+		return 1;
 	}
 	return 0;
 }
 
+/*
+ * A whole PMD-mapped THP: without swap, reclaim splits it (add_to_swap
+ * fails, split_folio_to_list) and puts every page back active; with swap
+ * the model leaves it (see the header).
+ */
+static int pageout_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
+		       unsigned long end, void *priv)
+{
+	struct reclaim_walk *w = priv;
+	struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
+
+	if (folio_is_zero(folio) || folio_maybe_mapped_shared(folio))
+		return 0;
+	if (pmd_partial(w, folio, start, end))
+		return 1;
+	if (folio_mapcount(folio) != (int)folio_nr_pages(folio))
+		return 0;
+	folio_clear(folio, PG_referenced);
+	if (mm->sys->cfg.swap_pages)
+		return 0;
+	folio_set(folio, PG_active);
+	folio_get(folio);
+	w->split = folio;
+	w->split_pmd = start & PMD_MASK;
+	w->resume = end;
+	return 1;
+}
+
+/* Drop a clean regular-file folio from the page cache if only the cache holds it. */
+static void drop_from_page_cache(struct folio *folio)
+{
+	struct vml_file *file = folio->mapping;
+	unsigned long nr = folio_nr_pages(folio);
+	bool dropped = false;
+
+	spin_lock(&file->i_pages_lock);
+	if (folio_ref_count(folio) == 1 && !folio_test(folio, PG_dirty) &&
+	    folio->index + nr <= file->nr_slots && file->pages[folio->index] == folio) {
+		for (unsigned long i = 0; i < nr; i++)
+			file->pages[folio->index + i] = NULL;
+		file->nr_cached -= nr;
+		dropped = true;
+	}
+	spin_unlock(&file->i_pages_lock);
+	if (dropped)
+		folio_put(folio);
+}
+
+/* An unmapped file or shmem folio: written to swap (shmem) or dropped if clean (file). */
+static void pageout_unmapped(struct folio *folio)
+{
+	struct vml_file *file = folio->mapping;
+
+	folio_put(folio);	/* the mapping's reference; the cache holds one */
+	if (file->shmem)
+		shmem_writeout(file, folio);
+	else
+		drop_from_page_cache(folio);
+}
+
+/* ---- splitting large folios ---- */
+
+/*
+ * split_anon_folio - split a PTE-mapped anonymous large folio in place:
+ * each PTE of @vma mapping one of its pages is pointed at a new single-page
+ * folio with the same state (split_folio + remap_page). Pages mapped
+ * nowhere in @vma stay with the old folio.
+ * Context: mmap_lock(W); the folio is mapped by this mm only; no ptl.
+ */
+static void split_anon_folio(struct vma *vma, struct folio *folio)
+{
+	struct mm *mm = vma->vm_mm;
+	unsigned long nr = folio_nr_pages(folio), dropped = 0;
+	int err = 0;
+
+	for (unsigned long i = 0; i < nr; i++) {
+		unsigned long index = folio->index + i, addr;
+		_Atomic uint64_t *pmd;
+		struct pte_table *pt;
+		struct folio *small;
+		uint64_t pte;
+
+		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+			continue;
+		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+		pmd = pmd_offset(mm, addr, false, &err);
+		pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+		if (!pt)
+			continue;
+		small = folio_alloc(mm->sys, 0, folio->nid);
+		if (!small)
+			break;		/* the rest stays large: harmless */
+		pte_lock(pt);
+		pte = load_relaxed(&pt->e[pte_index(addr)]);
+		if (!pte_present(pte) || pte_page(pte) != &folio->pages[i]) {
+			pte_unlock(pt);
+			folio_put(small);
+			continue;
+		}
+		store_relaxed(&small->flags, load_relaxed(&folio->flags) & ~PG_lru_batch);
+		anon_vma_get(folio->mapping);
+		small->mapping = folio->mapping;
+		small->index = index;
+		folio_add_rmap_pte(small, &small->pages[0], mm);	/* its allocation reference */
+		folio_remove_rmap_pte(folio, &folio->pages[i]);
+		/* The same entry bits (write, dirty, young, protnone), the new page. */
+		store_relaxed(&pt->e[pte_index(addr)],
+			      mk_pte(&small->pages[0],
+				     pte & ((PT_FLAGS_MASK | PT_HIGH_MASK) & ~PT_PRESENT)));
+		pte_unlock(pt);
+		dropped++;
+	}
+	while (dropped--)
+		folio_put(folio);	/* the old mappings' references */
+}
+
+/* Unmap @folio's pages from @vma (any mm). Context: i_mmap_rwsem held, no ptl. */
+static void unmap_folio_vma(struct vma *vma, struct folio *folio)
+{
+	struct mm *mm = vma->vm_mm;
+	int err = 0;
+
+	for (unsigned long i = 0; i < folio_nr_pages(folio); i++) {
+		unsigned long index = folio->index + i, addr;
+		_Atomic uint64_t *pmd;
+		struct pte_table *pt;
+		uint64_t pte;
+
+		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+			continue;
+		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+		pmd = pmd_offset(mm, addr, false, &err);
+		pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+		if (!pt)
+			continue;
+		pte_lock(pt);
+		pte = load_relaxed(&pt->e[pte_index(addr)]);
+		if (pte_present(pte) && pte_page(pte) == &folio->pages[i]) {
+			unmap_pte(mm, &pt->e[pte_index(addr)], folio);
+			folio_put(folio);	/* the mapping's reference; the caller holds one */
+		}
+		pte_unlock(pt);
+	}
+}
+
+/*
+ * split_file_folio - split a clean large page-cache folio into single pages
+ * (split_folio). It is unmapped from every VMA of every mm first, through
+ * the file's reverse map, and - a file folio - not mapped again: its pages
+ * fault back in one by one. Fails (leaves it whole) if someone else holds a
+ * reference, e.g. a fault that is mapping it right now.
+ * Context: the caller holds a reference on @folio and no page-table lock.
+ */
+static void split_file_folio(struct folio *folio)
+{
+	struct vml_file *file = folio->mapping;
+	unsigned long nr = folio_nr_pages(folio);
+	struct folio *small[1U << HPAGE_PMD_ORDER];
+	struct vma *vma;
+
+	down_read(&file->i_mmap_rwsem);
+	list_for_each_entry(vma, &file->i_mmap, i_mmap_link)
+		unmap_folio_vma(vma, folio);
+	up_read(&file->i_mmap_rwsem);
+
+	for (unsigned long i = 0; i < nr; i++) {
+		small[i] = folio_alloc(file->sys, 0, folio->nid);
+		if (!small[i]) {
+			while (i--)
+				folio_put(small[i]);
+			return;
+		}
+	}
+	spin_lock(&file->i_pages_lock);
+	/* Only the cache and the caller may hold it (the kernel's expected refcount). */
+	if (folio_ref_count(folio) != 2 || folio_mapcount(folio) ||
+	    folio->index + nr > file->nr_slots || file->pages[folio->index] != folio) {
+		spin_unlock(&file->i_pages_lock);
+		for (unsigned long i = 0; i < nr; i++)
+			folio_put(small[i]);
+		return;
+	}
+	for (unsigned long i = 0; i < nr; i++) {
+		small[i]->mapping = file;
+		small[i]->index = folio->index + i;
+		store_relaxed(&small[i]->flags, load_relaxed(&folio->flags) & ~PG_lru_batch);
+		file->pages[folio->index + i] = small[i];	/* its allocation reference */
+	}
+	spin_unlock(&file->i_pages_lock);
+	folio_put(folio);	/* the cache's reference */
+}
+
+/* ---- the walk ---- */
+
+/*
+ * Walk [start, end) step by step, doing outside the page-table lock what a
+ * step hands back. Context: mmap_lock(W) (madvise), the range's VMAs allow it.
+ */
+static void reclaim_walk_range(struct mm *mm, unsigned long start, unsigned long end,
+			       const struct pt_walk_ops *ops)
+{
+	/* Ends: each step resumes past what it handled, or splits a folio and retries once. */
+	while (start < end) {
+		struct reclaim_walk w = { .resume = end };
+		struct folio *folio;
+
+		walk_page_range(mm, start, end, ops, &w);
+		folio = w.split;
+		if (folio && folio_is_anon(folio)) {
+			struct vma *vma = vma_lookup(mm, w.split_pmd ? w.split_pmd : w.resume);
+			int mapped = folio_mapcount(folio);
+
+			if (w.split_pmd)
+				split_huge_pmd_address(mm, w.split_pmd);
+			if (vma)
+				split_anon_folio(vma, folio);
+			/* Nothing split off (no memory): go past it rather than back to it. */
+			if (!w.split_pmd && folio_mapcount(folio) == mapped)
+				w.resume += w.split_nr * PAGE_SIZE;
+		} else if (folio) {
+			split_file_folio(folio);
+		}
+		if (folio)
+			folio_put(folio);
+		if (w.unmapped)
+			pageout_unmapped(w.unmapped);
+		start = w.resume;
+	}
+}
+
+void madvise_free_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+	static const struct pt_walk_ops ops = { .pte_range = free_pte_range,
+						.pmd_huge = free_pmd };
+
+	reclaim_walk_range(mm, start, end, &ops);
+}
+
+void madvise_cold_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+	static const struct pt_walk_ops ops = { .pte_range = cold_pte_range, .pmd_huge = cold_pmd };
+
+	lru_add_drain(mm->sys);
+	reclaim_walk_range(mm, start, end, &ops);
+}
+
 void madvise_pageout_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	static const struct pt_walk_ops ops = { .pte_range = pageout_pte_range };
+	static const struct pt_walk_ops ops = { .pte_range = pageout_pte_range,
+						.pmd_huge = pageout_pmd };
 
-	split_huge_pmd_range_edges(mm, start, end);
-	split_huge_pmd_range(mm, start, end);
-	/* One page at a time, so an unmapped file page is dealt with outside the ptl. */
-	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
-		struct folio *folio = NULL;
-		struct vml_file *file;
-
-		walk_page_range(mm, a, a + PAGE_SIZE, &ops, &folio);
-		if (!folio)
-			continue;
-		file = folio->mapping;
-		folio_put(folio);	/* the mapping's reference; the cache holds one */
-		if (file->shmem)
-			shmem_writeout(file, folio);
-		else
-			drop_from_page_cache(folio);
-	}
+	lru_add_drain(mm->sys);
+	reclaim_walk_range(mm, start, end, &ops);
 }

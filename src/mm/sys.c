@@ -53,6 +53,7 @@ void vml_sys_destroy(struct vml_sys *sys)
 	/* VMAs freed after a grace period still hold file references. */
 	vml_rcu_barrier();
 	vml_assert(load_relaxed(&sys->nr_mms) == 0);
+	lru_add_drain(sys);	/* the batches' folio references */
 	swap_fini(sys);
 	zero_folio_fini(sys);
 	vml_free(sys);
