@@ -15,9 +15,16 @@ if [ "$view" != maps ]; then
 		exit 77
 	fi
 fi
+# Some page states (LazyFree, active) wait in the kernel's per-CPU LRU
+# batches until a later call drains them on the same CPU: keep the live
+# child on one CPU (it inherits the affinity), spreading tests over CPUs.
+pin=
+if command -v taskset >/dev/null 2>&1; then
+	pin="taskset -c $(( $$ % $(nproc 2>/dev/null || echo 1) ))"
+fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$vmalock" replay "$script" --target live --view "$view" > "$out"
+$pin "$vmalock" replay "$script" --target live --view "$view" > "$out"
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "vmalock replay exited $rc"
