@@ -247,7 +247,9 @@ static void test_vma_bound(enum vml_view view)
 	pthread_join(other2.thread, NULL);
 	ok(!other1.err && !other2.err,
 	   "view %d, policy vma: an mmap and a munmap of other VMAs complete during X's walk", view);
+	pthread_mutex_lock(&gate.lock);
 	is_int(gate.parked, X, "...while the reader is still inside X's walk");
+	pthread_mutex_unlock(&gate.lock);
 
 	/* A writer that changes X itself waits for X's walk. */
 	same = (struct writer){ .mm = mm, .op = W_MPROTECT, .addr = X, .len = 4 * PG,
