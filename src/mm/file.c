@@ -163,12 +163,16 @@ void vml_file_put(struct vml_file *file)
 	if (!file || fetch_sub_acq_rel(&file->refcount, 1) != 1)
 		return;
 	vml_assert(list_empty(&file->i_mmap));
-	for (unsigned long i = 0; i < file->nr_slots; i++) {
-		/* A large folio fills several slots and holds one cache reference. */
-		if (file->pages[i] && file->pages[i]->index == i)
-			folio_put(file->pages[i]);
+	for (unsigned long i = 0; i < file->nr_slots; i++)
 		if (file->swap_slots[i])
 			swap_free_entry(file->sys, file->swap_slots[i]);
+	/* A large folio fills several slots and holds one cache reference. */
+	for (unsigned long i = 0, nr = 1; i < file->nr_slots; i += nr) {
+		struct folio *folio = file->pages[i];
+
+		nr = folio ? folio_nr_pages(folio) - (i - folio->index) : 1;
+		if (folio)
+			folio_put(folio);
 	}
 	vml_free(file->pages);
 	vml_free(file->swap_slots);
