@@ -140,7 +140,8 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 {
 	struct vma *vma = r->vma, *new_vma, *src;
 	unsigned long pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
-	unsigned long vma_start = vma->vm_start, vma_end = vma->vm_end;
+	/* The source VMA is retired by the commit and freed a grace period later. */
+	unsigned long vma_start = vma->vm_start, vma_end = vma->vm_end, vm_flags = vma->vm_flags;
 	struct vma_merge vmg;
 	int err;
 
@@ -218,7 +219,7 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 		if (zap[i][1] > zap[i][0])
 			zap_page_range(mm, zap[i][0], zap[i][1]);
 	move_page_tables(mm, r->addr, r->new_addr, r->old_len);
-	if (vma->vm_flags & VM_LOCKED) {
+	if (vm_flags & VM_LOCKED) {
 		if (r->flags & MREMAP_DONTUNMAP)
 			mm->locked_vm -= (vma_end - vma_start) >> PAGE_SHIFT;
 		if (r->new_len > r->old_len) {
