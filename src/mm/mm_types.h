@@ -214,7 +214,7 @@ struct page {
 #define PG_unevictable	0x20UL
 #define PG_zero		0x40UL		/* the shared zero page */
 #define PG_swapcache	0x80UL
-#define PG_lru_batch	0x100UL		/* in an LRU batch (the kernel: off the LRU, PG_lru clear) */
+#define PG_lru_batch	0x100UL		/* in an LRU batch (kernel: PG_lru clear) */
 
 struct folio {
 	_Atomic int refcount;		/* [atomic] mappings + page cache + transient users */

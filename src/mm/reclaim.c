@@ -48,7 +48,7 @@ struct reclaim_walk {
 	struct folio *split;		/* a large folio to split (a reference) */
 	unsigned long split_pmd;	/* PMD-mapped: the mapping to split first, or 0 */
 	unsigned long split_nr;		/* PTE-mapped: its PTEs at resume */
-	struct folio *unmapped;		/* a file/shmem folio just unmapped (a mapping's reference) */
+	struct folio *unmapped;		/* file/shmem, just unmapped (a mapping's reference) */
 	unsigned long resume;		/* where the walk goes on */
 };
 
@@ -300,7 +300,7 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 		folio_clear(folio, PG_referenced);
 		if (folio_is_anon(folio)) {
 			if (folio->order) {
-				/* Without swap: back to the active list; the model swaps no large folio. */
+				/* No swap: back to the active list (none swapped here). */
 				if (!mm->sys->cfg.swap_pages)
 					folio_set(folio, PG_active);
 				continue;
@@ -333,7 +333,7 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 		/* File or shmem: unmapped; the cache decides after the ptl is dropped. */
 		for (unsigned long i = 0; i < nr; i++)
 			unmap_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], folio);
-		/* The mappings' references but one are dropped here; that one goes to the caller. */
+		/* All the mappings' references but one go here; that one, to the caller. */
 		for (unsigned long i = 1; i < nr; i++)
 			folio_put(folio);
 		w->unmapped = folio;
@@ -446,7 +446,7 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 		anon_vma_get(folio->mapping);
 		small->mapping = folio->mapping;
 		small->index = index;
-		folio_add_rmap_pte(small, &small->pages[0], mm);	/* its allocation reference */
+		folio_add_rmap_pte(small, &small->pages[0], mm);	/* its first reference */
 		folio_remove_rmap_pte(folio, &folio->pages[i]);
 		/* The same entry bits (write, dirty, young, protnone), the new page. */
 		store_relaxed(&pt->e[pte_index(addr)],
