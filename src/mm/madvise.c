@@ -234,8 +234,10 @@ static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, un
 	if (vma && start > vma->vm_start)
 		prev = vma;
 	for (;;) {
-		if (!vma)
-			return -ENOMEM;
+		if (!vma) {
+			unmapped_error = -ENOMEM;	/* the rest of the range is a hole */
+			break;
+		}
 		if (start < vma->vm_start) {
 			unmapped_error = -ENOMEM;
 			start = vma->vm_start;
@@ -253,6 +255,8 @@ static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, un
 			break;
 		vma = vt_next(t, prev ? prev->vm_end : start);
 	}
+	/* A hole is not fatal: what was advised stands (*fatal is the last VMA's, stale). */
+	*fatal = false;
 	return unmapped_error;
 }
 
