@@ -163,7 +163,7 @@ void vml_file_put(struct vml_file *file)
 	if (!file || fetch_sub_acq_rel(&file->refcount, 1) != 1)
 		return;
 	vml_assert(list_empty(&file->i_mmap));
-	for (unsigned long i = 0; i < file->nr_slots; i++)
+	for (unsigned long i = 0; file->shmem && i < file->nr_slots; i++)
 		if (file->swap_slots[i])
 			swap_free_entry(file->sys, file->swap_slots[i]);
 	/* A large folio fills several slots and holds one cache reference. */
@@ -258,7 +258,11 @@ int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, s
 		file->pages[index] = folio;
 		file->nr_cached++;
 		fresh = NULL;
-		if (file->swap_slots[index]) {
+		if (file->swap_slots[index] == FILE_SHADOW) {
+			/* A refault of a page reclaimed recently: straight onto the active list. */
+			file->swap_slots[index] = 0;
+			folio_set(folio, PG_active);
+		} else if (file->swap_slots[index]) {
 			/* Back from swap: the data is in this new page now. */
 			swap_slot = file->swap_slots[index];
 			file->swap_slots[index] = 0;

@@ -35,11 +35,19 @@ struct vml_file {
 
 	_Atomic uint32_t i_pages_lock;	/* protects the page cache below */
 	struct folio **pages;		/* [i_pages_lock] index -> folio or NULL */
-	unsigned long *swap_slots;	/* [i_pages_lock] shmem: index -> swap slot or 0 */
+	unsigned long *swap_slots;	/* [i_pages_lock] shmem: index -> swap slot or 0;
+					 * regular: FILE_SHADOW where a page was reclaimed */
 	unsigned long nr_slots;		/* [i_pages_lock] size of both arrays */
 	unsigned long nr_cached;	/* [i_pages_lock] */
 	_Atomic unsigned long swapped;	/* [atomic] shmem pages in swap */
 };
+
+/*
+ * A regular file's page reclaimed from the cache leaves a shadow entry
+ * (mm/workingset.c): when it is read in again soon after - always, on the
+ * model's roomy machine - the new folio starts active (workingset_refault).
+ */
+#define FILE_SHADOW (~0UL)
 
 int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned long size,
 			     bool shmem, bool deleted, struct vml_file **out);

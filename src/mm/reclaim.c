@@ -381,8 +381,10 @@ static void drop_from_page_cache(struct folio *folio)
 	spin_lock(&file->i_pages_lock);
 	if (folio_ref_count(folio) == 1 && !folio_test(folio, PG_dirty) &&
 	    folio->index + nr <= file->nr_slots && file->pages[folio->index] == folio) {
-		for (unsigned long i = 0; i < nr; i++)
+		for (unsigned long i = 0; i < nr; i++) {
 			file->pages[folio->index + i] = NULL;
+			file->swap_slots[folio->index + i] = FILE_SHADOW;	/* workingset shadow */
+		}
 		file->nr_cached -= nr;
 		dropped = true;
 	}
