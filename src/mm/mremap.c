@@ -98,6 +98,7 @@ static bool vma_expandable(struct mm *mm, struct vma *vma, unsigned long delta)
 static long expand_vma_in_place(struct mm *mm, struct remap *r)
 {
 	struct vma *vma = r->vma;
+	unsigned long vm_flags = vma->vm_flags;	/* @vma is retired by the commit */
 	struct vma_merge vmg;
 	struct vma_txn t;
 	struct vma *res;
@@ -121,7 +122,7 @@ static long expand_vma_in_place(struct mm *mm, struct remap *r)
 		return -ENOMEM;
 	}
 	vma_txn_commit(&t);
-	if (vma->vm_flags & VM_LOCKED) {
+	if (vm_flags & VM_LOCKED) {
 		mm->locked_vm += r->delta >> PAGE_SHIFT;
 		r->populate = true;
 		r->new_addr = r->addr;
@@ -140,6 +141,7 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 	struct vma *vma = r->vma, *new_vma, *src;
 	unsigned long pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
 	unsigned long vma_start = vma->vm_start, vma_end = vma->vm_end;
+	unsigned long vm_flags = vma->vm_flags;	/* @vma may be retired by the commit */
 	struct vma_merge vmg;
 	int err;
 
@@ -216,7 +218,7 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 	if (zap_hi > zap_lo)
 		zap_page_range(mm, zap_lo, zap_hi);
 	move_page_tables(mm, r->addr, r->new_addr, r->old_len);
-	if (vma->vm_flags & VM_LOCKED) {
+	if (vm_flags & VM_LOCKED) {
 		if (r->flags & MREMAP_DONTUNMAP)
 			mm->locked_vm -= (vma_end - vma_start) >> PAGE_SHIFT;
 		if (r->new_len > r->old_len) {
