@@ -56,7 +56,7 @@ static int check_mremap_params(struct mm *mm, struct remap *r)
 	if ((r->flags & MREMAP_DONTUNMAP) && r->old_len != r->new_len)
 		return -EINVAL;
 	/* move_vma() needs to stay 4 maps below the limit; both ends may split in 3. */
-	if (mm->map_count + 2 >= mm->sys->cfg.max_map_count - 3)
+	if (load_relaxed(&mm->map_count) + 2 >= mm->sys->cfg.max_map_count - 3)
 		return -ENOMEM;
 	return 0;
 }
