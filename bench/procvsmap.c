@@ -103,7 +103,7 @@ static void *model_mapper_main(void *arg)
 
 	bench_pin_thread(r->mapper_cpu);
 	end = vml_now_ns() + (uint64_t)(r->o->duration_s * NSEC_PER_SEC);
-	while (vml_now_ns() < end) {
+	do {	/* at least one call, however late we are scheduled */
 		uint64_t x = vml_rand_next(&rnd), t0, t1;
 		unsigned long a = r->region + (x & (pages - 1)) * PAGE_SIZE_BYTES;
 		int ret;
@@ -120,7 +120,7 @@ static void *model_mapper_main(void *arg)
 			r->fails++;
 		lat_hist_record(r->hist, t1 - t0);
 		nanosleep(&pause_ts, NULL);
-	}
+	} while (vml_now_ns() < end);
 	return NULL;
 }
 

@@ -189,7 +189,7 @@ static long mapper_run(const struct child_req *q, struct child_lat_rep *r)
 
 	if (!mapper.addr)
 		return -EINVAL;
-	while (vml_now_ns() < end) {
+	do {	/* at least one call, however late we are scheduled */
 		uint64_t x = vml_rand_next(&mapper.rand), t0, t1;
 		unsigned long a = mapper.addr + (x & (mapper.pages - 1)) * page_size;
 		long ret;
@@ -209,7 +209,7 @@ static long mapper_run(const struct child_req *q, struct child_lat_rep *r)
 		lat_hist_record(&r->hist, t1 - t0);
 		if (q->new_len)
 			nanosleep(&pause_ts, NULL);
-	}
+	} while (vml_now_ns() < end);
 	return 0;
 }
 
