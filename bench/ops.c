@@ -17,7 +17,7 @@
  * not counted; maps is read by this process from /proc/<child>/maps, as any
  * reader would. Model: the same calls on a vml_mm in this process.
  * One sample = --iterations iterations (their median); the figure is the
- * median over --samples samples.
+ * median over --samples samples; the two sides take their samples in turn.
  */
 #include <errno.h>
 #include <math.h>
@@ -162,86 +162,77 @@ static int maps_sample(struct view_reader *vr, unsigned long vmas, double *out)
 	return 0;
 }
 
-static int run_model(const struct bench_opts *o, struct ops_result *r)
-{
-	struct vml_sys_config cfg = { 0 };
-	struct lat_hist *h = lat_hist_new();
-	struct vml_mm_stats st;
-	struct vml_sys *sys;
+/* Both sides' state: one model address space and one live child, side by side. */
+struct ops_env {
+	const struct bench_opts *o;
+	struct vml_sys *sys;		/* model */
 	struct vml_mm *mm;
+	struct lat_hist *h;
+	struct view_reader mvr[2];	/* model maps readers: [0] mmap, [1] vma */
+	bool mvr_open[2];
+	struct target *t;		/* live */
+	struct child_lat_rep *rep;
+	struct view_reader lvr;
+	bool lvr_open;
+};
+
+static int model_setup(struct ops_env *e)
+{
+	struct vml_sys_config cfg = { 0 };	/* the live machine's defaults */
 	int ret;
 
-	if (!h)
+	e->h = lat_hist_new();
+	if (!e->h)
 		return -ENOMEM;
-	ret = vml_sys_create(&cfg, &sys);
+	ret = vml_sys_create(&cfg, &e->sys);
 	if (ret)
-		goto out_hist;
-	ret = vml_mm_create(sys, &mm);
+		return ret;
+	ret = vml_mm_create(e->sys, &e->mm);
 	if (ret)
-		goto out_sys;
-	ret = vml_mmap(mm, ADDR_MPROTECT, 3 * PAGE_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, NULL, 0, NULL);
-	for (int op = OPS_MMAP_MUNMAP; op <= OPS_WRITE_FAULT && !ret; op++) {
-		ret = side_alloc(&r->model[op], o->samples);
-		for (unsigned int s = 0; s < o->samples && !ret; s++) {
-			bench_progress(o->quiet, "ops: model: %s, sample %u/%u", ops_rows[op].label,
-				       s + 1, o->samples);
-			if (op == OPS_WRITE_FAULT)
-				ret = model_fault_region(mm, o, true);
-			lat_hist_init(h);
-			for (unsigned long i = 0; i < o->iterations && !ret; i++) {
-				uint64_t t0 = vml_now_ns();
+		return ret;
+	return vml_mmap(e->mm, ADDR_MPROTECT, 3 * PAGE_BYTES, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, NULL, 0, NULL);
+}
 
-				ret = model_iter(mm, op, i);
-				lat_hist_record(h, vml_now_ns() - t0);
-			}
-			if (!ret && op == OPS_WRITE_FAULT)
-				ret = model_fault_region(mm, o, false);
-			r->model[op].per_sample[s] = lat_hist_quantile_ns(h, 0.5);
-		}
-		if (!ret)
-			side_done(&r->model[op], o->samples);
-	}
-	if (!ret) {
-		bench_progress(o->quiet, "ops: model: laying out %lu VMAs", o->vmas);
-		ret = layout(mm, NULL, o->vmas);
-	}
-	if (!ret)
-		ret = vml_mm_stats(mm, &st);
-	if (!ret)
-		r->model_vmas = st.map_count;
-	for (int op = OPS_MAPS_MMAP; op <= OPS_MAPS_VMA && !ret; op++) {
-		struct view_reader vr;
+static int live_setup(struct ops_env *e)
+{
+	struct op op = { .kind = OP_MMAP, .addr = ADDR_MPROTECT, .len = 3 * PAGE_BYTES,
+			 .prot = PROT_READ | PROT_WRITE, .flags = MAP_PRIVATE | MAP_ANONYMOUS,
+			 .placement = OP_PLACE_NOREPLACE };
+	struct op_result res;
+	int ret;
 
-		if (!(op == OPS_MAPS_MMAP ? o->lock_mmap : o->lock_vma))
-			continue;
-		ret = side_alloc(&r->model[op], o->samples);
-		if (!ret)
-			ret = view_reader_open_model(&vr, mm, VML_VIEW_MAPS,
-						     op == OPS_MAPS_MMAP ? VML_LOCK_MMAP :
-						     VML_LOCK_VMA);
-		if (ret)
-			break;
-		for (unsigned int s = 0; s < o->samples && !ret; s++) {
-			bench_progress(o->quiet, "ops: model: %s, sample %u/%u", ops_rows[op].label,
-				       s + 1, o->samples);
-			ret = maps_sample(&vr, r->model_vmas, &r->model[op].per_sample[s]);
-		}
-		view_reader_close(&vr);
-		if (!ret)
-			side_done(&r->model[op], o->samples);
+	e->rep = vml_malloc(sizeof(*e->rep));
+	if (!e->rep)
+		return -ENOMEM;
+	ret = target_create(TARGET_LIVE, NULL, &e->t);
+	if (!ret)
+		ret = target_apply(e->t, &op, &res);
+	return ret ? ret : res.ret;
+}
+
+/* One sample of @op on the model: the median of --iterations timed iterations. */
+static int model_op_sample(struct ops_env *e, enum ops_row op, double *out)
+{
+	int ret = 0;
+
+	if (op == OPS_WRITE_FAULT)
+		ret = model_fault_region(e->mm, e->o, true);
+	lat_hist_init(e->h);
+	for (unsigned long i = 0; i < e->o->iterations && !ret; i++) {
+		uint64_t t0 = vml_now_ns();
+
+		ret = model_iter(e->mm, op, i);
+		lat_hist_record(e->h, vml_now_ns() - t0);
 	}
-	vml_mm_destroy(mm);
-out_sys:
-	vml_sys_destroy(sys);
-out_hist:
-	vml_free(h);
-	if (ret)
-		fprintf(stderr, "vmalock bench: ops: model: %s\n", strerror(-ret));
+	if (!ret && op == OPS_WRITE_FAULT)
+		ret = model_fault_region(e->mm, e->o, false);
+	*out = lat_hist_quantile_ns(e->h, 0.5);
 	return ret;
 }
 
-static int run_live(const struct bench_opts *o, struct ops_result *r)
+/* The same on the live kernel, timed inside the child. */
+static int live_op_sample(struct ops_env *e, enum ops_row op, double *out)
 {
 	static const enum child_loop_op loop_op[] = {
 		[OPS_MMAP_MUNMAP] = CHILD_LOOP_MMAP_MUNMAP,
@@ -253,75 +244,137 @@ static int run_live(const struct bench_opts *o, struct ops_result *r)
 		[OPS_MPROTECT] = ADDR_MPROTECT,
 		[OPS_WRITE_FAULT] = ADDR_FAULT,
 	};
-	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
-	struct op op = { .kind = OP_MMAP, .addr = ADDR_MPROTECT, .len = 3 * PAGE_BYTES,
-			 .prot = PROT_READ | PROT_WRITE, .flags = MAP_PRIVATE | MAP_ANONYMOUS,
-			 .placement = OP_PLACE_NOREPLACE };
-	struct op_result res;
-	struct view_reader vr;
-	struct target *t = NULL;
-	long n;
-	int ret = -ENOMEM;
+	int ret = 0;
 
-	if (!rep)
-		goto out;
-	ret = target_create(TARGET_LIVE, NULL, &t);
+	if (op == OPS_WRITE_FAULT)
+		ret = live_fault_region(e->t, e->o, true);
+	if (!ret)
+		ret = target_live_timed_loop(e->t, loop_op[op], loop_addr[op], e->o->iterations,
+					     e->rep);
+	if (!ret && op == OPS_WRITE_FAULT)
+		ret = live_fault_region(e->t, e->o, false);
+	*out = lat_hist_quantile_ns(&e->rep->hist, 0.5);
+	return ret;
+}
+
+static int model_maps_setup(struct ops_env *e, struct ops_result *r)
+{
+	struct vml_mm_stats st;
+	int ret = layout(e->mm, NULL, e->o->vmas);
+
+	if (!ret)
+		ret = vml_mm_stats(e->mm, &st);
 	if (ret)
-		goto out;
-	ret = target_apply(t, &op, &res);
-	if (!ret)
-		ret = res.ret;
-	for (int k = OPS_MMAP_MUNMAP; k <= OPS_WRITE_FAULT && !ret; k++) {
-		ret = side_alloc(&r->live[k], o->samples);
-		for (unsigned int s = 0; s < o->samples && !ret; s++) {
-			bench_progress(o->quiet, "ops: live: %s, sample %u/%u", ops_rows[k].label,
-				       s + 1, o->samples);
-			if (k == OPS_WRITE_FAULT)
-				ret = live_fault_region(t, o, true);
-			if (!ret)
-				ret = target_live_timed_loop(t, loop_op[k], loop_addr[k],
-							     o->iterations, rep);
-			if (!ret && k == OPS_WRITE_FAULT)
-				ret = live_fault_region(t, o, false);
-			if (!ret)
-				r->live[k].per_sample[s] = lat_hist_quantile_ns(&rep->hist, 0.5);
-		}
-		if (!ret)
-			side_done(&r->live[k], o->samples);
+		return ret;
+	r->model_vmas = st.map_count;
+	for (int p = 0; p < 2; p++) {
+		if (!(p ? e->o->lock_vma : e->o->lock_mmap))
+			continue;
+		ret = view_reader_open_model(&e->mvr[p], e->mm, VML_VIEW_MAPS,
+					     p ? VML_LOCK_VMA : VML_LOCK_MMAP);
+		if (ret)
+			return ret;
+		e->mvr_open[p] = true;
 	}
-	if (!ret) {
-		bench_progress(o->quiet, "ops: live: laying out %lu VMAs", o->vmas);
-		ret = layout(NULL, t, o->vmas);
-	}
-	if (!ret) {
-		n = bench_live_vma_count(target_pid(t));
-		ret = n < 0 ? (int)n : 0;
-		r->live_vmas = n > 0 ? (unsigned long)n : 0;
-	}
-	if (!ret)
-		ret = side_alloc(&r->live[OPS_MAPS_VMA], o->samples);
-	if (!ret)
-		ret = view_reader_open_live(&vr, target_pid(t), VML_VIEW_MAPS);
-	if (!ret) {
-		for (unsigned int s = 0; s < o->samples && !ret; s++) {
-			bench_progress(o->quiet, "ops: live: maps read, sample %u/%u", s + 1,
+	return 0;
+}
+
+static int live_maps_setup(struct ops_env *e, struct ops_result *r)
+{
+	long n;
+	int ret = layout(NULL, e->t, e->o->vmas);
+
+	if (ret)
+		return ret;
+	n = bench_live_vma_count(target_pid(e->t));
+	if (n < 0)
+		return (int)n;
+	r->live_vmas = (unsigned long)n;
+	ret = view_reader_open_live(&e->lvr, target_pid(e->t), VML_VIEW_MAPS);
+	e->lvr_open = !ret;
+	return ret;
+}
+
+static void env_teardown(struct ops_env *e)
+{
+	for (int p = 0; p < 2; p++)
+		if (e->mvr_open[p])
+			view_reader_close(&e->mvr[p]);
+	if (e->lvr_open)
+		view_reader_close(&e->lvr);
+	vml_mm_destroy(e->mm);
+	vml_sys_destroy(e->sys);
+	vml_free(e->h);
+	target_destroy(e->t);
+	vml_free(e->rep);
+}
+
+/*
+ * Both sides take their samples in turn (model, live, model, live, ...),
+ * so that a change in the machine's load hits both alike.
+ * Return: 0, or -errno with *@side naming the side that failed.
+ */
+static int run(struct ops_env *e, struct ops_result *r, const char **side)
+{
+	const struct bench_opts *o = e->o;
+	int ret = 0;
+
+	for (int op = OPS_MMAP_MUNMAP; op <= OPS_WRITE_FAULT; op++) {
+		if ((o->model && (ret = side_alloc(&r->model[op], o->samples))) ||
+		    (o->live && (ret = side_alloc(&r->live[op], o->samples))))
+			return ret;
+		for (unsigned int s = 0; s < o->samples; s++) {
+			bench_progress(o->quiet, "ops: %s, sample %u/%u", ops_rows[op].label, s + 1,
 				       o->samples);
-			ret = maps_sample(&vr, r->live_vmas, &r->live[OPS_MAPS_VMA].per_sample[s]);
+			*side = "model";
+			if (o->model && (ret = model_op_sample(e, op, &r->model[op].per_sample[s])))
+				return ret;
+			*side = "live";
+			if (o->live && (ret = live_op_sample(e, op, &r->live[op].per_sample[s])))
+				return ret;
 		}
-		view_reader_close(&vr);
+		if (o->model)
+			side_done(&r->model[op], o->samples);
+		if (o->live)
+			side_done(&r->live[op], o->samples);
 	}
-	if (!ret) {
-		/* one live figure: the kernel's policy; both model rows compare with it */
+
+	bench_progress(o->quiet, "ops: laying out %lu VMAs", o->vmas);
+	*side = "model";
+	if (o->model && (ret = model_maps_setup(e, r)))
+		return ret;
+	*side = "live";
+	if (o->live && (ret = live_maps_setup(e, r)))
+		return ret;
+	for (int k = OPS_MAPS_MMAP; k <= OPS_MAPS_VMA; k++) {
+		if ((e->mvr_open[k - OPS_MAPS_MMAP] &&
+		     (ret = side_alloc(&r->model[k], o->samples))))
+			return ret;
+	}
+	if (o->live && (ret = side_alloc(&r->live[OPS_MAPS_VMA], o->samples)))
+		return ret;
+	for (unsigned int s = 0; s < o->samples; s++) {
+		bench_progress(o->quiet, "ops: maps read, sample %u/%u", s + 1, o->samples);
+		*side = "model";
+		for (int p = 0; p < 2; p++)
+			if (e->mvr_open[p] && (ret = maps_sample(&e->mvr[p], r->model_vmas,
+						&r->model[OPS_MAPS_MMAP + p].per_sample[s])))
+				return ret;
+		*side = "live";
+		if (o->live && (ret = maps_sample(&e->lvr, r->live_vmas,
+						  &r->live[OPS_MAPS_VMA].per_sample[s])))
+			return ret;
+	}
+	for (int p = 0; p < 2; p++)
+		if (e->mvr_open[p])
+			side_done(&r->model[OPS_MAPS_MMAP + p], o->samples);
+	if (o->live) {
+		/* one live figure, the kernel's policy: both model rows compare with it */
 		side_done(&r->live[OPS_MAPS_VMA], o->samples);
 		r->live[OPS_MAPS_MMAP] = r->live[OPS_MAPS_VMA];
 		r->live[OPS_MAPS_MMAP].per_sample = NULL;
 	}
-out:
-	target_destroy(t);
-	vml_free(rep);
-	if (ret)
-		fprintf(stderr, "vmalock bench: ops: live: %s\n", strerror(-ret));
-	return ret;
+	return 0;
 }
 
 static double side_ratio(const struct ops_side *a, const struct ops_side *b)
@@ -411,16 +464,24 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 int bench_ops(const struct bench_opts *o)
 {
 	struct ops_result *r = vml_zalloc(sizeof(*r));
-	int ret = 0;
+	struct ops_env e = { .o = o };
+	const char *side = "model";
+	int ret;
 
 	if (!r)
 		return EXIT_FAILURE;
-	if (o->model)
-		ret = run_model(o, r);
-	if (!ret && o->live)
-		ret = run_live(o, r);
+	ret = o->model ? model_setup(&e) : 0;
+	if (!ret && o->live) {
+		side = "live";
+		ret = live_setup(&e);
+	}
+	if (!ret)
+		ret = run(&e, r, &side);
+	env_teardown(&e);
 	bench_progress_done(o->quiet);
-	if (!ret) {
+	if (ret) {
+		fprintf(stderr, "vmalock bench: ops: %s: %s\n", side, strerror(-ret));
+	} else {
 		print_table(stdout, o, r);
 		fflush(stdout);
 		if (o->json && write_json(o->json, o, r))

@@ -18,7 +18,7 @@
  * no IPC is in the figures) and the readers are our threads reading
  * /proc/<child>/<view>. Each sample starts from a fresh address space; the
  * sample's seed is the same for every row, so every row replays the same
- * sequence of calls.
+ * sequence of calls. Rows take their samples in turn (round-robin).
  */
 #include <errno.h>
 #include <math.h>
@@ -304,56 +304,53 @@ static void row_summarise(struct pvm_row *row)
 	vml_free(v);
 }
 
-static int run_row(const struct bench_opts *o, struct pvm_result *res, struct pvm_row *row,
-		   unsigned int *done, unsigned int total)
+/* Sample @i of @row. Return: 0 or -errno (printed). */
+static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct pvm_row *row,
+		      unsigned int i, unsigned int done, unsigned int total)
 {
-	for (unsigned int i = 0; i < o->samples; i++) {
-		struct pvm_sample *s = &row->s[i];
-		struct pvm_run r = {
-			.o = o,
-			.view = res->view,
-			.kind = row->target,
-			.lock = row->lock == VML_LOCK_MMAP ? VML_LOCK_MMAP : VML_LOCK_VMA,
-			.mapper_cpu = res->mapper_cpu,
-			.reader_cpu = res->reader_cpu,
-			.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
-		};
-		uint64_t vmas = 0;
-		int ret;
+	struct pvm_sample *s = &row->s[i];
+	struct pvm_run r = {
+		.o = o,
+		.view = res->view,
+		.kind = row->target,
+		.lock = row->lock == VML_LOCK_MMAP ? VML_LOCK_MMAP : VML_LOCK_VMA,
+		.mapper_cpu = res->mapper_cpu,
+		.reader_cpu = res->reader_cpu,
+		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
+	};
+	uint64_t vmas = 0;
+	int ret;
 
-		atomic_init(&r.stop, false);
-		atomic_init(&r.ready, 0);
-		atomic_init(&r.passes, 0);
-		atomic_init(&r.error, 0);
-		s->hist = r.hist = lat_hist_new();
-		if (!r.hist)
-			return -ENOMEM;
-		++*done;
-		/* a line saying what runs now, where it is rewritten by the result */
-		bench_progress(o->quiet || !bench_progress_tty(),
-			       "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u ...", *done, total, target_kind_name(row->target),
-			       bench_lock_name(row->lock), row->readers, i + 1, o->samples);
-		if (row->target == TARGET_MODEL)
-			ret = model_sample(&r, row->readers, &vmas);
-		else
-			ret = live_sample(&r, row->readers, &vmas);
-		if (ret)
-			return ret;
-		s->p50_us = lat_hist_quantile_ns(r.hist, 0.50) / 1e3;
-		s->p99_us = lat_hist_quantile_ns(r.hist, 0.99) / 1e3;
-		s->max_us = (double)r.hist->max_ns / 1e3;
-		s->ops = r.hist->count;
-		s->vmas = vmas;
-		s->passes = atomic_load(&r.passes);
-		s->fails = r.fails;
-		row->nr++;
-		bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u: "
-			       "p50 %.1f us, max %.1f us, %lu ops", *done, total,
-			       target_kind_name(row->target), bench_lock_name(row->lock),
-			       row->readers, i + 1, o->samples, s->p50_us, s->max_us,
-			       (unsigned long)s->ops);
-	}
-	row_summarise(row);
+	atomic_init(&r.stop, false);
+	atomic_init(&r.ready, 0);
+	atomic_init(&r.passes, 0);
+	atomic_init(&r.error, 0);
+	s->hist = r.hist = lat_hist_new();
+	if (!r.hist)
+		return -ENOMEM;
+	/* a line saying what runs now, where it is rewritten by the result */
+	bench_progress(o->quiet || !bench_progress_tty(),
+		       "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u ...", done, total,
+		       target_kind_name(row->target), bench_lock_name(row->lock), row->readers,
+		       i + 1, o->samples);
+	if (row->target == TARGET_MODEL)
+		ret = model_sample(&r, row->readers, &vmas);
+	else
+		ret = live_sample(&r, row->readers, &vmas);
+	if (ret)
+		return ret;
+	s->p50_us = lat_hist_quantile_ns(r.hist, 0.50) / 1e3;
+	s->p99_us = lat_hist_quantile_ns(r.hist, 0.99) / 1e3;
+	s->max_us = (double)r.hist->max_ns / 1e3;
+	s->ops = r.hist->count;
+	s->vmas = vmas;
+	s->passes = atomic_load(&r.passes);
+	s->fails = r.fails;
+	row->nr++;
+	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u: "
+		       "p50 %.1f us, max %.1f us, %lu ops", done, total,
+		       target_kind_name(row->target), bench_lock_name(row->lock), row->readers,
+		       i + 1, o->samples, s->p50_us, s->max_us, (unsigned long)s->ops);
 	return 0;
 }
 
@@ -389,9 +386,17 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 			}
 		}
 	}
+	/*
+	 * Round-robin: sample i of every row before sample i + 1 of any, so that
+	 * a change in the machine's load during the run hits every row alike
+	 * and the ratios between rows stay fair.
+	 */
 	total = res->nr_rows * o->samples;
+	for (unsigned int i = 0; i < o->samples && !ret; i++)
+		for (k = 0; k < res->nr_rows && !ret; k++)
+			ret = run_sample(o, res, &res->rows[k], i, ++done, total);
 	for (k = 0; k < res->nr_rows && !ret; k++)
-		ret = run_row(o, res, &res->rows[k], &done, total);
+		row_summarise(&res->rows[k]);
 	bench_progress_done(o->quiet);
 	if (ret == -ENOMEM)
 		fprintf(stderr, "vmalock bench: out of memory\n");

@@ -15,7 +15,8 @@
  *
  * One sample: whole views read back to back, 4096 bytes per read(), until
  * at least 20 ms have passed; the sample is the elapsed time over the VMAs
- * read. Nothing else runs: this is the uncontended cost.
+ * read. Nothing else runs: this is the uncontended cost. The series (model
+ * mmap, model vma, live) take their samples in turn.
  */
 #include <errno.h>
 #include <math.h>
@@ -85,71 +86,22 @@ static int build_layout(struct layout_ctx *l, unsigned long n, bool populate)
 	return ret;
 }
 
-/* Samples of whole-view reads: ns per VMA each, median into @c. */
-static int measure(const struct bench_opts *o, struct view_reader *vr, struct rc_cell *c)
+/* One sample: whole views read back to back for SAMPLE_MIN_NS; ns per VMA. */
+static int sample(struct view_reader *vr, unsigned long vmas, double *out)
 {
-	c->per_sample = vml_zalloc(o->samples * sizeof(double));
-	if (!c->per_sample)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < o->samples; i++) {
-		uint64_t t0 = vml_now_ns(), el;
-		unsigned long passes = 0;
+	uint64_t t0 = vml_now_ns(), el;
+	unsigned long passes = 0;
 
-		do {
-			long n = view_reader_pass(vr, NULL);
+	do {
+		long n = view_reader_pass(vr, NULL);
 
-			if (n < 0)
-				return (int)n;
-			passes++;
-			el = vml_now_ns() - t0;
-		} while (el < SAMPLE_MIN_NS);
-		c->per_sample[i] = (double)el / ((double)passes * (double)c->vmas);
-	}
-	c->ns_per_vma = stat_median(c->per_sample, o->samples);
-	c->done = true;
+		if (n < 0)
+			return (int)n;
+		passes++;
+		el = vml_now_ns() - t0;
+	} while (el < SAMPLE_MIN_NS);
+	*out = (double)el / ((double)passes * (double)vmas);
 	return 0;
-}
-
-static int run_model(const struct bench_opts *o, struct rc_row *row)
-{
-	struct vml_sys_config cfg = { 0 };
-	struct vml_mm_stats st;
-	struct layout_ctx l = { 0 };
-	struct vml_sys *sys;
-	int ret;
-
-	cfg.max_map_count = row->size + 16 > 65530 ? row->size + 16 : 65530;
-	ret = vml_sys_create(&cfg, &sys);
-	if (ret)
-		return ret;
-	ret = vml_mm_create(sys, &l.mm);
-	if (ret)
-		goto out_sys;
-	bench_progress(o->quiet, "read-cost: model: laying out %lu VMAs ...", row->size);
-	ret = build_layout(&l, row->size, o->populate);
-	if (!ret)
-		ret = vml_mm_stats(l.mm, &st);
-	for (int s = RC_MODEL_MMAP; s <= RC_MODEL_VMA && !ret; s++) {
-		struct view_reader vr;
-
-		if (!row->c[s].wanted)
-			continue;
-		row->c[s].vmas = st.map_count;
-		bench_progress(o->quiet, "read-cost: %s, %lu VMAs ...", series_name[s], row->size);
-		ret = view_reader_open_model(&vr, l.mm, o->view,
-					     s == RC_MODEL_MMAP ? VML_LOCK_MMAP : VML_LOCK_VMA);
-		if (ret)
-			break;
-		ret = measure(o, &vr, &row->c[s]);
-		view_reader_close(&vr);
-	}
-	vml_mm_destroy(l.mm);
-out_sys:
-	vml_sys_destroy(sys);
-	if (ret)
-		fprintf(stderr, "vmalock bench: read-cost: model, %lu VMAs: %s\n", row->size,
-			strerror(-ret));
-	return ret;
 }
 
 static long max_map_count(void)
@@ -165,48 +117,133 @@ static long max_map_count(void)
 	return v;
 }
 
-static int run_live(const struct bench_opts *o, struct rc_row *row)
+/* One size: the model's and the live layouts side by side, and their readers. */
+struct rc_env {
+	struct vml_sys *sys;
+	struct vml_mm *mm;
+	struct target *t;
+	struct view_reader vr[RC_SERIES];
+	bool open[RC_SERIES];
+};
+
+static int model_setup(const struct bench_opts *o, struct rc_env *e, struct rc_row *row)
+{
+	struct vml_sys_config cfg = { 0 };
+	struct layout_ctx l = { 0 };
+	struct vml_mm_stats st;
+	int ret;
+
+	cfg.max_map_count = row->size + 16 > 65530 ? row->size + 16 : 65530;
+	ret = vml_sys_create(&cfg, &e->sys);
+	if (!ret)
+		ret = vml_mm_create(e->sys, &e->mm);
+	if (ret)
+		return ret;
+	bench_progress(o->quiet, "read-cost: model: laying out %lu VMAs ...", row->size);
+	l.mm = e->mm;
+	ret = build_layout(&l, row->size, o->populate);
+	if (!ret)
+		ret = vml_mm_stats(e->mm, &st);
+	for (int s = RC_MODEL_MMAP; s <= RC_MODEL_VMA && !ret; s++) {
+		if (!row->c[s].wanted)
+			continue;
+		row->c[s].vmas = st.map_count;
+		ret = view_reader_open_model(&e->vr[s], e->mm, o->view,
+					     s == RC_MODEL_MMAP ? VML_LOCK_MMAP : VML_LOCK_VMA);
+		e->open[s] = !ret;
+	}
+	return ret;
+}
+
+static int live_setup(const struct bench_opts *o, struct rc_env *e, struct rc_row *row)
 {
 	struct rc_cell *c = &row->c[RC_LIVE];
 	struct layout_ctx l = { 0 };
-	struct view_reader vr;
 	long limit = max_map_count(), base, n;
 	int ret;
 
 	if ((long)row->size > limit) {
+		c->wanted = false;
 		c->skipped = "over vm.max_map_count";
 		return 0;
 	}
-	ret = target_create(TARGET_LIVE, NULL, &l.t);
+	ret = target_create(TARGET_LIVE, NULL, &e->t);
 	if (ret)
-		goto out;
-	base = bench_live_vma_count(target_pid(l.t));
-	ret = base < 0 ? (int)base : 0;
-	if (ret)
-		goto out;
+		return ret;
+	base = bench_live_vma_count(target_pid(e->t));
+	if (base < 0)
+		return (int)base;
 	/* the process's own mappings count too; keep two splits of headroom */
 	n = (long)row->size;
 	if (n > limit - base - 2)
 		n = limit - base - 2;
 	bench_progress(o->quiet, "read-cost: live: laying out %ld VMAs ...", n);
+	l.t = e->t;
 	ret = build_layout(&l, (unsigned long)n, o->populate);
 	if (ret)
-		goto out;
-	n = bench_live_vma_count(target_pid(l.t));
-	ret = n < 0 ? (int)n : 0;
-	if (ret)
-		goto out;
+		return ret;
+	n = bench_live_vma_count(target_pid(e->t));
+	if (n < 0)
+		return (int)n;
 	c->vmas = (unsigned long)n;
-	bench_progress(o->quiet, "read-cost: live, %lu VMAs ...", c->vmas);
-	ret = view_reader_open_live(&vr, target_pid(l.t), o->view);
+	ret = view_reader_open_live(&e->vr[RC_LIVE], target_pid(e->t), o->view);
+	e->open[RC_LIVE] = !ret;
+	return ret;
+}
+
+static void env_teardown(struct rc_env *e)
+{
+	for (int s = 0; s < RC_SERIES; s++)
+		if (e->open[s])
+			view_reader_close(&e->vr[s]);
+	vml_mm_destroy(e->mm);
+	vml_sys_destroy(e->sys);
+	target_destroy(e->t);
+}
+
+/*
+ * One size: lay out both address spaces, then take the series' samples in
+ * turn (model mmap, model vma, live, then again), so that a change in the
+ * machine's load hits every series alike.
+ */
+static int run_size(const struct bench_opts *o, struct rc_row *row)
+{
+	struct rc_env e = { 0 };
+	const char *side = "model";
+	int ret = 0;
+
+	if (row->c[RC_MODEL_MMAP].wanted || row->c[RC_MODEL_VMA].wanted)
+		ret = model_setup(o, &e, row);
+	if (!ret && row->c[RC_LIVE].wanted) {
+		side = "live";
+		ret = live_setup(o, &e, row);
+	}
+	for (int s = 0; s < RC_SERIES && !ret; s++) {
+		if (!e.open[s])
+			continue;
+		row->c[s].per_sample = vml_zalloc(o->samples * sizeof(double));
+		if (!row->c[s].per_sample)
+			ret = -ENOMEM;
+	}
+	for (unsigned int i = 0; i < o->samples && !ret; i++) {
+		bench_progress(o->quiet, "read-cost: %lu VMAs, sample %u/%u", row->size, i + 1,
+			       o->samples);
+		for (int s = 0; s < RC_SERIES && !ret; s++) {
+			if (!e.open[s])
+				continue;
+			side = s == RC_LIVE ? "live" : "model";
+			ret = sample(&e.vr[s], row->c[s].vmas, &row->c[s].per_sample[i]);
+		}
+	}
+	for (int s = 0; s < RC_SERIES && !ret; s++) {
+		if (!e.open[s])
+			continue;
+		row->c[s].ns_per_vma = stat_median(row->c[s].per_sample, o->samples);
+		row->c[s].done = true;
+	}
+	env_teardown(&e);
 	if (ret)
-		goto out;
-	ret = measure(o, &vr, c);
-	view_reader_close(&vr);
-out:
-	target_destroy(l.t);
-	if (ret)
-		fprintf(stderr, "vmalock bench: read-cost: live, %lu VMAs: %s\n", row->size,
+		fprintf(stderr, "vmalock bench: read-cost: %s, %lu VMAs: %s\n", side, row->size,
 			strerror(-ret));
 	return ret;
 }
@@ -381,10 +418,7 @@ int bench_read_cost(const struct bench_opts *o)
 		row->c[RC_MODEL_MMAP].wanted = o->model && o->lock_mmap;
 		row->c[RC_MODEL_VMA].wanted = o->model && o->lock_vma;
 		row->c[RC_LIVE].wanted = o->live;
-		if (o->model && (o->lock_mmap || o->lock_vma))
-			ret = run_model(o, row);
-		if (!ret && o->live)
-			ret = run_live(o, row);
+		ret = run_size(o, row);
 	}
 	bench_progress_done(o->quiet);
 	if (!ret) {
