@@ -37,7 +37,7 @@ struct bench_opts {
 	uint64_t seed;			/* --seed */
 	unsigned long mb;		/* --mb: the mapper's region */
 	unsigned int busy;		/* --busy: CPU hogs on the readers' CPU */
-	double busyduration_ms;		/* --busyduration: spin, then sleep 1 ms; 0 spins on */
+	double busyduration_ms;		/* --busyduration: spin, sleep 1 ms; 0: spin on */
 	unsigned long sizes[BENCH_MAX_LIST];	/* read-cost: --sizes */
 	unsigned int nr_sizes;
 	bool populate;			/* read-cost: --populate the layouts */

@@ -39,7 +39,7 @@ double stat_max(const double *v, size_t n);
 /* The first two CPUs we may run on: the mapper's and the readers'; -1 when absent. */
 void bench_pick_cpus(int *mapper_cpu, int *reader_cpu);
 int bench_pin_thread(int cpu);		/* this thread; cpu < 0: no-op */
-int bench_pin_pid(pid_t pid, int cpu);	/* every thread of a process is not needed: the child has one */
+int bench_pin_pid(pid_t pid, int cpu);	/* a single-threaded process (the live child) */
 int bench_nice_thread(int nice);	/* setpriority on this thread's tid */
 
 /* Paul's busywait: normal-priority threads spinning on one CPU. */

@@ -35,7 +35,8 @@
 #include "util/rand.h"
 
 #define MAPPER_SLEEP_NS (10 * NSEC_PER_USEC)	/* mapper.c's nanosleep between calls */
-#define SETTLE_NS (100 * NSEC_PER_MSEC)		/* readers and hogs running before the mapper */
+/* readers and hogs running before the mapper starts */
+#define SETTLE_NS (100 * NSEC_PER_MSEC)
 #define PAGE_SIZE_BYTES 4096UL
 
 /* One sample of one row: the threads' shared state. */

@@ -376,7 +376,8 @@ static int plot(const char *path, const struct bench_opts *o, const struct rc_ro
 		fprintf(d, "# %s\n", series_name[k]);
 		for (unsigned int i = 0; i < o->nr_sizes; i++)
 			if (rows[i].c[k].done)
-				fprintf(d, "%lu %.3f\n", rows[i].c[k].vmas, rows[i].c[k].ns_per_vma);
+				fprintf(d, "%lu %.3f\n", rows[i].c[k].vmas,
+					rows[i].c[k].ns_per_vma);
 		fprintf(d, "\n\n");
 	}
 	fclose(d);

@@ -154,7 +154,8 @@ int bench_parse_opt(struct cli_args *a, struct bench_opts *o, bool *bad)
 			o->model = strcmp(v, "live") != 0;
 			o->live = strcmp(v, "model") != 0;
 		} else {
-			cli_usage_error(cmd, "--target: unknown target '%s' (model, live or both)", v);
+			cli_usage_error(cmd, "--target: unknown target '%s' (model, live or both)",
+					v);
 			return -1;
 		}
 		if (o->model && !target_model_available) {

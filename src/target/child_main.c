@@ -197,7 +197,8 @@ static long mapper_run(const struct child_req *q, struct child_lat_rep *r)
 		t0 = vml_now_ns();
 		if (x & (1ULL << 40)) {
 			ret = syscall(SYS_mmap, a, page_size, PROT_READ | PROT_WRITE,
-				      MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+				      MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				      -1, 0);
 			r->nmaps++;
 		} else {
 			ret = syscall(SYS_munmap, a, page_size);
