@@ -244,11 +244,20 @@ int pvm_plot(const char *path, const struct pvm_result *res)
 		"set title 'latency distribution (all samples)'\n");
 	fprintf(s, "plot \\\n");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
-		row_label(&res->rows[k], label, sizeof(label));
+		const struct pvm_row *row = &res->rows[k];
+		/* colour: the policy (model mmap, model vma, live); dashes: the reader count */
+		static const char *const colour[] = { "#d62728", "#1f77b4", "#2ca02c" };
+		unsigned int group = row->target == TARGET_LIVE ? 2 : row->lock == VML_LOCK_VMA;
+		unsigned int dash = 1;
+
+		for (unsigned int i = 0; i < res->o->nr_readers; i++)
+			if (res->o->readers[i] == row->readers)
+				dash = i % 5 + 1;
+		row_label(row, label, sizeof(label));
 		fprintf(s, "  ");
 		gp_quoted(s, data);
-		fprintf(s, " index %u using 1:2 with steps lw 2 title '%s'%s\n", k, label,
-			k + 1 < res->nr_rows ? ", \\" : "");
+		fprintf(s, " index %u using 1:2 with steps lw 2 lc rgb '%s' dt %u title '%s'%s\n",
+			k, colour[group], dash, label, k + 1 < res->nr_rows ? ", \\" : "");
 	}
 	fprintf(s, "unset logscale x\nset xrange [-0.5:%u.5]\nset xtics rotate by -30 (",
 		res->nr_rows ? res->nr_rows - 1 : 0);
