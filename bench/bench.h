@@ -43,6 +43,10 @@ struct bench_opts {
 	bool populate;			/* read-cost: --populate the layouts */
 	unsigned long iterations;	/* ops: --iterations per sample */
 	unsigned long vmas;		/* ops: --vmas in the maps-read layout */
+	unsigned long kh_skip_vmas;	/* khugepaged: --skip-vmas ineligible VMAs */
+	unsigned int kh_ranges;		/* khugepaged: --ranges collapsible 2 MiB ranges */
+	unsigned int kh_scan_sleep_ms;	/* khugepaged: --scan-sleep between wakeups */
+	bool kh_mainline, kh_fixed;	/* khugepaged: --policy */
 	const char *json;		/* --json FILE */
 	const char *plot;		/* --plot FILE.png|FILE.svg */
 	bool quiet;			/* --quiet: no progress line */
@@ -93,6 +97,7 @@ const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind ta
 /* ---- read-cost and ops: run, print the table, write JSON / plot as asked ---- */
 int bench_read_cost(const struct bench_opts *o);
 int bench_ops(const struct bench_opts *o);
+int bench_khugepaged(const struct bench_opts *o);
 
 /* ---- shared helpers (bench/util.c) ---- */
 

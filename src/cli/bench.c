@@ -25,6 +25,9 @@ static void help(FILE *f)
 "               of VMAs (1k, 10k, 65,530 small VMAs; 1M on the model)\n"
 "  ops          per-operation cost, model vs the same system calls in a live\n"
 "               process: mmap+munmap, mprotect split+merge, write fault, maps\n"
+"  khugepaged   seed 003 on the model: time to collapse THP ranges behind many\n"
+"               ineligible VMAs while a mapper contends for mmap_lock, and\n"
+"               the scanner's longest mmap_lock hold, mainline vs fixed policy\n"
 "\n"
 "Options (defaults in brackets):\n"
 "  --target model|live|both   where to run [both]\n"
@@ -46,6 +49,11 @@ static void help(FILE *f)
 "  --populate                 read-cost: fault in every page of the layouts\n"
 "  --iterations N             ops: timed iterations per sample [1000]\n"
 "  --vmas N                   ops: VMAs in the layout whose maps is read [1000]\n"
+"  --skip-vmas N              khugepaged: ineligible VMAs before the ranges [100k]\n"
+"  --ranges N                 khugepaged: collapsible 2 MiB ranges [8]\n"
+"  --scan-sleep MS            khugepaged: sleep between wakeups [10]\n"
+"  --policy P                 khugepaged: mainline, fixed or both [both];\n"
+"                             --duration is the time limit per sample\n"
 "  --json FILE                write the results as JSON\n"
 "  --plot FILE.png|FILE.svg   plot them with gnuplot (proc-vs-map, read-cost)\n"
 "  --quiet                    no progress line on stderr\n"
@@ -135,6 +143,10 @@ void bench_opts_default(struct bench_opts *o)
 	o->nr_sizes = 4;
 	o->iterations = 1000;
 	o->vmas = 1000;
+	o->kh_skip_vmas = 100000;
+	o->kh_ranges = 8;
+	o->kh_scan_sleep_ms = 10;
+	o->kh_mainline = o->kh_fixed = true;
 }
 
 /*
@@ -264,6 +276,35 @@ int bench_parse_opt(struct cli_args *a, struct bench_opts *o, bool *bad)
 			return -1;
 		}
 		o->vmas = n;
+	} else if (cli_opt(a, "--skip-vmas", &v, bad)) {
+		if (*bad || parse_count(v, &n) || n > 4000000) {
+			bad_value(cmd, "--skip-vmas", v, "0 to 4M VMAs");
+			return -1;
+		}
+		o->kh_skip_vmas = n;
+	} else if (cli_opt(a, "--ranges", &v, bad)) {
+		if (*bad || parse_count(v, &n) || n < 1 || n > 4096) {
+			bad_value(cmd, "--ranges", v, "1 to 4096");
+			return -1;
+		}
+		o->kh_ranges = (unsigned int)n;
+	} else if (cli_opt(a, "--scan-sleep", &v, bad)) {
+		if (*bad || parse_count(v, &n) || n < 1 || n > 60000) {
+			bad_value(cmd, "--scan-sleep", v, "1 to 60000 ms");
+			return -1;
+		}
+		o->kh_scan_sleep_ms = (unsigned int)n;
+	} else if (cli_opt(a, "--policy", &v, bad)) {
+		if (*bad)
+			return -1;
+		if (!strcmp(v, "mainline") || !strcmp(v, "fixed") || !strcmp(v, "both")) {
+			o->kh_mainline = strcmp(v, "fixed") != 0;
+			o->kh_fixed = strcmp(v, "mainline") != 0;
+		} else {
+			cli_usage_error(cmd, "--policy: unknown policy '%s' (mainline, fixed or both)",
+					v);
+			return -1;
+		}
 	} else if (cli_opt(a, "--json", &v, bad)) {
 		if (*bad)
 			return -1;
@@ -322,11 +363,16 @@ int cmd_bench(int argc, char **argv)
 		a.i++;
 	}
 	if (!scenario)
-		return cli_usage_error("bench", "missing SCENARIO (proc-vs-map, read-cost, ops)");
+		return cli_usage_error("bench", "missing SCENARIO (proc-vs-map, read-cost, ops, khugepaged)");
 	if (strcmp(scenario, "proc-vs-map") && strcmp(scenario, "read-cost") &&
-	    strcmp(scenario, "ops"))
+	    strcmp(scenario, "ops") && strcmp(scenario, "khugepaged"))
 		return cli_usage_error("bench", "SCENARIO: unknown scenario '%s' (proc-vs-map, "
-				       "read-cost, ops)", scenario);
+				       "read-cost, ops, khugepaged)", scenario);
+	if (!strcmp(scenario, "khugepaged")) {
+		if (o.plot)
+			return cli_usage_error("bench", "--plot: khugepaged has no plot (use --json)");
+		return bench_khugepaged(&o);
+	}
 	if (!o.model && !o.live)
 		return cli_usage_error("bench", "--target: nothing to run");
 	if (o.model && strcmp(scenario, "ops") && !bench_model_has_view(o.view))

@@ -131,6 +131,27 @@ ok $? "ops prints the table"
 check_json ops.json ops 2 "$target" >err 2>&1
 ok $? "ops JSON has the schema"
 
+# khugepaged (model only): both policies, a JSON
+if [ "$target" = both ]; then
+	"$vmalock" bench khugepaged --skip-vmas 2000 --ranges 2 --samples 1 --duration 2 \
+		--json kh.json >out 2>err
+	[ $? -eq 0 ] && grep -q '^mainline ' out && grep -q '^fixed ' out && grep -q 'fixed/mainline' out
+	ok $? "bench khugepaged: a row per policy and the ratios"
+	python3 - kh.json >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["scenario"] == "khugepaged" and d["samples"] == 1
+assert [r["policy"] for r in d["rows"]] == ["mainline", "fixed"]
+for r in d["rows"]:
+    assert r["target"] == "model"
+    assert r["collapse_ms"] is None or r["collapse_ms"] >= 0
+    for k in ("max_hold_ms", "p50_us", "p99_us", "max_us"):
+        assert r[k] >= 0, (k, r)
+    assert len(r["per_sample"]) == 1
+PY
+	ok $? "bench khugepaged: JSON schema"
+fi
+
 # run: the table, the files and a two-line verdict
 "$vmalock" run --target "$target" $tiny --samples 1 --quiet >out 2>err
 rc=$?
@@ -159,6 +180,8 @@ expect "sizes: bad value '0'" "zero --sizes" -- bench read-cost --sizes 0
 expect "iterations: bad value '0'" "zero --iterations" -- bench ops --iterations 0
 expect "vmas: bad value '100000'" "too many --vmas" -- bench ops --vmas 100000
 expect "seed: bad value 'x'" "bad --seed" -- bench proc-vs-map --seed x
+expect "policy: unknown policy 'x'" "bad --policy named" -- bench khugepaged --policy x
+expect "skip-vmas: bad value 'x'" "bad --skip-vmas" -- bench khugepaged --skip-vmas x
 expect "view: unknown view 'bogus'" "bad --view named" -- bench proc-vs-map --view bogus
 expect "target: unknown target 'bogus'" "bad --target named" -- bench proc-vs-map --target bogus
 expect "lock: unknown policy 'rcu'" "bad --lock named" -- bench proc-vs-map --lock rcu
