@@ -5,5 +5,6 @@
 
 #include "vmalock/mm.h"
 #include "vmalock/proc.h"
+#include "vmalock/khugepaged.h"
 
 #endif /* VMALOCK_VMALOCK_H */

@@ -3,6 +3,7 @@
 #ifndef VML_CLI_CLI_H
 #define VML_CLI_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define VML_VERSION "0.1.0"
@@ -18,7 +19,16 @@ struct cli_command {
 };
 
 /* The subcommands (one file each). */
+int cmd_bench(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+
+/* bench.c: the benchmark options `bench` and `run` share. */
+struct bench_opts;
+struct cli_args;
+void bench_opts_default(struct bench_opts *o);
+/* Return: 1 consumed argv[a->i] (and its value), 0 not a bench option, -1 bad (printed). */
+int bench_parse_opt(struct cli_args *a, struct bench_opts *o, bool *bad);
 
 #endif /* VML_CLI_CLI_H */

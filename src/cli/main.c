@@ -9,8 +9,8 @@
 #include "cli.h"
 
 static const struct cli_command commands[] = {
-	{ "run", NULL, "the headline experiment, with defaults" },
-	{ "bench", NULL, "SCENARIO [options]: run a benchmark scenario" },
+	{ "run", cmd_run, "the headline experiment, with defaults" },
+	{ "bench", cmd_bench, "SCENARIO [options]: run a benchmark scenario" },
 	{ "race", NULL, "[options]: tearing tests" },
 	{ "replay", cmd_replay, "FILE [options]: apply an op script, print or compare views" },
 	{ "show", cmd_show, "VIEW [options]: print a view of a scripted address space" },

@@ -303,15 +303,18 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 {
 	struct mm *mm = vma->vm_mm;
 	_Atomic uint64_t *ptep = &pt->e[pte_index(addr)];
-	struct page *page = pte_page(pte);
-	struct folio *old = page_folio(page), *folio;
+	struct folio *old, *folio;
+	struct page *page;
 	vm_fault_t ret;
 
+	/* The entry was read without the ptl: the page is only ours to look at under it. */
 	pte_lock(pt);
 	if (load_relaxed(ptep) != pte) {
 		pte_unlock(pt);
 		return 0;	/* changed under us: let the access retry */
 	}
+	page = pte_page(pte);
+	old = page_folio(page);
 	if (!folio_is_zero(old) &&
 	    ((vma->vm_flags & VM_SHARED) ||
 	     (folio_is_anon(old) && folio_mapcount(old) == 1 && folio_ref_count(old) == 1))) {
@@ -321,19 +324,21 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 		pte_unlock(pt);
 		return 0;
 	}
+	/* Copy-on-write: keep the old page alive while the lock is dropped. */
+	folio_get(old);
 	pte_unlock(pt);
 
-	/* Copy-on-write. */
 	ret = vmf_anon_prepare(vma, flags);
-	if (ret)
-		return ret;
-	folio = alloc_anon_folio(vma, addr);
-	if (!folio)
-		return VM_FAULT_OOM;
+	folio = ret ? NULL : alloc_anon_folio(vma, addr);
+	if (!folio) {
+		folio_put(old);
+		return ret ? ret : VM_FAULT_OOM;
+	}
 	pte_lock(pt);
 	if (load_relaxed(ptep) != pte) {
 		pte_unlock(pt);
 		folio_put(folio);
+		folio_put(old);
 		return 0;
 	}
 	mlock_vma_folio(vma, folio);
@@ -343,9 +348,10 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 	if (!folio_is_zero(old)) {
 		folio_remove_rmap_pte(old, page);
 		mm_dec_counter(mm, folio_mm_counter(old));
+		folio_put(old);	/* the mapping's reference */
 	}
 	pte_unlock(pt);
-	folio_put(old);
+	folio_put(old);		/* ours */
 	return 0;
 }
 

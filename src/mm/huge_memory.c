@@ -38,8 +38,8 @@ bool thp_vma_allowable(struct vma *vma, unsigned long vm_flags, bool smaps)
 }
 
 /* Map @folio (anon, order 9) or the huge zero page at the PMD; deposit @pt. */
-static void set_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
-			 struct pte_table *pt, uint64_t bits)
+void huge_pmd_install(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
+		      struct pte_table *pt, uint64_t bits)
 {
 	vml_assert(spin_is_locked(&mm->page_table_lock));
 	*pmd_deposit_slot(pmd) = pt;
@@ -92,9 +92,9 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 		return 0;	/* raced with another fault: the access retries */
 	}
 	/* A new huge page is mapped dirty, and writable with VM_WRITE, whatever the access. */
-	set_huge_pmd(mm, pmd, folio, pt,
-		     PT_YOUNG | (folio_is_zero(folio) ? 0 :
-				 PT_DIRTY | ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0)));
+	huge_pmd_install(mm, pmd, folio, pt,
+			 PT_YOUNG | (folio_is_zero(folio) ? 0 :
+				     PT_DIRTY | ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0)));
 	spin_unlock(&mm->page_table_lock);
 	return 0;
 }
@@ -145,7 +145,7 @@ int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
 	folio_get(folio);
 	spin_unlock(&src->page_table_lock);
 	spin_lock(&dst->page_table_lock);
-	set_huge_pmd(dst, dst_pmd, folio, pt, (v & (PT_DIRTY | PT_WRITE)));
+	huge_pmd_install(dst, dst_pmd, folio, pt, (v & (PT_DIRTY | PT_WRITE)));
 	spin_unlock(&dst->page_table_lock);
 	return 0;
 }

@@ -127,7 +127,7 @@ int vml_mm_stats(struct vml_mm *umm, struct vml_mm_stats *out)
 		return -EINVAL;
 	rwsem_stats_read(&mm->mmap_lock, &rs);
 	*out = (struct vml_mm_stats){
-		.map_count = mm->map_count,
+		.map_count = load_relaxed(&mm->map_count),
 		.rss_pages = (uint64_t)(mm_counter(mm, MM_ANONPAGES) + mm_counter(mm, MM_FILEPAGES) +
 					mm_counter(mm, MM_SHMEMPAGES)),
 		.vma_lock_success = load_relaxed(&mm->stats.vma_lock_success),

@@ -285,13 +285,12 @@ struct mm {
 	struct rwsem mmap_lock;		/* the address-space lock */
 	struct seqcount mm_lock_seq;	/* odd while mmap_lock is write-held (REFERENCE.md 1.1) */
 	struct rtree mm_mt;		/* VMAs by range: [M]+VMA write locks to change; RCU to read */
-	unsigned long map_count;	/* [M] number of VMAs */
+	_Atomic unsigned long map_count; /* [M] number of VMAs; also read racily (stats, mremap checks) */
 	_Atomic uint32_t vma_writer_wait; /* [atomic] futex word: bumped by the last reader a
 					 * VMA writer waits for (the kernel's rcuwait) */
 	struct vml_sys *sys;		/* [I] */
 	unsigned long mmap_base;	/* [I] top-down placement starts below this */
 	unsigned long locked_vm;	/* [M] pages in VM_LOCKED VMAs */
-	unsigned long total_vm;		/* [M] */
 
 	struct pt_table *pgd;		/* [I] root page table */
 	_Atomic uint32_t page_table_lock; /* [PT] upper-level table population, PMD leaves, anon_vma */

@@ -308,7 +308,7 @@ static long do_mmap(struct mm *mm, struct vml_file *file, unsigned long addr, un
 		return -ENOMEM;
 	if (pgoff + (len >> PAGE_SHIFT) < pgoff)
 		return -EOVERFLOW;
-	if (mm->map_count > mm->sys->cfg.max_map_count)
+	if (load_relaxed(&mm->map_count) > mm->sys->cfg.max_map_count)
 		return -ENOMEM;
 
 	ret = get_unmapped_area(mm, file, addr, len, pgoff, flags, 0);

@@ -56,7 +56,7 @@ static int check_mremap_params(struct mm *mm, struct remap *r)
 	if ((r->flags & MREMAP_DONTUNMAP) && r->old_len != r->new_len)
 		return -EINVAL;
 	/* move_vma() needs to stay 4 maps below the limit; both ends may split in 3. */
-	if (mm->map_count + 2 >= mm->sys->cfg.max_map_count - 3)
+	if (load_relaxed(&mm->map_count) + 2 >= mm->sys->cfg.max_map_count - 3)
 		return -ENOMEM;
 	return 0;
 }
@@ -98,6 +98,7 @@ static bool vma_expandable(struct mm *mm, struct vma *vma, unsigned long delta)
 static long expand_vma_in_place(struct mm *mm, struct remap *r)
 {
 	struct vma *vma = r->vma;
+	unsigned long vm_flags = vma->vm_flags;	/* @vma is retired by the commit */
 	struct vma_merge vmg;
 	struct vma_txn t;
 	struct vma *res;
@@ -121,7 +122,7 @@ static long expand_vma_in_place(struct mm *mm, struct remap *r)
 		return -ENOMEM;
 	}
 	vma_txn_commit(&t);
-	if (vma->vm_flags & VM_LOCKED) {
+	if (vm_flags & VM_LOCKED) {
 		mm->locked_vm += r->delta >> PAGE_SHIFT;
 		r->populate = true;
 		r->new_addr = r->addr;
@@ -140,8 +141,8 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 {
 	struct vma *vma = r->vma, *new_vma, *src;
 	unsigned long pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
-	/* The source VMA is retired by the commit and freed a grace period later. */
-	unsigned long vma_start = vma->vm_start, vma_end = vma->vm_end, vm_flags = vma->vm_flags;
+	unsigned long vma_start = vma->vm_start, vma_end = vma->vm_end;
+	unsigned long vm_flags = vma->vm_flags;	/* @vma may be retired by the commit */
 	struct vma_merge vmg;
 	int err;
 

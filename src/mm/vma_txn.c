@@ -78,7 +78,7 @@ static int vt_edge(struct vma_txn *t, unsigned long addr)
 void vma_txn_begin(struct vma_txn *t, struct mm *mm)
 {
 	mmap_assert_write_locked(mm);
-	*t = (struct vma_txn){ .mm = mm, .map_count = mm->map_count };
+	*t = (struct vma_txn){ .mm = mm, .map_count = load_relaxed(&mm->map_count) };
 	rtree_txn_begin(&t->tx, &mm->mm_mt);
 }
 
@@ -279,7 +279,7 @@ void vma_txn_commit(struct vma_txn *t)
 	}
 	i_mmap_apply(t->created, t->nr_created, true);
 	rtree_txn_commit(&t->tx);
-	mm->map_count = t->map_count;
+	store_relaxed(&mm->map_count, t->map_count);
 	i_mmap_apply(t->retired, t->nr_retired, false);
 	for (size_t i = 0; i < t->nr_retired; i++) {
 		vma_mark_detached(t->retired[i]);
@@ -332,5 +332,5 @@ void vma_txn_validate(struct vma_txn *t)
 		last_end = vma->vm_end;
 		n++;
 	}
-	VML_BUG_ON(n != mm->map_count);
+	VML_BUG_ON(n != load_relaxed(&mm->map_count));
 }

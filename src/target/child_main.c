@@ -10,11 +10,18 @@
  * request (child_proto.h) as the real system call and replies with the
  * result. It links only libc and allocates nothing after start-up, so the
  * only mappings that change are the ones the script asks for.
+ *
+ * For the benchmarks it also times operations itself (CHILD_TIMED_LOOP) and
+ * runs as Paul McKenney's mapper (CHILD_MAPPER_SETUP/RUN): a populated
+ * region where random pages are mapped over or unmapped, every call timed
+ * with CLOCK_MONOTONIC, while vmalock's reader threads read our /proc files.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +30,16 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "target/child_proto.h"
+#include "util/clock.h"
+#include "util/rand.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41
@@ -98,6 +112,130 @@ static long do_fork(int sock)
 	}
 	forks[nr_forks++] = pid;
 	return 0;
+}
+
+/* The benchmarks' replies: static, so that no request allocates. */
+static struct child_lat_rep lat_rep;
+
+/* Mapper mode: the region set up by CHILD_MAPPER_SETUP. */
+static struct {
+	unsigned long addr;
+	unsigned long pages;		/* a power of two */
+	struct vml_rand rand;
+} mapper;
+
+static long timed_loop(const struct child_req *q, struct child_lat_rep *r)
+{
+	unsigned long addr = q->addr, ps = page_size;
+
+	for (uint64_t i = 0; i < q->len; i++) {
+		uint64_t t0 = vml_now_ns(), t1;
+		void *p;
+
+		switch (q->advice) {
+		case CHILD_LOOP_MMAP_MUNMAP:
+			p = mmap((void *)addr, ps, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				return -errno;
+			if (munmap(p, ps))
+				return -errno;
+			break;
+		case CHILD_LOOP_MPROTECT_SPLIT_MERGE:
+			if (mprotect((void *)(addr + ps), ps, PROT_READ) ||
+			    mprotect((void *)(addr + ps), ps, PROT_READ | PROT_WRITE))
+				return -errno;
+			break;
+		case CHILD_LOOP_WRITE_FAULT:
+			*(volatile char *)(addr + i * ps) = 1;
+			break;
+		default:
+			return -EINVAL;
+		}
+		t1 = vml_now_ns();
+		lat_hist_record(&r->hist, t1 - t0);
+	}
+	return 0;
+}
+
+/* mapper.c's set-up: a populated private anonymous region; waits for RUN. */
+static long mapper_setup(const struct child_req *q, struct child_lat_rep *r)
+{
+	unsigned long pages = q->len / page_size;
+	void *p;
+
+	if (!pages || (pages & (pages - 1)) || mapper.addr)
+		return -EINVAL;
+	p = mmap(NULL, q->len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	mapper.addr = (unsigned long)p;
+	mapper.pages = pages;
+	mapper.rand = vml_rand_init(q->offset, 0);
+	r->addr = mapper.addr;
+	return 0;
+}
+
+/*
+ * mapper.c's loop: for the duration, a random page is mapped over (MAP_FIXED,
+ * populated) or unmapped with probability 1/2 each; every call is timed; a
+ * short sleep between calls "discourages preempting map operations".
+ */
+static long mapper_run(const struct child_req *q, struct child_lat_rep *r)
+{
+	struct timespec pause_ts = vml_ns_to_timespec(q->new_len);
+	uint64_t end = vml_now_ns() + q->len;
+
+	if (!mapper.addr)
+		return -EINVAL;
+	do {	/* at least one call, however late we are scheduled */
+		uint64_t x = vml_rand_next(&mapper.rand), t0, t1;
+		unsigned long a = mapper.addr + (x & (mapper.pages - 1)) * page_size;
+		long ret;
+
+		t0 = vml_now_ns();
+		if (x & (1ULL << 40)) {
+			ret = syscall(SYS_mmap, a, page_size, PROT_READ | PROT_WRITE,
+				      MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				      -1, 0);
+			r->nmaps++;
+		} else {
+			ret = syscall(SYS_munmap, a, page_size);
+			r->nunmaps++;
+		}
+		t1 = vml_now_ns();
+		if (ret == -1)
+			r->nfails++;	/* counted, not fatal: the call was still timed */
+		lat_hist_record(&r->hist, t1 - t0);
+		if (q->new_len)
+			nanosleep(&pause_ts, NULL);
+	} while (vml_now_ns() < end);
+	return 0;
+}
+
+/* The benchmark requests: reply with lat_rep. Return: false if not one of them. */
+static bool handle_lat(const struct child_req *q, struct child_lat_rep *r)
+{
+	long ret;
+
+	memset(r, 0, offsetof(struct child_lat_rep, hist));
+	lat_hist_init(&r->hist);
+	switch (q->kind) {
+	case CHILD_TIMED_LOOP:
+		ret = timed_loop(q, r);
+		break;
+	case CHILD_MAPPER_SETUP:
+		ret = mapper_setup(q, r);
+		break;
+	case CHILD_MAPPER_RUN:
+		ret = mapper_run(q, r);
+		break;
+	default:
+		return false;
+	}
+	r->ret = ret;
+	return true;
 }
 
 static void handle(int sock, const struct child_req *q, struct child_rep *r)
@@ -204,6 +342,11 @@ int main(int argc, char **argv)
 			continue;
 		if (n != (ssize_t)sizeof(req))
 			break;		/* the parent closed: exit */
+		if (handle_lat(&req, &lat_rep)) {
+			if (send(sock, &lat_rep, sizeof(lat_rep), MSG_NOSIGNAL) != sizeof(lat_rep))
+				break;
+			continue;
+		}
 		handle(sock, &req, &rep);
 		if (send(sock, &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
 			break;

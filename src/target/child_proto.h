@@ -33,6 +33,20 @@ enum child_req_kind {
 	CHILD_NAME,
 	CHILD_FORK,
 	CHILD_OPEN,		/* open str O_RDWR; the fd comes back in rep.addr */
+	/* Replied to with struct child_lat_rep: */
+	CHILD_TIMED_LOOP,	/* advice: enum child_loop_op; addr; len: iterations */
+	CHILD_MAPPER_SETUP,	/* len: region bytes (a power of two pages); offset: seed */
+	CHILD_MAPPER_RUN,	/* len: duration ns; new_len: sleep ns between ops */
+};
+
+/* What one CHILD_TIMED_LOOP iteration does (each iteration timed alone). */
+enum child_loop_op {
+	/* mmap one page rw private anon MAP_FIXED_NOREPLACE at addr, then munmap it */
+	CHILD_LOOP_MMAP_MUNMAP = 1,
+	/* mprotect the middle page of the 3-page rw VMA at addr to r--, then back */
+	CHILD_LOOP_MPROTECT_SPLIT_MERGE,
+	/* write one byte to page i of the unpopulated rw region at addr: one fault */
+	CHILD_LOOP_WRITE_FAULT,
 };
 
 struct child_req {
@@ -54,6 +68,77 @@ struct child_req {
 struct child_rep {
 	int64_t ret;		/* 0 or -errno */
 	uint64_t addr;		/* mmap, mremap: the result */
+};
+
+/*
+ * lat_hist - a latency histogram, the payload of child_lat_rep and what the
+ * benchmarks record into on the model side too (bench/stats.h reads it).
+ * Log-linear buckets: exact below 256 ns, then 128 buckets per power of two
+ * (each less than 0.8% wide) up to 2^41 ns (about 37 minutes); values above
+ * land in the last bucket. count, sum, min and max are exact.
+ */
+#define LAT_HIST_SUB_BITS 7
+#define LAT_HIST_SUB (1u << LAT_HIST_SUB_BITS)
+#define LAT_HIST_MAX_SHIFT 33
+#define LAT_HIST_BUCKETS ((LAT_HIST_MAX_SHIFT + 2) * LAT_HIST_SUB)
+
+struct lat_hist {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t min_ns;	/* UINT64_MAX while empty */
+	uint64_t max_ns;
+	uint32_t bucket[LAT_HIST_BUCKETS];
+};
+
+static inline void lat_hist_init(struct lat_hist *h)
+{
+	h->count = 0;
+	h->sum_ns = 0;
+	h->min_ns = UINT64_MAX;
+	h->max_ns = 0;
+	for (unsigned int i = 0; i < LAT_HIST_BUCKETS; i++)
+		h->bucket[i] = 0;
+}
+
+static inline unsigned int lat_hist_index(uint64_t ns)
+{
+	unsigned int shift = 0;
+
+	if (ns >= 2 * LAT_HIST_SUB)
+		shift = 63 - (unsigned int)__builtin_clzll(ns) - LAT_HIST_SUB_BITS;
+	if (shift > LAT_HIST_MAX_SHIFT)
+		return LAT_HIST_BUCKETS - 1;
+	return shift * LAT_HIST_SUB + (unsigned int)(ns >> shift);
+}
+
+/* The smallest value that lands in bucket @i; the bucket is 1 << shift wide. */
+static inline uint64_t lat_hist_bucket_low(unsigned int i, uint64_t *width)
+{
+	unsigned int shift = i < 2 * LAT_HIST_SUB ? 0 : i / LAT_HIST_SUB - 1;
+
+	*width = 1ULL << shift;
+	return (uint64_t)(i - shift * LAT_HIST_SUB) << shift;
+}
+
+static inline void lat_hist_record(struct lat_hist *h, uint64_t ns)
+{
+	h->count++;
+	h->sum_ns += ns;
+	if (ns < h->min_ns)
+		h->min_ns = ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+	h->bucket[lat_hist_index(ns)]++;
+}
+
+/* The reply to CHILD_TIMED_LOOP and CHILD_MAPPER_*. */
+struct child_lat_rep {
+	int64_t ret;		/* 0 or -errno (timed loop: the failing call's) */
+	uint64_t addr;		/* mapper setup: the region */
+	uint64_t nmaps;		/* mapper run: mmap() and munmap() calls made */
+	uint64_t nunmaps;
+	uint64_t nfails;	/* mapper run: calls that failed (ENOMEM past max_map_count) */
+	struct lat_hist hist;	/* timed loop: one value per iteration; mapper: per call */
 };
 
 #endif /* VML_TARGET_CHILD_PROTO_H */

@@ -347,6 +347,78 @@ static int live_query(struct target *t, enum vml_lock_policy lock, struct vml_pr
 	return ioctl(l->maps_fd, VML_PROCMAP_QUERY_IOCTL, q) ? -errno : 0;
 }
 
+/* ---- the benchmark requests (child_lat_rep replies) ---- */
+
+static int call_lat(struct target *t, struct child_lat_rep *rep)
+{
+	struct live *l = t->priv;
+	ssize_t n;
+
+	do
+		n = send(l->sock, &l->req, sizeof(l->req), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EPIPE || errno == ECONNRESET ? -ECHILD : -errno;
+	do
+		n = recv(l->sock, rep, sizeof(*rep), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n != sizeof(*rep))
+		return -ECHILD;
+	return (int)rep->ret;
+}
+
+static struct child_req *lat_req(struct target *t, uint32_t kind)
+{
+	struct live *l = t->priv;
+
+	memset(&l->req, 0, offsetof(struct child_req, str));
+	l->req.kind = kind;
+	l->req.fd = -1;
+	return &l->req;
+}
+
+int target_live_timed_loop(struct target *t, enum child_loop_op op, unsigned long addr,
+			   unsigned long n, struct child_lat_rep *rep)
+{
+	struct child_req *q;
+
+	if (t->kind != TARGET_LIVE || !t->priv)
+		return -EINVAL;
+	q = lat_req(t, CHILD_TIMED_LOOP);
+	q->advice = (int32_t)op;
+	q->addr = addr;
+	q->len = n;
+	return call_lat(t, rep);
+}
+
+int target_live_mapper_setup(struct target *t, unsigned long len, uint64_t seed,
+			     struct child_lat_rep *rep)
+{
+	struct child_req *q;
+
+	if (t->kind != TARGET_LIVE || !t->priv)
+		return -EINVAL;
+	q = lat_req(t, CHILD_MAPPER_SETUP);
+	q->len = len;
+	q->offset = seed;
+	return call_lat(t, rep);
+}
+
+int target_live_mapper_run(struct target *t, uint64_t duration_ns, uint64_t sleep_ns,
+			   struct child_lat_rep *rep)
+{
+	struct child_req *q;
+
+	if (t->kind != TARGET_LIVE || !t->priv)
+		return -EINVAL;
+	q = lat_req(t, CHILD_MAPPER_RUN);
+	q->len = duration_ns;
+	q->new_len = sleep_ns;
+	return call_lat(t, rep);
+}
+
 const struct target_ops target_live_ops = {
 	.create = live_create,
 	.destroy = live_destroy,

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "target/child_proto.h"
 #include "target/script.h"
 #include "vmalock/mm.h"
 #include "vmalock/proc.h"
@@ -129,6 +130,28 @@ const char *target_view_name(enum vml_view view);
 /* "maps" -> VML_VIEW_MAPS, ...; "query" -> TARGET_VIEW_QUERY. Return: 0 or -EINVAL. */
 #define TARGET_VIEW_QUERY ((enum vml_view)100)
 int target_view_parse(const char *name, enum vml_view *out);
+
+/*
+ * ---- live only: operations timed inside the child, for bench/ ----
+ * Each fills *@rep (child_proto.h) and returns 0 or -errno: -EINVAL on a
+ * model target or bad arguments, -ECHILD if the child died, or the errno of
+ * the child's first failing call. Timing happens in the child, around each
+ * call, so the request's round trip is not in the figures.
+ */
+
+/*
+ * target_live_timed_loop - run @op @n times (enum child_loop_op: the page
+ * at @addr is mapped and unmapped; the 3-page VMA at @addr is split and
+ * merged; the pages from @addr on are write-faulted one each).
+ */
+int target_live_timed_loop(struct target *t, enum child_loop_op op, unsigned long addr,
+			   unsigned long n, struct child_lat_rep *rep);
+/* Mapper mode: map the populated @len-byte region (rep->addr); @seed its random stream. */
+int target_live_mapper_setup(struct target *t, unsigned long len, uint64_t seed,
+			     struct child_lat_rep *rep);
+/* Run the mapper for @duration_ns, sleeping @sleep_ns between calls; blocks until done. */
+int target_live_mapper_run(struct target *t, uint64_t duration_ns, uint64_t sleep_ns,
+			   struct child_lat_rep *rep);
 
 /* ---- the two implementations (internal to the target layer) ---- */
 

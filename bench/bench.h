@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bench.h - the benchmark scenarios behind `vmalock bench` and `vmalock run`.
+ *
+ * A benchmark is not a test: it reports what it measured and never fails
+ * because the machine is slow. Every figure is a median (or p99, or max)
+ * over samples taken in the same run, and comparisons are ratios of two
+ * sides measured in that run: the model against the live kernel, the old
+ * lock policy (mmap) against the new (vma). bench/README.md has the method.
+ *
+ * Scenarios print progress on stderr and their results on stdout; on a
+ * failure they print one line naming what failed and return an exit status
+ * (EXIT_CHECK_FAILED); they never exit.
+ */
+#ifndef VML_BENCH_BENCH_H
+#define VML_BENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "target/child_proto.h"
+#include "target/target.h"
+#include "vmalock/proc.h"
+
+#define BENCH_MAX_LIST 16
+#define BENCH_LOCK_KERNEL (-1)	/* a live row: the kernel's own policy */
+
+struct bench_opts {
+	bool model, live;		/* --target */
+	bool lock_mmap, lock_vma;	/* --lock (model rows) */
+	enum vml_view view;		/* --view; TARGET_VIEW_QUERY for PROCMAP_QUERY */
+	unsigned int readers[BENCH_MAX_LIST];	/* --readers N[,N...] */
+	unsigned int nr_readers;
+	double duration_s;		/* --duration: mapper run per sample */
+	unsigned int samples;		/* --samples */
+	uint64_t seed;			/* --seed */
+	unsigned long mb;		/* --mb: the mapper's region */
+	unsigned int busy;		/* --busy: CPU hogs on the readers' CPU */
+	double busyduration_ms;		/* --busyduration: spin, sleep 1 ms; 0: spin on */
+	unsigned long sizes[BENCH_MAX_LIST];	/* read-cost: --sizes */
+	unsigned int nr_sizes;
+	bool populate;			/* read-cost: --populate the layouts */
+	unsigned long iterations;	/* ops: --iterations per sample */
+	unsigned long vmas;		/* ops: --vmas in the maps-read layout */
+	unsigned long kh_skip_vmas;	/* khugepaged: --skip-vmas ineligible VMAs */
+	unsigned int kh_ranges;		/* khugepaged: --ranges collapsible 2 MiB ranges */
+	unsigned int kh_scan_sleep_ms;	/* khugepaged: --scan-sleep between wakeups */
+	bool kh_mainline, kh_fixed;	/* khugepaged: --policy */
+	const char *json;		/* --json FILE */
+	const char *plot;		/* --plot FILE.png|FILE.svg */
+	bool quiet;			/* --quiet: no progress line */
+	const char *note;		/* printed under the table header, if set */
+};
+
+/* ---- proc-vs-map ---- */
+
+struct pvm_sample {
+	double p50_us, p99_us, max_us;
+	uint64_t ops;			/* mmap() + munmap() calls */
+	uint64_t vmas;			/* VMAs in the address space at the end */
+	uint64_t passes;		/* whole views the readers read, all together */
+	uint64_t fails;			/* mapper calls that failed (counted, still timed) */
+	struct lat_hist *hist;		/* every call's latency */
+};
+
+struct pvm_row {
+	enum target_kind target;
+	int lock;			/* enum vml_lock_policy, or BENCH_LOCK_KERNEL */
+	unsigned int readers;
+	struct pvm_sample *s;		/* [samples], nr filled */
+	unsigned int nr;
+	/* over the samples: */
+	double p50_us, p99_us;		/* medians */
+	double max_us, max_min_us, max_worst_us;	/* median, min and max of per-sample max */
+	double ops, vmas, passes;	/* medians */
+};
+
+struct pvm_result {
+	const struct bench_opts *o;
+	enum vml_view view;
+	struct pvm_row *rows;
+	unsigned int nr_rows;
+	int mapper_cpu, reader_cpu;	/* -1: not pinned */
+};
+
+/* Run every row; fills *@res (free with pvm_result_free). Return: 0 or an exit status. */
+int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res);
+void pvm_result_free(struct pvm_result *res);
+void pvm_print_table(FILE *f, const struct pvm_result *res);
+int pvm_write_json(const char *path, const struct pvm_result *res);
+int pvm_plot(const char *path, const struct pvm_result *res);
+/* The row for (@target, @lock, @readers), or NULL. */
+const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target, int lock,
+			       unsigned int readers);
+
+/* ---- read-cost and ops: run, print the table, write JSON / plot as asked ---- */
+int bench_read_cost(const struct bench_opts *o);
+int bench_ops(const struct bench_opts *o);
+int bench_khugepaged(const struct bench_opts *o);
+
+/* ---- shared helpers (bench/util.c) ---- */
+
+/* Does the model produce @view (or is it still unimplemented: -EINVAL)? */
+bool bench_model_has_view(enum vml_view view);
+const char *bench_view_name(enum vml_view view);
+const char *bench_lock_name(int lock);
+/* The kernel release, for headers: "6.18.44-..." */
+const char *bench_kernel(void);
+
+#endif /* VML_BENCH_BENCH_H */

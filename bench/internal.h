@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * internal.h - what the scenarios share: statistics over latency
+ * histograms, CPU placement and priorities, the CPU hogs, the progress
+ * line, whole-view readers on either target, and output helpers.
+ */
+#ifndef VML_BENCH_INTERNAL_H
+#define VML_BENCH_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "bench.h"
+
+#define BENCH_READ_CHUNK 4096	/* one read(): what cat and Paul's scanpid.sh use */
+
+/* ---- statistics (stats.c) ---- */
+
+struct lat_hist *lat_hist_new(void);	/* initialised; vml_free() it */
+void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
+/*
+ * The @q quantile (0 < @q <= 1) by nearest rank: the middle of the bucket
+ * holding the ceil(@q * count)-th value, clamped to [min, max]; max is exact.
+ * Return: nanoseconds, 0 for an empty histogram.
+ */
+double lat_hist_quantile_ns(const struct lat_hist *h, double q);
+/* Median of @n values (mean of the two middle ones for even @n); 0 for none. */
+double stat_median(const double *v, size_t n);
+double stat_min(const double *v, size_t n);
+double stat_max(const double *v, size_t n);
+
+/* ---- CPUs and priorities (sched.c) ---- */
+
+/* The first two CPUs we may run on: the mapper's and the readers'; -1 when absent. */
+void bench_pick_cpus(int *mapper_cpu, int *reader_cpu);
+int bench_pin_thread(int cpu);		/* this thread; cpu < 0: no-op */
+int bench_pin_pid(pid_t pid, int cpu);	/* a single-threaded process (the live child) */
+int bench_nice_thread(int nice);	/* setpriority on this thread's tid */
+
+/* Paul's busywait: normal-priority threads spinning on one CPU. */
+struct bench_hogs {
+	pthread_t *threads;
+	unsigned int nr;
+	int cpu;
+	uint64_t spin_ns;		/* 0: spin continuously */
+	atomic_bool stop;
+};
+int bench_hogs_start(struct bench_hogs *h, unsigned int n, int cpu, double busyduration_ms);
+void bench_hogs_stop(struct bench_hogs *h);
+
+/* Sleep without being cut short by signals. */
+void bench_sleep_ns(uint64_t ns);
+
+/* ---- the progress line (stderr) ---- */
+
+/* Rewritten in place with \r on a terminal, one line each otherwise; nothing if quiet. */
+__attribute__((format(printf, 2, 3)))
+void bench_progress(bool quiet, const char *fmt, ...);
+void bench_progress_done(bool quiet);
+/* Is the progress line rewritten in place (stderr is a terminal)? */
+bool bench_progress_tty(void);
+
+/* ---- whole-view readers (viewread.c) ---- */
+
+struct view_reader {
+	enum vml_view view;		/* or TARGET_VIEW_QUERY */
+	struct vml_mm *mm;		/* model */
+	enum vml_lock_policy lock;	/* model */
+	struct vml_reader *r;		/* model, text views */
+	int fd;				/* live: /proc/PID/<view>, or maps for query */
+	char *buf;			/* BENCH_READ_CHUNK bytes; the query's name buffer */
+};
+
+int view_reader_open_model(struct view_reader *vr, struct vml_mm *mm, enum vml_view view,
+			   enum vml_lock_policy lock);
+int view_reader_open_live(struct view_reader *vr, pid_t pid, enum vml_view view);
+/*
+ * view_reader_pass - read the whole view once, as `cat` does, then rewind.
+ * @stop: if non-NULL and set, give up between two read() calls.
+ * Return: lines read (VMAs for query), or -errno.
+ */
+long view_reader_pass(struct view_reader *vr, const atomic_bool *stop);
+void view_reader_close(struct view_reader *vr);
+
+/* Lines in /proc/@pid/maps (the live address space's VMA count), or -errno. */
+long bench_live_vma_count(pid_t pid);
+
+/* ---- output (report.c) ---- */
+
+/* A JSON number, or null when not finite. */
+void json_num(FILE *f, double v);
+/* A JSON string with escapes. */
+void json_str(FILE *f, const char *s);
+/* Run gnuplot on @script (the text of a gnuplot script). Return: 0 or -1 (printed why). */
+int bench_gnuplot(const char *script);
+/* The gnuplot `set terminal` line for @path's extension, or NULL if unsupported. */
+const char *bench_plot_terminal(const char *path);
+/* A temporary file name for plot data: /tmp/vmalock-plot.XXXXXX (created). */
+int bench_tmpfile(char *path, size_t len, FILE **f);
+
+#endif /* VML_BENCH_INTERNAL_H */

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ops.c - `vmalock bench ops`: what one operation costs on the model
+ * against the same system call on the live kernel, measured in one run.
+ *
+ *   mmap+munmap        map one rw private anonymous page (MAP_FIXED_NOREPLACE
+ *                      in an empty range) and unmap it
+ *   mprotect           make the middle page of a 3-page rw VMA read-only
+ *   split+merge        (a split into three) and back (a merge into one)
+ *   write fault        write one byte to a fresh page of an unpopulated rw
+ *                      region: one anonymous fault allocating a page
+ *   maps read/VMA      read the whole maps of an address space with N small
+ *                      VMAs (4096-byte read()s), divided by its VMAs
+ *
+ * Live: the first three run in vmalock-child, each iteration timed there
+ * with CLOCK_MONOTONIC (CHILD_TIMED_LOOP), so the request's round trip is
+ * not counted; maps is read by this process from /proc/<child>/maps, as any
+ * reader would. Model: the same calls on a vml_mm in this process.
+ * One sample = --iterations iterations (their median); the figure is the
+ * median over --samples samples; the two sides take their samples in turn.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+#define PAGE_BYTES 4096UL
+#define ADDR_MMAP (SCRIPT_RANGE_LO)			/* the page mapped and unmapped */
+#define ADDR_MPROTECT (SCRIPT_RANGE_LO + 0x10000000UL)	/* the 3-page VMA */
+#define ADDR_FAULT (SCRIPT_RANGE_LO + 0x100000000UL)	/* the region faulted in */
+#define ADDR_LAYOUT (SCRIPT_RANGE_LO + 0x1000000000UL)	/* the maps layout */
+#define MAPS_SAMPLE_MIN_NS (10 * NSEC_PER_MSEC)
+
+enum ops_row {
+	OPS_MMAP_MUNMAP,
+	OPS_MPROTECT,
+	OPS_WRITE_FAULT,
+	OPS_MAPS_MMAP,		/* model: mmap lock policy */
+	OPS_MAPS_VMA,		/* model: vma lock policy */
+	OPS_NR,
+};
+
+static const struct {
+	const char *name;	/* JSON */
+	const char *label;	/* table */
+} ops_rows[OPS_NR] = {
+	{ "mmap_munmap", "mmap+munmap (1 page)" },
+	{ "mprotect_split_merge", "mprotect split+merge" },
+	{ "write_fault", "write fault (1 page)" },
+	{ "maps_read_per_vma_mmap", "maps read per VMA (mmap)" },
+	{ "maps_read_per_vma_vma", "maps read per VMA (vma)" },
+};
+
+struct ops_side {
+	double *per_sample;	/* ns per op */
+	double median;
+	bool done;
+};
+
+struct ops_result {
+	struct ops_side model[OPS_NR], live[OPS_NR];
+	unsigned long model_vmas, live_vmas;
+};
+
+/* The calls of one iteration, on the model. */
+static int model_iter(struct vml_mm *mm, enum ops_row op, unsigned long i)
+{
+	int ret;
+
+	switch (op) {
+	case OPS_MMAP_MUNMAP:
+		ret = vml_mmap(mm, ADDR_MMAP, PAGE_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, NULL, 0, NULL);
+		return ret ? ret : vml_munmap(mm, ADDR_MMAP, PAGE_BYTES);
+	case OPS_MPROTECT:
+		ret = vml_mprotect(mm, ADDR_MPROTECT + PAGE_BYTES, PAGE_BYTES, PROT_READ);
+		return ret ? ret : vml_mprotect(mm, ADDR_MPROTECT + PAGE_BYTES, PAGE_BYTES,
+						PROT_READ | PROT_WRITE);
+	case OPS_WRITE_FAULT:
+		return vml_touch(mm, ADDR_FAULT + i * PAGE_BYTES, PAGE_BYTES, VML_TOUCH_WRITE);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* A fresh unpopulated rw region for the write faults of one sample. */
+static int model_fault_region(struct vml_mm *mm, const struct bench_opts *o, bool map)
+{
+	if (!map)
+		return vml_munmap(mm, ADDR_FAULT, o->iterations * PAGE_BYTES);
+	return vml_mmap(mm, ADDR_FAULT, o->iterations * PAGE_BYTES, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, NULL, 0, NULL);
+}
+
+static int live_fault_region(struct target *t, const struct bench_opts *o, bool map)
+{
+	struct op op = { .kind = map ? OP_MMAP : OP_MUNMAP, .addr = ADDR_FAULT,
+			 .len = o->iterations * PAGE_BYTES, .prot = PROT_READ | PROT_WRITE,
+			 .flags = MAP_PRIVATE | MAP_ANONYMOUS, .placement = OP_PLACE_NOREPLACE };
+	struct op_result res;
+	int ret = target_apply(t, &op, &res);
+
+	return ret ? ret : res.ret;
+}
+
+static int side_alloc(struct ops_side *s, unsigned int samples)
+{
+	s->per_sample = vml_zalloc(samples * sizeof(double));
+	return s->per_sample ? 0 : -ENOMEM;
+}
+
+static void side_done(struct ops_side *s, unsigned int samples)
+{
+	s->median = stat_median(s->per_sample, samples);
+	s->done = true;
+}
+
+/* A layout of @n one-page VMAs, alternately rw- and r--: on @mm, or on the live @t. */
+static int layout(struct vml_mm *mm, struct target *t, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		int prot = i % 2 ? PROT_READ : PROT_READ | PROT_WRITE;
+		unsigned long a = ADDR_LAYOUT + i * PAGE_BYTES;
+		struct op op = { .kind = OP_MMAP, .addr = a, .len = PAGE_BYTES, .prot = prot,
+				 .flags = MAP_PRIVATE | MAP_ANONYMOUS,
+				 .placement = OP_PLACE_NOREPLACE };
+		struct op_result res;
+		int ret;
+
+		if (mm)
+			ret = vml_mmap(mm, a, PAGE_BYTES, prot,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, NULL, 0,
+				       NULL);
+		else if (!(ret = target_apply(t, &op, &res)))
+			ret = res.ret;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Whole views read until MAPS_SAMPLE_MIN_NS passed: ns per VMA. */
+static int maps_sample(struct view_reader *vr, unsigned long vmas, double *out)
+{
+	uint64_t t0 = vml_now_ns(), el;
+	unsigned long passes = 0;
+
+	do {
+		long n = view_reader_pass(vr, NULL);
+
+		if (n < 0)
+			return (int)n;
+		passes++;
+		el = vml_now_ns() - t0;
+	} while (el < MAPS_SAMPLE_MIN_NS);
+	*out = (double)el / ((double)passes * (double)vmas);
+	return 0;
+}
+
+/* Both sides' state: one model address space and one live child, side by side. */
+struct ops_env {
+	const struct bench_opts *o;
+	struct vml_sys *sys;		/* model */
+	struct vml_mm *mm;
+	struct lat_hist *h;
+	struct view_reader mvr[2];	/* model maps readers: [0] mmap, [1] vma */
+	bool mvr_open[2];
+	struct target *t;		/* live */
+	struct child_lat_rep *rep;
+	struct view_reader lvr;
+	bool lvr_open;
+};
+
+static int model_setup(struct ops_env *e)
+{
+	struct vml_sys_config cfg = { 0 };	/* the live machine's defaults */
+	int ret;
+
+	e->h = lat_hist_new();
+	if (!e->h)
+		return -ENOMEM;
+	ret = vml_sys_create(&cfg, &e->sys);
+	if (ret)
+		return ret;
+	ret = vml_mm_create(e->sys, &e->mm);
+	if (ret)
+		return ret;
+	return vml_mmap(e->mm, ADDR_MPROTECT, 3 * PAGE_BYTES, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, NULL, 0, NULL);
+}
+
+static int live_setup(struct ops_env *e)
+{
+	struct op op = { .kind = OP_MMAP, .addr = ADDR_MPROTECT, .len = 3 * PAGE_BYTES,
+			 .prot = PROT_READ | PROT_WRITE, .flags = MAP_PRIVATE | MAP_ANONYMOUS,
+			 .placement = OP_PLACE_NOREPLACE };
+	struct op_result res;
+	int ret;
+
+	e->rep = vml_malloc(sizeof(*e->rep));
+	if (!e->rep)
+		return -ENOMEM;
+	ret = target_create(TARGET_LIVE, NULL, &e->t);
+	if (!ret)
+		ret = target_apply(e->t, &op, &res);
+	return ret ? ret : res.ret;
+}
+
+/* One sample of @op on the model: the median of --iterations timed iterations. */
+static int model_op_sample(struct ops_env *e, enum ops_row op, double *out)
+{
+	int ret = 0;
+
+	if (op == OPS_WRITE_FAULT)
+		ret = model_fault_region(e->mm, e->o, true);
+	lat_hist_init(e->h);
+	for (unsigned long i = 0; i < e->o->iterations && !ret; i++) {
+		uint64_t t0 = vml_now_ns();
+
+		ret = model_iter(e->mm, op, i);
+		lat_hist_record(e->h, vml_now_ns() - t0);
+	}
+	if (!ret && op == OPS_WRITE_FAULT)
+		ret = model_fault_region(e->mm, e->o, false);
+	*out = lat_hist_quantile_ns(e->h, 0.5);
+	return ret;
+}
+
+/* The same on the live kernel, timed inside the child. */
+static int live_op_sample(struct ops_env *e, enum ops_row op, double *out)
+{
+	static const enum child_loop_op loop_op[] = {
+		[OPS_MMAP_MUNMAP] = CHILD_LOOP_MMAP_MUNMAP,
+		[OPS_MPROTECT] = CHILD_LOOP_MPROTECT_SPLIT_MERGE,
+		[OPS_WRITE_FAULT] = CHILD_LOOP_WRITE_FAULT,
+	};
+	static const unsigned long loop_addr[] = {
+		[OPS_MMAP_MUNMAP] = ADDR_MMAP,
+		[OPS_MPROTECT] = ADDR_MPROTECT,
+		[OPS_WRITE_FAULT] = ADDR_FAULT,
+	};
+	int ret = 0;
+
+	if (op == OPS_WRITE_FAULT)
+		ret = live_fault_region(e->t, e->o, true);
+	if (!ret)
+		ret = target_live_timed_loop(e->t, loop_op[op], loop_addr[op], e->o->iterations,
+					     e->rep);
+	if (!ret && op == OPS_WRITE_FAULT)
+		ret = live_fault_region(e->t, e->o, false);
+	*out = lat_hist_quantile_ns(&e->rep->hist, 0.5);
+	return ret;
+}
+
+static int model_maps_setup(struct ops_env *e, struct ops_result *r)
+{
+	struct vml_mm_stats st;
+	int ret = layout(e->mm, NULL, e->o->vmas);
+
+	if (!ret)
+		ret = vml_mm_stats(e->mm, &st);
+	if (ret)
+		return ret;
+	r->model_vmas = st.map_count;
+	for (int p = 0; p < 2; p++) {
+		if (!(p ? e->o->lock_vma : e->o->lock_mmap))
+			continue;
+		ret = view_reader_open_model(&e->mvr[p], e->mm, VML_VIEW_MAPS,
+					     p ? VML_LOCK_VMA : VML_LOCK_MMAP);
+		if (ret)
+			return ret;
+		e->mvr_open[p] = true;
+	}
+	return 0;
+}
+
+static int live_maps_setup(struct ops_env *e, struct ops_result *r)
+{
+	long n;
+	int ret = layout(NULL, e->t, e->o->vmas);
+
+	if (ret)
+		return ret;
+	n = bench_live_vma_count(target_pid(e->t));
+	if (n < 0)
+		return (int)n;
+	r->live_vmas = (unsigned long)n;
+	ret = view_reader_open_live(&e->lvr, target_pid(e->t), VML_VIEW_MAPS);
+	e->lvr_open = !ret;
+	return ret;
+}
+
+static void env_teardown(struct ops_env *e)
+{
+	for (int p = 0; p < 2; p++)
+		if (e->mvr_open[p])
+			view_reader_close(&e->mvr[p]);
+	if (e->lvr_open)
+		view_reader_close(&e->lvr);
+	vml_mm_destroy(e->mm);
+	vml_sys_destroy(e->sys);
+	vml_free(e->h);
+	target_destroy(e->t);
+	vml_free(e->rep);
+}
+
+/*
+ * Both sides take their samples in turn (model, live, model, live, ...),
+ * so that a change in the machine's load hits both alike.
+ * Return: 0, or -errno with *@side naming the side that failed.
+ */
+static int run(struct ops_env *e, struct ops_result *r, const char **side)
+{
+	const struct bench_opts *o = e->o;
+	int ret = 0;
+
+	for (int op = OPS_MMAP_MUNMAP; op <= OPS_WRITE_FAULT; op++) {
+		if ((o->model && (ret = side_alloc(&r->model[op], o->samples))) ||
+		    (o->live && (ret = side_alloc(&r->live[op], o->samples))))
+			return ret;
+		for (unsigned int s = 0; s < o->samples; s++) {
+			bench_progress(o->quiet, "ops: %s, sample %u/%u", ops_rows[op].label, s + 1,
+				       o->samples);
+			*side = "model";
+			if (o->model && (ret = model_op_sample(e, op, &r->model[op].per_sample[s])))
+				return ret;
+			*side = "live";
+			if (o->live && (ret = live_op_sample(e, op, &r->live[op].per_sample[s])))
+				return ret;
+		}
+		if (o->model)
+			side_done(&r->model[op], o->samples);
+		if (o->live)
+			side_done(&r->live[op], o->samples);
+	}
+
+	bench_progress(o->quiet, "ops: laying out %lu VMAs", o->vmas);
+	*side = "model";
+	if (o->model && (ret = model_maps_setup(e, r)))
+		return ret;
+	*side = "live";
+	if (o->live && (ret = live_maps_setup(e, r)))
+		return ret;
+	for (int k = OPS_MAPS_MMAP; k <= OPS_MAPS_VMA; k++) {
+		if ((e->mvr_open[k - OPS_MAPS_MMAP] &&
+		     (ret = side_alloc(&r->model[k], o->samples))))
+			return ret;
+	}
+	if (o->live && (ret = side_alloc(&r->live[OPS_MAPS_VMA], o->samples)))
+		return ret;
+	for (unsigned int s = 0; s < o->samples; s++) {
+		bench_progress(o->quiet, "ops: maps read, sample %u/%u", s + 1, o->samples);
+		*side = "model";
+		for (int p = 0; p < 2; p++)
+			if (e->mvr_open[p] && (ret = maps_sample(&e->mvr[p], r->model_vmas,
+						&r->model[OPS_MAPS_MMAP + p].per_sample[s])))
+				return ret;
+		*side = "live";
+		if (o->live && (ret = maps_sample(&e->lvr, r->live_vmas,
+						  &r->live[OPS_MAPS_VMA].per_sample[s])))
+			return ret;
+	}
+	for (int p = 0; p < 2; p++)
+		if (e->mvr_open[p])
+			side_done(&r->model[OPS_MAPS_MMAP + p], o->samples);
+	if (o->live) {
+		/* one live figure, the kernel's policy: both model rows compare with it */
+		side_done(&r->live[OPS_MAPS_VMA], o->samples);
+		r->live[OPS_MAPS_MMAP] = r->live[OPS_MAPS_VMA];
+		r->live[OPS_MAPS_MMAP].per_sample = NULL;
+	}
+	return 0;
+}
+
+static double side_ratio(const struct ops_side *a, const struct ops_side *b)
+{
+	return a->done && b->done && b->median > 0 ? a->median / b->median : NAN;
+}
+
+static void print_table(FILE *f, const struct bench_opts *o, const struct ops_result *r)
+{
+	fprintf(f, "# ops: ns per operation, median of %u samples (each the median of %lu "
+		"iterations)\n", o->samples, o->iterations);
+	fprintf(f, "# live: timed inside vmalock-child (kernel %s); maps: whole reads of %lu "
+		"(model) / %lu (live) VMAs,\n# per VMA; the live kernel reads maps under "
+		"per-VMA locks (6.17+)\n", bench_kernel(), r->model_vmas, r->live_vmas);
+	fprintf(f, "%-26s %12s %12s %11s\n", "op", "model_ns", "live_ns", "model/live");
+	for (int k = 0; k < OPS_NR; k++) {
+		const struct ops_side *m = &r->model[k], *l = &r->live[k];
+		double q = side_ratio(m, l);
+
+		if (!m->done && !l->done)
+			continue;
+		fprintf(f, "%-26s", ops_rows[k].label);
+		if (m->done)
+			fprintf(f, " %12.1f", m->median);
+		else
+			fprintf(f, " %12s", "-");
+		if (l->done)
+			fprintf(f, " %12.1f", l->median);
+		else
+			fprintf(f, " %12s", "-");
+		if (isfinite(q))
+			fprintf(f, " %11.2f\n", q);
+		else
+			fprintf(f, " %11s\n", "-");
+	}
+}
+
+static void json_side(FILE *f, const char *key, const struct ops_side *s, unsigned int samples)
+{
+	fprintf(f, ", \"%s_ns\": ", key);
+	json_num(f, s->done ? s->median : NAN);
+	if (!s->done || !s->per_sample)
+		return;
+	fprintf(f, ", \"%s_per_sample\": [", key);
+	for (unsigned int i = 0; i < samples; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_num(f, s->per_sample[i]);
+	}
+	fputc(']', f);
+}
+
+static int write_json(const char *path, const struct bench_opts *o, const struct ops_result *r)
+{
+	FILE *f = fopen(path, "w");
+	bool first = true;
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"scenario\": \"ops\", \"samples\": %u, \"iterations\": %lu, "
+		"\"model_vmas\": %lu, \"live_vmas\": %lu, \"kernel\": ", o->samples, o->iterations,
+		r->model_vmas, r->live_vmas);
+	json_str(f, bench_kernel());
+	fprintf(f, ",\n \"rows\": [");
+	for (int k = 0; k < OPS_NR; k++) {
+		if (!r->model[k].done && !r->live[k].done)
+			continue;
+		fprintf(f, "%s\n  {\"op\": \"%s\"", first ? "" : ",", ops_rows[k].name);
+		first = false;
+		json_side(f, "model", &r->model[k], o->samples);
+		json_side(f, "live", &r->live[k], o->samples);
+		fprintf(f, ", \"model_over_live\": ");
+		json_num(f, side_ratio(&r->model[k], &r->live[k]));
+		fputc('}', f);
+	}
+	fprintf(f, "\n]}\n");
+	err = ferror(f);
+	if (fclose(f) || err) {
+		fprintf(stderr, "vmalock: --json %s: write error\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+int bench_ops(const struct bench_opts *o)
+{
+	struct ops_result *r = vml_zalloc(sizeof(*r));
+	struct ops_env e = { .o = o };
+	const char *side = "model";
+	int ret;
+
+	if (!r)
+		return EXIT_FAILURE;
+	ret = o->model ? model_setup(&e) : 0;
+	if (!ret && o->live) {
+		side = "live";
+		ret = live_setup(&e);
+	}
+	if (!ret)
+		ret = run(&e, r, &side);
+	env_teardown(&e);
+	bench_progress_done(o->quiet);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: ops: %s: %s\n", side, strerror(-ret));
+	} else {
+		print_table(stdout, o, r);
+		fflush(stdout);
+		if (o->json && write_json(o->json, o, r))
+			ret = -1;
+	}
+	for (int k = 0; k < OPS_NR; k++) {
+		vml_free(r->model[k].per_sample);
+		vml_free(r->live[k].per_sample);
+	}
+	vml_free(r);
+	return ret ? EXIT_FAILURE : 0;
+}

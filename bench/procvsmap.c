@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * procvsmap.c - `vmalock bench proc-vs-map`: Paul McKenney's
+ * proc-mmap_sem-test (REFERENCE.md 10) on the model and on the live kernel.
+ *
+ * One sample: a mapper maps a populated private anonymous region, then for
+ * the duration picks a random page and, with probability 1/2, maps one
+ * page over it (MAP_FIXED | MAP_POPULATE) or unmaps it, timing every call
+ * and sleeping 10 us between calls. Meanwhile N readers read a /proc view
+ * of the mapper's address space in a loop, 4096 bytes per read(), at
+ * nice 15 on the other CPU, and optional hogs burn that CPU at normal
+ * priority. What is measured is the mapper's call latency: how long a
+ * writer of the address space waits behind the readers.
+ *
+ * On the model the mapper and the readers are threads on one vml_mm and
+ * the readers use the row's lock policy. On the live kernel the mapper is
+ * the vmalock-child process in mapper mode (it times its own system calls;
+ * no IPC is in the figures) and the readers are our threads reading
+ * /proc/<child>/<view>. Each sample starts from a fresh address space; the
+ * sample's seed is the same for every row, so every row replays the same
+ * sequence of calls. Rows take their samples in turn (round-robin).
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "internal.h"
+#include "sync/atomic.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/rand.h"
+
+#define MAPPER_SLEEP_NS (10 * NSEC_PER_USEC)	/* mapper.c's nanosleep between calls */
+/* readers and hogs running before the mapper starts */
+#define SETTLE_NS (100 * NSEC_PER_MSEC)
+#define PAGE_SIZE_BYTES 4096UL
+
+/* One sample of one row: the threads' shared state. */
+struct pvm_run {
+	const struct bench_opts *o;
+	enum vml_view view;
+	enum target_kind kind;
+	enum vml_lock_policy lock;	/* model */
+	int mapper_cpu, reader_cpu;
+	uint64_t seed;
+	struct vml_mm *mm;		/* model */
+	unsigned long region;		/* model */
+	pid_t pid;			/* live */
+	struct lat_hist *hist;		/* the mapper's calls */
+	uint64_t fails;			/* model mapper: failed calls */
+	atomic_bool stop;		/* readers: stop now */
+	atomic_uint ready;		/* readers that have opened their view */
+	atomic_ulong passes;		/* whole views read */
+	atomic_int error;		/* a reader's first error */
+};
+
+static void *reader_main(void *arg)
+{
+	struct pvm_run *r = arg;
+	struct view_reader vr;
+	int ret;
+
+	bench_pin_thread(r->reader_cpu);
+	bench_nice_thread(15);
+	if (r->kind == TARGET_MODEL)
+		ret = view_reader_open_model(&vr, r->mm, r->view, r->lock);
+	else
+		ret = view_reader_open_live(&vr, r->pid, r->view);
+	if (ret) {
+		int zero = 0;
+
+		atomic_compare_exchange_strong(&r->error, &zero, ret);
+		fetch_add_release(&r->ready, 1);
+		return NULL;
+	}
+	fetch_add_release(&r->ready, 1);
+	while (!load_acquire(&r->stop)) {
+		long n = view_reader_pass(&vr, &r->stop);
+
+		if (n < 0) {
+			int zero = 0;
+
+			atomic_compare_exchange_strong(&r->error, &zero, (int)n);
+			break;
+		}
+		fetch_add_relaxed(&r->passes, 1);
+	}
+	view_reader_close(&vr);
+	return NULL;
+}
+
+/* The model's mapper.c loop: the same calls as the live child's mapper_run(). */
+static void *model_mapper_main(void *arg)
+{
+	struct pvm_run *r = arg;
+	unsigned long pages = r->o->mb * (1024 * 1024 / PAGE_SIZE_BYTES);
+	struct vml_rand rnd = vml_rand_init(r->seed, 0);
+	struct timespec pause_ts = vml_ns_to_timespec(MAPPER_SLEEP_NS);
+	uint64_t end;
+
+	bench_pin_thread(r->mapper_cpu);
+	end = vml_now_ns() + (uint64_t)(r->o->duration_s * NSEC_PER_SEC);
+	do {	/* at least one call, however late we are scheduled */
+		uint64_t x = vml_rand_next(&rnd), t0, t1;
+		unsigned long a = r->region + (x & (pages - 1)) * PAGE_SIZE_BYTES;
+		int ret;
+
+		t0 = vml_now_ns();
+		if (x & (1ULL << 40))
+			ret = vml_mmap(r->mm, a, PAGE_SIZE_BYTES, PROT_READ | PROT_WRITE,
+				       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				       NULL, 0, NULL);
+		else
+			ret = vml_munmap(r->mm, a, PAGE_SIZE_BYTES);
+		t1 = vml_now_ns();
+		if (ret)
+			r->fails++;
+		lat_hist_record(r->hist, t1 - t0);
+		nanosleep(&pause_ts, NULL);
+	} while (vml_now_ns() < end);
+	return NULL;
+}
+
+static int start_readers(struct pvm_run *r, unsigned int n, pthread_t *th, unsigned int *started)
+{
+	int ret;
+
+	for (*started = 0; *started < n; (*started)++) {
+		ret = pthread_create(&th[*started], NULL, reader_main, r);
+		if (ret)
+			return -ret;
+	}
+	/* every reader has its view open (or failed) before the mapper starts */
+	while (load_acquire(&r->ready) < n)
+		bench_sleep_ns(100 * NSEC_PER_USEC);
+	return atomic_load(&r->error);
+}
+
+static void stop_readers(struct pvm_run *r, pthread_t *th, unsigned int n)
+{
+	store_release(&r->stop, true);
+	for (unsigned int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+}
+
+static const char *errstr(int err)
+{
+	return strerror(err < 0 ? -err : err);
+}
+
+/* One sample on the model. Return: 0 or -errno (printed). */
+static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
+{
+	struct vml_sys_config cfg = { 0 };	/* the live machine's defaults */
+	struct vml_mm_stats st;
+	struct bench_hogs hogs;
+	struct vml_sys *sys;
+	pthread_t *th, mapper;
+	unsigned int started = 0;
+	int ret;
+
+	th = vml_zalloc((nreaders + 1) * sizeof(*th));
+	if (!th)
+		return -ENOMEM;
+	ret = vml_sys_create(&cfg, &sys);
+	if (ret)
+		goto out_free;
+	ret = vml_mm_create(sys, &r->mm);
+	if (ret)
+		goto out_sys;
+	ret = vml_mmap(r->mm, 0, r->o->mb << 20, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, NULL, 0, &r->region);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n", r->o->mb,
+			errstr(ret));
+		goto out_mm;
+	}
+	ret = start_readers(r, nreaders, th, &started);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: model: opening %s: %s\n", bench_view_name(r->view),
+			errstr(ret));
+		goto out_readers;
+	}
+	ret = bench_hogs_start(&hogs, r->o->busy, r->reader_cpu, r->o->busyduration_ms);
+	if (ret)
+		goto out_readers;
+	bench_sleep_ns(SETTLE_NS);
+	ret = -pthread_create(&mapper, NULL, model_mapper_main, r);
+	if (!ret)
+		pthread_join(mapper, NULL);
+	bench_hogs_stop(&hogs);
+out_readers:
+	stop_readers(r, th, started);
+	if (!ret && atomic_load(&r->error)) {
+		ret = atomic_load(&r->error);
+		fprintf(stderr, "vmalock bench: model: reading %s: %s\n", bench_view_name(r->view),
+			errstr(ret));
+	}
+	if (!ret && !vml_mm_stats(r->mm, &st))
+		*vmas = st.map_count;
+out_mm:
+	vml_mm_destroy(r->mm);
+	r->mm = NULL;
+out_sys:
+	vml_sys_destroy(sys);
+out_free:
+	vml_free(th);
+	return ret;
+}
+
+/* One sample on the live kernel. Return: 0 or -errno (printed). */
+static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
+{
+	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
+	unsigned int started = 0;
+	struct bench_hogs hogs;
+	struct target *t = NULL;
+	pthread_t *th = vml_zalloc((nreaders + 1) * sizeof(*th));
+	long n;
+	int ret = -ENOMEM;
+
+	if (!rep || !th)
+		goto out;
+	ret = target_create(TARGET_LIVE, NULL, &t);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+		goto out;
+	}
+	r->pid = target_pid(t);
+	bench_pin_pid(r->pid, r->mapper_cpu);
+	ret = target_live_mapper_setup(t, r->o->mb << 20, r->seed, rep);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", r->o->mb,
+			errstr(ret));
+		goto out;
+	}
+	ret = start_readers(r, nreaders, th, &started);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: opening /proc/%ld/%s: %s\n", (long)r->pid,
+			bench_view_name(r->view), errstr(ret));
+		goto out_readers;
+	}
+	ret = bench_hogs_start(&hogs, r->o->busy, r->reader_cpu, r->o->busyduration_ms);
+	if (ret)
+		goto out_readers;
+	bench_sleep_ns(SETTLE_NS);
+	ret = target_live_mapper_run(t, (uint64_t)(r->o->duration_s * NSEC_PER_SEC),
+				     MAPPER_SLEEP_NS, rep);
+	bench_hogs_stop(&hogs);
+	if (ret)
+		fprintf(stderr, "vmalock bench: live: mapper: %s\n", errstr(ret));
+out_readers:
+	stop_readers(r, th, started);
+	if (!ret && atomic_load(&r->error)) {
+		ret = atomic_load(&r->error);
+		fprintf(stderr, "vmalock bench: live: reading /proc/%ld/%s: %s\n", (long)r->pid,
+			bench_view_name(r->view), errstr(ret));
+	}
+	if (!ret) {
+		*r->hist = rep->hist;
+		r->fails = rep->nfails;
+		n = bench_live_vma_count(r->pid);
+		*vmas = n > 0 ? (uint64_t)n : 0;
+	}
+out:
+	target_destroy(t);
+	vml_free(th);
+	vml_free(rep);
+	return ret;
+}
+
+/* One per-sample field of every sample, as doubles, into @v. */
+static double *sample_field(const struct pvm_row *row, size_t off, bool is_double, double *v)
+{
+	for (unsigned int i = 0; i < row->nr; i++) {
+		const char *p = (const char *)&row->s[i] + off;
+
+		v[i] = is_double ? *(const double *)p : (double)*(const uint64_t *)p;
+	}
+	return v;
+}
+
+static void row_summarise(struct pvm_row *row)
+{
+	unsigned int n = row->nr;
+	double *v = vml_malloc((n + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+#define F(field) sample_field(row, offsetof(struct pvm_sample, field), \
+			      _Generic(row->s->field, double: true, default: false), v)
+	row->p50_us = stat_median(F(p50_us), n);
+	row->p99_us = stat_median(F(p99_us), n);
+	row->max_us = stat_median(F(max_us), n);
+	row->max_min_us = stat_min(F(max_us), n);
+	row->max_worst_us = stat_max(F(max_us), n);
+	row->ops = stat_median(F(ops), n);
+	row->vmas = stat_median(F(vmas), n);
+	row->passes = stat_median(F(passes), n);
+#undef F
+	vml_free(v);
+}
+
+/* Sample @i of @row. Return: 0 or -errno (printed). */
+static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct pvm_row *row,
+		      unsigned int i, unsigned int done, unsigned int total)
+{
+	struct pvm_sample *s = &row->s[i];
+	struct pvm_run r = {
+		.o = o,
+		.view = res->view,
+		.kind = row->target,
+		.lock = row->lock == VML_LOCK_MMAP ? VML_LOCK_MMAP : VML_LOCK_VMA,
+		.mapper_cpu = res->mapper_cpu,
+		.reader_cpu = res->reader_cpu,
+		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
+	};
+	uint64_t vmas = 0;
+	int ret;
+
+	atomic_init(&r.stop, false);
+	atomic_init(&r.ready, 0);
+	atomic_init(&r.passes, 0);
+	atomic_init(&r.error, 0);
+	s->hist = r.hist = lat_hist_new();
+	if (!r.hist)
+		return -ENOMEM;
+	/* a line saying what runs now, where it is rewritten by the result */
+	bench_progress(o->quiet || !bench_progress_tty(),
+		       "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u ...", done, total,
+		       target_kind_name(row->target), bench_lock_name(row->lock), row->readers,
+		       i + 1, o->samples);
+	if (row->target == TARGET_MODEL)
+		ret = model_sample(&r, row->readers, &vmas);
+	else
+		ret = live_sample(&r, row->readers, &vmas);
+	if (ret)
+		return ret;
+	s->p50_us = lat_hist_quantile_ns(r.hist, 0.50) / 1e3;
+	s->p99_us = lat_hist_quantile_ns(r.hist, 0.99) / 1e3;
+	s->max_us = (double)r.hist->max_ns / 1e3;
+	s->ops = r.hist->count;
+	s->vmas = vmas;
+	s->passes = atomic_load(&r.passes);
+	s->fails = r.fails;
+	row->nr++;
+	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u: "
+		       "p50 %.1f us, max %.1f us, %lu ops", done, total,
+		       target_kind_name(row->target), bench_lock_name(row->lock), row->readers,
+		       i + 1, o->samples, s->p50_us, s->max_us, (unsigned long)s->ops);
+	return 0;
+}
+
+int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
+{
+	unsigned int nlocks = o->lock_mmap + o->lock_vma, total, done = 0, k = 0;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->o = o;
+	res->view = o->view;
+	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
+	res->nr_rows = ((o->model ? nlocks : 0) + o->live) * o->nr_readers;
+	res->rows = vml_zalloc(res->nr_rows * sizeof(*res->rows));
+	if (!res->rows)
+		return EXIT_FAILURE;
+	for (int tk = 0; tk < 2; tk++) {
+		for (int lk = 0; lk < 2; lk++) {
+			if (tk == 0 && (!o->model || !(lk ? o->lock_vma : o->lock_mmap)))
+				continue;
+			if (tk == 1 && (!o->live || lk))
+				continue;
+			for (unsigned int i = 0; i < o->nr_readers; i++) {
+				struct pvm_row *row = &res->rows[k++];
+
+				row->target = tk ? TARGET_LIVE : TARGET_MODEL;
+				row->lock = tk ? BENCH_LOCK_KERNEL :
+					    lk ? VML_LOCK_VMA : VML_LOCK_MMAP;
+				row->readers = o->readers[i];
+				row->s = vml_zalloc(o->samples * sizeof(*row->s));
+				if (!row->s)
+					return EXIT_FAILURE;
+			}
+		}
+	}
+	/*
+	 * Round-robin: sample i of every row before sample i + 1 of any, so that
+	 * a change in the machine's load during the run hits every row alike
+	 * and the ratios between rows stay fair.
+	 */
+	total = res->nr_rows * o->samples;
+	for (unsigned int i = 0; i < o->samples && !ret; i++)
+		for (k = 0; k < res->nr_rows && !ret; k++)
+			ret = run_sample(o, res, &res->rows[k], i, ++done, total);
+	for (k = 0; k < res->nr_rows && !ret; k++)
+		row_summarise(&res->rows[k]);
+	bench_progress_done(o->quiet);
+	if (ret == -ENOMEM)
+		fprintf(stderr, "vmalock bench: out of memory\n");
+	return ret ? EXIT_FAILURE : 0;
+}
+
+void pvm_result_free(struct pvm_result *res)
+{
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		for (unsigned int i = 0; i < res->o->samples; i++)
+			vml_free(res->rows[k].s ? res->rows[k].s[i].hist : NULL);
+		vml_free(res->rows[k].s);
+	}
+	vml_free(res->rows);
+	res->rows = NULL;
+	res->nr_rows = 0;
+}
+
+const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target, int lock,
+			       unsigned int readers)
+{
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+
+		if (row->target == target && row->lock == lock && row->readers == readers &&
+		    row->nr)
+			return row;
+	}
+	return NULL;
+}

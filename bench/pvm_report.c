@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pvm_report.c - proc-vs-map's output: the table (after
+ * run-proc-vs-map.sh's: per-sample maxima reduced to median/min/max, plus
+ * median p50/p99), the JSON file, and the gnuplot figure.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "util/alloc.h"
+
+static void row_label(const struct pvm_row *row, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s/r%u", target_kind_name(row->target), bench_lock_name(row->lock),
+		 row->readers);
+}
+
+/* Microseconds in a 10-wide column: one decimal while that fits. */
+static void put_us(FILE *f, double us)
+{
+	if (us < 100000)
+		fprintf(f, " %10.1f", us);
+	else
+		fprintf(f, " %10.0f", us);
+}
+
+void pvm_print_table(FILE *f, const struct pvm_result *res)
+{
+	const struct bench_opts *o = res->o;
+
+	fprintf(f, "# proc-vs-map: view %s; mapper: %lu MiB region, %g s x %u samples, "
+		"10 us between calls\n", bench_view_name(res->view), o->mb, o->duration_s,
+		o->samples);
+	if (res->reader_cpu >= 0)
+		fprintf(f, "# mapper on CPU %d; readers at nice 15 and %u hog(s) on CPU %d",
+			res->mapper_cpu, o->busy, res->reader_cpu);
+	else
+		fprintf(f, "# one CPU: mapper, readers (nice 15) and %u hog(s) share it", o->busy);
+	if (o->busy)
+		fprintf(f, " (busyduration %g ms)", o->busyduration_ms);
+	fprintf(f, "; kernel %s; seed %llu\n", bench_kernel(), (unsigned long long)o->seed);
+	if (o->note)
+		fprintf(f, "# note: %s\n", o->note);
+	fprintf(f, "# latency of the mapper's mmap()/munmap() calls in microseconds:\n"
+		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
+		"# p50, p99, ops, vmas, views = medians over samples (views: whole views read)\n");
+	fprintf(f, "%-6s %-6s %7s %10s %10s %10s %10s %10s %8s %7s %7s\n", "target", "lock",
+		"readers", "max_med", "max_min", "max_max", "p50", "p99", "ops", "vmas", "views");
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+
+		if (!row->nr)
+			continue;
+		fprintf(f, "%-6s %-6s %7u", target_kind_name(row->target),
+			bench_lock_name(row->lock), row->readers);
+		put_us(f, row->max_us);
+		put_us(f, row->max_min_us);
+		put_us(f, row->max_worst_us);
+		put_us(f, row->p50_us);
+		put_us(f, row->p99_us);
+		fprintf(f, " %8.0f %7.0f %7.0f\n", row->ops, row->vmas, row->passes);
+	}
+}
+
+int pvm_write_json(const char *path, const struct pvm_result *res)
+{
+	const struct bench_opts *o = res->o;
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"scenario\": \"proc-vs-map\", \"view\": ");
+	json_str(f, bench_view_name(res->view));
+	fprintf(f, ", \"duration_s\": ");
+	json_num(f, o->duration_s);
+	fprintf(f, ", \"samples\": %u, \"mb\": %lu, \"busy\": %u, \"busyduration_ms\": ",
+		o->samples, o->mb, o->busy);
+	json_num(f, o->busyduration_ms);
+	fprintf(f, ", \"seed\": %llu, \"mapper_cpu\": %d, \"reader_cpu\": %d, \"kernel\": ",
+		(unsigned long long)o->seed, res->mapper_cpu, res->reader_cpu);
+	json_str(f, bench_kernel());
+	if (o->note) {
+		fprintf(f, ", \"note\": ");
+		json_str(f, o->note);
+	}
+	fprintf(f, ",\n \"rows\": [");
+	for (unsigned int k = 0, first = 1; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+
+		if (!row->nr)
+			continue;
+		fprintf(f, "%s\n  {\"target\": \"%s\", \"lock\": \"%s\", \"readers\": %u, "
+			"\"p50_us\": ", first ? "" : ",", target_kind_name(row->target),
+			bench_lock_name(row->lock), row->readers);
+		first = 0;
+		json_num(f, row->p50_us);
+		fprintf(f, ", \"p99_us\": ");
+		json_num(f, row->p99_us);
+		fprintf(f, ", \"max_us\": ");
+		json_num(f, row->max_us);
+		fprintf(f, ", \"max_us_min\": ");
+		json_num(f, row->max_min_us);
+		fprintf(f, ", \"max_us_worst\": ");
+		json_num(f, row->max_worst_us);
+		fprintf(f, ", \"ops\": ");
+		json_num(f, row->ops);
+		fprintf(f, ", \"vmas\": ");
+		json_num(f, row->vmas);
+		fprintf(f, ", \"views_read\": ");
+		json_num(f, row->passes);
+		fprintf(f, ",\n   \"per_sample\": [");
+		for (unsigned int i = 0; i < row->nr; i++) {
+			const struct pvm_sample *s = &row->s[i];
+
+			fprintf(f, "%s{\"p50_us\": ", i ? ", " : "");
+			json_num(f, s->p50_us);
+			fprintf(f, ", \"p99_us\": ");
+			json_num(f, s->p99_us);
+			fprintf(f, ", \"max_us\": ");
+			json_num(f, s->max_us);
+			fprintf(f, ", \"ops\": %llu, \"vmas\": %llu, \"views_read\": %llu, "
+				"\"failed_calls\": %llu}", (unsigned long long)s->ops,
+				(unsigned long long)s->vmas, (unsigned long long)s->passes,
+				(unsigned long long)s->fails);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "\n]}\n");
+	ret = ferror(f);
+	if (fclose(f) || ret) {
+		fprintf(stderr, "vmalock: --json %s: write error\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* A gnuplot single-quoted string: a quote is written twice. */
+static void gp_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/*
+ * The data file: one block (gnuplot index) per row with the distribution
+ * of all its samples' calls as "x fraction-of-calls-at-least-x", then the
+ * per-sample maxima ("row max"), then the medians ("row p50 p99").
+ */
+static int write_plot_data(FILE *d, const struct pvm_result *res)
+{
+	struct lat_hist *all = lat_hist_new();
+
+	if (!all)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+		uint64_t above;
+
+		lat_hist_init(all);
+		for (unsigned int i = 0; i < row->nr; i++)
+			lat_hist_merge(all, row->s[i].hist);
+		above = all->count;
+		fprintf(d, "# row %u\n", k);
+		for (unsigned int b = 0; b < LAT_HIST_BUCKETS && above; b++) {
+			uint64_t width, low;
+
+			if (!all->bucket[b])
+				continue;
+			low = lat_hist_bucket_low(b, &width);
+			if (low < all->min_ns)
+				low = all->min_ns;
+			fprintf(d, "%.4f %.9g\n", (double)low / 1e3,
+				(double)above / (double)all->count);
+			above -= all->bucket[b];
+		}
+		if (all->count)
+			fprintf(d, "%.4f %.9g\n", (double)all->max_ns / 1e3,
+				1.0 / (double)all->count);
+		else
+			fprintf(d, "1 1\n");
+		fprintf(d, "\n\n");
+	}
+	vml_free(all);
+	for (unsigned int k = 0; k < res->nr_rows; k++)
+		for (unsigned int i = 0; i < res->rows[k].nr; i++)
+			fprintf(d, "%u %.4f\n", k, res->rows[k].s[i].max_us);
+	fprintf(d, "\n\n");
+	for (unsigned int k = 0; k < res->nr_rows; k++)
+		fprintf(d, "%u %.4f %.4f\n", k, res->rows[k].p50_us, res->rows[k].p99_us);
+	return 0;
+}
+
+int pvm_plot(const char *path, const struct pvm_result *res)
+{
+	const char *term = bench_plot_terminal(path);
+	char data[64], label[64];
+	char *script = NULL;
+	size_t script_len = 0;
+	FILE *d, *s;
+	int ret;
+
+	if (!term) {
+		fprintf(stderr, "vmalock: --plot %s: not .png or .svg\n", path);
+		return -1;
+	}
+	ret = bench_tmpfile(data, sizeof(data), &d);
+	if (ret) {
+		fprintf(stderr, "vmalock: --plot: temporary file: %s\n", strerror(-ret));
+		return -1;
+	}
+	ret = write_plot_data(d, res);
+	if (fclose(d) || ret) {
+		fprintf(stderr, "vmalock: --plot: writing %s failed\n", data);
+		unlink(data);
+		return -1;
+	}
+	s = open_memstream(&script, &script_len);
+	if (!s) {
+		unlink(data);
+		return -1;
+	}
+	fprintf(s, "%s\nset output ", term);
+	gp_quoted(s, path);
+	fprintf(s, "\nset multiplot layout 1,2 title 'proc-vs-map: /proc/PID/%s readers vs. "
+		"mmap()/munmap(), %lu MiB, %g s x %u samples, kernel %s'\n",
+		bench_view_name(res->view), res->o->mb, res->o->duration_s, res->o->samples,
+		bench_kernel());
+	fprintf(s, "set grid\nset logscale xy\nset format x '%%g'\nset format y '%%g'\n"
+		"set key top right font ',9'\n"
+		"set xlabel 'latency of one mmap()/munmap() call (us)'\n"
+		"set ylabel 'fraction of calls at least this slow'\n"
+		"set title 'latency distribution (all samples)'\n");
+	fprintf(s, "plot \\\n");
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+		/* colour: the policy (model mmap, model vma, live); dashes: the reader count */
+		static const char *const colour[] = { "#d62728", "#1f77b4", "#2ca02c" };
+		unsigned int group = row->target == TARGET_LIVE ? 2 : row->lock == VML_LOCK_VMA;
+		unsigned int dash = 1;
+
+		for (unsigned int i = 0; i < res->o->nr_readers; i++)
+			if (res->o->readers[i] == row->readers)
+				dash = i % 5 + 1;
+		row_label(row, label, sizeof(label));
+		fprintf(s, "  ");
+		gp_quoted(s, data);
+		fprintf(s, " index %u using 1:2 with steps lw 2 lc rgb '%s' dt %u title '%s'%s\n",
+			k, colour[group], dash, label, k + 1 < res->nr_rows ? ", \\" : "");
+	}
+	fprintf(s, "unset logscale x\nset xrange [-0.5:%u.5]\nset xtics rotate by -30 (",
+		res->nr_rows ? res->nr_rows - 1 : 0);
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		row_label(&res->rows[k], label, sizeof(label));
+		fprintf(s, "%s'%s' %u", k ? ", " : "", label, k);
+	}
+	fprintf(s, ")\nset xlabel ''\nset ylabel 'latency (us)'\n"
+		"set title 'per row: each sample''s max, median p99 and p50'\n"
+		"set key top left font ',9'\nplot ");
+	gp_quoted(s, data);
+	fprintf(s, " index %u using 1:2 with points pt 7 ps 1.2 title 'per-sample max', ",
+		res->nr_rows);
+	gp_quoted(s, data);
+	fprintf(s, " index %u using 1:3 with points pt 5 ps 1.2 title 'p99 (median)', ",
+		res->nr_rows + 1);
+	gp_quoted(s, data);
+	fprintf(s, " index %u using 1:2 with points pt 9 ps 1.4 title 'p50 (median)'\n"
+		"unset multiplot\n", res->nr_rows + 1);
+	fclose(s);
+	ret = bench_gnuplot(script);
+	free(script);
+	unlink(data);
+	return ret;
+}

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * readcost.c - `vmalock bench read-cost`: what reading a whole /proc view
+ * costs per VMA, against the number of VMAs, under each lock policy and on
+ * the live kernel. The seeds' open question ("With many small VMAs, is that
+ * overhead noticeable?") asks exactly this of the per-VMA-lock readers: the
+ * vma policy takes and drops a VMA lock (and, for smaps, RCU) per VMA where
+ * the mmap policy takes mmap_lock once per read() call.
+ *
+ * A layout of N VMAs: one region of N pages at 0x100000000000, every other
+ * page mprotect()ed read-only so that no two neighbours merge. On the model
+ * the mm's max_map_count is raised to fit N (1,000,000 works); the live
+ * child stops at vm.max_map_count (65,530 by default, counting the
+ * process's own ~20 mappings), and sizes beyond it are skipped.
+ *
+ * One sample: whole views read back to back, 4096 bytes per read(), until
+ * at least 20 ms have passed; the sample is the elapsed time over the VMAs
+ * read. Nothing else runs: this is the uncontended cost. The series (model
+ * mmap, model vma, live) take their samples in turn.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+#define LAYOUT_BASE SCRIPT_RANGE_LO
+#define PAGE_BYTES 4096UL
+#define SAMPLE_MIN_NS (20 * NSEC_PER_MSEC)
+
+enum { RC_MODEL_MMAP, RC_MODEL_VMA, RC_LIVE, RC_SERIES };
+
+static const char *const series_name[RC_SERIES] = { "model:mmap", "model:vma", "live:kernel" };
+
+struct rc_cell {
+	bool wanted, done;
+	const char *skipped;		/* why not measured */
+	unsigned long vmas;		/* VMAs in the view read */
+	double ns_per_vma;		/* median over samples */
+	double *per_sample;
+};
+
+struct rc_row {
+	unsigned long size;
+	struct rc_cell c[RC_SERIES];
+};
+
+/* One layout call: on the model, or through the live target. */
+struct layout_ctx {
+	struct vml_mm *mm;
+	struct target *t;
+};
+
+static int layout_call(struct layout_ctx *l, enum op_kind kind, unsigned long addr,
+		       unsigned long len, int prot, int flags)
+{
+	struct op op = { .kind = kind, .addr = addr, .len = len, .prot = prot, .flags = flags,
+			 .placement = OP_PLACE_NOREPLACE };
+	struct op_result res;
+	int ret;
+
+	if (l->mm) {
+		if (kind == OP_MMAP)
+			return vml_mmap(l->mm, addr, len, prot, flags | MAP_FIXED_NOREPLACE, NULL,
+					0, NULL);
+		return vml_mprotect(l->mm, addr, len, prot);
+	}
+	ret = target_apply(l->t, &op, &res);
+	return ret ? ret : res.ret;
+}
+
+/* N one-page VMAs, alternately rw- and r--; populated (written) if asked. */
+static int build_layout(struct layout_ctx *l, unsigned long n, bool populate)
+{
+	int ret = layout_call(l, OP_MMAP, LAYOUT_BASE, n * PAGE_BYTES, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0));
+
+	for (unsigned long i = 1; i < n && !ret; i += 2)
+		ret = layout_call(l, OP_MPROTECT, LAYOUT_BASE + i * PAGE_BYTES, PAGE_BYTES,
+				  PROT_READ, 0);
+	return ret;
+}
+
+/* One sample: whole views read back to back for SAMPLE_MIN_NS; ns per VMA. */
+static int sample(struct view_reader *vr, unsigned long vmas, double *out)
+{
+	uint64_t t0 = vml_now_ns(), el;
+	unsigned long passes = 0;
+
+	do {
+		long n = view_reader_pass(vr, NULL);
+
+		if (n < 0)
+			return (int)n;
+		passes++;
+		el = vml_now_ns() - t0;
+	} while (el < SAMPLE_MIN_NS);
+	*out = (double)el / ((double)passes * (double)vmas);
+	return 0;
+}
+
+static long max_map_count(void)
+{
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+	long v = 65530;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 65530;
+		fclose(f);
+	}
+	return v;
+}
+
+/* One size: the model's and the live layouts side by side, and their readers. */
+struct rc_env {
+	struct vml_sys *sys;
+	struct vml_mm *mm;
+	struct target *t;
+	struct view_reader vr[RC_SERIES];
+	bool open[RC_SERIES];
+};
+
+static int model_setup(const struct bench_opts *o, struct rc_env *e, struct rc_row *row)
+{
+	struct vml_sys_config cfg = { 0 };
+	struct layout_ctx l = { 0 };
+	struct vml_mm_stats st;
+	int ret;
+
+	cfg.max_map_count = row->size + 16 > 65530 ? row->size + 16 : 65530;
+	ret = vml_sys_create(&cfg, &e->sys);
+	if (!ret)
+		ret = vml_mm_create(e->sys, &e->mm);
+	if (ret)
+		return ret;
+	bench_progress(o->quiet, "read-cost: model: laying out %lu VMAs ...", row->size);
+	l.mm = e->mm;
+	ret = build_layout(&l, row->size, o->populate);
+	if (!ret)
+		ret = vml_mm_stats(e->mm, &st);
+	for (int s = RC_MODEL_MMAP; s <= RC_MODEL_VMA && !ret; s++) {
+		if (!row->c[s].wanted)
+			continue;
+		row->c[s].vmas = st.map_count;
+		ret = view_reader_open_model(&e->vr[s], e->mm, o->view,
+					     s == RC_MODEL_MMAP ? VML_LOCK_MMAP : VML_LOCK_VMA);
+		e->open[s] = !ret;
+	}
+	return ret;
+}
+
+static int live_setup(const struct bench_opts *o, struct rc_env *e, struct rc_row *row)
+{
+	struct rc_cell *c = &row->c[RC_LIVE];
+	struct layout_ctx l = { 0 };
+	long limit = max_map_count(), base, n;
+	int ret;
+
+	if ((long)row->size > limit) {
+		c->wanted = false;
+		c->skipped = "over vm.max_map_count";
+		return 0;
+	}
+	ret = target_create(TARGET_LIVE, NULL, &e->t);
+	if (ret)
+		return ret;
+	base = bench_live_vma_count(target_pid(e->t));
+	if (base < 0)
+		return (int)base;
+	/* the process's own mappings count too; keep two splits of headroom */
+	n = (long)row->size;
+	if (n > limit - base - 2)
+		n = limit - base - 2;
+	bench_progress(o->quiet, "read-cost: live: laying out %ld VMAs ...", n);
+	l.t = e->t;
+	ret = build_layout(&l, (unsigned long)n, o->populate);
+	if (ret)
+		return ret;
+	n = bench_live_vma_count(target_pid(e->t));
+	if (n < 0)
+		return (int)n;
+	c->vmas = (unsigned long)n;
+	ret = view_reader_open_live(&e->vr[RC_LIVE], target_pid(e->t), o->view);
+	e->open[RC_LIVE] = !ret;
+	return ret;
+}
+
+static void env_teardown(struct rc_env *e)
+{
+	for (int s = 0; s < RC_SERIES; s++)
+		if (e->open[s])
+			view_reader_close(&e->vr[s]);
+	vml_mm_destroy(e->mm);
+	vml_sys_destroy(e->sys);
+	target_destroy(e->t);
+}
+
+/*
+ * One size: lay out both address spaces, then take the series' samples in
+ * turn (model mmap, model vma, live, then again), so that a change in the
+ * machine's load hits every series alike.
+ */
+static int run_size(const struct bench_opts *o, struct rc_row *row)
+{
+	struct rc_env e = { 0 };
+	const char *side = "model";
+	int ret = 0;
+
+	if (row->c[RC_MODEL_MMAP].wanted || row->c[RC_MODEL_VMA].wanted)
+		ret = model_setup(o, &e, row);
+	if (!ret && row->c[RC_LIVE].wanted) {
+		side = "live";
+		ret = live_setup(o, &e, row);
+	}
+	for (int s = 0; s < RC_SERIES && !ret; s++) {
+		if (!e.open[s])
+			continue;
+		row->c[s].per_sample = vml_zalloc(o->samples * sizeof(double));
+		if (!row->c[s].per_sample)
+			ret = -ENOMEM;
+	}
+	for (unsigned int i = 0; i < o->samples && !ret; i++) {
+		bench_progress(o->quiet, "read-cost: %lu VMAs, sample %u/%u", row->size, i + 1,
+			       o->samples);
+		for (int s = 0; s < RC_SERIES && !ret; s++) {
+			if (!e.open[s])
+				continue;
+			side = s == RC_LIVE ? "live" : "model";
+			ret = sample(&e.vr[s], row->c[s].vmas, &row->c[s].per_sample[i]);
+		}
+	}
+	for (int s = 0; s < RC_SERIES && !ret; s++) {
+		if (!e.open[s])
+			continue;
+		row->c[s].ns_per_vma = stat_median(row->c[s].per_sample, o->samples);
+		row->c[s].done = true;
+	}
+	env_teardown(&e);
+	if (ret)
+		fprintf(stderr, "vmalock bench: read-cost: %s, %lu VMAs: %s\n", side, row->size,
+			strerror(-ret));
+	return ret;
+}
+
+static double ratio(const struct rc_cell *a, const struct rc_cell *b)
+{
+	return a->done && b->done && b->ns_per_vma > 0 ? a->ns_per_vma / b->ns_per_vma : NAN;
+}
+
+static void put_cell(FILE *f, const struct rc_cell *c)
+{
+	if (c->done)
+		fprintf(f, " %8lu %10.1f", c->vmas, c->ns_per_vma);
+	else
+		fprintf(f, " %8s %10s", "-", "-");
+}
+
+static void put_ratio(FILE *f, double r)
+{
+	if (isfinite(r))
+		fprintf(f, " %9.2f", r);
+	else
+		fprintf(f, " %9s", "-");
+}
+
+static void print_table(FILE *f, const struct bench_opts *o, const struct rc_row *rows)
+{
+	fprintf(f, "# read-cost: view %s, read whole with 4096-byte read()s; time per VMA in ns, "
+		"median of %u samples\n", bench_view_name(o->view), o->samples);
+	fprintf(f, "# layouts of one-page VMAs, alternately rw- and r--%s; live: kernel %s, "
+		"vm.max_map_count %ld\n", o->populate ? ", populated" : " (not populated)",
+		bench_kernel(), max_map_count());
+	if (o->note)
+		fprintf(f, "# note: %s\n", o->note);
+	fprintf(f, "# vma/mmap: the per-VMA-lock reader's cost over the mmap_lock reader's;\n"
+		"# X/live: the model's cost over the live kernel's (per VMA)\n");
+	fprintf(f, "%8s %8s %10s %8s %10s %8s %10s %9s %9s %9s\n", "size", "vmas", "mmap",
+		"vmas", "vma", "vmas", "live", "vma/mmap", "mmap/live", "vma/live");
+	for (unsigned int k = 0; k < o->nr_sizes; k++) {
+		const struct rc_row *row = &rows[k];
+
+		fprintf(f, "%8lu", row->size);
+		for (int s = 0; s < RC_SERIES; s++)
+			put_cell(f, &row->c[s]);
+		put_ratio(f, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_MODEL_MMAP]));
+		put_ratio(f, ratio(&row->c[RC_MODEL_MMAP], &row->c[RC_LIVE]));
+		put_ratio(f, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_LIVE]));
+		if (row->c[RC_LIVE].skipped && o->live)
+			fprintf(f, "  (live: %s)", row->c[RC_LIVE].skipped);
+		fputc('\n', f);
+	}
+}
+
+static int write_json(const char *path, const struct bench_opts *o, const struct rc_row *rows)
+{
+	static const char *const target[RC_SERIES] = { "model", "model", "live" };
+	static const char *const lock[RC_SERIES] = { "mmap", "vma", "kernel" };
+	FILE *f = fopen(path, "w");
+	bool first = true;
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"scenario\": \"read-cost\", \"view\": ");
+	json_str(f, bench_view_name(o->view));
+	fprintf(f, ", \"samples\": %u, \"populate\": %s, \"max_map_count\": %ld, \"kernel\": ",
+		o->samples, o->populate ? "true" : "false", max_map_count());
+	json_str(f, bench_kernel());
+	fprintf(f, ",\n \"rows\": [");
+	for (unsigned int k = 0; k < o->nr_sizes; k++) {
+		for (int s = 0; s < RC_SERIES; s++) {
+			const struct rc_cell *c = &rows[k].c[s];
+
+			if (!c->done && !c->skipped)
+				continue;
+			fprintf(f, "%s\n  {\"size\": %lu, \"target\": \"%s\", \"lock\": \"%s\"",
+				first ? "" : ",", rows[k].size, target[s], lock[s]);
+			first = false;
+			if (!c->done) {
+				fprintf(f, ", \"skipped\": ");
+				json_str(f, c->skipped);
+				fputc('}', f);
+				continue;
+			}
+			fprintf(f, ", \"vmas\": %lu, \"ns_per_vma\": ", c->vmas);
+			json_num(f, c->ns_per_vma);
+			fprintf(f, ", \"per_sample\": [");
+			for (unsigned int i = 0; i < o->samples; i++) {
+				fprintf(f, "%s", i ? ", " : "");
+				json_num(f, c->per_sample[i]);
+			}
+			fprintf(f, "]}");
+		}
+	}
+	fprintf(f, "\n ],\n \"ratios\": [");
+	for (unsigned int k = 0; k < o->nr_sizes; k++) {
+		const struct rc_cell *c = rows[k].c;
+
+		fprintf(f, "%s\n  {\"size\": %lu, \"vma_over_mmap\": ", k ? "," : "", rows[k].size);
+		json_num(f, ratio(&c[RC_MODEL_VMA], &c[RC_MODEL_MMAP]));
+		fprintf(f, ", \"model_mmap_over_live\": ");
+		json_num(f, ratio(&c[RC_MODEL_MMAP], &c[RC_LIVE]));
+		fprintf(f, ", \"model_vma_over_live\": ");
+		json_num(f, ratio(&c[RC_MODEL_VMA], &c[RC_LIVE]));
+		fputc('}', f);
+	}
+	fprintf(f, "\n]}\n");
+	err = ferror(f);
+	if (fclose(f) || err) {
+		fprintf(stderr, "vmalock: --json %s: write error\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int plot(const char *path, const struct bench_opts *o, const struct rc_row *rows)
+{
+	char data[64], *script = NULL;
+	size_t len = 0;
+	FILE *d, *s;
+	int ret = bench_tmpfile(data, sizeof(data), &d);
+
+	if (ret) {
+		fprintf(stderr, "vmalock: --plot: temporary file: %s\n", strerror(-ret));
+		return -1;
+	}
+	for (int k = 0; k < RC_SERIES; k++) {
+		fprintf(d, "# %s\n", series_name[k]);
+		for (unsigned int i = 0; i < o->nr_sizes; i++)
+			if (rows[i].c[k].done)
+				fprintf(d, "%lu %.3f\n", rows[i].c[k].vmas,
+					rows[i].c[k].ns_per_vma);
+		fprintf(d, "\n\n");
+	}
+	fclose(d);
+	s = open_memstream(&script, &len);
+	if (!s) {
+		unlink(data);
+		return -1;
+	}
+	fprintf(s, "%s\nset output '", bench_plot_terminal(path));
+	for (const char *p = path; *p; p++)
+		fprintf(s, *p == '\'' ? "''" : "%c", *p);
+	fprintf(s, "'\nset title 'read-cost: reading /proc/PID/%s whole, per VMA (median of %u "
+		"samples), kernel %s'\nset grid\nset logscale x\nset format x '%%g'\n"
+		"set xlabel 'VMAs in the address space'\nset ylabel 'ns per VMA'\n"
+		"set yrange [0:*]\nset key top left\nplot ", bench_view_name(o->view), o->samples,
+		bench_kernel());
+	for (int k = 0; k < RC_SERIES; k++)
+		fprintf(s, "%s'%s' index %d using 1:2 with linespoints lw 2 pt 7 title '%s'",
+			k ? ", " : "", data, k, series_name[k]);
+	fprintf(s, "\n");
+	fclose(s);
+	ret = bench_gnuplot(script);
+	free(script);
+	unlink(data);
+	return ret;
+}
+
+int bench_read_cost(const struct bench_opts *o)
+{
+	struct rc_row *rows = vml_zalloc(o->nr_sizes * sizeof(*rows));
+	int ret = 0;
+
+	if (!rows)
+		return EXIT_FAILURE;
+	for (unsigned int k = 0; k < o->nr_sizes && !ret; k++) {
+		struct rc_row *row = &rows[k];
+
+		row->size = o->sizes[k];
+		row->c[RC_MODEL_MMAP].wanted = o->model && o->lock_mmap;
+		row->c[RC_MODEL_VMA].wanted = o->model && o->lock_vma;
+		row->c[RC_LIVE].wanted = o->live;
+		ret = run_size(o, row);
+	}
+	bench_progress_done(o->quiet);
+	if (!ret) {
+		print_table(stdout, o, rows);
+		fflush(stdout);
+		if (o->json && write_json(o->json, o, rows))
+			ret = EXIT_FAILURE;
+		if (o->plot && plot(o->plot, o, rows))
+			ret = EXIT_FAILURE;
+	} else {
+		ret = EXIT_FAILURE;
+	}
+	for (unsigned int k = 0; k < o->nr_sizes; k++)
+		for (int s = 0; s < RC_SERIES; s++)
+			vml_free(rows[k].c[s].per_sample);
+	vml_free(rows);
+	return ret;
+}

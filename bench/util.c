@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * util.c - names, what the model can do, and the output helpers (JSON
+ * values, gnuplot) the scenarios share.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "util/alloc.h"
+
+extern char **environ;
+
+bool bench_model_has_view(enum vml_view view)
+{
+	struct vml_sys_config cfg = { 0 };
+	struct vml_sys *sys;
+	struct vml_mm *mm;
+	struct vml_reader *r;
+	bool ok = false;
+
+	if (!target_model_available)
+		return false;
+	if (view == TARGET_VIEW_QUERY)
+		return true;
+	if (vml_sys_create(&cfg, &sys))
+		return false;
+	if (!vml_mm_create(sys, &mm)) {
+		if (!vml_reader_open(mm, view, VML_LOCK_VMA, &r)) {
+			ok = true;
+			vml_reader_close(r);
+		}
+		vml_mm_destroy(mm);
+	}
+	vml_sys_destroy(sys);
+	return ok;
+}
+
+const char *bench_view_name(enum vml_view view)
+{
+	return view == TARGET_VIEW_QUERY ? "query" : target_view_name(view);
+}
+
+const char *bench_lock_name(int lock)
+{
+	if (lock == BENCH_LOCK_KERNEL)
+		return "kernel";
+	return lock == VML_LOCK_MMAP ? "mmap" : "vma";
+}
+
+const char *bench_kernel(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u))
+		strcpy(u.release, "unknown");
+	return u.release;
+}
+
+void json_num(FILE *f, double v)
+{
+	if (!isfinite(v))
+		fputs("null", f);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+const char *bench_plot_terminal(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (!dot)
+		return NULL;
+	/* gnuplot-nox has pngcairo; fall back on libgd's png where it does not */
+	if (!strcmp(dot, ".png"))
+		return "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		       "  set terminal pngcairo size 1400,560 noenhanced font ',10'\n"
+		       "} else {\n"
+		       "  set terminal png size 1400,560 noenhanced\n"
+		       "}";
+	if (!strcmp(dot, ".svg"))
+		return "set terminal svg size 1400,560 dynamic noenhanced font 'sans,10'";
+	return NULL;
+}
+
+int bench_tmpfile(char *path, size_t len, FILE **f)
+{
+	int fd;
+
+	if (snprintf(path, len, "/tmp/vmalock-plot.XXXXXX") >= (int)len)
+		return -ENAMETOOLONG;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	*f = fdopen(fd, "w");
+	if (!*f) {
+		close(fd);
+		unlink(path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Run `gnuplot FILE` once; Return: its exit status, or -1 if it could not run. */
+static int run_gnuplot(const char *file)
+{
+	char *argv[] = { "gnuplot", (char *)file, NULL };
+	posix_spawn_file_actions_t fa;
+	int status, ret;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	/* gnuplot's own complaints go to stderr; its stdout is never ours. */
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	ret = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int bench_gnuplot(const char *script)
+{
+	char path[64];
+	FILE *f;
+	int ret = bench_tmpfile(path, sizeof(path), &f);
+
+	if (ret) {
+		fprintf(stderr, "vmalock: plot: temporary file: %s\n", strerror(-ret));
+		return -1;
+	}
+	fputs(script, f);
+	fclose(f);
+	ret = run_gnuplot(path);
+	if (ret == -1)
+		fprintf(stderr, "vmalock: plot: cannot run gnuplot (install gnuplot-nox)\n");
+	else if (ret)
+		fprintf(stderr, "vmalock: plot: gnuplot failed (exit %d)\n", ret);
+	unlink(path);
+	return ret ? -1 : 0;
+}

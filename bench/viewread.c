@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * viewread.c - read a whole /proc view the way a monitoring agent does:
+ * page-sized read() calls until end of file, then rewind. On the model
+ * through vml_reader (with a lock policy), on the live kernel through
+ * /proc/PID/<view>; `query` is PROCMAP_QUERY over every VMA instead.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "sync/atomic.h"
+#include "util/alloc.h"
+
+/* include/uapi/linux/fs.h; struct vml_procmap_query has the kernel's layout. */
+#define VML_PROCMAP_QUERY_IOCTL _IOWR('f', 17, struct vml_procmap_query)
+
+static int vr_init(struct view_reader *vr, enum vml_view view)
+{
+	memset(vr, 0, sizeof(*vr));
+	vr->view = view;
+	vr->fd = -1;
+	vr->buf = vml_malloc(view == TARGET_VIEW_QUERY ? PATH_MAX : BENCH_READ_CHUNK);
+	return vr->buf ? 0 : -ENOMEM;
+}
+
+int view_reader_open_model(struct view_reader *vr, struct vml_mm *mm, enum vml_view view,
+			   enum vml_lock_policy lock)
+{
+	int ret = vr_init(vr, view);
+
+	if (ret)
+		return ret;
+	vr->mm = mm;
+	vr->lock = lock;
+	if (view != TARGET_VIEW_QUERY)
+		ret = vml_reader_open(mm, view, lock, &vr->r);
+	if (ret)
+		view_reader_close(vr);
+	return ret;
+}
+
+int view_reader_open_live(struct view_reader *vr, pid_t pid, enum vml_view view)
+{
+	char path[64];
+	int ret = vr_init(vr, view);
+
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid,
+		 view == TARGET_VIEW_QUERY ? "maps" : target_view_name(view));
+	vr->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (vr->fd < 0) {
+		ret = -errno;
+		view_reader_close(vr);
+	}
+	return ret;
+}
+
+static int vr_query(struct view_reader *vr, struct vml_procmap_query *q)
+{
+	if (vr->fd >= 0)
+		return ioctl(vr->fd, VML_PROCMAP_QUERY_IOCTL, q) ? -errno : 0;
+	return vml_procmap_query(vr->mm, vr->lock, q);
+}
+
+/* PROCMAP_QUERY from address 0 on, one VMA (with its name) per call. */
+static long query_pass(struct view_reader *vr, const atomic_bool *stop)
+{
+	uint64_t addr = 0;
+	long n = 0;
+
+	for (;;) {
+		struct vml_procmap_query q = {
+			.size = sizeof(q),
+			.query_flags = VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA,
+			.query_addr = addr,
+			.vma_name_size = PATH_MAX,
+			.vma_name_addr = (uintptr_t)vr->buf,
+		};
+		int ret = vr_query(vr, &q);
+
+		if (ret == -ENOENT)
+			return n;
+		if (ret)
+			return ret;
+		n++;
+		addr = q.vma_end;
+		if (stop && load_relaxed(stop))
+			return n;
+	}
+}
+
+long view_reader_pass(struct view_reader *vr, const atomic_bool *stop)
+{
+	long lines = 0;
+
+	if (vr->view == TARGET_VIEW_QUERY)
+		return query_pass(vr, stop);
+	for (;;) {
+		ssize_t n;
+
+		if (vr->r) {
+			n = vml_reader_read(vr->r, vr->buf, BENCH_READ_CHUNK);
+		} else {
+			n = read(vr->fd, vr->buf, BENCH_READ_CHUNK);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				n = -errno;
+		}
+		if (n < 0)
+			return (long)n;
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			lines += vr->buf[i] == '\n';
+		if (stop && load_relaxed(stop))
+			break;
+	}
+	if (vr->r) {
+		vml_reader_rewind(vr->r);
+	} else if (lseek(vr->fd, 0, SEEK_SET) < 0) {
+		return -errno;
+	}
+	return lines;
+}
+
+void view_reader_close(struct view_reader *vr)
+{
+	vml_reader_close(vr->r);
+	vr->r = NULL;
+	if (vr->fd >= 0)
+		close(vr->fd);
+	vr->fd = -1;
+	vml_free(vr->buf);
+	vr->buf = NULL;
+}
+
+long bench_live_vma_count(pid_t pid)
+{
+	struct view_reader vr;
+	long n;
+	int ret = view_reader_open_live(&vr, pid, VML_VIEW_MAPS);
+
+	if (ret)
+		return ret;
+	n = view_reader_pass(&vr, NULL);
+	view_reader_close(&vr);
+	return n;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmalock/khugepaged.h - a khugepaged-style scanner: it walks registered
+ * address spaces under a budget and collapses runs of 512 small anonymous
+ * pages into PMD-mapped huge pages, bounding how long it holds mmap_lock.
+ *
+ * Two policies (REFERENCE.md section 6, seed 003):
+ *   VML_KHUGEPAGED_MAINLINE  6.18: mmap_read_trylock per mm (skip the mm on
+ *       failure and forget where the scan was), one global cursor address,
+ *       every ineligible VMA charged one unit of budget without ever checking
+ *       it, the read lock held across the whole walk;
+ *   VML_KHUGEPAGED_FIXED     the 2026 series: a resume address per mm,
+ *       skip straight to the next candidate after an ineligible VMA, and
+ *       after 1024 skipped VMAs drop mmap_lock and re-take it without
+ *       stealing it from a queued writer (mmap_read_lock_nosteal).
+ */
+#ifndef VMALOCK_KHUGEPAGED_H
+#define VMALOCK_KHUGEPAGED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmalock/mm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct vml_khugepaged;
+
+enum vml_khugepaged_policy {
+	VML_KHUGEPAGED_MAINLINE = 0,
+	VML_KHUGEPAGED_FIXED,
+};
+
+/* Zero fields take the kernel's defaults (shown). */
+struct vml_khugepaged_config {
+	enum vml_khugepaged_policy policy;
+	unsigned int pages_to_scan;	/* 4096 (8 * HPAGE_PMD_NR) per wakeup */
+	unsigned int scan_sleep_ms;	/* 10000 between wakeups of the thread */
+	unsigned int max_ptes_none;	/* 511 */
+	unsigned int max_ptes_swap;	/* 64 */
+	unsigned int max_ptes_shared;	/* 256 */
+	unsigned int max_skip_batch;	/* 1024 (FIXED only) */
+};
+
+struct vml_khugepaged_stats {
+	uint64_t pages_collapsed;	/* huge pages made */
+	uint64_t full_scans;		/* passes over the whole mm list */
+	uint64_t wakeups;		/* khugepaged_do_scan calls */
+	uint64_t trylock_failures;	/* mms skipped because mmap_lock was contended */
+	uint64_t lock_drops;		/* FIXED: drops after max_skip_batch skipped VMAs */
+	uint64_t vmas_skipped;		/* ineligible VMAs walked */
+	uint64_t max_hold_ns;		/* longest single mmap_lock(R) hold */
+	uint64_t total_hold_ns;
+};
+
+int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_config *cfg,
+			  struct vml_khugepaged **out);
+/* Stops the thread if running and forgets every mm. NULL is a no-op. */
+void vml_khugepaged_destroy(struct vml_khugepaged *k);
+
+/* Put @mm on the scan list (at the tail); the scanner pins it until it exits. */
+int vml_khugepaged_add(struct vml_khugepaged *k, struct vml_mm *mm);
+
+/* One wakeup's worth of scanning (khugepaged_do_scan) in the calling thread. */
+int vml_khugepaged_scan(struct vml_khugepaged *k);
+
+/* Run the scanner in its own thread (low priority), sleeping scan_sleep_ms between passes. */
+int vml_khugepaged_start(struct vml_khugepaged *k);
+void vml_khugepaged_stop(struct vml_khugepaged *k);
+
+int vml_khugepaged_stats(struct vml_khugepaged *k, struct vml_khugepaged_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMALOCK_KHUGEPAGED_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * collapse.h - turning 512 small anonymous pages into one PMD-mapped huge
+ * page (mm/khugepaged.c hpage_collapse_scan_pmd + collapse_huge_page).
+ */
+#ifndef VML_KHUGEPAGED_COLLAPSE_H
+#define VML_KHUGEPAGED_COLLAPSE_H
+
+#include <stdbool.h>
+
+#include "mm/mm_types.h"
+
+enum scan_result {
+	SCAN_SUCCEED,
+	SCAN_FAIL,
+	SCAN_PMD_NULL,		/* nothing mapped there yet */
+	SCAN_PMD_MAPPED,	/* already a huge page */
+	SCAN_EXCEED_NONE,
+	SCAN_EXCEED_SWAP,
+	SCAN_EXCEED_SHARED,
+	SCAN_NO_REFERENCED,
+	SCAN_PAGE_NOT_ANON,
+	SCAN_VMA_CHECK,		/* the VMA changed while the lock was dropped */
+	SCAN_ALLOC_FAIL,
+};
+
+struct collapse_control {
+	unsigned int max_ptes_none, max_ptes_swap, max_ptes_shared;
+	/* mmap_lock(R) hold accounting: set when the read lock is (re)taken */
+	uint64_t lock_taken_ns;
+	void (*note_unlock)(void *arg, uint64_t held_ns);
+	void *arg;
+};
+
+/* Can khugepaged work on @vma (TVA_KHUGEPAGED): allowed, anon_vma present, holds a PMD range? */
+bool collapse_vma_eligible(struct vma *vma);
+
+/*
+ * Scan the PMD range at @addr of @vma and collapse it if it qualifies.
+ * Context: mmap_lock(R) held on entry. A collapse drops it (takes
+ * mmap_lock(W) on the way) and returns with *lock_dropped set and no lock.
+ */
+enum scan_result collapse_scan_pmd(struct mm *mm, struct vma *vma, unsigned long addr,
+				   struct collapse_control *cc, bool *lock_dropped);
+
+#endif /* VML_KHUGEPAGED_COLLAPSE_H */

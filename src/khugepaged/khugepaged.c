@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * khugepaged.c - the scanner (mm/khugepaged.c khugepaged_do_scan and
+ * collapse_scan_mm_slot), with the kernel's 6.18 behaviour and the 2026
+ * fixes of seed 003 as two policies.
+ *
+ * The list of mms and the cursor (which mm is being scanned, and under
+ * MAINLINE the one global address) are protected by k->lock, a spinlock
+ * taken only to pick or advance the cursor, never while scanning. Each slot
+ * pins its mm (mmgrab); an mm whose users are gone is dropped from the list
+ * when the cursor reaches it.
+ *
+ * Budget ("progress"): one unit per mm visited, one per VMA skipped, and
+ * HPAGE_PMD_NR per PMD range scanned; a wakeup stops once pages_to_scan is
+ * reached - but MAINLINE only checks after a PMD range was scanned, so an mm
+ * with tens of thousands of ineligible VMAs is walked whole under one read
+ * lock hold. That is the stall seed 003 bounds with max_skip_batch.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "khugepaged/collapse.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/vma.h"
+#include "sync/futex.h"
+#include "sync/spinlock.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "vmalock/khugepaged.h"
+
+struct mm_slot {
+	struct list_head node;		/* [k->lock] on k->mm_head */
+	struct mm *mm;			/* [I] pinned with mmgrab */
+	unsigned long address;		/* [scanner] FIXED: where this mm's scan resumes */
+};
+
+struct vml_khugepaged {
+	struct vml_sys *sys;				/* [I] */
+	struct vml_khugepaged_config cfg;		/* [I] */
+	_Atomic uint32_t lock;				/* khugepaged_mm_lock */
+	struct list_head mm_head;			/* [lock] */
+	struct mm_slot *cursor;				/* [lock] the mm being scanned */
+	unsigned long address;				/* [lock] MAINLINE: the global cursor address */
+
+	pthread_t thread;
+	bool running;					/* [owner] */
+	_Atomic uint32_t stop;				/* futex word: 1 asks the thread to end */
+
+	struct {
+		_Atomic uint64_t pages_collapsed, full_scans, wakeups, trylock_failures;
+		_Atomic uint64_t lock_drops, vmas_skipped, max_hold_ns, total_hold_ns;
+	} st;
+};
+
+int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_config *cfg,
+			  struct vml_khugepaged **out)
+{
+	struct vml_khugepaged *k;
+
+	if (!sys || !out || (cfg && cfg->policy > VML_KHUGEPAGED_FIXED))
+		return -EINVAL;
+	if (cfg && (cfg->max_ptes_none >= HPAGE_PMD_NR || cfg->max_ptes_swap >= HPAGE_PMD_NR ||
+		    cfg->max_ptes_shared >= HPAGE_PMD_NR))
+		return -EINVAL;
+	k = vml_zalloc(sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->sys = sys;
+	if (cfg)
+		k->cfg = *cfg;
+	if (!k->cfg.pages_to_scan)
+		k->cfg.pages_to_scan = 8 * HPAGE_PMD_NR;
+	if (!k->cfg.scan_sleep_ms)
+		k->cfg.scan_sleep_ms = 10000;
+	if (!cfg || !cfg->max_ptes_none)
+		k->cfg.max_ptes_none = HPAGE_PMD_NR - 1;
+	if (!cfg || !cfg->max_ptes_swap)
+		k->cfg.max_ptes_swap = HPAGE_PMD_NR / 8;
+	if (!cfg || !cfg->max_ptes_shared)
+		k->cfg.max_ptes_shared = HPAGE_PMD_NR / 2;
+	if (!k->cfg.max_skip_batch)
+		k->cfg.max_skip_batch = 1024;
+	INIT_LIST_HEAD(&k->mm_head);
+	*out = k;
+	return 0;
+}
+
+int vml_khugepaged_add(struct vml_khugepaged *k, struct vml_mm *umm)
+{
+	struct mm_slot *slot, *s;
+	struct mm *mm = to_mm(umm);
+
+	if (!k || !mm)
+		return -EINVAL;
+	slot = vml_zalloc(sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	slot->mm = mm;
+	spin_lock(&k->lock);
+	list_for_each_entry(s, &k->mm_head, node) {
+		if (s->mm == mm) {
+			spin_unlock(&k->lock);
+			vml_free(slot);
+			return -EEXIST;
+		}
+	}
+	mmgrab(mm);
+	list_add_tail(&slot->node, &k->mm_head);	/* "just behind the cursor" */
+	spin_unlock(&k->lock);
+	return 0;
+}
+
+static void note_unlock(void *arg, uint64_t held)
+{
+	struct vml_khugepaged *k = arg;
+	uint64_t max = load_relaxed(&k->st.max_hold_ns);
+
+	fetch_add_relaxed(&k->st.total_hold_ns, held);
+	while (held > max && !cas_relaxed(&k->st.max_hold_ns, &max, held))
+		;
+}
+
+/*
+ * collapse_scan_mm_slot - scan the cursor's mm for up to @budget units.
+ * Context: k->lock held on entry, released on return.
+ * Return: the progress made.
+ */
+static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
+{
+	struct collapse_control cc = {
+		.max_ptes_none = k->cfg.max_ptes_none,
+		.max_ptes_swap = k->cfg.max_ptes_swap,
+		.max_ptes_shared = k->cfg.max_ptes_shared,
+		.note_unlock = note_unlock,
+		.arg = k,
+	};
+	bool fixed = k->cfg.policy == VML_KHUGEPAGED_FIXED;
+	unsigned int progress = 0, skipped = 0;
+	struct rtree_cursor cur;
+	struct mm_slot *slot;
+	struct vma *vma = NULL;
+	unsigned long *addr;
+	bool exiting = false;
+	struct mm *mm;
+
+	if (!k->cursor) {
+		k->cursor = list_first_entry(&k->mm_head, struct mm_slot, node);
+		k->address = 0;
+	}
+	slot = k->cursor;
+	spin_unlock(&k->lock);
+	mm = slot->mm;
+	/* MAINLINE resumes from the one global address, FIXED from the mm's own. */
+	addr = fixed ? &slot->address : &k->address;
+
+	if (!mmget_not_zero(mm)) {
+		exiting = true;
+		goto advance;
+	}
+	if (!mmap_read_trylock(mm)) {
+		stat_inc(&k->st.trylock_failures);
+		mmput(mm);
+		/* MAINLINE: the mm is left, and where its scan was is forgotten. */
+		goto advance;
+	}
+	cc.lock_taken_ns = vml_now_ns();
+	progress++;
+
+	rtree_cursor_set(&cur, &mm->mm_mt, *addr);
+	while ((vma = rtree_cursor_next(&cur, NULL)) != NULL) {
+		unsigned long hstart, hend;
+
+		if (!collapse_vma_eligible(vma)) {
+			stat_inc(&k->st.vmas_skipped);
+			progress++;
+			if (!fixed)
+				continue;
+			/* Skip to the next candidate... */
+			*addr = (vma->vm_end + PMD_SIZE - 1) & PMD_MASK;
+			/* ...and after a batch of them let a queued writer in (seed 003 patch 5). */
+			if (++skipped >= k->cfg.max_skip_batch) {
+				note_unlock(k, vml_now_ns() - cc.lock_taken_ns);
+				mmap_read_unlock(mm);
+				sched_yield();
+				mmap_read_lock_nosteal(mm);
+				cc.lock_taken_ns = vml_now_ns();
+				stat_inc(&k->st.lock_drops);
+				rtree_cursor_set(&cur, &mm->mm_mt, *addr);
+				skipped = 0;
+			}
+			continue;
+		}
+		hstart = (vma->vm_start + PMD_SIZE - 1) & PMD_MASK;
+		hend = vma->vm_end & PMD_MASK;
+		if (*addr > hend) {
+			progress++;
+			continue;
+		}
+		if (*addr < hstart)
+			*addr = hstart;
+		while (*addr < hend) {
+			bool dropped = false;
+
+			if (collapse_scan_pmd(mm, vma, *addr, &cc, &dropped) == SCAN_SUCCEED)
+				stat_inc(&k->st.pages_collapsed);
+			*addr += PMD_SIZE;
+			progress += HPAGE_PMD_NR;
+			if (dropped)
+				goto out_unlocked;	/* the lock went; the cursor stays */
+			if (progress >= budget)
+				goto out_locked;
+		}
+	}
+	/* Every VMA has been examined. */
+	if (fixed)
+		*addr = 0;
+out_locked:
+	note_unlock(k, vml_now_ns() - cc.lock_taken_ns);
+	mmap_read_unlock(mm);
+out_unlocked:
+	mmput(mm);
+
+advance:
+	spin_lock(&k->lock);
+	/*
+	 * Move on when the mm exited or no VMA is left to look at: the walk
+	 * finished, or the trylock failed. MAINLINE thereby forgets where a
+	 * contended mm's scan was; FIXED keeps it in the slot.
+	 */
+	if (exiting || !vma) {
+		k->cursor = slot->node.next != &k->mm_head ?
+			    list_entry(slot->node.next, struct mm_slot, node) : NULL;
+		k->address = 0;
+		if (!k->cursor)
+			stat_inc(&k->st.full_scans);
+		if (exiting) {
+			list_del_init(&slot->node);
+			spin_unlock(&k->lock);
+			mmdrop(slot->mm);
+			vml_free(slot);
+			return progress;
+		}
+	}
+	spin_unlock(&k->lock);
+	return progress;
+}
+
+int vml_khugepaged_scan(struct vml_khugepaged *k)
+{
+	unsigned int progress = 0, pages;
+	int passes = 0;
+
+	if (!k)
+		return -EINVAL;
+	pages = k->cfg.pages_to_scan;
+	stat_inc(&k->st.wakeups);
+	/* Ends: each round adds progress, or ends the wakeup after two passes over the list. */
+	while (progress < pages) {
+		spin_lock(&k->lock);
+		if (!k->cursor)
+			passes++;
+		if (!list_empty(&k->mm_head) && passes < 2) {
+			progress += scan_mm_slot(k, pages - progress);	/* unlocks */
+		} else {
+			spin_unlock(&k->lock);
+			break;
+		}
+	}
+	return 0;
+}
+
+static void *khugepaged_thread(void *arg)
+{
+	struct vml_khugepaged *k = arg;
+
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);	/* nice 19, as the kernel's */
+	while (!load_acquire(&k->stop)) {
+		vml_khugepaged_scan(k);
+		futex_wait(&k->stop, 0, (uint64_t)k->cfg.scan_sleep_ms * NSEC_PER_MSEC);
+	}
+	return NULL;
+}
+
+int vml_khugepaged_start(struct vml_khugepaged *k)
+{
+	if (!k || k->running)
+		return -EINVAL;
+	store_release(&k->stop, 0);
+	if (pthread_create(&k->thread, NULL, khugepaged_thread, k))
+		return -EAGAIN;
+	k->running = true;
+	return 0;
+}
+
+void vml_khugepaged_stop(struct vml_khugepaged *k)
+{
+	if (!k || !k->running)
+		return;
+	store_release(&k->stop, 1);
+	futex_wake(&k->stop, 1);
+	pthread_join(k->thread, NULL);
+	k->running = false;
+}
+
+void vml_khugepaged_destroy(struct vml_khugepaged *k)
+{
+	struct mm_slot *slot, *n;
+
+	if (!k)
+		return;
+	vml_khugepaged_stop(k);
+	list_for_each_entry_safe(slot, n, &k->mm_head, node) {
+		list_del_init(&slot->node);
+		mmdrop(slot->mm);
+		vml_free(slot);
+	}
+	vml_free(k);
+}
+
+int vml_khugepaged_stats(struct vml_khugepaged *k, struct vml_khugepaged_stats *out)
+{
+	if (!k || !out)
+		return -EINVAL;
+	*out = (struct vml_khugepaged_stats){
+		.pages_collapsed = load_relaxed(&k->st.pages_collapsed),
+		.full_scans = load_relaxed(&k->st.full_scans),
+		.wakeups = load_relaxed(&k->st.wakeups),
+		.trylock_failures = load_relaxed(&k->st.trylock_failures),
+		.lock_drops = load_relaxed(&k->st.lock_drops),
+		.vmas_skipped = load_relaxed(&k->st.vmas_skipped),
+		.max_hold_ns = load_relaxed(&k->st.max_hold_ns),
+		.total_hold_ns = load_relaxed(&k->st.total_hold_ns),
+	};
+	return 0;
+}

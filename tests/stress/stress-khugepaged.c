@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Stress: the khugepaged thread collapses PMD ranges while writers fault,
+ * zap, split and merge them and readers read maps. Checked after the
+ * threads join: the resident-page counter equals what the page tables map
+ * (counted by walking them), collapses happened, and the maps text is
+ * consistent. Seed printed (VML_SEED replays the writers' choices).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "mm/folio.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm_helpers.h"
+#include "tap.h"
+#include "util/clock.h"
+#include "util/rand.h"
+#include "vmalock/khugepaged.h"
+
+#define M2 (2UL << 20)
+#define RANGES 4
+#define REGION (BASE + 64 * M2)
+
+static struct vml_mm *mm;
+static uint64_t seed;
+static atomic_bool stop;
+static atomic_ulong ops, reads;
+
+static void *writer(void *arg)
+{
+	struct vml_rand r = vml_rand_init(seed, (uintptr_t)arg);
+
+	while (!atomic_load(&stop)) {
+		unsigned long a = REGION + vml_rand_below(&r, RANGES * 512) * PG;
+		unsigned long len = (1 + vml_rand_below(&r, 64)) * PG;
+
+		if (a + len > REGION + RANGES * M2)
+			len = REGION + RANGES * M2 - a;
+		switch (vml_rand_below(&r, 5)) {
+		case 0:
+			vml_madvise(mm, a, len, MADV_DONTNEED);
+			break;
+		case 1:
+			vml_mprotect(mm, a, len, PROT_READ);
+			vml_mprotect(mm, a, len, PROT_READ | PROT_WRITE);
+			break;
+		default:
+			vml_touch(mm, a, len, VML_TOUCH_WRITE);
+			break;
+		}
+		atomic_fetch_add(&ops, 1);
+	}
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		char *m = read_view(mm, VML_VIEW_MAPS, VML_LOCK_VMA, 4096);
+
+		free(m);
+		atomic_fetch_add(&reads, 1);
+	}
+	return NULL;
+}
+
+static long mapped_pages;
+
+static int count_ptes(struct mm *m, struct pte_table *pt, unsigned long s, unsigned long e,
+		      void *priv)
+{
+	(void)m;
+	(void)priv;
+	for (unsigned long a = s; a < e; a += PG) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
+
+		if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
+			mapped_pages++;
+	}
+	return 0;
+}
+
+static int count_pmd(struct mm *m, _Atomic uint64_t *pmd, unsigned long s, unsigned long e,
+		     void *priv)
+{
+	(void)m;
+	(void)s;
+	(void)e;
+	(void)priv;
+	if (!folio_is_zero(page_folio(pte_page(load_relaxed(pmd)))))
+		mapped_pages += 512;
+	return 0;
+}
+
+int main(void)
+{
+	struct vml_khugepaged_config cfg = { .policy = VML_KHUGEPAGED_FIXED, .scan_sleep_ms = 1 };
+	static const struct pt_walk_ops walk = { .pte_range = count_ptes, .pmd_huge = count_pmd };
+	double secs = tap_stress_seconds(3);
+	struct vml_khugepaged_stats ks;
+	struct vml_khugepaged *k;
+	struct vml_mm_stats ms;
+	struct vml_sys *sys;
+	pthread_t w[2], rd;
+	uint64_t t0;
+	char *m;
+
+	seed = tap_seed();
+	if (vml_sys_create(NULL, &sys) || vml_mm_create(sys, &mm))
+		return 1;
+	map_anon(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE);
+	vml_touch(mm, REGION, RANGES * M2, VML_TOUCH_WRITE);	/* small pages first */
+	vml_madvise(mm, REGION, RANGES * M2, MADV_HUGEPAGE);
+	vml_khugepaged_create(sys, &cfg, &k);
+	vml_khugepaged_add(k, mm);
+	vml_khugepaged_start(k);
+
+	t0 = vml_now_ns();
+	for (uintptr_t i = 0; i < 2; i++)
+		pthread_create(&w[i], NULL, writer, (void *)i);
+	pthread_create(&rd, NULL, reader, NULL);
+	while (vml_now_ns() - t0 < (uint64_t)(secs * 1e9))
+		usleep(10000);
+	atomic_store(&stop, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(w[i], NULL);
+	pthread_join(rd, NULL);
+	vml_khugepaged_stop(k);
+
+	vml_khugepaged_stats(k, &ks);
+	tap_diag("%lu ops, %lu reads, %llu collapses, %llu wakeups, longest hold %.3f ms",
+		 atomic_load(&ops), atomic_load(&reads), (unsigned long long)ks.pages_collapsed,
+		 (unsigned long long)ks.wakeups, (double)ks.max_hold_ns / 1e6);
+	ok(ks.wakeups > 0, "the scanner ran");
+
+	/* Quiescent: collapse once more, then count what the page tables map. */
+	vml_touch(mm, REGION, RANGES * M2, VML_TOUCH_WRITE);
+	vml_mprotect(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE);
+	vml_khugepaged_scan(k);
+	vml_khugepaged_stats(k, &ks);
+	ok(ks.pages_collapsed > 0, "ranges were collapsed (%llu)",
+	   (unsigned long long)ks.pages_collapsed);
+	mmap_read_lock(to_mm(mm));
+	walk_page_range(to_mm(mm), 0, TASK_SIZE, &walk, NULL);
+	mmap_read_unlock(to_mm(mm));
+	vml_mm_stats(mm, &ms);
+	is_int(ms.rss_pages, mapped_pages, "the RSS counter matches the page tables");
+	is_int(mapped_pages, RANGES * 512, "the whole region is mapped after a full write");
+	m = read_view(mm, VML_VIEW_MAPS, VML_LOCK_VMA, 4096);
+	is_int(count_lines(m), 1, "the region is one VMA again");
+	free(m);
+
+	vml_khugepaged_destroy(k);
+	vml_mm_destroy(mm);
+	vml_sys_destroy(sys);
+	return tap_done();
+}
