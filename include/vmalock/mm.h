@@ -52,6 +52,10 @@ struct vml_sys_config {
 					 * allocates a page (and a huge page where THP applies),
 					 * as on the live machine (booted pvm_no_zero_page=1);
 					 * true: mainline's zero page and huge zero page */
+	unsigned long ram_pages;	/* this machine's (sysconf _SC_PHYS_PAGES): the
+					 * overcommit heuristic refuses to commit more than
+					 * RAM + swap in one go (ENOMEM) */
+	unsigned long stack_rlimit;	/* 8 MiB: how far a MAP_GROWSDOWN VMA may grow */
 };
 
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);

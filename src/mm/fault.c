@@ -473,6 +473,17 @@ int do_user_fault(struct mm *mm, unsigned long addr, bool write)
 
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		/* Below a stack VMA: grow it down (lock_mm_and_find_vma -> expand_stack). */
+		vma = find_vma(mm, addr);
+		if (vma && (vma->vm_flags & VM_GROWSDOWN)) {
+			mmap_read_unlock(mm);
+			mmap_write_lock(mm);
+			expand_stack(mm, addr);
+			mmap_write_downgrade(mm);
+		}
+		vma = vma_lookup(mm, addr);
+	}
 	if (!vma || access_error(vma, write)) {
 		mmap_read_unlock(mm);
 		return -EFAULT;
@@ -539,15 +550,19 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 	mmap_assert_locked(mm);
 	if (vma->vm_flags & VM_LOCKONFAULT)
 		return 0;
+	/* GUP refuses a PROT_NONE mapping (mlock then fails with ENOMEM, as on live). */
 	if (!(vma->vm_flags & VM_ACCESS_FLAGS))
-		return 0;	/* nothing a PROT_NONE mapping could use */
+		return -EFAULT;
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		vm_fault_t ret;
 
 		if (!pte_access_fast(mm, a, write)) {
 			ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
-			if (ret & (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
-				return fault_result_errno(ret);
+			/* GUP reports SIGBUS and SIGSEGV alike, as -EFAULT. */
+			if (ret & VM_FAULT_OOM)
+				return -ENOMEM;
+			if (ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
+				return -EFAULT;
 		}
 		follow_page_touch(mm, a);
 	}

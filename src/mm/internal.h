@@ -35,7 +35,8 @@ void mm_populate(struct mm *mm, unsigned long start, unsigned long len);
  * Return: 0 with the neighbours in *prev, *next; or -ENOMEM.
  */
 int vms_gather_munmap(struct vma_txn *t, unsigned long start, unsigned long end,
-		      struct vma **prev, struct vma **next, unsigned long *nr_locked);
+		      struct vma **prev, struct vma **next, unsigned long *nr_locked,
+		      unsigned long *nr_accounted);
 /* munmap(2) body. Context: mmap_lock(W). */
 int do_munmap(struct mm *mm, unsigned long start, unsigned long len);
 /* Pick an address for a new mapping (MAP_FIXED: check it). Return address or -errno. */
@@ -44,6 +45,11 @@ long get_unmapped_area(struct mm *mm, struct vml_file *file, unsigned long addr,
 /* Make a shared anonymous mapping's backing object ("/dev/zero (deleted)"). */
 int shmem_zero_setup(struct mm *mm, unsigned long len, struct vml_file **out);
 bool accountable_mapping(struct vml_file *file, unsigned long vm_flags);
+
+/* sys.c: may @pages more be committed (__vm_enough_memory, heuristic mode)? 0 or -ENOMEM. */
+int vm_enough_memory(struct vml_sys *sys, unsigned long pages);
+/* mmap.c: grow a MAP_GROWSDOWN VMA down to @addr (expand_stack). Context: mmap_lock(W). */
+int expand_stack(struct mm *mm, unsigned long addr);
 
 /* fault.c: the arch's access check. */
 bool access_error(struct vma *vma, bool write);

@@ -181,6 +181,9 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 		*fatal = true;
 		return record_range(b, start, end);
 	case MADV_FREE:
+		/* madvise_dontneed_free_valid_vma, then the anonymous-only check */
+		if (vma->vm_flags & (VM_PFNMAP | VM_LOCKED))
+			return -EINVAL;
 		if (!vma_is_anonymous(vma))
 			return -EINVAL;
 		*prev = vma;

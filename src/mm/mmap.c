@@ -143,10 +143,11 @@ int shmem_zero_setup(struct mm *mm, unsigned long len, struct vml_file **out)
 }
 
 int vms_gather_munmap(struct vma_txn *t, unsigned long start, unsigned long end,
-		      struct vma **prevp, struct vma **nextp, unsigned long *nr_locked)
+		      struct vma **prevp, struct vma **nextp, unsigned long *nr_locked,
+		      unsigned long *nr_accounted)
 {
 	struct vma *vma = vt_next(t, start), *next;
-	unsigned long locked = 0;
+	unsigned long locked = 0, accounted = 0;
 	int err;
 
 	if (vma && vma->vm_start < end) {
@@ -167,6 +168,8 @@ int vms_gather_munmap(struct vma_txn *t, unsigned long start, unsigned long end,
 			next = vt_next(t, vma->vm_end);
 			if (vma->vm_flags & VM_LOCKED)
 				locked += vma_pages(vma);
+			if (vma->vm_flags & VM_ACCOUNT)
+				accounted += vma_pages(vma);
 			err = vt_remove(t, vma);
 			if (err)
 				return err;
@@ -179,6 +182,45 @@ int vms_gather_munmap(struct vma_txn *t, unsigned long start, unsigned long end,
 		*nextp = vt_next(t, start);
 	if (nr_locked)
 		*nr_locked = locked;
+	if (nr_accounted)
+		*nr_accounted = accounted;
+	return 0;
+}
+
+int expand_stack(struct mm *mm, unsigned long addr)
+{
+	struct vma *vma, *prev, *grown;
+	unsigned long grow;
+	struct vma_txn t;
+	int err;
+
+	mmap_assert_write_locked(mm);
+	addr &= PAGE_MASK;
+	vma = find_vma(mm, addr);
+	if (!vma || !(vma->vm_flags & VM_GROWSDOWN) || addr >= vma->vm_start)
+		return -EFAULT;
+	if (addr < MMAP_MIN_ADDR)
+		return -EPERM;
+	prev = rtree_find_prev(&mm->mm_mt, vma->vm_start, NULL);
+	/* Keep the guard gap above a neighbour that is not itself a stack (expand_downwards). */
+	if (prev && !(prev->vm_flags & VM_GROWSDOWN) && (prev->vm_flags & VM_ACCESS_FLAGS) &&
+	    (addr < prev->vm_end || addr - prev->vm_end < STACK_GUARD_GAP))
+		return -ENOMEM;
+	if (vma->vm_end - addr > mm->sys->cfg.stack_rlimit)
+		return -ENOMEM;	/* acct_stack_growth: RLIMIT_STACK */
+	if (vm_enough_memory(mm->sys, (vma->vm_start - addr) >> PAGE_SHIFT))
+		return -ENOMEM;
+	grow = (vma->vm_start - addr) >> PAGE_SHIFT;
+	vma_txn_begin(&t, mm);
+	grown = vt_modify(&t, vma);
+	err = grown ? vt_set_range(&t, grown, addr, vma->vm_end, vma->vm_pgoff - grow) : -ENOMEM;
+	if (err) {
+		vma_txn_abort(&t);
+		return err;
+	}
+	vma_txn_commit(&t);
+	if (grown->vm_flags & VM_LOCKED)
+		mm->locked_vm += grow;
 	return 0;
 }
 
@@ -200,7 +242,7 @@ int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
 		return 0;
 
 	vma_txn_begin(&t, mm);
-	err = vms_gather_munmap(&t, start, end, NULL, NULL, &locked);
+	err = vms_gather_munmap(&t, start, end, NULL, NULL, &locked, NULL);
 	if (err) {
 		vma_txn_abort(&t);
 		return err;
@@ -214,7 +256,7 @@ int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
 static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr,
 			unsigned long len, unsigned long vm_flags, unsigned long pgoff)
 {
-	unsigned long end = addr + len, locked;
+	unsigned long end = addr + len, locked, accounted;
 	struct vma *prev, *next, *vma = NULL;
 	struct vml_file *shm = NULL;
 	struct vma_merge vmg;
@@ -224,11 +266,18 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 
 	vma_txn_begin(&t, mm);
 	had_mappings = find_vma_intersection(mm, addr, end) != NULL;
-	err = vms_gather_munmap(&t, addr, end, &prev, &next, &locked);
+	err = vms_gather_munmap(&t, addr, end, &prev, &next, &locked, &accounted);
 	if (err)
 		goto abort;
-	if (accountable_mapping(file, vm_flags))
+	if (accountable_mapping(file, vm_flags)) {
+		/* Private writable memory is committed; what is replaced was already. */
+		if (len / PAGE_SIZE > accounted &&
+		    vm_enough_memory(mm->sys, len / PAGE_SIZE - accounted)) {
+			err = -ENOMEM;
+			goto abort;
+		}
 		vm_flags |= VM_ACCOUNT;
+	}
 
 	if (prev || next) {
 		vmg = (struct vma_merge){ .t = &t, .start = addr, .end = end, .pgoff = pgoff,
@@ -254,7 +303,10 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 			vml_file_get(file);
 			vma->vm_file = file;
 		} else if (vm_flags & VM_SHARED) {
-			err = shmem_zero_setup(mm, len, &shm);
+			/* shmem_acct_size: the object's pages are committed unless NORESERVE */
+			err = (vm_flags & VM_NORESERVE) ? 0 : vm_enough_memory(mm->sys, len / PAGE_SIZE);
+			if (!err)
+				err = shmem_zero_setup(mm, len, &shm);
 			if (err) {
 				vma_free_unpublished(vma);
 				goto abort;
@@ -331,8 +383,12 @@ static long do_mmap(struct mm *mm, struct vml_file *file, unsigned long addr, un
 			if (flags & ~LEGACY_MAP_MASK)
 				return -EOPNOTSUPP;
 			vm_flags |= VM_SHARED | VM_MAYSHARE;
+			if (vm_flags & VM_GROWSDOWN)
+				return -EINVAL;	/* stacks are anonymous */
 			break;
 		case MAP_PRIVATE:
+			if (vm_flags & VM_GROWSDOWN)
+				return -EINVAL;
 			break;
 		default:
 			return -EINVAL;

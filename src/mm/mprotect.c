@@ -41,6 +41,7 @@ static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma
 	if (newflags == oldflags)
 		return vma;
 	if (newflags & VM_WRITE) {
+		/* Charged by the caller (vm_enough_memory) before we got here. */
 		if (!(oldflags & (VM_ACCOUNT | VM_WRITE | VM_HUGETLB | VM_SHARED | VM_NORESERVE)))
 			newflags |= VM_ACCOUNT;
 	} else if ((oldflags & VM_ACCOUNT) && vma_is_anonymous(vma) && !vma_anon_vma(vma)) {
@@ -136,6 +137,13 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 			break;
 		}
 		tmp = VML_MIN(vma->vm_end, end);
+		/* Making private memory writable commits it; a refusal stops here, as in the kernel. */
+		if (newflags != vma->vm_flags && (newflags & VM_WRITE) &&
+		    !(vma->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_HUGETLB | VM_SHARED | VM_NORESERVE)) &&
+		    vm_enough_memory(mm->sys, (tmp - nstart) >> PAGE_SHIFT)) {
+			error = -ENOMEM;
+			break;
+		}
 		vma = mprotect_fixup(&t, vma, prev, nstart, tmp, newflags, &error);
 		if (!vma)
 			goto fail;	/* allocation or map_count: nothing is applied */

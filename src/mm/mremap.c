@@ -55,6 +55,12 @@ static int check_mremap_params(struct mm *mm, struct remap *r)
 		return -EINVAL;
 	if ((r->flags & MREMAP_DONTUNMAP) && r->old_len != r->new_len)
 		return -EINVAL;
+	/* Is the new range silly, or on top of the old one? (before any lookup) */
+	if (PAGE_ALIGN(r->new_len) > TASK_SIZE || r->new_addr > TASK_SIZE - PAGE_ALIGN(r->new_len))
+		return -EINVAL;
+	if (r->addr < r->new_addr + PAGE_ALIGN(r->new_len) &&
+	    r->new_addr < r->addr + PAGE_ALIGN(r->old_len))
+		return -EINVAL;
 	/* move_vma() needs to stay 4 maps below the limit; both ends may split in 3. */
 	if (load_relaxed(&mm->map_count) + 2 >= mm->sys->cfg.max_map_count - 3)
 		return -ENOMEM;
@@ -103,6 +109,9 @@ static long expand_vma_in_place(struct mm *mm, struct remap *r)
 	struct vma_txn t;
 	struct vma *res;
 
+	/* vrm_calc_charge: an accounted mapping commits what it grows by. */
+	if ((vm_flags & VM_ACCOUNT) && vm_enough_memory(mm->sys, r->delta >> PAGE_SHIFT))
+		return -ENOMEM;
 	vma_txn_begin(&t, mm);
 	vmg = (struct vma_merge){
 		.t = &t,
@@ -147,6 +156,14 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 	int err;
 
 	if (t->map_count >= mm->sys->cfg.max_map_count - 3) {
+		err = -ENOMEM;
+		goto abort;
+	}
+	/* vrm_calc_charge: DONTUNMAP keeps the old pages, so it commits the new length. */
+	if ((vm_flags & VM_ACCOUNT) &&
+	    vm_enough_memory(mm->sys, ((r->flags & MREMAP_DONTUNMAP) ? r->new_len :
+				       r->new_len > r->old_len ? r->new_len - r->old_len : 0) >>
+				      PAGE_SHIFT)) {
 		err = -ENOMEM;
 		goto abort;
 	}
@@ -206,11 +223,13 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 			anon_vma_put(load_relaxed(&src->anon_vma));
 			store_relaxed(&src->anon_vma, NULL);
 		}
-	} else {
-		err = vms_gather_munmap(t, r->addr, r->addr + r->old_len, NULL, NULL, NULL);
+	} else if (r->old_len) {
+		err = vms_gather_munmap(t, r->addr, r->addr + r->old_len, NULL, NULL, NULL,
+					 NULL);
 		if (err)
 			goto abort;
 	}
+	/* An OLDLEN of 0 duplicates a shared mapping: the source stays as it is. */
 	err = pgtable_prepare_move(mm, r->addr, r->new_addr, r->old_len);
 	if (err)
 		goto abort;
@@ -251,7 +270,8 @@ static long mremap_to(struct mm *mm, struct remap *r)
 
 	vma_txn_begin(&t, mm);
 	if (r->flags & MREMAP_FIXED) {
-		err = vms_gather_munmap(&t, r->new_addr, r->new_addr + r->new_len, NULL, NULL, NULL);
+		err = vms_gather_munmap(&t, r->new_addr, r->new_addr + r->new_len, NULL, NULL,
+					NULL, NULL);
 		if (err)
 			goto abort;
 		zap[0][0] = r->new_addr;
@@ -264,7 +284,7 @@ static long mremap_to(struct mm *mm, struct remap *r)
 	}
 	if (r->new_len < r->old_len) {
 		err = vms_gather_munmap(&t, r->addr + r->new_len, r->addr + r->old_len, NULL, NULL,
-					NULL);
+					NULL, NULL);
 		if (err)
 			goto abort;
 		zap[1][0] = r->addr + r->new_len;

@@ -4,8 +4,10 @@
  * swap. Defaults are the live machine's (REFERENCE.md section 11).
  */
 #include <errno.h>
+#include <unistd.h>
 
 #include "mm/folio.h"
+#include "mm/internal.h"
 #include "mm/mm_types.h"
 #include "mm/swap.h"
 #include "sync/rcu.h"
@@ -36,6 +38,13 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 		sys->cfg.numa_nodes = 1;
 	if (!sys->cfg.fault_around_bytes)
 		sys->cfg.fault_around_bytes = DEFAULT_FAULT_AROUND_BYTES;
+	if (!sys->cfg.ram_pages) {
+		long n = sysconf(_SC_PHYS_PAGES);
+
+		sys->cfg.ram_pages = n > 0 ? (unsigned long)n : 1UL << 20;
+	}
+	if (!sys->cfg.stack_rlimit)
+		sys->cfg.stack_rlimit = 8UL << 20;
 	store_relaxed(&sys->next_inode, 1000);
 	if (zero_folio_init(sys) || swap_init(sys)) {
 		zero_folio_fini(sys);
@@ -44,6 +53,12 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 	}
 	*out = sys;
 	return 0;
+}
+
+int vm_enough_memory(struct vml_sys *sys, unsigned long pages)
+{
+	/* OVERCOMMIT_GUESS (vm.overcommit_memory=0): only a single absurd request fails. */
+	return pages > sys->cfg.ram_pages + sys->cfg.swap_pages ? -ENOMEM : 0;
 }
 
 void vml_sys_destroy(struct vml_sys *sys)
