@@ -50,6 +50,8 @@ struct bench_opts {
 	const char *json;		/* --json FILE */
 	const char *plot;		/* --plot FILE.png|FILE.svg */
 	bool quiet;			/* --quiet: no progress line */
+	long record_ns;			/* --record-ns: model readers' extra ns per record;
+					 * -1 (auto): calibrated against the live kernel */
 	const char *note;		/* printed under the table header, if set */
 };
 
@@ -76,8 +78,20 @@ struct pvm_row {
 	double ops, vmas, passes;	/* medians */
 };
 
+/* The live kernel's and the model's cost per record of a view, measured now. */
+struct bench_calibration {
+	bool done;
+	double live_ns, model_ns;	/* per record (VMA), uncontended */
+	double record_ns;		/* what model readers are charged: live - model, >= 0 */
+};
+
+/* Measure it (bench/calibrate.c). Return: 0 or -errno. */
+int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal);
+
 struct pvm_result {
 	const struct bench_opts *o;
+	struct bench_calibration cal;	/* model readers' charge (cal.done: measured) */
+	double record_ns;		/* the charge applied (measured or --record-ns) */
 	enum vml_view view;
 	struct pvm_row *rows;
 	unsigned int nr_rows;

@@ -48,6 +48,7 @@ struct pvm_run {
 	int mapper_cpu, reader_cpu;
 	uint64_t seed;
 	struct vml_mm *mm;		/* model */
+	uint64_t record_ns;		/* model readers' calibration charge */
 	unsigned long region;		/* model */
 	pid_t pid;			/* live */
 	struct lat_hist *hist;		/* the mapper's calls */
@@ -66,9 +67,11 @@ static void *reader_main(void *arg)
 
 	bench_pin_thread(r->reader_cpu);
 	bench_nice_thread(15);
-	if (r->kind == TARGET_MODEL)
+	if (r->kind == TARGET_MODEL) {
 		ret = view_reader_open_model(&vr, r->mm, r->view, r->lock);
-	else
+		if (!ret && vr.r && r->record_ns)
+			ret = vml_reader_set_record_cost(vr.r, r->record_ns);
+	} else
 		ret = view_reader_open_live(&vr, r->pid, r->view);
 	if (ret) {
 		int zero = 0;
@@ -318,6 +321,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.mapper_cpu = res->mapper_cpu,
 		.reader_cpu = res->reader_cpu,
 		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
+		.record_ns = (uint64_t)res->record_ns,
 	};
 	uint64_t vmas = 0;
 	int ret;
@@ -364,6 +368,20 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	res->o = o;
 	res->view = o->view;
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
+	if (o->model && o->record_ns >= 0) {
+		res->record_ns = (double)o->record_ns;
+	} else if (o->model && o->view != TARGET_VIEW_QUERY && target_live_available()) {
+		bench_progress(o->quiet, "proc-vs-map: calibrating %s record cost against the live "
+			       "kernel ...", bench_view_name(o->view));
+		ret = bench_calibrate_record(o->view, &res->cal);
+		if (ret) {
+			bench_progress_done(o->quiet);
+			fprintf(stderr, "vmalock bench: calibration against the live kernel failed: "
+					"%s (use --record-ns N to set it)\n", strerror(-ret));
+			return EXIT_FAILURE;
+		}
+		res->record_ns = res->cal.record_ns;
+	}
 	res->nr_rows = ((o->model ? nlocks : 0) + o->live) * o->nr_readers;
 	res->rows = vml_zalloc(res->nr_rows * sizeof(*res->rows));
 	if (!res->rows)

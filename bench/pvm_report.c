@@ -45,6 +45,13 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 	fprintf(f, "; kernel %s; seed %llu\n", bench_kernel(), (unsigned long long)o->seed);
 	if (o->note)
 		fprintf(f, "# note: %s\n", o->note);
+	if (res->cal.done)
+		fprintf(f, "# model readers charged %.0f ns per record: measured now, the live kernel "
+			   "takes %.0f ns and the model %.0f ns per %s record\n",
+			res->record_ns, res->cal.live_ns, res->cal.model_ns, bench_view_name(res->view));
+	else if (o->model)
+		fprintf(f, "# model readers charged %.0f ns per record (--record-ns)\n",
+			res->record_ns);
 	fprintf(f, "# latency of the mapper's mmap()/munmap() calls in microseconds:\n"
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
 		"# p50, p99, ops, vmas, views = medians over samples (views: whole views read)\n");
@@ -89,6 +96,15 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 	if (o->note) {
 		fprintf(f, ", \"note\": ");
 		json_str(f, o->note);
+	}
+	fprintf(f, ", \"record_ns\": ");
+	json_num(f, res->record_ns);
+	if (res->cal.done) {
+		fprintf(f, ", \"calibration\": {\"live_ns_per_record\": ");
+		json_num(f, res->cal.live_ns);
+		fprintf(f, ", \"model_ns_per_record\": ");
+		json_num(f, res->cal.model_ns);
+		fprintf(f, "}");
 	}
 	fprintf(f, ",\n \"rows\": [");
 	for (unsigned int k = 0, first = 1; k < res->nr_rows; k++) {

@@ -61,6 +61,18 @@ int vml_reader_set_flags(struct vml_reader *r, unsigned int flags);
  * Once the mm is gone: end of file, except smaps_rollup: -ESRCH (as the kernel).
  */
 ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len);
+/*
+ * Spend @ns more of CPU time on every record the reader shows, inside the
+ * lock its policy holds (mmap_lock, or the record's VMA lock). The model
+ * runs the kernel's algorithms at userspace speed, which can be several
+ * times faster per record than the kernel; how long a reader holds a lock
+ * decides how often a writer slips in between two read()s, so benchmarks
+ * that compare with a live kernel measure both sides' per-record cost and
+ * charge the model the difference. 0 (the default) is the model's own speed.
+ * Return: 0 or -EINVAL (more than a second).
+ */
+int vml_reader_set_record_cost(struct vml_reader *r, uint64_t ns);
+
 /* lseek(fd, 0, SEEK_SET) */
 void vml_reader_rewind(struct vml_reader *r);
 void vml_reader_close(struct vml_reader *r);

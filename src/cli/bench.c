@@ -49,6 +49,11 @@ static void help(FILE *f)
 "  --populate                 read-cost: fault in every page of the layouts\n"
 "  --iterations N             ops: timed iterations per sample [1000]\n"
 "  --vmas N                   ops: VMAs in the layout whose maps is read [1000]\n"
+"  --record-ns N|auto         proc-vs-map: extra CPU time model readers spend per\n"
+"                             record, inside their lock; auto measures the live\n"
+"                             kernel's and the model's per-record cost of the view\n"
+"                             now and charges the difference [auto]; 0: the\n"
+"                             model's own speed (bench/README.md: calibration)\n"
 "  --skip-vmas N              khugepaged: ineligible VMAs before the ranges [100k]\n"
 "  --ranges N                 khugepaged: collapsible 2 MiB ranges [8]\n"
 "  --scan-sleep MS            khugepaged: sleep between wakeups [10]\n"
@@ -147,6 +152,7 @@ void bench_opts_default(struct bench_opts *o)
 	o->kh_ranges = 8;
 	o->kh_scan_sleep_ms = 10;
 	o->kh_mainline = o->kh_fixed = true;
+	o->record_ns = -1;
 }
 
 /*
@@ -304,6 +310,17 @@ int bench_parse_opt(struct cli_args *a, struct bench_opts *o, bool *bad)
 			cli_usage_error(cmd, "--policy: unknown policy '%s' (mainline, fixed or both)",
 					v);
 			return -1;
+		}
+	} else if (cli_opt(a, "--record-ns", &v, bad)) {
+		if (*bad)
+			return -1;
+		if (!strcmp(v, "auto")) {
+			o->record_ns = -1;
+		} else if (parse_count(v, &n) || n > 1000000000) {
+			bad_value(cmd, "--record-ns", v, "auto, or 0 to 1e9 ns");
+			return -1;
+		} else {
+			o->record_ns = (long)n;
 		}
 	} else if (cli_opt(a, "--json", &v, bad)) {
 		if (*bad)

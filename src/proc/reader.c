@@ -73,6 +73,14 @@ int vml_reader_set_flags(struct vml_reader *r, unsigned int flags)
 	return 0;
 }
 
+int vml_reader_set_record_cost(struct vml_reader *r, uint64_t ns)
+{
+	if (!r || ns > 1000 * 1000 * 1000)
+		return -EINVAL;
+	r->seq.record_ns = ns;
+	return 0;
+}
+
 void vml_reader_rewind(struct vml_reader *r)
 {
 	if (r)

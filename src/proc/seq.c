@@ -11,6 +11,7 @@
 
 #include "proc/seq.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 #define SEQ_PAGE_SIZE 4096
 
@@ -166,6 +167,24 @@ void seq_escape(struct seq_file *m, const char *s, const char *esc)
 	}
 }
 
+/*
+ * Show one record, then spend m->record_ns more of CPU time before the next:
+ * a calibration that makes a reader's lock hold as long as the live
+ * kernel's for the same records (see vml_reader_set_record_cost).
+ */
+static int seq_show(struct seq_file *m, void *p)
+{
+	int err = m->op->show(m, p);
+
+	if (m->record_ns) {
+		uint64_t until = vml_now_ns() + m->record_ns;
+
+		while (vml_now_ns() < until)
+			;
+	}
+	return err;
+}
+
 static int seq_buf_alloc(struct seq_file *m, size_t size)
 {
 	vml_free(m->buf);
@@ -203,7 +222,7 @@ ssize_t seq_read(struct seq_file *m, char *out, size_t len)
 		err = SEQ_IS_ERR(p) ? SEQ_PTR_ERR(p) : 0;
 		if (!p || SEQ_IS_ERR(p))
 			break;
-		err = m->op->show(m, p);
+		err = seq_show(m, p);
 		if (err < 0)
 			break;
 		if (err)
@@ -239,7 +258,7 @@ fill:
 			break;
 		if (m->count >= len - copied)
 			break;
-		err = m->op->show(m, p);
+		err = seq_show(m, p);
 		if (err > 0) {
 			m->count = offs;
 		} else if (err || seq_has_overflowed(m)) {

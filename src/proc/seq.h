@@ -38,6 +38,7 @@ struct seq_file {
 	size_t count;		/* bytes of output in buf */
 	size_t pad_until;	/* seq_setwidth target */
 	int64_t index;		/* the iterator position (an address for the VMA views) */
+	uint64_t record_ns;	/* extra CPU time per record shown: a calibration, 0 = none */
 	const struct seq_operations *op;
 	void *private;
 };

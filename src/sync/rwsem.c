@@ -66,9 +66,18 @@
  *   - reader wait loop: ends when a waker clears its word (granted) or its
  *     cancellation is noticed (futex slices of at most 1 ms).
  *
- * Not modelled: the kernel's owner spinning (osq, "is the owner on a CPU")
- * is replaced by a short time-bounded spin; RT-task hand-off, the
- * NONSPINNABLE bit and READFAIL (2^55 readers) do not apply.
+ * Writer spinning (rwsem_optimistic_spin): a writer that finds the lock
+ * held spins before it queues - on a writer for RWSEM_SPIN_NS (standing in
+ * for the kernel's "while the owner is on a CPU"), on readers for the
+ * kernel's rspin threshold (10 us + 0.5 us per reader, at most 25 us). A
+ * spin on readers that times out sets `nonspinnable`, as the kernel's
+ * RWSEM_NONSPINNABLE owner bit: from then on writers queue at once, readers
+ * stealing the lock keep the bit, and only a writer taking the lock clears
+ * it. Without it a writer would keep catching the moment between two reads
+ * of a looping reader and never meet the steal pathology the kernel shows.
+ *
+ * Not modelled: the osq queue of spinners, RT-task hand-off and READFAIL
+ * (2^55 readers).
  */
 #include <errno.h>
 #include <limits.h>
@@ -495,6 +504,14 @@ void up_read(struct rwsem *sem)
 		rwsem_wake(sem);
 }
 
+/* A writer owns the lock now: record it, and writers may spin again. */
+static inline void rwsem_set_writer_owner(struct rwsem *sem)
+{
+	store_relaxed(&sem->owner, rwsem_me());
+	if (load_relaxed(&sem->nonspinnable))
+		store_relaxed(&sem->nonspinnable, 0);
+}
+
 /* Take a free lock without queueing (fast path of a spinning writer). */
 static bool rwsem_try_write_lock_unqueued(struct rwsem *sem)
 {
@@ -507,18 +524,39 @@ static bool rwsem_try_write_lock_unqueued(struct rwsem *sem)
 	return false;
 }
 
-/* Spin briefly before queueing; gives up at once if HANDOFF is pending. */
+/*
+ * Spin briefly before queueing; gives up at once if HANDOFF is pending or a
+ * spin on readers timed out since a writer last owned the lock.
+ */
 static bool rwsem_optimistic_spin(struct rwsem *sem)
 {
-	uint64_t deadline = vml_now_ns() + RWSEM_SPIN_NS;
+	uint64_t start = vml_now_ns(), c, readers, rspin;
 
+	if (load_relaxed(&sem->nonspinnable))
+		return false;
 	for (unsigned int i = 1;; i++) {
 		if (rwsem_try_write_lock_unqueued(sem))
 			return true;
-		if (load_relaxed(&sem->count) & RWSEM_FLAG_HANDOFF)
+		c = load_relaxed(&sem->count);
+		if (c & RWSEM_FLAG_HANDOFF)
 			return false;
-		if (!(i & 31) && vml_now_ns() >= deadline)
-			return false;
+		if (!(i & 31)) {
+			uint64_t spun = vml_now_ns() - start;
+
+			if ((c & RWSEM_READER_MASK) && !(c & RWSEM_WRITER_LOCKED)) {
+				/* rwsem_rspin_threshold: (10 + readers / 2) us, at most 25 us */
+				readers = c >> RWSEM_READER_SHIFT;
+				rspin = (10 + readers / 2) * NSEC_PER_USEC;
+				if (rspin > 25 * NSEC_PER_USEC)
+					rspin = 25 * NSEC_PER_USEC;
+				if (spun >= rspin) {
+					store_relaxed(&sem->nonspinnable, 1);
+					return false;
+				}
+			} else if (spun >= RWSEM_SPIN_NS) {
+				return false;
+			}
+		}
 		cpu_relax();
 	}
 }
@@ -569,7 +607,7 @@ static bool rwsem_try_write_lock(struct rwsem *sem, struct rwsem_waiter *w)
 	}
 	list_del_init(&w->list);
 	fetch_sub_relaxed(&sem->nr_waiters, 1);
-	store_relaxed(&sem->owner, rwsem_me());
+	rwsem_set_writer_owner(sem);
 	return true;
 }
 
@@ -581,7 +619,7 @@ static int rwsem_down_write_slowpath(struct rwsem *sem, const struct vml_cancel 
 	uint32_t seq;
 
 	if (rwsem_optimistic_spin(sem)) {
-		store_relaxed(&sem->owner, rwsem_me());
+		rwsem_set_writer_owner(sem);
 		rwsem_stat_inc(sem, write_slow);
 		rwsem_stat_inc(sem, write_spin);
 		return 0;
@@ -644,7 +682,7 @@ static int __down_write(struct rwsem *sem, const struct vml_cancel *cancel)
 	uint64_t c = 0;
 
 	if (likely(cas_acquire(&sem->count, &c, RWSEM_WRITER_LOCKED))) {
-		store_relaxed(&sem->owner, rwsem_me());
+		rwsem_set_writer_owner(sem);
 		rwsem_stat_inc(sem, write_fast);
 		return 0;
 	}
@@ -668,7 +706,7 @@ bool down_write_trylock(struct rwsem *sem)
 	/* Strong CAS: a weak one could fail spuriously on a free lock. */
 	if (atomic_compare_exchange_strong_explicit(&sem->count, &c, RWSEM_WRITER_LOCKED,
 						    memory_order_acquire, memory_order_relaxed)) {
-		store_relaxed(&sem->owner, rwsem_me());
+		rwsem_set_writer_owner(sem);
 		rwsem_stat_inc(sem, write_fast);
 		return true;
 	}
@@ -765,6 +803,7 @@ void rwsem_init(struct rwsem *sem, const struct rwsem_config *cfg)
 	store_relaxed(&sem->count, 0);
 	store_relaxed(&sem->owner, 0);
 	store_relaxed(&sem->nr_waiters, 0);
+	store_relaxed(&sem->nonspinnable, 0);
 	INIT_LIST_HEAD(&sem->wait_list);
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);

@@ -91,6 +91,9 @@ struct rwsem {
 					 * RWSEM_OWNER_READER: a hint, stale after readers
 					 * leave (as in the kernel) */
 	_Atomic uint32_t nr_waiters;	/* [wait_lock] wait_list length, for is_contended */
+	_Atomic uint32_t nonspinnable;	/* [atomic] a writer's spin on readers timed out:
+					 * writers queue at once until a writer owns the
+					 * lock (the kernel's RWSEM_NONSPINNABLE bit) */
 	_Atomic uint32_t steal;		/* [cfg] enum rwsem_steal */
 	_Atomic uint64_t handoff_ns;	/* [cfg] */
 	pthread_mutex_t wait_lock;	/* protects wait_list, the flag bits, waiters */

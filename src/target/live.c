@@ -79,6 +79,13 @@ static int find_child(char *out, size_t len)
 	return -ENOENT;
 }
 
+bool target_live_available(void)
+{
+	char path[PATH_MAX];
+
+	return find_child(path, sizeof(path)) == 0;
+}
+
 static int recv_rep(struct live *l, struct child_rep *rep)
 {
 	ssize_t n;

@@ -202,6 +202,8 @@ struct target_reader {
 extern const struct target_ops target_live_ops;
 extern const struct target_ops target_model_ops;	/* NULL-able: see model_stub.c */
 extern const bool target_model_available;
+/* Can a live target be made here (is vmalock-child found)? */
+bool target_live_available(void);
 
 /*
  * Create NAME in @env's directory with SIZE bytes written (once per

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * calibrate.c - how much longer the live kernel takes per /proc record than
+ * the model, measured now, on the same layout.
+ *
+ * Why: the model runs the kernel's algorithms at userspace speed. For smaps
+ * that is several times faster per record than the kernel (which formats
+ * two dozen fields, walks page tables with locks and touches every folio),
+ * so a model reader holds mmap_lock for a shorter time per read(). Whether
+ * a writer slips in between two read()s of a looping reader - or queues and
+ * meets reader lock stealing until hand-off, the kernel's pathology -
+ * depends on that hold time against the writer's ~10 us spin on readers.
+ * Charging model readers the difference (vml_reader_set_record_cost) makes
+ * their lock holds as long as the kernel's, so the lock policies are
+ * compared under the kernel's critical-section lengths. The charge is
+ * measured in the same run, never assumed.
+ *
+ * The layout: 2048 VMAs of 4 populated pages each (a fragmented anonymous
+ * region like the mapper's), alternately rw- and r-- so none merge.
+ * Uncontended whole-view reads, median of 5 samples of at least 30 ms each.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+#include "util/clock.h"
+
+#define CAL_BASE SCRIPT_RANGE_LO
+#define CAL_VMAS 2048UL
+#define CAL_PAGES 4UL
+#define CAL_SAMPLES 5
+#define CAL_SAMPLE_NS (30 * NSEC_PER_MSEC)
+
+static int cal_apply(struct target *t, struct vml_mm *mm, enum op_kind kind, unsigned long addr,
+		     unsigned long len, int prot)
+{
+	struct op op = { .kind = kind, .addr = addr, .len = len, .prot = prot,
+			 .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			 .placement = OP_PLACE_NOREPLACE };
+	struct op_result res;
+	int ret;
+
+	if (mm) {
+		if (kind == OP_MMAP)
+			return vml_mmap(mm, addr, len, prot, op.flags | MAP_FIXED_NOREPLACE, NULL, 0,
+					NULL);
+		return vml_mprotect(mm, addr, len, prot);
+	}
+	ret = target_apply(t, &op, &res);
+	return ret ? ret : res.ret;
+}
+
+static int cal_layout(struct target *t, struct vml_mm *mm)
+{
+	unsigned long vma_bytes = CAL_PAGES * 4096;
+	int ret = cal_apply(t, mm, OP_MMAP, CAL_BASE, CAL_VMAS * vma_bytes, PROT_READ | PROT_WRITE);
+
+	for (unsigned long i = 1; i < CAL_VMAS && !ret; i += 2)
+		ret = cal_apply(t, mm, OP_MPROTECT, CAL_BASE + i * vma_bytes, vma_bytes, PROT_READ);
+	return ret;
+}
+
+/* Median ns per record of whole-view passes. */
+static int cal_measure(struct view_reader *vr, unsigned long records, double *out)
+{
+	double v[CAL_SAMPLES];
+
+	for (int s = 0; s < CAL_SAMPLES; s++) {
+		uint64_t t0 = vml_now_ns(), el;
+		unsigned long passes = 0;
+
+		do {
+			long n = view_reader_pass(vr, NULL);
+
+			if (n < 0)
+				return (int)n;
+			passes++;
+			el = vml_now_ns() - t0;
+		} while (el < CAL_SAMPLE_NS);
+		v[s] = (double)el / ((double)passes * (double)records);
+	}
+	*out = stat_median(v, CAL_SAMPLES);
+	return 0;
+}
+
+int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
+{
+	struct view_reader mvr, lvr;
+	struct vml_sys *sys = NULL;
+	struct vml_mm *mm = NULL;
+	struct target *t = NULL;
+	long live_vmas;
+	int ret;
+
+	*cal = (struct bench_calibration){ 0 };
+	ret = vml_sys_create(NULL, &sys);
+	if (!ret)
+		ret = vml_mm_create(sys, &mm);
+	if (!ret)
+		ret = cal_layout(NULL, mm);
+	if (!ret)
+		ret = target_create(TARGET_LIVE, NULL, &t);
+	if (!ret)
+		ret = cal_layout(t, NULL);
+	live_vmas = ret ? 0 : bench_live_vma_count(target_pid(t));
+	if (!ret && live_vmas < 0)
+		ret = (int)live_vmas;
+	if (!ret)
+		ret = view_reader_open_model(&mvr, mm, view, VML_LOCK_MMAP);
+	if (!ret) {
+		ret = view_reader_open_live(&lvr, target_pid(t), view);
+		if (!ret) {
+			/* interleaved, so load changes hit both sides alike */
+			ret = cal_measure(&mvr, CAL_VMAS, &cal->model_ns);
+			if (!ret)
+				ret = cal_measure(&lvr, (unsigned long)live_vmas, &cal->live_ns);
+			if (!ret)
+				ret = cal_measure(&mvr, CAL_VMAS, &cal->model_ns);
+			view_reader_close(&lvr);
+		}
+		view_reader_close(&mvr);
+	}
+	target_destroy(t);
+	vml_mm_destroy(mm);
+	vml_sys_destroy(sys);
+	if (ret)
+		return ret;
+	cal->record_ns = cal->live_ns > cal->model_ns ? cal->live_ns - cal->model_ns : 0;
+	cal->done = true;
+	return 0;
+}
