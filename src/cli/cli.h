@@ -3,7 +3,10 @@
 #ifndef VML_CLI_CLI_H
 #define VML_CLI_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "race/run.h"
 
 #define VML_VERSION "0.1.0"
 
@@ -20,5 +23,22 @@ struct cli_command {
 /* The subcommands (one file each). */
 int cmd_replay(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_race(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
+
+/*
+ * The option parsers of race and fuzz, apart from running anything (for the
+ * argument-parser fuzzer, tests/fuzz/). Return: 0 (->help set for --help),
+ * or EXIT_USAGE after printing one line.
+ */
+struct race_cli {
+	struct race_opts o;
+	double duration;	/* the whole run, seconds */
+	bool seed_given;
+	bool help;
+};
+int race_parse_args(int argc, char **argv, struct race_cli *cli);
+struct fuzz_cli;
+int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli);
 
 #endif /* VML_CLI_CLI_H */
