@@ -34,6 +34,7 @@ int cmd_fuzz(int argc, char **argv);
 struct race_cli {
 	struct race_opts o;
 	double duration;	/* the whole run, seconds */
+	bool views_all;		/* --view all: skip views the target lacks */
 	bool seed_given;
 	bool help;
 };

@@ -473,8 +473,15 @@ int race_contract_finish(struct race_contract *c, char *why, size_t whylen)
 
 /* ---- the checker ---- */
 
+/* Does @view show this form? numa_maps has no line for the gate VMA (no mm). */
+static bool shown(const struct race_contract *c, enum vml_view view, size_t k)
+{
+	return view != VML_VIEW_NUMA_MAPS || !c->have_numa || c->v[k].numa_id;
+}
+
 /* State @j's first form that ends after @pos, or NO_VMA. */
-static size_t first_after(const struct race_contract *c, size_t j, unsigned long pos)
+static size_t first_after(const struct race_contract *c, enum vml_view view, size_t j,
+			  unsigned long pos)
 {
 	const struct cstate *st = &c->s[j];
 	size_t lo = 0, hi = st->nr;
@@ -487,6 +494,8 @@ static size_t first_after(const struct race_contract *c, size_t j, unsigned long
 		else
 			lo = mid + 1;
 	}
+	while (lo < st->nr && !shown(c, view, st->vma[lo]))
+		lo++;
 	return lo < st->nr ? st->vma[lo] : NO_VMA;
 }
 
@@ -566,14 +575,14 @@ static uint32_t all_states(const struct race_contract *c)
  * The states in which form @k follows a reachable pair: it is the first form
  * ending after the pair's end. With @same_state only the pair's own states.
  */
-static uint32_t follows(const struct race_contract *c, const struct reach *p,
-			unsigned long pos0, size_t k, bool same_state)
+static uint32_t follows(const struct race_contract *c, enum vml_view view,
+			const struct reach *p, unsigned long pos0, size_t k, bool same_state)
 {
 	unsigned long pos = p->vma == NO_VMA ? pos0 : c->v[p->vma].end;
 	uint32_t mask = c->v[k].states & (same_state ? p->states : all_states(c)), out = 0;
 
 	for (size_t j = 0; mask; j++, mask >>= 1)
-		if ((mask & 1) && first_after(c, j, pos) == k)
+		if ((mask & 1) && first_after(c, view, j, pos) == k)
 			out |= 1u << j;
 	return out;
 }
@@ -584,8 +593,8 @@ static int fmt_range(char *buf, size_t len, const struct cvma *v)
 }
 
 /* Why form @k cannot follow a record that ended at @pos (every state considered). */
-static enum race_rule classify(const struct race_contract *c, unsigned long pos, size_t k,
-			       char *why, size_t len)
+static enum race_rule classify(const struct race_contract *c, enum vml_view view,
+			       unsigned long pos, size_t k, char *why, size_t len)
 {
 	const struct cvma *v = &c->v[k];
 	char r[64];
@@ -605,7 +614,8 @@ static enum race_rule classify(const struct race_contract *c, unsigned long pos,
 	for (size_t i = 0; i < c->nr_v; i++) {
 		const struct cvma *w = &c->v[i];
 
-		if (w->start < v->start && w->end > pos && w->states == all_states(c)) {
+		if (w->start < v->start && w->end > pos && w->states == all_states(c) &&
+		    shown(c, view, i)) {
 			char wr[64];
 
 			fmt_range(wr, sizeof(wr), w);
@@ -620,15 +630,15 @@ static enum race_rule classify(const struct race_contract *c, unsigned long pos,
 }
 
 /* Could the stream end after one of the reachable pairs: no VMA after it in some state? */
-static bool ended(const struct race_contract *c, const struct reach *prev, size_t nprev,
-		  unsigned long pos0, bool per_read)
+static bool ended(const struct race_contract *c, enum vml_view view, const struct reach *prev,
+		  size_t nprev, unsigned long pos0, bool per_read)
 {
 	for (size_t p = 0; p < nprev; p++) {
 		unsigned long pos = prev[p].vma == NO_VMA ? pos0 : c->v[prev[p].vma].end;
 		uint32_t mask = per_read ? prev[p].states : all_states(c);
 
 		for (size_t j = 0; mask; j++, mask >>= 1)
-			if ((mask & 1) && first_after(c, j, pos) == NO_VMA)
+			if ((mask & 1) && first_after(c, view, j, pos) == NO_VMA)
 				return true;
 	}
 	return false;
@@ -685,7 +695,8 @@ void race_check_records(const struct race_contract *c, enum vml_view view, bool 
 			uint32_t m = 0;
 
 			for (size_t p = 0; p < nprev; p++)
-				m |= follows(c, &prev[p], pos0, cand[k], per_read && same_read);
+				m |= follows(c, view, &prev[p], pos0, cand[k],
+					     per_read && same_read);
 			if (m)
 				cur[ncur++] = (struct reach){ .vma = cand[k], .states = m };
 		}
@@ -694,14 +705,16 @@ void race_check_records(const struct race_contract *c, enum vml_view view, bool 
 
 			for (size_t k = 0; k < nc && per_read && same_read && !any; k++)
 				for (size_t p = 0; p < nprev && !any; p++)
-					any = follows(c, &prev[p], pos0, cand[k], false) != 0;
+					any = follows(c, view, &prev[p], pos0, cand[k],
+						      false) != 0;
 			if (any) {
 				out->rule = RACE_TORN_READ;
 				snprintf(out->why, sizeof(out->why), "%.*s follows the record before "
 					 "it only in another state than the rest of this read",
 					 (int)r->len, r->text);
 			} else {
-				out->rule = classify(c, pos, cand[0], out->why, sizeof(out->why));
+				out->rule = classify(c, view, pos, cand[0], out->why,
+						     sizeof(out->why));
 			}
 			return;
 		}
@@ -718,9 +731,9 @@ void race_check_records(const struct race_contract *c, enum vml_view view, bool 
 		nprev = ncur;
 		prev_read = r->read;
 	}
-	if (eof && !ended(c, prev, nprev, pos0, per_read)) {
+	if (eof && !ended(c, view, prev, nprev, pos0, per_read)) {
 		unsigned long pos = prev[0].vma == NO_VMA ? pos0 : c->v[prev[0].vma].end;
-		size_t next = first_after(c, 0, pos);
+		size_t next = first_after(c, view, 0, pos);
 
 		out->rec = nr;
 		out->rule = RACE_MISSING;

@@ -579,12 +579,11 @@ static int phase_setup(struct phase_ctx *c)
 	l->base = SCRIPT_RANGE_LO;
 	l->nr_regions = c->o->regions ? c->o->regions : RACE_DEFAULT_REGIONS;
 	l->a = 1;
-	ret = target_create(c->o->target, NULL, &c->t);
-	if (ret) {
-		phase_fail(c, ret, "creating the %s target: %s", target_kind_name(c->o->target),
-			   strerror(-ret));
+	/* The target is shared by the phases of a run: clear what the last one left. */
+	race_layout_range(l, &lo, &hi);
+	ret = apply(c, &(struct op){ .kind = OP_MUNMAP, .addr = lo, .len = hi - lo });
+	if (ret)
 		return ret;
-	}
 	setup = vml_malloc((2 * l->nr_regions + 1) * sizeof(*setup));
 	ret = setup ? race_pages_init(&pages, l) : -ENOMEM;
 	if (ret)
@@ -598,7 +597,6 @@ static int phase_setup(struct phase_ctx *c)
 		goto out;
 	c->ph->boundary = l->a;
 	c->nr_cycle = race_cycle_ops(l, c->ph->mod, c->cycle, RACE_MAX_CYCLE);
-	race_layout_range(l, &lo, &hi);
 	ret = race_contract_create(lo, hi, &c->contract);
 	res = vml_malloc(race_pages_count(&pages) + 1);
 	if (!ret && !res)
@@ -655,9 +653,9 @@ out:
 	return ret;
 }
 
-static void run_phase(const struct race_opts *o, struct race_phase *ph)
+static void run_phase(const struct race_opts *o, struct race_phase *ph, struct target *t)
 {
-	struct phase_ctx c = { .o = o, .ph = ph };
+	struct phase_ctx c = { .o = o, .ph = ph, .t = t };
 	struct reader *readers;
 	pthread_t *tids, mod;
 	unsigned int nr = o->readers ? o->readers : 1, started = 0;
@@ -716,37 +714,51 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph)
 	}
 out:
 	race_contract_destroy(c.contract);
-	target_destroy(c.t);
 	vml_free(readers);
 	vml_free(tids);
 	pthread_mutex_destroy(&c.lock);
 }
 
-bool race_view_available(enum target_kind kind, enum vml_view view)
+/* Does target @t offer @view? (The model's smaps family is not there yet.) */
+static bool view_available(struct target *t, enum vml_view view)
+{
+	struct target_reader *r;
+
+	if (view == TARGET_VIEW_QUERY || target_kind(t) == TARGET_LIVE)
+		return true;
+	if (target_reader_open(t, view, VML_LOCK_VMA, &r))
+		return false;
+	target_reader_close(r);
+	return true;
+}
+
+int race_views_available(enum target_kind kind, const enum vml_view *views, unsigned int nr,
+			 bool *avail)
 {
 	struct target *t;
-	struct target_reader *r;
-	bool ok;
+	int ret = target_create(kind, NULL, &t);
 
-	if (view == TARGET_VIEW_QUERY || kind == TARGET_LIVE)
-		return true;
-	if (target_create(kind, NULL, &t))
-		return false;
-	ok = !target_reader_open(t, view, VML_LOCK_VMA, &r);
-	if (ok)
-		target_reader_close(r);
+	if (ret)
+		return ret;
+	for (unsigned int i = 0; i < nr; i++)
+		avail[i] = view_available(t, views[i]);
 	target_destroy(t);
-	return ok;
+	return 0;
 }
 
 int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 {
 	bool live = o->target == TARGET_LIVE;
 	unsigned int nr_locks = live ? 1 : o->nr_locks;
+	struct target *t;
+	int ret = target_create(o->target, NULL, &t);
 
+	/* One target for the whole run: creating and tearing down costs more than a phase. */
+	if (ret)
+		return ret;
 	for (unsigned int v = 0; v < o->nr_views; v++) {
 		enum vml_view view = o->views[v];
-		bool avail = race_view_available(o->target, view);
+		bool avail = view_available(t, view);
 
 		for (unsigned int l = 0; l < nr_locks; l++) {
 			for (unsigned int m = 0; m < o->nr_mods; m++) {
@@ -757,8 +769,10 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 					.mod = o->mods[m],
 				};
 
-				if (o->stop && *o->stop)
-					return -EINTR;
+				if (o->stop && *o->stop) {
+					ret = -EINTR;
+					goto out;
+				}
 				if (live)
 					ph.per_read = view == VML_VIEW_SMAPS ||
 						      view == VML_VIEW_NUMA_MAPS;
@@ -769,11 +783,15 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 				if (!avail)
 					ph.skipped = "the model has no such view yet";
 				else
-					run_phase(o, &ph);
+					run_phase(o, &ph, t);
 				fn(&ph, arg);
 				vml_free(ph.first_text);
+				if (ph.error == -ECHILD)
+					goto out;	/* the live child died: nothing more can run */
 			}
 		}
 	}
-	return 0;
+out:
+	target_destroy(t);
+	return ret;
 }

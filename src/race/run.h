@@ -4,8 +4,8 @@
  * (modify.h) while reader threads read the view across that boundary and
  * judge every read against the contract (contract.h).
  *
- * One phase per (view, lock policy, modification): a fresh target, the
- * layout built, the boundary found in the view's first read, the states of
+ * One phase per (view, lock policy, modification), all on one target: the
+ * layout range cleared and built again, the boundary found in the view's first read, the states of
  * one cycle captured while nothing moves, then the modifier and the readers
  * run for the phase's time. The model's modifier and readers are threads on
  * one vml_mm; on the live kernel the modifier drives the live child through
@@ -77,7 +77,12 @@ typedef void (*race_phase_fn)(const struct race_phase *ph, void *arg);
  */
 int race_run(const struct race_opts *o, race_phase_fn fn, void *arg);
 
-/* Is @view offered by @kind? (The model's smaps family is not there yet.) */
-bool race_view_available(enum target_kind kind, enum vml_view view);
+/*
+ * race_views_available - which of @views a @kind target offers (the model's
+ * smaps family is not there yet); one answer per view in @avail.
+ * Return: 0, or -errno if no target could be created.
+ */
+int race_views_available(enum target_kind kind, const enum vml_view *views, unsigned int nr,
+			 bool *avail);
 
 #endif /* VML_RACE_RUN_H */
