@@ -39,7 +39,16 @@ struct race_cli {
 	bool help;
 };
 int race_parse_args(int argc, char **argv, struct race_cli *cli);
-struct fuzz_cli;
+struct fuzz_cli {
+	uint64_t seed;
+	unsigned int ops;	/* per sequence, after the file prologue */
+	unsigned long runs;	/* sequences */
+	const char *save;	/* where minimal failing scripts go */
+	bool smaps;		/* --compare maps,smaps */
+	unsigned int max_failures;
+	bool seed_given;
+	bool help;
+};
 int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli);
 
 #endif /* VML_CLI_CLI_H */
