@@ -44,6 +44,7 @@ struct fuzz_cli {
 	unsigned int ops;	/* per sequence, after the file prologue */
 	unsigned long runs;	/* sequences */
 	const char *save;	/* where minimal failing scripts go */
+	const char *known;	/* a file of known difference signatures, or NULL */
 	bool smaps;		/* --compare maps,smaps */
 	unsigned int max_failures;
 	bool seed_given;

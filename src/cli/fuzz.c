@@ -41,6 +41,9 @@ static void help(FILE *f)
 "  --runs K            sequences (default 100)\n"
 "  --compare VIEWS     maps (default), or maps,smaps to compare smaps too\n"
 "  --save DIR          where minimal scripts go (default %s/)\n"
+"  --known FILE        differences whose signature (as the summary prints it) is\n"
+"                      a line of FILE are known model bugs: counted, not\n"
+"                      shrunk, and not a failure\n"
 "  --max-failures N    shrink and save at most N distinct differences, then\n"
 "                      stop (default 20); a difference is distinct by what\n"
 "                      differed, the op, and the two results; repeats are\n"
@@ -106,6 +109,10 @@ int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli)
 			if (bad || parse_num("--max-failures", val, 1, 1000, &v))
 				return EXIT_USAGE;
 			cli->max_failures = v;
+		} else if (cli_opt(&a, "--known", &val, &bad)) {
+			if (bad)
+				break;
+			cli->known = val;
 		} else if (cli_opt(&a, "--save", &val, &bad)) {
 			if (bad)
 				break;
@@ -153,7 +160,50 @@ struct sig {
 struct saved {
 	struct sig *sig;
 	size_t nr;
+	char **known;		/* --known signatures */
+	size_t nr_known;
+	unsigned long known_hits;
 };
+
+/* Read --known: one signature a line; blank lines and '#' comments skipped. */
+static int load_known(struct saved *s, const char *path)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "vmalock fuzz: --known %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+		char **k;
+
+		line[n] = '\0';
+		while (n && line[n - 1] == ' ')
+			line[--n] = '\0';
+		if (!n || line[0] == '#')
+			continue;
+		k = vml_realloc(s->known, (s->nr_known + 1) * sizeof(*k));
+		if (!k || !(k[s->nr_known] = vml_strdup(line))) {
+			s->known = k ? k : s->known;
+			fclose(f);
+			return -ENOMEM;
+		}
+		s->known = k;
+		s->nr_known++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static bool is_known(const struct saved *s, const char *key)
+{
+	for (size_t i = 0; i < s->nr_known; i++)
+		if (!strcmp(s->known[i], key))
+			return true;
+	return false;
+}
 
 static void signature(const struct op *op, const struct fuzz_diff *d, char *key, size_t len)
 {
@@ -206,6 +256,10 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 		goto out;
 	/* the minimal script on fresh targets, as `vmalock replay` will run it */
 	ret = fuzz_replay(NULL, true, ops, nr, cli->smaps, &d, expect);
+	if (ret == 1 && (d.kind != first->kind || d.op_kind != first->op_kind))
+		fprintf(stderr, "vmalock fuzz: run %lu: on fresh targets the shrunk script shows "
+			"another difference (%s after %s)\n", run, fuzz_diff_name(d.kind),
+			op_kind_name(d.op_kind));
 	if (ret < 0)
 		goto out;
 	if (ret == 0) {
@@ -284,6 +338,8 @@ int cmd_fuzz(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		cli.seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
 	}
+	if (cli.known && load_known(&saved, cli.known))
+		return EXIT_USAGE;
 	ops = vml_malloc((cli.ops + 2) * sizeof(*ops));
 	if (!ops)
 		return EXIT_CHECK_FAILED;
@@ -336,8 +392,12 @@ int cmd_fuzz(int argc, char **argv)
 			bool is_new;
 			struct sig *sg;
 
-			differences++;
 			signature(&ops[d.op], &d, key, sizeof(key));
+			if (is_known(&saved, key)) {
+				saved.known_hits++;
+				continue;
+			}
+			differences++;
 			sg = find_sig(&saved, key, &is_new);
 			if (!sg) {
 				ret = -ENOMEM;
@@ -368,11 +428,16 @@ int cmd_fuzz(int argc, char **argv)
 	vml_free(ops);
 	printf("fuzz: %lu runs, %lu ops in %.1f s, %lu differences", run, applied,
 	       (double)(vml_now_ns() - t0) / NSEC_PER_SEC, differences);
+	if (cli.known)
+		printf(" (and %lu known ones, listed in %s)", saved.known_hits, cli.known);
 	printf(saved.nr ? ", %zu distinct:\n" : "\n", saved.nr);
 	for (size_t i = 0; i < saved.nr; i++)
 		printf("  %6lu  %-44s %s\n", saved.sig[i].count, saved.sig[i].key,
 		       saved.sig[i].path[0] ? saved.sig[i].path : "(not shrunk: --max-failures)");
 	vml_free(saved.sig);
+	for (size_t i = 0; i < saved.nr_known; i++)
+		vml_free(saved.known[i]);
+	vml_free(saved.known);
 	if (ret) {
 		fprintf(stderr, "vmalock fuzz: %s\n", ret == -ECHILD ?
 			"the live child died" : strerror(-ret));

@@ -83,6 +83,7 @@ enum fuzz_diff_kind {
 struct fuzz_diff {
 	enum fuzz_diff_kind kind;
 	size_t op;			/* the op after which it showed */
+	enum op_kind op_kind;		/* ... and its kind */
 	int ret[2];			/* model, live: the op's result */
 	char what[1024];		/* a one-paragraph description (a diff for views) */
 };

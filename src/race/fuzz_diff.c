@@ -181,6 +181,7 @@ int fuzz_pair_step(struct fuzz_pair *p, const struct op *op, size_t index, bool 
 
 	memset(d, 0, sizeof(*d));
 	d->op = index;
+	d->op_kind = op->kind;
 	ret = apply_both(p, op, res);
 	if (ret)
 		return ret;
@@ -291,18 +292,26 @@ int fuzz_replay(struct fuzz_pair *p, bool fresh, const struct op *ops, size_t nr
 
 /* ---- shrinking ---- */
 
-/* Does @ops still show a difference? Truncates *@nr to the first one. Return: 1, 0, -errno. */
+/*
+ * Does @ops still show the difference @d stands for (the same kind after
+ * the same kind of op, with the same two results)? Shrinking must not slide
+ * from one bug to another. Truncates *@nr to the first difference.
+ * Return: 1, 0, -errno.
+ */
 static int still_fails(struct fuzz_pair *p, struct op *ops, size_t *nr, bool smaps,
 		       struct fuzz_diff *d)
 {
 	struct fuzz_diff dd;
 	int ret = fuzz_replay(p, false, ops, *nr, smaps, &dd, NULL);
 
-	if (ret == 1) {
-		*nr = dd.op + 1;
-		*d = dd;
-	}
-	return ret;
+	if (ret != 1)
+		return ret;
+	if (dd.kind != d->kind || dd.op_kind != d->op_kind ||
+	    (d->kind == FUZZ_RESULT && (dd.ret[0] != d->ret[0] || dd.ret[1] != d->ret[1])))
+		return 0;
+	*nr = dd.op + 1;
+	*d = dd;
+	return 1;
 }
 
 /* ddmin over the ops after the prologue: remove chunks while the difference stays. */

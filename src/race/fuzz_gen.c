@@ -362,7 +362,8 @@ bool fuzz_divergent(const struct op *op, const char *maps)
 	 * range that starts in a VMA; the model wants the range in one VMA.
 	 */
 	if (op->kind != OP_MREMAP || !(op->flags & MREMAP_FIXED) ||
-	    !(op->flags & MREMAP_MAYMOVE) || op->len != op->new_len || (op->addr & (PG - 1)))
+	    !(op->flags & MREMAP_MAYMOVE) || (op->addr & (PG - 1)) ||
+	    ((op->len + PG - 1) & ~(PG - 1)) != ((op->new_len + PG - 1) & ~(PG - 1)))
 		return false;
 	end = vma_end_at(maps, op->addr);
 	return end && op->addr + ((op->len + PG - 1) & ~(PG - 1)) > end;
