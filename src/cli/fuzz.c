@@ -127,8 +127,8 @@ int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli)
 			else if (!strcmp(val, "maps,smaps") || !strcmp(val, "smaps,maps"))
 				cli->smaps = true;
 			else
-				return cli_usage_error("fuzz", "--compare: '%s' (maps or maps,smaps)",
-						       val);
+				return cli_usage_error("fuzz", "--compare: '%s' (maps or "
+						       "maps,smaps)", val);
 		} else if (arg[0] == '-') {
 			return cli_usage_error("fuzz", "unknown option '%s'", arg);
 		} else {
@@ -327,8 +327,8 @@ int cmd_fuzz(int argc, char **argv)
 		bool avail = false;
 
 		if (race_views_available(TARGET_MODEL, &v, 1, &avail) || !avail) {
-			fprintf(stderr, "vmalock fuzz: --compare smaps: the model has no smaps view "
-				"yet\n");
+			fprintf(stderr, "vmalock fuzz: --compare smaps: the model has no "
+				"smaps view yet\n");
 			return EXIT_USAGE;
 		}
 	}
@@ -418,8 +418,8 @@ int cmd_fuzz(int argc, char **argv)
 		}
 		if (vml_now_ns() - last > 5 * NSEC_PER_SEC) {
 			last = vml_now_ns();
-			fprintf(stderr, "vmalock fuzz: %lu runs, %lu ops, %lu differences\n", run + 1,
-				applied, differences);
+			fprintf(stderr, "vmalock fuzz: %lu runs, %lu ops, %lu differences\n",
+				run + 1, applied, differences);
 		}
 	}
 	sigaction(SIGINT, &old[0], NULL);

@@ -37,6 +37,7 @@ struct cvma {
 	bool tracked;			/* inside the tracked range: residency is known */
 	unsigned long rss_min, rss_max;	/* resident pages over the states it is in */
 	uint32_t states;		/* bit per state it is in */
+	size_t added;			/* its index before the forms were sorted */
 };
 
 struct cstate {
@@ -417,13 +418,10 @@ int race_contract_finish(struct race_contract *c, char *why, size_t whylen)
 	if (!inv)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->nr_v; i++)
-		c->v[i].rss_max = i;	/* the old index, carried through the sort */
+		c->v[i].added = i;
 	qsort(c->v, c->nr_v, sizeof(*c->v), cmp_cvma);
-	for (size_t i = 0; i < c->nr_v; i++) {
-		inv[c->v[i].rss_max] = i;
-		c->v[i].rss_min = ~0UL;
-		c->v[i].rss_max = 0;
-	}
+	for (size_t i = 0; i < c->nr_v; i++)
+		inv[c->v[i].added] = i;
 	for (size_t j = 0; j < c->nr_s; j++) {
 		struct cstate *st = &c->s[j];
 
@@ -447,9 +445,10 @@ int race_contract_finish(struct race_contract *c, char *why, size_t whylen)
 			if (j == 0) {
 				outside = c->s[0].rollup_rss - total;
 			} else if (c->s[j].rollup_rss - total != outside) {
-				snprintf(why, whylen, "smaps_rollup: Rss %lu kB in state %zu, %lu kB "
-					 "in state 0, but the residency model says they differ by "
-					 "%ld kB", c->s[j].rollup_rss, j, c->s[0].rollup_rss,
+				snprintf(why, whylen, "smaps_rollup: Rss %lu kB in state %zu, "
+					 "%lu kB in state 0, but the residency model says "
+					 "they differ by %ld kB", c->s[j].rollup_rss, j,
+					 c->s[0].rollup_rss,
 					 (long)total - (long)(c->s[0].rollup_rss - outside));
 				return -EINVAL;
 			}
@@ -629,6 +628,27 @@ static enum race_rule classify(const struct race_contract *c, enum vml_view view
 	return RACE_FAKE_GAP;
 }
 
+/* A record no form matches: which rule, and why. */
+static void why_unmatched(const struct race_contract *c, enum vml_view view,
+			  const struct race_rec *r, size_t near, const char *near_why,
+			  struct race_verdict *out)
+{
+	size_t n = sizeof(out->why);
+
+	out->rule = near != NO_VMA ? RACE_FIELDS : RACE_UNKNOWN;
+	if (near != NO_VMA && view == VML_VIEW_SMAPS && !strcmp(near_why, "its Rss"))
+		snprintf(out->why, n, "%.*s: Rss %lu kB, but the VMA had %lu-%lu kB resident "
+			 "in the states", (int)r->len, r->text, r->field[RF_RSS],
+			 c->v[near].rss_min * (RACE_PAGE / 1024),
+			 c->v[near].rss_max * (RACE_PAGE / 1024));
+	else if (near != NO_VMA)
+		snprintf(out->why, n, "%.*s: %s matches the VMA in no state", (int)r->len,
+			 r->text, near_why);
+	else
+		snprintf(out->why, n, "%.*s is no VMA of any state (half-updated?)",
+			 (int)r->len, r->text);
+}
+
 /* Could the stream end after one of the reachable pairs: no VMA after it in some state? */
 static bool ended(const struct race_contract *c, enum vml_view view, const struct reach *prev,
 		  size_t nprev, unsigned long pos0, bool per_read)
@@ -676,18 +696,7 @@ void race_check_records(const struct race_contract *c, enum vml_view view, bool 
 		}
 		nc = candidates(c, view, r, cand, &near_why, &near);
 		if (!nc) {
-			out->rule = near != NO_VMA ? RACE_FIELDS : RACE_UNKNOWN;
-			if (near != NO_VMA && view == VML_VIEW_SMAPS && !strcmp(near_why, "its Rss"))
-				snprintf(out->why, sizeof(out->why), "%.*s: Rss %lu kB, but the VMA "
-					 "had %lu-%lu kB resident in the states", (int)r->len,
-					 r->text, r->field[RF_RSS], c->v[near].rss_min * 4,
-					 c->v[near].rss_max * 4);
-			else if (near != NO_VMA)
-				snprintf(out->why, sizeof(out->why), "%.*s: %s matches the VMA in "
-					 "no state", (int)r->len, r->text, near_why);
-			else
-				snprintf(out->why, sizeof(out->why), "%.*s is no VMA of any state "
-					 "(half-updated?)", (int)r->len, r->text);
+			why_unmatched(c, view, r, near, near_why, out);
 			return;
 		}
 		ncur = 0;
@@ -709,9 +718,9 @@ void race_check_records(const struct race_contract *c, enum vml_view view, bool 
 						      false) != 0;
 			if (any) {
 				out->rule = RACE_TORN_READ;
-				snprintf(out->why, sizeof(out->why), "%.*s follows the record before "
-					 "it only in another state than the rest of this read",
-					 (int)r->len, r->text);
+				snprintf(out->why, sizeof(out->why), "%.*s follows the record "
+					 "before it only in another state than the rest of this "
+					 "read", (int)r->len, r->text);
 			} else {
 				out->rule = classify(c, view, pos, cand[0], out->why,
 						     sizeof(out->why));

@@ -397,7 +397,8 @@ static int simplify(struct fuzz_pair *p, struct op *ops, size_t *nr, size_t keep
 					op->prot = PROT_READ | PROT_WRITE;
 				break;
 			default:
-				if (op->kind == OP_MMAP && attempt - 6 < (int)ARRAY_SIZE(drop_flags))
+				if (op->kind == OP_MMAP &&
+				    attempt - 6 < (int)ARRAY_SIZE(drop_flags))
 					op->flags &= ~drop_flags[attempt - 6];
 				break;
 			}

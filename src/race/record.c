@@ -152,7 +152,7 @@ static void parse_fields(struct race_rec *r, const char *text, size_t len, size_
 		before = *pos;
 		if (!next_line(text, len, pos, &line, &llen, &nl)) {
 			if (!rollup)
-				set_bad(r, "the read ends inside an smaps record (no VmFlags line)");
+				set_bad(r, "the read ends inside an smaps record (no VmFlags)");
 			break;
 		}
 		if (!nl) {

@@ -248,8 +248,9 @@ static char *report_reads(struct reader *r, const struct race_verdict *v, size_t
 			elided = 0;
 			read = rec->read;
 			if (r->c->ph->view == TARGET_VIEW_QUERY)
-				text_printf(&t, "-- PROCMAP_QUERY answers from 0x%lx, as maps lines:\n",
-					    race_region_addr(&r->c->layout, r->c->layout.a - 1));
+				text_printf(&t, "-- PROCMAP_QUERY answers from 0x%lx, as maps "
+					    "lines:\n", race_region_addr(&r->c->layout,
+									 r->c->layout.a - 1));
 			else
 				text_printf(&t, "-- read %u:\n", read + 1);
 		}
@@ -786,8 +787,9 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 					run_phase(o, &ph, t);
 				fn(&ph, arg);
 				vml_free(ph.first_text);
+				/* the live child died: nothing more can run */
 				if (ph.error == -ECHILD)
-					goto out;	/* the live child died: nothing more can run */
+					goto out;
 			}
 		}
 	}

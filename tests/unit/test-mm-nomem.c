@@ -326,34 +326,36 @@ struct scenario {
 	int partial_errno;
 };
 
+#define SC(n, s, o, ...) { .name = n, .setup = s, .op = o, __VA_ARGS__ }
+
 static const struct scenario scenarios[] = {
-	{ .name = "mmap over the middle of a VMA", .setup = setup_three, .op = op_mmap_over_middle },
-	{ .name = "mmap fixed over three VMAs", .setup = setup_three, .op = op_mmap_spanning },
-	{ .name = "mmap a file over anonymous VMAs", .setup = setup_three, .op = op_mmap_file_over },
-	{ .name = "mmap shared anonymous", .setup = setup_none, .op = op_mmap_shared_anon },
-	{ .name = "mmap shmem, populated", .setup = setup_none, .op = op_mmap_shmem_populate,
-	  .layout_only = true },	/* MAP_POPULATE ignores populate errors */
-	{ .name = "munmap splitting a VMA", .setup = setup_one, .op = op_munmap_middle },
-	{ .name = "munmap across three VMAs", .setup = setup_three, .op = op_munmap_spanning },
-	{ .name = "mprotect splitting a VMA", .setup = setup_one, .op = op_mprotect_split },
-	{ .name = "mprotect merging three VMAs", .setup = setup_split, .op = op_mprotect_merge },
-	{ .name = "mprotect across three VMAs", .setup = setup_three, .op = op_mprotect_spanning },
-	{ .name = "mprotect of file and shared VMAs", .setup = setup_files, .op = op_mprotect_spanning },
-	{ .name = "mremap shrink", .setup = setup_one, .op = op_mremap_shrink },
-	{ .name = "mremap grow in place", .setup = setup_one, .op = op_mremap_grow },
-	{ .name = "mremap move", .setup = setup_one, .op = op_mremap_move },
-	{ .name = "mremap move and grow", .setup = setup_one, .op = op_mremap_move_grow },
-	{ .name = "mremap move a file VMA", .setup = setup_files, .op = op_mremap_move },
-	{ .name = "mremap dontunmap", .setup = setup_one, .op = op_mremap_dontunmap },
-	{ .name = "madvise hugepage (split)", .setup = setup_one, .op = op_madvise_hugepage },
-	{ .name = "madvise dontneed", .setup = setup_one, .op = op_madvise_dontneed, .layout_only = true },
-	{ .name = "mlock the middle", .setup = setup_one, .op = op_mlock, .partial_errno = -EAGAIN },
-	{ .name = "munlock the middle", .setup = setup_locked, .op = op_munlock },
-	{ .name = "touch (faults)", .setup = setup_untouched, .op = op_touch, .layout_only = true },
-	{ .name = "fork", .setup = setup_files, .op = op_fork },
-	{ .name = "read maps (vma lock)", .setup = setup_three, .op = op_read_vma },
-	{ .name = "read maps (mmap lock)", .setup = setup_three, .op = op_read_mmap },
-	{ .name = "PROCMAP_QUERY", .setup = setup_three, .op = op_query },
+	SC("mmap over the middle of a VMA", setup_three, op_mmap_over_middle),
+	SC("mmap fixed over three VMAs", setup_three, op_mmap_spanning),
+	SC("mmap a file over anonymous VMAs", setup_three, op_mmap_file_over),
+	SC("mmap shared anonymous", setup_none, op_mmap_shared_anon),
+	/* MAP_POPULATE ignores populate errors: fewer pages, the same layout */
+	SC("mmap shmem, populated", setup_none, op_mmap_shmem_populate, .layout_only = true),
+	SC("munmap splitting a VMA", setup_one, op_munmap_middle),
+	SC("munmap across three VMAs", setup_three, op_munmap_spanning),
+	SC("mprotect splitting a VMA", setup_one, op_mprotect_split),
+	SC("mprotect merging three VMAs", setup_split, op_mprotect_merge),
+	SC("mprotect across three VMAs", setup_three, op_mprotect_spanning),
+	SC("mprotect of file and shared VMAs", setup_files, op_mprotect_spanning),
+	SC("mremap shrink", setup_one, op_mremap_shrink),
+	SC("mremap grow in place", setup_one, op_mremap_grow),
+	SC("mremap move", setup_one, op_mremap_move),
+	SC("mremap move and grow", setup_one, op_mremap_move_grow),
+	SC("mremap move a file VMA", setup_files, op_mremap_move),
+	SC("mremap dontunmap", setup_one, op_mremap_dontunmap),
+	SC("madvise hugepage (split)", setup_one, op_madvise_hugepage),
+	SC("madvise dontneed", setup_one, op_madvise_dontneed, .layout_only = true),
+	SC("mlock the middle", setup_one, op_mlock, .partial_errno = -EAGAIN),
+	SC("munlock the middle", setup_locked, op_munlock),
+	SC("touch (faults)", setup_untouched, op_touch, .layout_only = true),
+	SC("fork", setup_files, op_fork),
+	SC("read maps (vma lock)", setup_three, op_read_vma),
+	SC("read maps (mmap lock)", setup_three, op_read_mmap),
+	SC("PROCMAP_QUERY", setup_three, op_query),
 };
 
 static void build(const struct scenario *sc, struct ctx *c)
@@ -401,8 +403,8 @@ static void run_scenario(const struct scenario *sc)
 			failures++;
 			if (!snap_same(&before, &after, sc->layout_only)) {
 				good = false;
-				printf("# %s: allocation %lu failed, -ENOMEM, but the address space "
-				       "changed (map_count %llu -> %llu, rss %llu -> %llu)\n"
+				printf("# %s: allocation %lu failed, -ENOMEM, but the address "
+				       "space changed (map_count %llu -> %llu, rss %llu -> %llu)\n"
 				       "# before:\n%s# after:\n%s", sc->name, n,
 				       (unsigned long long)before.map_count,
 				       (unsigned long long)after.map_count,
