@@ -161,6 +161,7 @@ struct saved {
 	struct sig *sig;
 	size_t nr;
 	char **known;		/* --known signatures */
+	unsigned long *known_count;
 	size_t nr_known;
 	unsigned long known_hits;
 };
@@ -184,8 +185,15 @@ static int load_known(struct saved *s, const char *path)
 			line[--n] = '\0';
 		if (!n || line[0] == '#')
 			continue;
+		unsigned long *cnt = vml_realloc(s->known_count,
+						 (s->nr_known + 1) * sizeof(*cnt));
+
+		if (cnt) {
+			s->known_count = cnt;
+			cnt[s->nr_known] = 0;
+		}
 		k = vml_realloc(s->known, (s->nr_known + 1) * sizeof(*k));
-		if (!k || !(k[s->nr_known] = vml_strdup(line))) {
+		if (!cnt || !k || !(k[s->nr_known] = vml_strdup(line))) {
 			s->known = k ? k : s->known;
 			fclose(f);
 			return -ENOMEM;
@@ -197,11 +205,15 @@ static int load_known(struct saved *s, const char *path)
 	return 0;
 }
 
-static bool is_known(const struct saved *s, const char *key)
+/* Is @key listed in --known? Counts it. */
+static bool is_known(struct saved *s, const char *key)
 {
-	for (size_t i = 0; i < s->nr_known; i++)
-		if (!strcmp(s->known[i], key))
+	for (size_t i = 0; i < s->nr_known; i++) {
+		if (!strcmp(s->known[i], key)) {
+			s->known_count[i]++;
 			return true;
+		}
+	}
 	return false;
 }
 
@@ -434,10 +446,14 @@ int cmd_fuzz(int argc, char **argv)
 	for (size_t i = 0; i < saved.nr; i++)
 		printf("  %6lu  %-44s %s\n", saved.sig[i].count, saved.sig[i].key,
 		       saved.sig[i].path[0] ? saved.sig[i].path : "(not shrunk: --max-failures)");
+	for (size_t i = 0; i < saved.nr_known; i++)
+		if (saved.known_count[i])
+			printf("  %6lu  %-44s (known)\n", saved.known_count[i], saved.known[i]);
 	vml_free(saved.sig);
 	for (size_t i = 0; i < saved.nr_known; i++)
 		vml_free(saved.known[i]);
 	vml_free(saved.known);
+	vml_free(saved.known_count);
 	if (ret) {
 		fprintf(stderr, "vmalock fuzz: %s\n", ret == -ECHILD ?
 			"the live child died" : strerror(-ret));
