@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Build vmalock three ways and run the test suites; print `N passed, N failed` last.
 #
-#   build/       debugoptimized, -Werror: suites unit, cli, diff, stress
+#   build/       debugoptimized, -Werror: suites unit, cli, diff, stress, fuzz
 #   build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer: unit, stress
 #   build-tsan/  ThreadSanitizer: stress
+#   build-fi/    fault injection (the N-th allocation fails) + ASan/UBSan: unit
+#   build-fuzz/  clang-14, libFuzzer + ASan/UBSan: libfuzzer (the parser
+#                fuzzers, a few seconds each; skipped without clang-14)
 #
 # VML_TEST_QUICK=1 skips the sanitizer builds (for a fast local loop).
 set -u
@@ -88,7 +91,7 @@ build_or_fail() {
 }
 
 if build_or_fail build; then
-	mapfile -t s < <(suites_present build unit cli diff stress big)
+	mapfile -t s < <(suites_present build unit cli diff stress fuzz big)
 	[ ${#s[@]} -gt 0 ] && run_suites build plain "${s[@]}"
 fi
 
@@ -102,6 +105,23 @@ if [ "${VML_TEST_QUICK:-0}" != 1 ]; then
 		mapfile -t s < <(suites_present build-tsan stress)
 		[ ${#s[@]} -gt 0 ] && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp" \
 			run_suites build-tsan tsan "${s[@]}"
+	fi
+	if build_or_fail build-fi -Dfault_injection=true -Db_sanitize=address,undefined \
+			-Db_lundef=false -Dbuildtype=debug; then
+		mapfile -t s < <(suites_present build-fi unit)
+		[ ${#s[@]} -gt 0 ] && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_suites build-fi fi "${s[@]}"
+	fi
+	if command -v clang-14 >/dev/null; then
+		if CC=clang-14 build_or_fail build-fuzz -Dfuzzing=true \
+				-Db_sanitize=address,undefined -Db_lundef=false \
+				-Dbuildtype=debugoptimized -Dc_args=-fsanitize=fuzzer-no-link; then
+			mapfile -t s < <(suites_present build-fuzz libfuzzer)
+			[ ${#s[@]} -gt 0 ] && ASAN_OPTIONS=detect_leaks=1 \
+				run_suites build-fuzz libfuzzer "${s[@]}"
+		fi
+	else
+		echo "== libfuzzer: skipped (no clang-14)" >&2
 	fi
 fi
 

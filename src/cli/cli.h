@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "race/run.h"
+
 #define VML_VERSION "0.1.0"
 
 /* Exit statuses (DESIGN.md): */
@@ -23,6 +25,34 @@ int cmd_bench(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_race(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
+
+/*
+ * The option parsers of race and fuzz, apart from running anything (for the
+ * argument-parser fuzzer, tests/fuzz/). Return: 0 (->help set for --help),
+ * or EXIT_USAGE after printing one line.
+ */
+struct race_cli {
+	struct race_opts o;
+	double duration;	/* the whole run, seconds */
+	bool views_all;		/* --view all: skip views the target lacks */
+	bool seed_given;
+	bool help;
+};
+int race_parse_args(int argc, char **argv, struct race_cli *cli);
+struct fuzz_cli {
+	uint64_t seed;
+	unsigned int ops;	/* per sequence, after the file prologue */
+	unsigned long runs;	/* sequences */
+	const char *save;	/* where minimal failing scripts go */
+	const char *known;	/* a file of known difference signatures, or NULL */
+	bool smaps;		/* --compare maps,smaps */
+	unsigned int max_failures;
+	bool seed_given;
+	bool help;
+};
+int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli);
 
 /* bench.c: the benchmark options `bench` and `run` share. */
 struct bench_opts;

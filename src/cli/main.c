@@ -11,9 +11,10 @@
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "the headline experiment, with defaults" },
 	{ "bench", cmd_bench, "SCENARIO [options]: run a benchmark scenario" },
-	{ "race", NULL, "[options]: tearing tests" },
+	{ "race", cmd_race, "[options]: tearing tests" },
 	{ "replay", cmd_replay, "FILE [options]: apply an op script, print or compare views" },
 	{ "show", cmd_show, "VIEW [options]: print a view of a scripted address space" },
+	{ "fuzz", cmd_fuzz, "[options]: random op sequences, model against the live kernel" },
 };
 
 static void usage(FILE *f)

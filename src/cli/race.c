@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vmalock race - tearing tests: readers of a /proc view racing a modifier
+ * at the view's read() boundary (src/race/run.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "race/run.h"
+#include "scriptrun.h"
+#include "util/debug.h"
+
+static void help(FILE *f)
+{
+	fprintf(f,
+"usage: vmalock race [options]\n"
+"\n"
+"A modifier splits and merges, shrinks and grows, remaps into, and unmaps and\n"
+"maps again the two VMAs on either side of a read() boundary of a view, while\n"
+"readers read the view across that boundary. Every read is checked against\n"
+"the contract: each VMA in its old or its new form, shown twice only as an old\n"
+"form followed by a new one, never missing, never overlapping otherwise, no gap\n"
+"that existed at no time; per-read snapshots where the reader holds mmap_lock\n"
+"for the whole read(); smaps records consistent in themselves; smaps_rollup\n"
+"totals that some walk over the states gives.\n"
+"\n"
+"  --target model|live   model threads on one address space (default), or a\n"
+"                        live child process on the running kernel\n"
+"  --view LIST|all       maps, smaps, smaps_rollup, numa_maps, query (comma\n"
+"                        list; default all). `all` skips, with a note, views\n"
+"                        the target does not offer\n"
+"  --lock mmap|vma|both  the model's reader locking (default both); the live\n"
+"                        kernel has its own (6.18: maps and query per VMA,\n"
+"                        the others under mmap_lock for each read())\n"
+"  --mod LIST|all        split, resize, remap, unmap (default all)\n"
+"  --duration SECONDS    the whole run, shared by all phases (default 4)\n"
+"  --seed N              seeds the modifier's and readers' timing jitter\n"
+"                        (default: from the clock; printed)\n"
+"  --readers N           reader threads per phase (default 1)\n"
+"  --regions N           3-page regions in the layout (default %lu: a page of\n"
+"                        maps text, as the kernel selftest)\n"
+"  --broken WHAT         debug: break the model's reader on purpose to prove the\n"
+"                        test catches it: skip-fallback (lock_next_vma skips a\n"
+"                        VMA it cannot lock), skip-reset (page-walking views do\n"
+"                        not reset the iterator after re-taking RCU)\n"
+"\n"
+"Output: per (view, lock, modification) the reads checked, reads per second,\n"
+"modification cycles, violations, and the allowed observations seen (a VMA\n"
+"shown twice within a read or across two reads, a read that saw a modified\n"
+"state); then\n"
+"the first violation with the reads that showed it.\n"
+"\n"
+"Exit status: 0 no violation; 1 a violation, or a phase that could not run;\n"
+"2 bad usage. On the live kernel a violation is a finding about the kernel.\n",
+		(unsigned long)RACE_DEFAULT_REGIONS);
+}
+
+static int parse_list(const char *opt, const char *s, char *buf, size_t len, char **items,
+		      int max)
+{
+	char *save, *t;
+	int n = 0;
+
+	if (strlen(s) >= len)
+		return cli_usage_error("race", "%s: too long", opt);
+	strcpy(buf, s);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			return cli_usage_error("race", "%s: too many items", opt);
+		items[n++] = t;
+	}
+	if (!n)
+		return cli_usage_error("race", "%s: empty list", opt);
+	return -n;
+}
+
+static int parse_views(const char *s, struct race_cli *cli)
+{
+	struct race_opts *o = &cli->o;
+
+	static const enum vml_view all[] = {
+		VML_VIEW_MAPS, VML_VIEW_SMAPS, VML_VIEW_SMAPS_ROLLUP, VML_VIEW_NUMA_MAPS,
+		TARGET_VIEW_QUERY,
+	};
+	char buf[128], *items[8];
+	int n = parse_list("--view", s, buf, sizeof(buf), items, 8);
+
+	if (n >= 0)
+		return n;
+	o->nr_views = 0;
+	cli->views_all = false;
+	for (int i = 0; i < -n; i++) {
+		enum vml_view v;
+
+		if (!strcmp(items[i], "all")) {
+			memcpy(o->views, all, sizeof(all));
+			o->nr_views = RACE_MAX_VIEWS;
+			cli->views_all = true;
+			return 0;
+		}
+		if (target_view_parse(items[i], &v))
+			return cli_usage_error("race", "--view: unknown view '%s' (maps, smaps, "
+					       "smaps_rollup, numa_maps, query, all)", items[i]);
+		for (unsigned int k = 0; k < o->nr_views; k++)
+			if (o->views[k] == v)
+				return cli_usage_error("race", "--view: '%s' twice", items[i]);
+		o->views[o->nr_views++] = v;
+	}
+	return 0;
+}
+
+static int parse_mods(const char *s, struct race_opts *o)
+{
+	char buf[128], *items[8];
+	int n = parse_list("--mod", s, buf, sizeof(buf), items, 8);
+
+	if (n >= 0)
+		return n;
+	o->nr_mods = 0;
+	for (int i = 0; i < -n; i++) {
+		enum race_mod m;
+
+		if (!strcmp(items[i], "all")) {
+			for (int k = 0; k < RACE__MODS; k++)
+				o->mods[k] = k;
+			o->nr_mods = RACE__MODS;
+			return 0;
+		}
+		if (race_mod_parse(items[i], &m))
+			return cli_usage_error("race", "--mod: unknown modification '%s' (split, "
+					       "resize, remap, unmap, all)", items[i]);
+		for (unsigned int k = 0; k < o->nr_mods; k++)
+			if (o->mods[k] == m)
+				return cli_usage_error("race", "--mod: '%s' twice", items[i]);
+		o->mods[o->nr_mods++] = m;
+	}
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned long min, unsigned long max,
+		      unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
+		return cli_usage_error("race", "%s: bad number '%s' (%lu-%lu)", opt, s, min, max);
+	*out = v;
+	return 0;
+}
+
+int race_parse_args(int argc, char **argv, struct race_cli *cli)
+{
+	struct cli_args a = { .cmd = "race", .argc = argc, .argv = argv, .i = 1 };
+	struct race_opts *o = &cli->o;
+	const char *val;
+	unsigned long v;
+	bool bad = false;
+	char *end;
+
+	memset(cli, 0, sizeof(*cli));
+	o->target = TARGET_MODEL;
+	cli->duration = 4;
+	o->readers = 1;
+	o->regions = RACE_DEFAULT_REGIONS;
+	parse_views("all", cli);
+	parse_mods("all", o);
+	o->locks[0] = VML_LOCK_MMAP;
+	o->locks[1] = VML_LOCK_VMA;
+	o->nr_locks = 2;
+	while (a.i < argc && !bad) {
+		const char *arg = argv[a.i];
+
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			cli->help = true;
+			return 0;
+		} else if (cli_opt(&a, "--target", &val, &bad)) {
+			if (bad)
+				break;
+			if (!strcmp(val, "model"))
+				o->target = TARGET_MODEL;
+			else if (!strcmp(val, "live"))
+				o->target = TARGET_LIVE;
+			else
+				return cli_usage_error("race", "--target: unknown target '%s' "
+						       "(model or live)", val);
+		} else if (cli_opt(&a, "--view", &val, &bad)) {
+			if (!bad && parse_views(val, cli))
+				return EXIT_USAGE;
+		} else if (cli_opt(&a, "--mod", &val, &bad)) {
+			if (!bad && parse_mods(val, o))
+				return EXIT_USAGE;
+		} else if (cli_opt(&a, "--lock", &val, &bad)) {
+			if (bad)
+				break;
+			if (!strcmp(val, "both")) {
+				o->nr_locks = 2;
+			} else {
+				if (cli_parse_lock("race", val, &o->locks[0]))
+					return EXIT_USAGE;
+				o->nr_locks = 1;
+			}
+		} else if (cli_opt(&a, "--duration", &val, &bad)) {
+			if (bad)
+				break;
+			errno = 0;
+			cli->duration = strtod(val, &end);
+			if (!*val || *end || errno || !(cli->duration > 0) ||
+			    cli->duration > 86400 * 7)
+				return cli_usage_error("race", "--duration: bad number of seconds "
+						       "'%s'", val);
+		} else if (cli_opt(&a, "--seed", &val, &bad)) {
+			if (bad || parse_uint("--seed", val, 0, ~0UL, &v))
+				return EXIT_USAGE;
+			o->seed = v;
+			cli->seed_given = true;
+		} else if (cli_opt(&a, "--readers", &val, &bad)) {
+			if (bad || parse_uint("--readers", val, 1, 64, &v))
+				return EXIT_USAGE;
+			o->readers = v;
+		} else if (cli_opt(&a, "--regions", &val, &bad)) {
+			if (bad || parse_uint("--regions", val, 8, 20000, &v))
+				return EXIT_USAGE;
+			o->regions = v;
+		} else if (cli_opt(&a, "--broken", &val, &bad)) {
+			if (bad)
+				break;
+			if (!strcmp(val, "skip-fallback"))
+				o->broken = VML_BROKEN_SKIP_FALLBACK;
+			else if (!strcmp(val, "skip-reset"))
+				o->broken = VML_BROKEN_SKIP_RESET;
+			else
+				return cli_usage_error("race", "--broken: unknown '%s' "
+						       "(skip-fallback or skip-reset)", val);
+		} else if (arg[0] == '-') {
+			return cli_usage_error("race", "unknown option '%s'", arg);
+		} else {
+			return cli_usage_error("race", "unexpected argument '%s'", arg);
+		}
+	}
+	if (bad)
+		return EXIT_USAGE;
+	if (o->broken && o->target == TARGET_LIVE)
+		return cli_usage_error("race", "--broken breaks the model's reader: it needs "
+				       "--target model");
+	return 0;
+}
+
+/* ---- output ---- */
+
+struct report {
+	const char *target;
+	uint64_t reads, violations, by_rule[RACE__RULES];
+	unsigned int phases, skipped, failed;
+	bool printed_first;
+	char first_phase[64];
+};
+
+static const char *lock_label(const struct race_phase *ph)
+{
+	if (ph->kernel_lock)
+		return "kernel";
+	return ph->lock == VML_LOCK_MMAP ? "mmap" : "vma";
+}
+
+static void on_phase(const struct race_phase *ph, void *arg)
+{
+	struct report *rep = arg;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s/%s/%s", target_view_name(ph->view), lock_label(ph),
+		 race_mod_name(ph->mod));
+	if (!rep->phases++)
+		printf("%-13s %-6s %-7s %6s %9s %9s %8s %10s %11s %10s %9s\n", "view", "lock",
+		       "mod", "states", "reads", "reads/s", "cycles", "violations",
+		       "dup-in-read", "dup-across", "changed");
+	if (ph->skipped) {
+		rep->skipped++;
+		printf("%-13s %-6s %-7s skipped: %s\n", target_view_name(ph->view),
+		       lock_label(ph), race_mod_name(ph->mod), ph->skipped);
+		fflush(stdout);
+		return;
+	}
+	if (ph->error && !ph->reads) {
+		rep->failed++;
+		printf("%-13s %-6s %-7s failed: %s\n", target_view_name(ph->view),
+		       lock_label(ph), race_mod_name(ph->mod), ph->error_why);
+		fflush(stdout);
+		return;
+	}
+	printf("%-13s %-6s %-7s %6u %9llu %9.0f %8llu %10llu %11llu %10llu %9llu%s\n",
+	       target_view_name(ph->view), lock_label(ph), race_mod_name(ph->mod),
+	       ph->nr_states, (unsigned long long)ph->reads,
+	       ph->seconds > 0 ? ph->reads / ph->seconds : 0.0,
+	       (unsigned long long)ph->cycles, (unsigned long long)ph->violations,
+	       (unsigned long long)ph->notes[RACE_NOTE_DUP_IN_READ],
+	       (unsigned long long)ph->notes[RACE_NOTE_DUP_ACROSS_READS],
+	       (unsigned long long)ph->notes[RACE_NOTE_CHANGED],
+	       ph->per_read ? "  (per-read)" : "");
+	if (ph->error) {
+		rep->failed++;
+		printf("  stopped early: %s\n", ph->error_why);
+	}
+	for (int k = 1; k < RACE__RULES; k++)
+		if (ph->by_rule[k])
+			printf("  %s: %llu\n", race_rule_name(k),
+			       (unsigned long long)ph->by_rule[k]);
+	rep->reads += ph->reads;
+	rep->violations += ph->violations;
+	for (int k = 0; k < RACE__RULES; k++)
+		rep->by_rule[k] += ph->by_rule[k];
+	if (ph->first_text && !rep->printed_first) {
+		rep->printed_first = true;
+		printf("\nfirst violation (%s, target %s): %s: %s\n", name, rep->target,
+		       race_rule_name(ph->first.rule), ph->first.why);
+		printf("%s-- end\n\n", ph->first_text);
+	}
+	fflush(stdout);
+}
+
+static volatile sig_atomic_t race_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	race_stop = 1;
+}
+
+int cmd_race(int argc, char **argv)
+{
+	struct race_cli cli;
+	struct report rep = { 0 };
+	struct sigaction sa, old[2];
+	unsigned int phases;
+	bool avail[RACE_MAX_VIEWS];
+	int status = race_parse_args(argc, argv, &cli), ret;
+
+	if (status)
+		return status;
+	if (cli.help) {
+		help(stdout);
+		return 0;
+	}
+	if (cli.o.target == TARGET_MODEL && !target_model_available) {
+		fprintf(stderr, "vmalock race: the model is not linked into this build\n");
+		return EXIT_USAGE;
+	}
+	if (!cli.seed_given) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		cli.o.seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
+	}
+	/* Views the target does not offer: a note with `all`, else an error. */
+	ret = race_views_available(cli.o.target, cli.o.views, cli.o.nr_views, avail);
+	if (ret) {
+		fprintf(stderr, "vmalock race: cannot create the %s target: %s\n",
+			target_kind_name(cli.o.target), strerror(-ret));
+		return EXIT_CHECK_FAILED;
+	}
+	for (unsigned int v = 0; v < cli.o.nr_views; v++) {
+		if (avail[v])
+			continue;
+		if (!cli.views_all) {
+			fprintf(stderr, "vmalock race: --view %s: the %s target has no such view "
+				"yet\n", target_view_name(cli.o.views[v]),
+				target_kind_name(cli.o.target));
+			return EXIT_USAGE;
+		}
+		printf("note: %s skipped: the %s target has no such view yet\n",
+		       target_view_name(cli.o.views[v]), target_kind_name(cli.o.target));
+		memmove(&cli.o.views[v], &cli.o.views[v + 1],
+			(cli.o.nr_views - v - 1) * sizeof(cli.o.views[0]));
+		memmove(&avail[v], &avail[v + 1], (cli.o.nr_views - v - 1) * sizeof(avail[0]));
+		cli.o.nr_views--;
+		v--;
+	}
+	if (!cli.o.nr_views) {
+		fprintf(stderr, "vmalock race: the %s target offers none of the views\n",
+			target_kind_name(cli.o.target));
+		return EXIT_USAGE;
+	}
+	phases = cli.o.nr_views * cli.o.nr_mods *
+		 (cli.o.target == TARGET_LIVE ? 1 : cli.o.nr_locks);
+	cli.o.seconds = cli.duration / phases;
+	cli.o.stop = &race_stop;
+	rep.target = target_kind_name(cli.o.target);
+	printf("vmalock race: target %s, seed %llu, %u phases of %.2f s, %u reader%s, "
+	       "%u regions%s%s\n", rep.target, (unsigned long long)cli.o.seed, phases,
+	       cli.o.seconds, cli.o.readers, cli.o.readers == 1 ? "" : "s", cli.o.regions,
+	       cli.o.broken ? ", reader deliberately broken: " : "",
+	       cli.o.broken == VML_BROKEN_SKIP_FALLBACK ? "skip-fallback" :
+	       cli.o.broken == VML_BROKEN_SKIP_RESET ? "skip-reset" : "");
+	fflush(stdout);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	ret = race_run(&cli.o, on_phase, &rep);
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+
+	printf("total: %llu reads, %llu violations", (unsigned long long)rep.reads,
+	       (unsigned long long)rep.violations);
+	for (int k = 1; k < RACE__RULES; k++)
+		if (rep.by_rule[k])
+			printf(", %s %llu", race_rule_name(k), (unsigned long long)rep.by_rule[k]);
+	if (rep.skipped)
+		printf("; %u phase%s skipped", rep.skipped, rep.skipped == 1 ? "" : "s");
+	if (rep.failed)
+		printf("; %u phase%s failed", rep.failed, rep.failed == 1 ? "" : "s");
+	printf("\n");
+	if (ret == -EINTR || race_stop) {
+		fprintf(stderr, "vmalock race: interrupted\n");
+		return EXIT_CHECK_FAILED;
+	}
+	return rep.violations || rep.failed ? EXIT_CHECK_FAILED : 0;
+}

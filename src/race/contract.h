@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * contract.h - what a /proc reader racing with a modifier may report
+ * (REFERENCE.md 2.3, 2.4, 9), as a checker.
+ *
+ * The modifier cycles through a fixed list of states (the base layout, the
+ * layout after each step, back to the base). Each state was captured while
+ * nothing moved: its maps (the VMAs), and where the target offers them its
+ * smaps, numa_maps and smaps_rollup, plus the pages of the tracked range
+ * that are resident in it (simulated, modify.h, and checked against smaps).
+ *
+ * The contract, for a stream of records (two consecutive reads of a view, or
+ * a walk of PROCMAP_QUERY answers) starting at position pos0:
+ *
+ *   Each record is a VMA as it was in some state (never half-updated), and
+ *   it is the first VMA that ends after the previous record's end (pos0 for
+ *   the first) in some state: the reader resumes from the end of what it
+ *   showed, and in between the modifier may have gone round the cycle any
+ *   number of times. That allows a VMA to be shown twice - an old form, then
+ *   a new form that starts before where the old one ended (split pieces,
+ *   then the merged VMA) - and forbids every other overlap, every VMA that
+ *   existed throughout but was skipped, and every gap that existed at no
+ *   time. A view read to its end must end with the last VMA of some state.
+ *
+ *   Views whose read() holds mmap_lock for the whole call (the `mmap`
+ *   policy; smaps and numa_maps on 6.18) promise more: all records of one
+ *   read come from one state (--per-read).
+ *
+ *   smaps records must be consistent in themselves (record.h) and show a
+ *   VmFlags line and an Rss the VMA had in some state; numa_maps page counts
+ *   likewise. smaps_rollup totals are a walk over the VMAs, each taken in
+ *   some state, each page counted at most once: its Rss lies between the sum
+ *   over pages of their least and their most residency across states.
+ *
+ * A contract is built once (single-threaded), then only read: any number of
+ * reader threads may check against it concurrently.
+ */
+#ifndef VML_RACE_CONTRACT_H
+#define VML_RACE_CONTRACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "race/record.h"
+
+#define RACE_MAX_STATES 32
+
+/* What a record (or a read) broke; RACE_OK when nothing. */
+enum race_rule {
+	RACE_OK = 0,
+	RACE_MALFORMED,		/* a record cut short or out of format */
+	RACE_UNKNOWN,		/* a record that is no VMA of any state (half-updated) */
+	RACE_BACKWARDS,		/* ends at or before the previous record's end */
+	RACE_OVERLAP,		/* overlaps the previous record and is not its new form */
+	RACE_MISSING,		/* a VMA that existed in every state was skipped */
+	RACE_FAKE_GAP,		/* a gap that existed at no time */
+	RACE_TORN_READ,		/* per-read views: one read mixes states */
+	RACE_FIELDS,		/* smaps/numa_maps/rollup values inconsistent or impossible */
+	RACE_TOTALS,		/* smaps_rollup totals no walk over the states can give */
+	RACE__RULES
+};
+
+/* Observations the contract allows, counted to show what the race reached. */
+enum race_note {
+	RACE_NOTE_DUP_IN_READ,		/* a VMA shown twice within one read */
+	RACE_NOTE_DUP_ACROSS_READS,	/* ... the second time in the next read */
+	RACE_NOTE_CHANGED,		/* a read that saw a state other than the base */
+	RACE__NOTES
+};
+
+struct race_verdict {
+	enum race_rule rule;
+	size_t rec;			/* the record that broke it */
+	bool note[RACE__NOTES];
+	char why[400];
+};
+
+struct race_contract;
+
+/*
+ * race_contract_create - an empty contract tracking residency of the pages
+ * of [@track_lo, @track_hi) (page-aligned).
+ * Return: 0 or -ENOMEM.
+ */
+int race_contract_create(unsigned long track_lo, unsigned long track_hi,
+			 struct race_contract **out);
+
+/*
+ * race_contract_add_state - one state, as captured while nothing moved.
+ * @maps: the whole maps view (required).
+ * @smaps, @numa, @rollup: the whole view, or NULL where the target lacks it.
+ * @resident: one byte per page of the tracked range, nonzero if resident.
+ * States must be added in the modifier's order, the base state first.
+ * Return: 0; -ENOMEM; -E2BIG (too many states); -EINVAL with @why filled in
+ *         when the texts do not parse or disagree with @resident (the
+ *         residency simulation is wrong for this target).
+ */
+int race_contract_add_state(struct race_contract *c, const char *maps, const char *smaps,
+			    const char *numa, const char *rollup, const unsigned char *resident,
+			    char *why, size_t whylen);
+
+/* Done adding: index the VMAs. Return: 0, -ENOMEM, or -EINVAL (@why) if inconsistent. */
+int race_contract_finish(struct race_contract *c, char *why, size_t whylen);
+void race_contract_destroy(struct race_contract *c);
+
+size_t race_contract_nr_states(const struct race_contract *c);
+
+/*
+ * race_check_records - judge a stream of records (maps, smaps, numa_maps,
+ * query) against the contract.
+ * @pos0: the position the stream starts from (0 for a view read from the
+ *        start; the first query's address for a query walk).
+ * @per_read: all records with the same ->read must come from one state.
+ * @eof: the reads ended at end of file: the last record must have been the
+ *       last VMA in some state.
+ * Context: the contract is finished; any thread.
+ */
+void race_check_records(const struct race_contract *c, enum vml_view view, bool per_read,
+			unsigned long pos0, const struct race_rec *recs, size_t nr, bool eof,
+			struct race_verdict *v);
+
+/* race_check_rollup - judge one smaps_rollup read (@nr records: 1 expected). */
+void race_check_rollup(const struct race_contract *c, const struct race_rec *recs, size_t nr,
+		       struct race_verdict *v);
+
+const char *race_rule_name(enum race_rule rule);
+const char *race_note_name(enum race_note note);
+
+#endif /* VML_RACE_CONTRACT_H */

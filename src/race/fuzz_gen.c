@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuzz_gen.c - random op sequences for differential fuzzing (fuzz.h).
+ *
+ * Addresses: mostly page-aligned inside the window, drawn from the current
+ * VMAs' boundaries (a page either side too) and insides; sometimes
+ * unaligned, sometimes just outside the window. Lengths: mostly a few
+ * pages or up to a VMA boundary; sometimes zero, unaligned, 2 MiB, or up to
+ * the end of the script range. Every range stays inside the script range,
+ * so no op can reach the live child's own mappings.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "race/fuzz.h"
+#include "target/view.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+#ifndef MADV_COLD
+#define MADV_COLD 20
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+#define PG 4096UL
+#define WIN_LO SCRIPT_RANGE_LO
+#define WIN_HI (SCRIPT_RANGE_LO + FUZZ_WINDOW_PAGES * PG)
+
+static const char *const file_names[2] = { "f0", "s0" };
+
+int fuzz_gen_init(struct fuzz_gen *g, uint64_t seed, uint64_t seq)
+{
+	memset(g, 0, sizeof(*g));
+	g->rnd = vml_rand_init(seed, seq + 1);
+	g->cap = 64;
+	g->start = vml_malloc(g->cap * sizeof(*g->start));
+	g->end = vml_malloc(g->cap * sizeof(*g->end));
+	if (!g->start || !g->end) {
+		fuzz_gen_free(g);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void fuzz_gen_free(struct fuzz_gen *g)
+{
+	vml_free(g->start);
+	vml_free(g->end);
+	g->start = g->end = NULL;
+}
+
+size_t fuzz_gen_prologue(struct op *ops, size_t max)
+{
+	if (max < 2)
+		return 0;
+	ops[0] = (struct op){ .kind = OP_FILE, .file = file_names[0], .size = FUZZ_FILE_SIZE };
+	ops[1] = (struct op){ .kind = OP_FILE, .file = file_names[1], .size = FUZZ_FILE_SIZE,
+			      .shmem = true };
+	return 2;
+}
+
+/* The VMAs of the script range in @maps. */
+static int load_layout(struct fuzz_gen *g, const char *maps)
+{
+	const char *s = maps;
+
+	g->nr = 0;
+	while (s && *s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		struct maps_line ml;
+
+		if (maps_line_parse(s, len, &ml) && ml.start >= SCRIPT_RANGE_LO &&
+		    ml.end <= SCRIPT_RANGE_HI) {
+			if (g->nr == g->cap) {
+				size_t cap = g->cap * 2;
+				unsigned long *ns = vml_realloc(g->start, cap * sizeof(*ns));
+
+				if (!ns)
+					return -ENOMEM;
+				g->start = ns;
+				ns = vml_realloc(g->end, cap * sizeof(*ns));
+				if (!ns)
+					return -ENOMEM;
+				g->end = ns;
+				g->cap = cap;
+			}
+			g->start[g->nr] = ml.start;
+			g->end[g->nr++] = ml.end;
+		}
+		s = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Uniform in [0, n); 0 when n is 0. */
+static uint64_t below(struct fuzz_gen *g, uint64_t n)
+{
+	return n ? vml_rand_below(&g->rnd, n) : 0;
+}
+
+/* true with probability @pct percent */
+static bool chance(struct fuzz_gen *g, unsigned int pct)
+{
+	return below(g, 100) < pct;
+}
+
+static unsigned long pick_addr(struct fuzz_gen *g)
+{
+	unsigned long a;
+	unsigned int r = below(g, 100);
+
+	if (g->nr && r < 45) {
+		size_t i = below(g, g->nr);
+
+		a = chance(g, 50) ? g->start[i] : g->end[i];
+		if (chance(g, 30))
+			a += chance(g, 50) ? PG : -PG;
+	} else if (g->nr && r < 65) {
+		size_t i = below(g, g->nr);
+
+		a = g->start[i] + below(g, (g->end[i] - g->start[i]) / PG) * PG;
+	} else if (r < 92) {
+		a = WIN_LO + below(g, FUZZ_WINDOW_PAGES) * PG;
+	} else if (r < 96) {
+		a = WIN_LO + below(g, FUZZ_WINDOW_PAGES) * PG + 1 + below(g, PG - 1);
+	} else {
+		a = chance(g, 50) ? WIN_HI + below(g, 8) * PG : WIN_LO + 0x40000000UL;
+	}
+	if (a < SCRIPT_RANGE_LO || a >= SCRIPT_RANGE_HI)
+		a = WIN_LO;
+	return a;
+}
+
+/* The end of the VMA containing @addr or the start of the next one; 0 if none. */
+static unsigned long next_boundary(struct fuzz_gen *g, unsigned long addr)
+{
+	unsigned long best = 0;
+
+	for (size_t i = 0; i < g->nr; i++) {
+		unsigned long b = g->start[i] > addr ? g->start[i] : g->end[i];
+
+		if (b > addr && (!best || b < best))
+			best = b;
+	}
+	return best;
+}
+
+static unsigned long pick_len(struct fuzz_gen *g, unsigned long addr)
+{
+	unsigned int r = below(g, 100);
+	unsigned long len, b;
+
+	if (r < 45) {
+		len = (1 + below(g, 8)) * PG;
+	} else if (r < 65) {
+		b = next_boundary(g, addr);
+		len = b ? b - addr : (1 + below(g, 8)) * PG;
+		if (b && chance(g, 40))
+			len += chance(g, 50) ? PG : (len > PG ? -PG : 0);
+	} else if (r < 77) {
+		len = (9 + below(g, 56)) * PG;
+	} else if (r < 82) {
+		len = 0;
+	} else if (r < 87) {
+		len = below(g, 8) * PG + 1 + below(g, PG - 1);
+	} else if (r < 93) {
+		len = 2UL << 20;
+	} else if (r < 99) {
+		len = WIN_HI + (1UL << 20) - addr;	/* past the window */
+	} else {
+		/* to the end of the script range: rare, the model walks it page by page */
+		len = SCRIPT_RANGE_HI - addr;
+	}
+	if (addr + len > SCRIPT_RANGE_HI || addr + len < addr)
+		len = SCRIPT_RANGE_HI - addr;
+	return len;
+}
+
+static int pick_prot(struct fuzz_gen *g)
+{
+	static const int prots[] = {
+		PROT_READ | PROT_WRITE, PROT_READ | PROT_WRITE, PROT_READ, PROT_READ,
+		PROT_NONE, PROT_READ | PROT_EXEC, PROT_READ | PROT_WRITE | PROT_EXEC, PROT_WRITE,
+		PROT_EXEC,
+	};
+
+	return prots[below(g, ARRAY_SIZE(prots))];
+}
+
+static void gen_mmap(struct fuzz_gen *g, struct op *op)
+{
+	unsigned int r = below(g, 100);
+
+	op->kind = OP_MMAP;
+	op->addr = pick_addr(g);
+	op->len = pick_len(g, op->addr);
+	if (op->len > (8UL << 20) && chance(g, 90))
+		op->len = (1 + below(g, 16)) * PG;	/* huge mappings: rarely */
+	op->prot = pick_prot(g);
+	if (r < 60)
+		op->flags = MAP_PRIVATE;
+	else if (r < 92)
+		op->flags = MAP_SHARED;
+	else if (r < 96)
+		op->flags = MAP_PRIVATE | MAP_SHARED;	/* MAP_SHARED_VALIDATE */
+	else
+		op->flags = 0;
+	if (chance(g, 35)) {
+		op->file = file_names[below(g, 2)];
+		op->offset = below(g, 20) * PG;
+		if (chance(g, 5))
+			op->offset += 1 + below(g, PG - 1);
+		if (chance(g, 5))
+			op->flags |= MAP_ANONYMOUS;
+	} else if (chance(g, 96)) {
+		op->flags |= MAP_ANONYMOUS;
+	}
+	/* populating and locking fault every page in: small mappings only */
+	if (chance(g, 8) && op->len <= 64 * PG)
+		op->flags |= MAP_POPULATE;
+	if (chance(g, 5))
+		op->flags |= MAP_NORESERVE;
+	if (chance(g, 3))
+		op->flags |= MAP_GROWSDOWN;
+	if (chance(g, 3) && op->len <= 64 * PG)
+		op->flags |= MAP_LOCKED;
+	r = below(g, 100);
+	op->placement = r < 55 ? OP_PLACE_AUTO : r < 80 ? OP_PLACE_FIXED :
+			r < 95 ? OP_PLACE_NOREPLACE : OP_PLACE_HINT;
+}
+
+static void gen_mremap(struct fuzz_gen *g, struct op *op, const char *maps)
+{
+	unsigned int r = below(g, 100);
+
+	op->kind = OP_MREMAP;
+	op->addr = pick_addr(g);
+	op->len = pick_len(g, op->addr);
+	if (op->len > (64 * PG) && chance(g, 90))
+		op->len = (1 + below(g, 8)) * PG;
+	if (r < 20) {				/* shrink in place */
+		op->new_len = op->len > PG ? op->len - (1 + below(g, op->len / PG - 1)) * PG : 0;
+	} else if (r < 40) {			/* grow in place */
+		op->new_len = op->len + (1 + below(g, 8)) * PG;
+	} else if (r < 55) {			/* grow, may move */
+		op->new_len = op->len + (1 + below(g, 8)) * PG;
+		op->flags = MREMAP_MAYMOVE;
+	} else if (r < 85) {			/* move to a fixed address */
+		op->new_len = chance(g, 70) ? op->len : (1 + below(g, 8)) * PG;
+		op->flags = MREMAP_MAYMOVE | MREMAP_FIXED;
+		op->new_addr = pick_addr(g);
+		if (chance(g, 5))
+			op->flags = MREMAP_FIXED;	/* without maymove: EINVAL */
+	} else {				/* DONTUNMAP */
+		op->new_len = chance(g, 85) ? op->len : op->len + PG;
+		op->flags = MREMAP_MAYMOVE | MREMAP_DONTUNMAP;
+		if (chance(g, 70)) {
+			op->flags |= MREMAP_FIXED;
+			op->new_addr = pick_addr(g);
+		}
+		if (chance(g, 5))
+			op->flags = MREMAP_DONTUNMAP;	/* without maymove: EINVAL */
+	}
+	if (op->new_len > 64 * PG)
+		op->new_len = 64 * PG;
+	if (op->new_addr && op->new_addr + op->new_len > SCRIPT_RANGE_HI)
+		op->new_addr = WIN_LO;
+	if (fuzz_divergent(op, maps))
+		op->new_len = op->len + PG;	/* a move that resizes is judged alike */
+}
+
+static int pick_advice(struct fuzz_gen *g)
+{
+	static const int adv[] = {
+		MADV_DONTNEED, MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_PAGEOUT, MADV_WILLNEED,
+		MADV_COLD, MADV_FREE,
+	};
+
+	return adv[below(g, ARRAY_SIZE(adv))];
+}
+
+int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
+{
+	unsigned int r = below(g, 1000);
+	int ret = load_layout(g, maps);
+
+	if (ret)
+		return ret;
+	memset(op, 0, sizeof(*op));
+	if (r < 300) {
+		gen_mmap(g, op);
+	} else if (r < 420) {
+		op->kind = OP_MUNMAP;
+		op->addr = pick_addr(g);
+		op->len = pick_len(g, op->addr);
+	} else if (r < 570) {
+		op->kind = OP_MPROTECT;
+		op->addr = pick_addr(g);
+		op->len = pick_len(g, op->addr);
+		op->prot = pick_prot(g);
+	} else if (r < 690) {
+		gen_mremap(g, op, maps);
+	} else if (r < 770) {
+		op->kind = OP_MADVISE;
+		op->addr = pick_addr(g);
+		op->len = pick_len(g, op->addr);
+		op->advice = pick_advice(g);
+	} else if (r < 880) {
+		op->kind = OP_TOUCH;
+		op->addr = pick_addr(g);
+		op->len = (1 + below(g, 16)) * PG;
+		if (op->addr + op->len > SCRIPT_RANGE_HI)
+			op->len = SCRIPT_RANGE_HI - op->addr;
+		op->access = chance(g, 60) ? OP_ACCESS_WRITE : OP_ACCESS_READ;
+	} else if (r < 930) {
+		op->kind = OP_MLOCK;
+		op->addr = pick_addr(g);
+		op->len = pick_len(g, op->addr);
+		if (op->len > 64 * PG)
+			op->len = (1 + below(g, 8)) * PG;	/* mlock populates */
+	} else if (r < 980 || g->forks) {
+		op->kind = OP_MUNLOCK;
+		op->addr = pick_addr(g);
+		op->len = pick_len(g, op->addr);
+	} else {
+		op->kind = OP_FORK;
+		g->forks++;
+	}
+	return 0;
+}
+
+/* The script-range VMA containing @addr in @maps: its end, or 0. */
+static unsigned long vma_end_at(const char *maps, unsigned long addr)
+{
+	const char *s = maps;
+
+	while (s && *s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		struct maps_line ml;
+
+		if (maps_line_parse(s, len, &ml) && addr >= ml.start && addr < ml.end)
+			return ml.end;
+		s = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+bool fuzz_divergent(const struct op *op, const char *maps)
+{
+	unsigned long end;
+
+	/*
+	 * 6.17+: MREMAP_FIXED with an unchanged length moves every VMA of a
+	 * range that starts in a VMA; the model wants the range in one VMA.
+	 */
+	if (op->kind != OP_MREMAP || !(op->flags & MREMAP_FIXED) ||
+	    !(op->flags & MREMAP_MAYMOVE) || (op->addr & (PG - 1)) ||
+	    ((op->len + PG - 1) & ~(PG - 1)) != ((op->new_len + PG - 1) & ~(PG - 1)))
+		return false;
+	end = vma_end_at(maps, op->addr);
+	return end && op->addr + ((op->len + PG - 1) & ~(PG - 1)) > end;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * modify.h - the race test's address space and what the modifier does to it
+ * (REFERENCE.md 9, generalised).
+ *
+ * The layout: @nr_regions 3-page private anonymous regions back to back from
+ * @base, alternating rw- (written, so resident) and r-- (never touched), so
+ * that no two neighbours merge and the text of any view is long enough to
+ * put a read() boundary inside the regions; plus a spare r-x region (never
+ * touched) one region past the last, the source of the pages `remap` moves.
+ * Regions a and a + 1 (A and B) are the last VMA of the first read and the
+ * first of the second.
+ *
+ * A modification is a cycle of ops that changes A, then B, and returns both
+ * to the base layout:
+ *
+ *   split   map a page with a different protection over the middle of A,
+ *           then of B; map the original protection back (they merge again)
+ *   resize  shrink A to one page in place (mremap), then B; grow both back
+ *   remap   move the spare's middle page into the middle of A, then of B
+ *           (MREMAP_FIXED|MAYMOVE|DONTUNMAP: a 3-way split); mprotect the
+ *           moved pages to the original protection (they merge again)
+ *   unmap   munmap A, then B; map them again (and write A or B if rw-)
+ *
+ * Every op is an op-script op (target/script.h), so the same cycle runs on
+ * the model and on a live child through target_apply().
+ *
+ * Residency: which pages of the layout are resident after each op is
+ * simulated here (struct race_pages), so the checker knows what Rss each
+ * VMA form can show; the race run checks the simulation against the real
+ * smaps of every state before it trusts it.
+ */
+#ifndef VML_RACE_MODIFY_H
+#define VML_RACE_MODIFY_H
+
+#include <stddef.h>
+
+#include "target/script.h"
+
+#define RACE_PAGE_SIZE 4096UL
+#define RACE_REGION_PAGES 3
+#define RACE_REGION_SIZE (RACE_REGION_PAGES * RACE_PAGE_SIZE)
+/* The kernel selftest's count: at least a page of maps text (>= 32 bytes a line). */
+#define RACE_DEFAULT_REGIONS (RACE_PAGE_SIZE / 32 + 1)
+#define RACE_MAX_CYCLE 8	/* ops in one modification cycle, at most */
+
+enum race_mod {
+	RACE_MOD_SPLIT,
+	RACE_MOD_RESIZE,
+	RACE_MOD_REMAP,
+	RACE_MOD_UNMAP,
+	RACE__MODS
+};
+
+struct race_layout {
+	unsigned long base;		/* region 0 */
+	unsigned int nr_regions;
+	unsigned int a;			/* the boundary: regions a (A) and a + 1 (B) */
+};
+
+const char *race_mod_name(enum race_mod m);
+/* "split" -> RACE_MOD_SPLIT. Return: 0 or -EINVAL. */
+int race_mod_parse(const char *name, enum race_mod *out);
+
+unsigned long race_region_addr(const struct race_layout *l, unsigned int i);
+int race_region_prot(unsigned int i);		/* PROT_READ|PROT_WRITE or PROT_READ */
+unsigned long race_spare_addr(const struct race_layout *l);
+/* [*lo, *hi): every page an op of the layout or a cycle touches. */
+void race_layout_range(const struct race_layout *l, unsigned long *lo, unsigned long *hi);
+
+/*
+ * race_setup_ops - the ops that build the layout into an empty range.
+ * Return: the number of ops written to @ops, or -ENOSPC beyond @max.
+ */
+int race_setup_ops(const struct race_layout *l, struct op *ops, size_t max);
+
+/* race_cycle_ops - one cycle of @m (at most RACE_MAX_CYCLE ops). Return: the count. */
+int race_cycle_ops(const struct race_layout *l, enum race_mod m, struct op *ops, size_t max);
+
+/* Simulated residency of the layout's pages. */
+struct race_pages {
+	unsigned long lo, hi;
+	unsigned char *page;		/* per page: RP_* bits and the PROT_* bits << 2 */
+};
+
+/* Return: 0 or -ENOMEM. All pages start unmapped. */
+int race_pages_init(struct race_pages *p, const struct race_layout *l);
+void race_pages_free(struct race_pages *p);
+/*
+ * race_pages_apply - the effect of one successful op (only the kinds the
+ * layout and the cycles use: mmap fixed anonymous private, munmap,
+ * mprotect, mremap in place or FIXED|MAYMOVE|DONTUNMAP, touch).
+ */
+void race_pages_apply(struct race_pages *p, const struct op *op);
+/* One byte per page of [lo, hi): nonzero where resident. */
+void race_pages_resident(const struct race_pages *p, unsigned char *out);
+size_t race_pages_count(const struct race_pages *p);
+
+#endif /* VML_RACE_MODIFY_H */

@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * run.c - the race run: phases, the modifier thread, the reader threads
+ * (run.h).
+ *
+ * Threads of one phase and what they share:
+ *   the main thread builds the layout and the contract, starts the others,
+ *   sleeps for the phase's time, sets `stop` and joins them;
+ *   the modifier owns the target while the phase runs (target_apply);
+ *   readers own their reader (a vml_reader or a /proc fd) and their
+ *   counters, read the contract (immutable by then), and take `lock` only
+ *   to record the phase's first violation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "race/run.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/debug.h"
+#include "util/rand.h"
+
+#define READ_SIZE 4096			/* what the kernel selftest reads: a page */
+#define MAX_RECS 1024			/* records in two reads */
+#define QUERY_WALK 5			/* PROCMAP_QUERY calls per walk */
+#define ROLLUP_MAX 8192
+
+/* include/uapi/linux/fs.h; our struct has the kernel's layout (see target/live.c). */
+#define RACE_PROCMAP_QUERY _IOWR('f', 17, struct vml_procmap_query)
+
+/* What the threads of one phase share. */
+struct phase_ctx {
+	const struct race_opts *o;
+	struct race_phase *ph;
+	struct target *t;
+	struct race_layout layout;
+	struct race_contract *contract;
+	struct op cycle[RACE_MAX_CYCLE];
+	int nr_cycle;
+	atomic_bool stop;		/* [atomic] set by the main thread or a failing thread */
+	atomic_ulong cycles;		/* [atomic] */
+	pthread_mutex_t lock;		/* the first violation and error in *ph */
+	atomic_bool have_first;		/* [atomic] a hint: ph->first_text is set */
+};
+
+struct reader {
+	struct phase_ctx *c;
+	unsigned int id;
+	struct vml_rand rnd;
+	struct vml_reader *vr;		/* model */
+	int fd;				/* live */
+	uint64_t reads, violations, by_rule[RACE__RULES], notes[RACE__NOTES];
+	char buf[3 * READ_SIZE + ROLLUP_MAX + 1];
+	char qline[QUERY_WALK][512];
+	char qname[256];
+	struct race_rec recs[MAX_RECS];
+};
+
+static void phase_fail(struct phase_ctx *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void phase_fail(struct phase_ctx *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->ph->error) {
+		c->ph->error = err ? err : -EIO;
+		va_start(ap, fmt);
+		vsnprintf(c->ph->error_why, sizeof(c->ph->error_why), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&c->lock);
+	atomic_store(&c->stop, true);
+}
+
+static void op_text(const struct op *op, char *buf, size_t len)
+{
+	format_op(op, buf, len);
+}
+
+/* Apply one op, which must succeed. Return: 0 or -errno (with the phase failed). */
+static int apply(struct phase_ctx *c, const struct op *op)
+{
+	struct op_result res;
+	char line[160], e[24];
+	int ret = target_apply(c->t, op, &res);
+
+	if (!ret && !res.ret)
+		return 0;
+	op_text(op, line, sizeof(line));
+	if (ret)
+		phase_fail(c, ret, "%s target: %s: %s", target_kind_name(c->o->target), line,
+			   strerror(-ret));
+	else
+		phase_fail(c, res.ret, "%s: returned %s", line, errno_name(res.ret, e, sizeof(e)));
+	return ret ? ret : res.ret;
+}
+
+/* ---- the two targets' readers ---- */
+
+static bool is_model(const struct phase_ctx *c)
+{
+	return c->o->target == TARGET_MODEL;
+}
+
+static int reader_open(struct reader *r)
+{
+	struct phase_ctx *c = r->c;
+	enum vml_view view = c->ph->view == TARGET_VIEW_QUERY ? VML_VIEW_MAPS : c->ph->view;
+	char path[64];
+
+	r->fd = -1;
+	if (is_model(c)) {
+		if (c->ph->view == TARGET_VIEW_QUERY)
+			return 0;
+		return vml_reader_open(target_model_mm(c->t), view, c->ph->lock, &r->vr);
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)target_pid(c->t),
+		 target_view_name(view));
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	return r->fd < 0 ? -errno : 0;
+}
+
+static void reader_close(struct reader *r)
+{
+	vml_reader_close(r->vr);
+	r->vr = NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
+static int reader_rewind(struct reader *r)
+{
+	if (r->vr) {
+		vml_reader_rewind(r->vr);
+		return 0;
+	}
+	return lseek(r->fd, 0, SEEK_SET) < 0 ? -errno : 0;
+}
+
+static ssize_t reader_read(struct reader *r, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (r->vr)
+		return vml_reader_read(r->vr, buf, len);
+	do
+		n = read(r->fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+static int reader_query(struct reader *r, struct vml_procmap_query *q)
+{
+	if (is_model(r->c))
+		return vml_procmap_query(target_model_mm(r->c->t), r->c->ph->lock, q);
+	return ioctl(r->fd, RACE_PROCMAP_QUERY, q) ? -errno : 0;
+}
+
+/* ---- one read and its verdict ---- */
+
+/* A growable string for the violation report; sticky on allocation failure. */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void text_add(struct text *t, const char *s, size_t n)
+{
+	char *ns;
+
+	if (t->oom)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = (t->len + n + 1) * 2;
+
+		ns = vml_realloc(t->s, cap);
+		if (!ns) {
+			t->oom = true;
+			return;
+		}
+		t->s = ns;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, s, n);
+	t->len += n;
+	t->s[t->len] = '\0';
+}
+
+static void text_printf(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void text_printf(struct text *t, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		text_add(t, buf, VML_MIN((size_t)n, sizeof(buf) - 1));
+}
+
+/* Records near the offending one or a read boundary are shown, the others elided. */
+static bool near_interest(const struct race_rec *recs, size_t nr, size_t i, size_t bad)
+{
+	if (i + 4 >= bad && i <= bad + 3)
+		return true;
+	for (size_t k = 1; k < nr; k++)
+		if (recs[k].read != recs[k - 1].read && i + 3 >= k && i <= k + 2)
+			return true;
+	return i + 3 >= nr;
+}
+
+/* The reads of a violation, records away from it elided; the offending one marked. */
+static char *report_reads(struct reader *r, const struct race_verdict *v, size_t nr,
+			  const char *raw, size_t rawlen)
+{
+	struct text t = { 0 };
+	size_t elided = 0;
+	unsigned int read = ~0u;
+
+	if (!nr || r->c->ph->view == VML_VIEW_SMAPS_ROLLUP) {
+		text_printf(&t, "-- the read (%zu bytes):\n", rawlen);
+		text_add(&t, raw, rawlen);
+		return t.oom ? NULL : t.s;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct race_rec *rec = &r->recs[i];
+
+		if (rec->read != read) {
+			if (elided)
+				text_printf(&t, "   ... (%zu records)\n", elided);
+			elided = 0;
+			read = rec->read;
+			if (r->c->ph->view == TARGET_VIEW_QUERY)
+				text_printf(&t, "-- PROCMAP_QUERY answers from 0x%lx, as maps "
+					    "lines:\n", race_region_addr(&r->c->layout,
+									 r->c->layout.a - 1));
+			else
+				text_printf(&t, "-- read %u:\n", read + 1);
+		}
+		if (!near_interest(r->recs, nr, i, v->rec)) {
+			elided++;
+			continue;
+		}
+		if (elided)
+			text_printf(&t, "   ... (%zu records)\n", elided);
+		elided = 0;
+		text_add(&t, i == v->rec ? ">> " : "   ", 3);
+		text_add(&t, rec->text, rec->rec_len);
+		if (!rec->rec_len || rec->text[rec->rec_len - 1] != '\n')
+			text_add(&t, "\n", 1);
+	}
+	if (elided)
+		text_printf(&t, "   ... (%zu records)\n", elided);
+	if (v->rec >= nr)
+		text_printf(&t, ">> (end of file)\n");
+	return t.oom ? NULL : t.s;
+}
+
+static void count(struct reader *r, const struct race_verdict *v, size_t nr, const char *raw,
+		  size_t rawlen)
+{
+	struct race_phase *ph = r->c->ph;
+
+	r->reads++;
+	for (int i = 0; i < RACE__NOTES; i++)
+		r->notes[i] += v->note[i];
+	if (v->rule == RACE_OK)
+		return;
+	r->violations++;
+	r->by_rule[v->rule]++;
+	if (atomic_load_explicit(&r->c->have_first, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&r->c->lock);
+	if (!ph->first_text) {
+		ph->first = *v;
+		ph->first_text = report_reads(r, v, nr, raw, rawlen);
+		atomic_store_explicit(&r->c->have_first, true, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&r->c->lock);
+}
+
+/*
+ * Two page-sized reads from the start of maps, smaps or numa_maps; when the
+ * second one is short, a third tells whether that was the end of the file.
+ */
+static int read_pair(struct reader *r)
+{
+	struct phase_ctx *c = r->c;
+	struct race_verdict v;
+	ssize_t n[3] = { 0 };
+	size_t off = 0;
+	int nr = 0, k, ret;
+	bool eof = false;
+
+	ret = reader_rewind(r);
+	if (ret)
+		return ret;
+	for (int i = 0; i < 3; i++) {
+		if (i == 2 && n[1] == READ_SIZE)
+			break;
+		n[i] = reader_read(r, r->buf + off, READ_SIZE);
+		if (n[i] < 0)
+			return (int)n[i];
+		if (!n[i]) {
+			eof = true;
+			break;
+		}
+		k = race_parse_read(c->ph->view, r->buf + off, n[i], i, r->recs + nr,
+				    MAX_RECS - nr);
+		if (k < 0)
+			return k;
+		nr += k;
+		off += n[i];
+	}
+	if (!nr)
+		return -ENODATA;
+	race_check_records(c->contract, c->ph->view, c->ph->per_read, 0, r->recs, nr, eof, &v);
+	count(r, &v, nr, r->buf, off);
+	return 0;
+}
+
+/* PROCMAP_QUERY from the VMA before A on, each answer's end the next address. */
+static int query_walk(struct reader *r)
+{
+	struct phase_ctx *c = r->c;
+	unsigned long pos0 = race_region_addr(&c->layout, c->layout.a - 1), addr = pos0;
+	struct race_verdict v;
+	int i, ret;
+
+	for (i = 0; i < QUERY_WALK; i++) {
+		struct vml_procmap_query q = {
+			.size = sizeof(q),
+			.query_flags = VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA,
+			.query_addr = addr,
+			.vma_name_size = sizeof(r->qname),
+			.vma_name_addr = (uintptr_t)r->qname,
+		};
+
+		ret = reader_query(r, &q);
+		if (ret)
+			return ret;
+		race_rec_from_query(&r->recs[i], &q, r->qname, r->qline[i], sizeof(r->qline[i]),
+				    0);
+		addr = q.vma_end;
+	}
+	race_check_records(c->contract, VML_VIEW_MAPS, false, pos0, r->recs, QUERY_WALK, false,
+			   &v);
+	count(r, &v, QUERY_WALK, NULL, 0);
+	return 0;
+}
+
+static int read_rollup(struct reader *r)
+{
+	struct race_verdict v;
+	size_t n = 0;
+	ssize_t got;
+	int nr, ret = reader_rewind(r);
+
+	if (ret)
+		return ret;
+	do {
+		got = reader_read(r, r->buf + n, ROLLUP_MAX - n);
+		if (got < 0)
+			return (int)got;
+		n += got;
+	} while (got > 0 && n < ROLLUP_MAX);
+	nr = race_parse_read(VML_VIEW_SMAPS_ROLLUP, r->buf, n, 0, r->recs, MAX_RECS);
+	if (nr < 0)
+		return nr;
+	race_check_rollup(r->c->contract, r->recs, nr, &v);
+	count(r, &v, nr, r->buf, n);
+	return 0;
+}
+
+/* A few hundred nanoseconds at most, so that steps and reads meet at varying offsets. */
+static void jitter(struct vml_rand *rnd)
+{
+	unsigned int n = vml_rand_below(rnd, 4) ? 0 : vml_rand_below(rnd, 256);
+
+	for (volatile unsigned int i = 0; i < n; i++)
+		;
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	struct phase_ctx *c = r->c;
+	int ret = reader_open(r);
+
+	if (ret) {
+		phase_fail(c, ret, "reader %u: opening %s: %s", r->id,
+			   target_view_name(c->ph->view), strerror(-ret));
+		return NULL;
+	}
+	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
+		jitter(&r->rnd);
+		if (c->ph->view == TARGET_VIEW_QUERY)
+			ret = query_walk(r);
+		else if (c->ph->view == VML_VIEW_SMAPS_ROLLUP)
+			ret = read_rollup(r);
+		else
+			ret = read_pair(r);
+		if (ret) {
+			phase_fail(c, ret, "reader %u: reading %s: %s", r->id,
+				   target_view_name(c->ph->view), strerror(-ret));
+			break;
+		}
+	}
+	reader_close(r);
+	return NULL;
+}
+
+static void *modifier_main(void *arg)
+{
+	struct phase_ctx *c = arg;
+	struct vml_rand rnd = vml_rand_init(c->o->seed, 0);
+
+	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
+		for (int i = 0; i < c->nr_cycle; i++) {
+			if (apply(c, &c->cycle[i]))
+				return NULL;
+			jitter(&rnd);
+		}
+		atomic_fetch_add_explicit(&c->cycles, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/* ---- setting a phase up ---- */
+
+/* A whole view, or NULL with *@absent when the target does not offer it. */
+static char *capture_view(struct phase_ctx *c, enum vml_view view, bool *absent)
+{
+	char *text;
+	size_t len;
+	int ret = target_read_view(c->t, view, VML_LOCK_MMAP, &text, &len);
+
+	*absent = false;
+	if (ret == -EINVAL && is_model(c)) {
+		*absent = true;
+		return NULL;
+	}
+	if (ret) {
+		phase_fail(c, ret, "reading %s: %s", target_view_name(view), strerror(-ret));
+		return NULL;
+	}
+	return text;
+}
+
+struct capture {
+	char *text[4];		/* maps, smaps, numa_maps, smaps_rollup */
+};
+
+static const enum vml_view capture_views[4] = {
+	VML_VIEW_MAPS, VML_VIEW_SMAPS, VML_VIEW_NUMA_MAPS, VML_VIEW_SMAPS_ROLLUP,
+};
+
+static void capture_free(struct capture *cap)
+{
+	for (int i = 0; i < 4; i++)
+		vml_free(cap->text[i]);
+	memset(cap, 0, sizeof(*cap));
+}
+
+static int capture(struct phase_ctx *c, struct capture *cap)
+{
+	bool absent;
+
+	memset(cap, 0, sizeof(*cap));
+	for (int i = 0; i < 4; i++) {
+		cap->text[i] = capture_view(c, capture_views[i], &absent);
+		if (!cap->text[i] && !absent) {
+			capture_free(cap);
+			return c->ph->error ? c->ph->error : -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Which region ends the first read of @view in the base layout. */
+static int find_boundary(struct phase_ctx *c)
+{
+	struct race_layout *l = &c->layout;
+	enum vml_view view = c->ph->view;
+	struct target_reader *tr;
+	struct race_rec *recs;
+	char *buf;
+	ssize_t n1, n2;
+	int a, b, ret;
+	unsigned long start;
+
+	if (view == VML_VIEW_SMAPS_ROLLUP) {
+		l->a = l->nr_regions / 2;	/* no read boundary: any pair in the middle */
+		return 0;
+	}
+	if (view == TARGET_VIEW_QUERY)
+		view = VML_VIEW_MAPS;	/* the boundary the maps reader sees */
+	buf = vml_malloc(2 * READ_SIZE);
+	recs = vml_malloc(MAX_RECS * sizeof(*recs));
+	ret = buf && recs ? target_reader_open(c->t, view, c->ph->lock, &tr) : -ENOMEM;
+	if (ret) {
+		vml_free(buf);
+		vml_free(recs);
+		phase_fail(c, ret, "opening %s: %s", target_view_name(view), strerror(-ret));
+		return ret;
+	}
+	n1 = target_reader_read(tr, buf, READ_SIZE);
+	n2 = n1 > 0 ? target_reader_read(tr, buf + n1, READ_SIZE) : 0;
+	target_reader_close(tr);
+	a = n1 > 0 ? race_parse_read(view, buf, n1, 0, recs, MAX_RECS) : -EIO;
+	b = a > 0 && n2 > 0 ? race_parse_read(view, buf + n1, n2, 1, recs + a, MAX_RECS - a) : 0;
+	ret = -ERANGE;
+	if (a > 0 && b > 0 && !recs[a - 1].bad && !recs[a].bad) {
+		start = recs[a - 1].start;
+		l->a = (start - l->base) / RACE_REGION_SIZE;
+		if (start >= l->base && (start - l->base) % RACE_REGION_SIZE == 0 && l->a >= 1 &&
+		    l->a + 2 < l->nr_regions && recs[a].start == race_region_addr(l, l->a + 1))
+			ret = 0;
+	}
+	if (ret)
+		phase_fail(c, ret, "the first read of %s does not end inside the regions "
+			   "(%zd bytes; try more --regions)", target_view_name(view), n1);
+	vml_free(buf);
+	vml_free(recs);
+	return ret;
+}
+
+static int add_state(struct phase_ctx *c, const struct capture *cap,
+		     const struct race_pages *pages, unsigned char *res)
+{
+	char why[400];
+	int ret;
+
+	race_pages_resident(pages, res);
+	ret = race_contract_add_state(c->contract, cap->text[0], cap->text[1], cap->text[2],
+				      cap->text[3], res, why, sizeof(why));
+	if (ret == -EINVAL)
+		phase_fail(c, ret, "state %zu: %s", race_contract_nr_states(c->contract), why);
+	else if (ret)
+		phase_fail(c, ret, "state %zu: %s", race_contract_nr_states(c->contract),
+			   strerror(-ret));
+	return ret;
+}
+
+/*
+ * Build the layout, find the boundary, and capture one cycle's states after
+ * a warm-up cycle (the first cycle leaves pages where the steady state has
+ * them). The cycle must end in the base layout, and going round once more
+ * must give the same layouts again (maps is compared: the other views also
+ * carry counters of the rest of a live process).
+ */
+static int phase_setup(struct phase_ctx *c)
+{
+	struct race_layout *l = &c->layout;
+	struct race_pages pages = { 0 };
+	struct capture base = { 0 }, caps[RACE_MAX_CYCLE] = { 0 }, cur = { 0 };
+	struct op *setup = NULL;
+	unsigned char *res = NULL;
+	unsigned long lo, hi;
+	int n, ret;
+	char why[400];
+
+	l->base = SCRIPT_RANGE_LO;
+	l->nr_regions = c->o->regions ? c->o->regions : RACE_DEFAULT_REGIONS;
+	l->a = 1;
+	/* The target is shared by the phases of a run: clear what the last one left. */
+	race_layout_range(l, &lo, &hi);
+	ret = apply(c, &(struct op){ .kind = OP_MUNMAP, .addr = lo, .len = hi - lo });
+	if (ret)
+		return ret;
+	setup = vml_malloc((2 * l->nr_regions + 1) * sizeof(*setup));
+	ret = setup ? race_pages_init(&pages, l) : -ENOMEM;
+	if (ret)
+		goto out;
+	n = race_setup_ops(l, setup, 2 * l->nr_regions + 1);
+	for (int i = 0; i < n && !ret; i++) {
+		ret = apply(c, &setup[i]);
+		race_pages_apply(&pages, &setup[i]);
+	}
+	if (ret || (ret = find_boundary(c)))
+		goto out;
+	c->ph->boundary = l->a;
+	c->nr_cycle = race_cycle_ops(l, c->ph->mod, c->cycle, RACE_MAX_CYCLE);
+	ret = race_contract_create(lo, hi, &c->contract);
+	res = vml_malloc(race_pages_count(&pages) + 1);
+	if (!ret && !res)
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
+	for (int i = 0; i < c->nr_cycle && !ret; i++) {
+		ret = apply(c, &c->cycle[i]);
+		race_pages_apply(&pages, &c->cycle[i]);
+	}
+	if (ret || (ret = capture(c, &base)) || (ret = add_state(c, &base, &pages, res)))
+		goto out;
+	for (int round = 0; round < 2 && !ret; round++) {
+		for (int i = 0; i < c->nr_cycle && !ret; i++) {
+			const struct capture *want = i == c->nr_cycle - 1 ? &base : &caps[i];
+
+			ret = apply(c, &c->cycle[i]);
+			race_pages_apply(&pages, &c->cycle[i]);
+			if (ret || (ret = capture(c, &cur)))
+				break;
+			if ((round || i == c->nr_cycle - 1) && strcmp(want->text[0], cur.text[0])) {
+				char line[160];
+
+				format_op(&c->cycle[i], line, sizeof(line));
+				ret = -EPROTO;
+				phase_fail(c, ret, "the %s cycle is not periodic: after `%s` the "
+					   "layout differs from %s", race_mod_name(c->ph->mod),
+					   line, i == c->nr_cycle - 1 ? "the base layout" :
+					   "the first round's");
+			} else if (round == 0 && i < c->nr_cycle - 1) {
+				ret = add_state(c, &cur, &pages, res);
+				caps[i] = cur;
+				memset(&cur, 0, sizeof(cur));
+			}
+			capture_free(&cur);
+		}
+	}
+	if (ret)
+		goto out;
+	ret = race_contract_finish(c->contract, why, sizeof(why));
+	if (ret)
+		phase_fail(c, ret, "%s", ret == -EINVAL ? why : strerror(-ret));
+	c->ph->nr_states = race_contract_nr_states(c->contract);
+out:
+	if (ret && !c->ph->error)
+		phase_fail(c, ret, "setting up: %s", strerror(-ret));
+	capture_free(&base);
+	capture_free(&cur);
+	for (int i = 0; i < RACE_MAX_CYCLE; i++)
+		capture_free(&caps[i]);
+	race_pages_free(&pages);
+	vml_free(res);
+	vml_free(setup);
+	return ret;
+}
+
+static void run_phase(const struct race_opts *o, struct race_phase *ph, struct target *t)
+{
+	struct phase_ctx c = { .o = o, .ph = ph, .t = t };
+	struct reader *readers;
+	pthread_t *tids, mod;
+	unsigned int nr = o->readers ? o->readers : 1, started = 0;
+	uint64_t t0, deadline;
+	bool mod_started = false;
+
+	pthread_mutex_init(&c.lock, NULL);
+	readers = vml_zalloc(nr * sizeof(*readers));
+	tids = vml_zalloc(nr * sizeof(*tids));
+	if (!readers || !tids) {
+		phase_fail(&c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (phase_setup(&c))
+		goto out;
+
+	atomic_store(&vml_debug_broken, o->broken);
+	t0 = vml_now_ns();
+	deadline = t0 + (uint64_t)(o->seconds * NSEC_PER_SEC);
+	for (unsigned int i = 0; i < nr; i++) {
+		readers[i].c = &c;
+		readers[i].id = i;
+		readers[i].fd = -1;
+		readers[i].rnd = vml_rand_init(o->seed, i + 1);
+		if (pthread_create(&tids[i], NULL, reader_main, &readers[i])) {
+			phase_fail(&c, -EAGAIN, "cannot start a reader thread");
+			break;
+		}
+		started++;
+	}
+	if (started == nr) {
+		mod_started = !pthread_create(&mod, NULL, modifier_main, &c);
+		if (!mod_started)
+			phase_fail(&c, -EAGAIN, "cannot start the modifier thread");
+	}
+	while (!atomic_load(&c.stop) && vml_now_ns() < deadline && !(o->stop && *o->stop)) {
+		struct timespec ts = { 0, 10 * NSEC_PER_MSEC };
+
+		nanosleep(&ts, NULL);
+	}
+	atomic_store(&c.stop, true);
+	if (mod_started)
+		pthread_join(mod, NULL);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	atomic_store(&vml_debug_broken, 0);
+	ph->seconds = (double)(vml_now_ns() - t0) / NSEC_PER_SEC;
+	ph->cycles = atomic_load(&c.cycles);
+	for (unsigned int i = 0; i < started; i++) {
+		ph->reads += readers[i].reads;
+		ph->violations += readers[i].violations;
+		for (int k = 0; k < RACE__RULES; k++)
+			ph->by_rule[k] += readers[i].by_rule[k];
+		for (int k = 0; k < RACE__NOTES; k++)
+			ph->notes[k] += readers[i].notes[k];
+	}
+out:
+	race_contract_destroy(c.contract);
+	vml_free(readers);
+	vml_free(tids);
+	pthread_mutex_destroy(&c.lock);
+}
+
+/* Does target @t offer @view? (The model's smaps family is not there yet.) */
+static bool view_available(struct target *t, enum vml_view view)
+{
+	struct target_reader *r;
+
+	if (view == TARGET_VIEW_QUERY || target_kind(t) == TARGET_LIVE)
+		return true;
+	if (target_reader_open(t, view, VML_LOCK_VMA, &r))
+		return false;
+	target_reader_close(r);
+	return true;
+}
+
+int race_views_available(enum target_kind kind, const enum vml_view *views, unsigned int nr,
+			 bool *avail)
+{
+	struct target *t;
+	int ret = target_create(kind, NULL, &t);
+
+	if (ret)
+		return ret;
+	for (unsigned int i = 0; i < nr; i++)
+		avail[i] = view_available(t, views[i]);
+	target_destroy(t);
+	return 0;
+}
+
+int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
+{
+	bool live = o->target == TARGET_LIVE;
+	unsigned int nr_locks = live ? 1 : o->nr_locks;
+	struct target *t;
+	int ret = target_create(o->target, NULL, &t);
+
+	/* One target for the whole run: creating and tearing down costs more than a phase. */
+	if (ret)
+		return ret;
+	for (unsigned int v = 0; v < o->nr_views; v++) {
+		enum vml_view view = o->views[v];
+		bool avail = view_available(t, view);
+
+		for (unsigned int l = 0; l < nr_locks; l++) {
+			for (unsigned int m = 0; m < o->nr_mods; m++) {
+				struct race_phase ph = {
+					.view = view,
+					.kernel_lock = live,
+					.lock = live ? VML_LOCK_VMA : o->locks[l],
+					.mod = o->mods[m],
+				};
+
+				if (o->stop && *o->stop) {
+					ret = -EINTR;
+					goto out;
+				}
+				if (live)
+					ph.per_read = view == VML_VIEW_SMAPS ||
+						      view == VML_VIEW_NUMA_MAPS;
+				else
+					ph.per_read = o->locks[l] == VML_LOCK_MMAP &&
+						      view != TARGET_VIEW_QUERY &&
+						      view != VML_VIEW_SMAPS_ROLLUP;
+				if (!avail)
+					ph.skipped = "the model has no such view yet";
+				else
+					run_phase(o, &ph, t);
+				fn(&ph, arg);
+				vml_free(ph.first_text);
+				/* the live child died: nothing more can run */
+				if (ph.error == -ECHILD)
+					goto out;
+			}
+		}
+	}
+out:
+	target_destroy(t);
+	return ret;
+}

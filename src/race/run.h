@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * run.h - `vmalock race`: a modifier cycling the VMAs at a read() boundary
+ * (modify.h) while reader threads read the view across that boundary and
+ * judge every read against the contract (contract.h).
+ *
+ * One phase per (view, lock policy, modification), all on one target: the
+ * layout range cleared and built again, the boundary found in the view's first read, the states of
+ * one cycle captured while nothing moves, then the modifier and the readers
+ * run for the phase's time. The model's modifier and readers are threads on
+ * one vml_mm; on the live kernel the modifier drives the live child through
+ * target_apply() and the readers read /proc/PID/<view> (or issue
+ * PROCMAP_QUERY on /proc/PID/maps) themselves.
+ *
+ * Reads: two consecutive page-sized read() calls from the start of the view
+ * (maps, smaps, numa_maps); a walk of PROCMAP_QUERY calls from the VMA
+ * before A (query); the whole file (smaps_rollup).
+ *
+ * The library never prints: results come back per phase through a callback.
+ */
+#ifndef VML_RACE_RUN_H
+#define VML_RACE_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "race/contract.h"
+#include "race/modify.h"
+#include "target/target.h"
+
+#define RACE_MAX_VIEWS 5
+
+struct race_opts {
+	enum target_kind target;
+	enum vml_view views[RACE_MAX_VIEWS];	/* TARGET_VIEW_QUERY for query */
+	unsigned int nr_views;
+	enum vml_lock_policy locks[2];		/* the model's; live uses the kernel's */
+	unsigned int nr_locks;
+	enum race_mod mods[RACE__MODS];
+	unsigned int nr_mods;
+	double seconds;				/* per phase */
+	uint64_t seed;
+	unsigned int readers;			/* reader threads per phase */
+	unsigned int regions;			/* 0: RACE_DEFAULT_REGIONS */
+	unsigned int broken;			/* VML_BROKEN_* while readers run (model) */
+	volatile sig_atomic_t *stop;		/* set asynchronously: end early; may be NULL */
+};
+
+struct race_phase {
+	enum vml_view view;
+	bool kernel_lock;		/* live: the kernel's own locking */
+	enum vml_lock_policy lock;	/* the model's policy */
+	enum race_mod mod;
+	bool per_read;			/* checked as one snapshot per read() */
+	const char *skipped;		/* not run, and why (the view is not there) */
+	int error;			/* the phase could not run: -errno, see error_why */
+	char error_why[512];
+	unsigned int boundary;		/* region A */
+	unsigned int nr_states;
+	uint64_t reads;			/* reads (pairs, walks, rollups) checked */
+	uint64_t violations;		/* reads that broke the contract */
+	uint64_t by_rule[RACE__RULES];
+	uint64_t notes[RACE__NOTES];	/* reads with each allowed observation */
+	uint64_t cycles;		/* modification cycles completed */
+	double seconds;
+	struct race_verdict first;	/* the first violation */
+	char *first_text;		/* its reads, annotated; NULL if none */
+};
+
+typedef void (*race_phase_fn)(const struct race_phase *ph, void *arg);
+
+/*
+ * race_run - run every phase of @o, reporting each through @fn.
+ * Return: 0, or -errno if the run could not go on (a phase's own failure is
+ *         in its ->error and the run goes on).
+ */
+int race_run(const struct race_opts *o, race_phase_fn fn, void *arg);
+
+/*
+ * race_views_available - which of @views a @kind target offers (the model's
+ * smaps family is not there yet); one answer per view in @avail.
+ * Return: 0, or -errno if no target could be created.
+ */
+int race_views_available(enum target_kind kind, const enum vml_view *views, unsigned int nr,
+			 bool *avail);
+
+#endif /* VML_RACE_RUN_H */

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target: the op-script parser (src/target/script.c).
+ *
+ * Any input must parse or be refused with a message naming a line, without
+ * a crash, a leak or undefined behaviour; and a script that parses must
+ * print back (format_op) to text that parses to the same ops.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/script.h"
+#include "util/alloc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int same_op(const struct op *a, const struct op *b)
+{
+	return a->kind == b->kind && a->addr == b->addr && a->len == b->len &&
+	       a->new_len == b->new_len && a->new_addr == b->new_addr && a->prot == b->prot &&
+	       a->flags == b->flags && a->placement == b->placement && a->advice == b->advice &&
+	       a->access == b->access && a->offset == b->offset && a->size == b->size &&
+	       a->shmem == b->shmem && a->has_expect == b->has_expect &&
+	       (!a->has_expect || a->expect == b->expect) && same_str(a->file, b->file) &&
+	       same_str(a->name, b->name);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), *again = NULL, err[512];
+	struct script *s = NULL, *t = NULL;
+	size_t cap, len = 0;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (script_parse_string("fuzz.ops", text, &s, err, sizeof(err))) {
+		/* refused: the message names the script and a line */
+		if (strncmp(err, "fuzz.ops:", 9))
+			abort();
+		goto out;
+	}
+	/*
+	 * A known quirk of the parser (reported; src/target is not ours to
+	 * change here): a CR is stripped only at the very end of a line, before
+	 * comments and blanks are, so a CR followed by a comment or blanks
+	 * stays in the last argument (a name keeps it, an expect= or a number
+	 * goes wrong) while the printed-back line loses it. With a CR in the
+	 * input the round trip is not checked; the parse still is.
+	 */
+	if (memchr(text, '\r', size))
+		goto out;
+	/* Print it back and parse again: the same ops. */
+	cap = s->nr_ops * 4200 + 1;
+	again = malloc(cap);
+	if (!again)
+		goto out;
+	again[0] = '\0';
+	for (size_t i = 0; i < s->nr_ops; i++) {
+		int n = format_op(&s->ops[i], again + len, cap - len - 1);
+
+		if (n < 0 || (size_t)n >= cap - len - 1)
+			abort();
+		len += n;
+		again[len++] = '\n';
+		again[len] = '\0';
+	}
+	if (script_parse_string("again.ops", again, &t, err, sizeof(err))) {
+		fprintf(stderr, "printed script does not parse: %s\n--\n%s--\n", err, again);
+		abort();
+	}
+	if (t->nr_ops != s->nr_ops)
+		abort();
+	for (size_t i = 0; i < s->nr_ops; i++) {
+		if (!same_op(&s->ops[i], &t->ops[i])) {
+			char line[4200];
+
+			format_op(&s->ops[i], line, sizeof(line));
+			fprintf(stderr, "op %zu does not print back to itself: %s\n", i, line);
+			abort();
+		}
+	}
+out:
+	script_free(s);
+	script_free(t);
+	free(again);
+	free(text);
+	return 0;
+}
