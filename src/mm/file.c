@@ -47,8 +47,6 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 	return 0;
 }
 
-static int grow_slots(struct vml_file *file, unsigned long index);
-
 /* Put a new folio of @order at @index (aligned, all slots empty) into the page cache. */
 static int filemap_add_folio(struct vml_file *file, unsigned long index, unsigned int order,
 			     struct folio **out)
@@ -63,14 +61,15 @@ static int filemap_add_folio(struct vml_file *file, unsigned long index, unsigne
 	if (file->shmem)
 		folio_set(folio, PG_swapbacked);
 	spin_lock(&file->i_pages_lock);
-	if (index + nr > file->nr_slots && grow_slots(file, index + nr - 1)) {
+	if (xmap_reserve(&file->pages, index, nr)) {
 		spin_unlock(&file->i_pages_lock);
 		folio_put(folio);
 		return -ENOMEM;
 	}
 	for (unsigned long i = 0; i < nr; i++) {
-		VML_BUG_ON(file->pages[index + i]);
-		file->pages[index + i] = folio;	/* one cache reference for all its slots */
+		VML_BUG_ON(file_folio_at(file, index + i));
+		/* one cache reference for all its slots */
+		xmap_store(&file->pages, index + i, (uintptr_t)folio);
 	}
 	file->nr_cached += nr;
 	spin_unlock(&file->i_pages_lock);
@@ -163,19 +162,28 @@ void vml_file_put(struct vml_file *file)
 	if (!file || fetch_sub_acq_rel(&file->refcount, 1) != 1)
 		return;
 	vml_assert(list_empty(&file->i_mmap));
-	for (unsigned long i = 0; file->shmem && i < file->nr_slots; i++)
-		if (file->swap_slots[i])
-			swap_free_entry(file->sys, file->swap_slots[i]);
-	/* A large folio fills several slots and holds one cache reference. */
-	for (unsigned long i = 0, nr = 1; i < file->nr_slots; i += nr) {
-		struct folio *folio = file->pages[i];
+	for (unsigned long i = 0; file->shmem; i++) {
+		uintptr_t slot;
 
-		nr = folio ? folio_nr_pages(folio) - (i - folio->index) : 1;
-		if (folio)
-			folio_put(folio);
+		if (!xmap_next(&file->swap_slots, &i, ~0UL, &slot))
+			break;
+		swap_free_entry(file->sys, slot);
 	}
-	vml_free(file->pages);
-	vml_free(file->swap_slots);
+	/* A large folio fills several slots and holds one cache reference. */
+	for (unsigned long i = 0;;) {
+		uintptr_t v;
+		struct folio *folio;
+
+		if (!xmap_next(&file->pages, &i, ~0UL, &v))
+			break;
+		folio = (struct folio *)v;
+		i = folio->index + folio_nr_pages(folio);
+		folio_put(folio);
+		if (!i)
+			break;
+	}
+	xmap_destroy(&file->pages);
+	xmap_destroy(&file->swap_slots);
 	rwsem_destroy(&file->i_mmap_rwsem);
 	fetch_sub_relaxed(&file->sys->nr_files, 1);
 	vml_free(file->path);
@@ -197,35 +205,11 @@ struct folio *filemap_get_folio(struct vml_file *file, unsigned long index)
 	struct folio *folio = NULL;
 
 	spin_lock(&file->i_pages_lock);
-	if (index < file->nr_slots && file->pages[index]) {
-		folio = file->pages[index];
+	folio = file_folio_at(file, index);
+	if (folio)
 		folio_get(folio);
-	}
 	spin_unlock(&file->i_pages_lock);
 	return folio;
-}
-
-/* Context: i_pages_lock held. Make room for slot @index. */
-static int grow_slots(struct vml_file *file, unsigned long index)
-{
-	unsigned long n = file->nr_slots ? file->nr_slots : 16;
-	unsigned long *sw;
-	struct folio **p;
-
-	while (n <= index)
-		n *= 2;
-	sw = vml_realloc(file->swap_slots, n * sizeof(*sw));
-	if (!sw)
-		return -ENOMEM;
-	memset(sw + file->nr_slots, 0, (n - file->nr_slots) * sizeof(*sw));
-	file->swap_slots = sw;
-	p = vml_realloc(file->pages, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	memset(p + file->nr_slots, 0, (n - file->nr_slots) * sizeof(*p));
-	file->pages = p;
-	file->nr_slots = n;
-	return 0;
 }
 
 int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, struct folio **out)
@@ -247,25 +231,25 @@ int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, s
 		folio_set(fresh, PG_swapbacked);
 
 	spin_lock(&file->i_pages_lock);
-	if (index >= file->nr_slots && grow_slots(file, index)) {
+	if (xmap_reserve(&file->pages, index, 1)) {
 		spin_unlock(&file->i_pages_lock);
 		folio_put(fresh);
 		return -ENOMEM;
 	}
-	folio = file->pages[index];
+	folio = file_folio_at(file, index);
 	if (!folio) {
 		folio = fresh;	/* the page cache keeps the allocation reference */
-		file->pages[index] = folio;
+		xmap_store(&file->pages, index, (uintptr_t)folio);
 		file->nr_cached++;
 		fresh = NULL;
-		if (file->swap_slots[index] == FILE_SHADOW) {
+		if (file_swap_at(file, index) == FILE_SHADOW) {
 			/* A refault of a page reclaimed recently: straight onto the active list. */
-			file->swap_slots[index] = 0;
+			xmap_store(&file->swap_slots, index, 0);
 			folio_set(folio, PG_active);
-		} else if (file->swap_slots[index]) {
+		} else if (file_swap_at(file, index)) {
 			/* Back from swap: the data is in this new page now. */
-			swap_slot = file->swap_slots[index];
-			file->swap_slots[index] = 0;
+			swap_slot = file_swap_at(file, index);
+			xmap_store(&file->swap_slots, index, 0);
 			fetch_sub_relaxed(&file->swapped, 1);
 			folio_set(folio, PG_dirty);
 		}

@@ -4,14 +4,16 @@
  * reverse map of VMAs that map it (i_mmap) under its own lock,
  * i_mmap_rwsem (REFERENCE.md section 8).
  *
- * The page cache is an array of folio pointers indexed by page, protected by
- * i_pages_lock (a spinlock: lookups are short). shmem files keep their
+ * The page cache is a sparse map (xmap) from page index to folio, protected
+ * by i_pages_lock (a spinlock: lookups are short); a large folio fills all
+ * its slots. shmem files keep their
  * pages here too, and count pages moved to swap in `swapped`.
  */
 #ifndef VML_MM_FILE_H
 #define VML_MM_FILE_H
 
 #include "mm/mm_types.h"
+#include "mm/xmap.h"
 
 #define VML_FILE_DEV_MAJOR 0xfe		/* a regular file's device, as on the live root fs */
 #define VML_FILE_DEV_MINOR 0x00
@@ -34,10 +36,9 @@ struct vml_file {
 	unsigned long i_mmap_count;	/* [i_mmap_rwsem] */
 
 	_Atomic uint32_t i_pages_lock;	/* protects the page cache below */
-	struct folio **pages;		/* [i_pages_lock] index -> folio or NULL */
-	unsigned long *swap_slots;	/* [i_pages_lock] shmem: index -> swap slot or 0;
+	struct xmap pages;		/* [i_pages_lock] index -> struct folio * (sparse) */
+	struct xmap swap_slots;		/* [i_pages_lock] shmem: index -> swap slot;
 					 * regular: FILE_SHADOW where a page was reclaimed */
-	unsigned long nr_slots;		/* [i_pages_lock] size of both arrays */
 	unsigned long nr_cached;	/* [i_pages_lock] */
 	_Atomic unsigned long swapped;	/* [atomic] shmem pages in swap */
 };
@@ -54,7 +55,18 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 void vml_file_get(struct vml_file *file);
 /* vml_file_put() is public (vmalock/mm.h). */
 
-/* The page cache. */
+/* The page cache. Context for the two helpers: i_pages_lock held. */
+static inline struct folio *file_folio_at(struct vml_file *file, unsigned long index)
+{
+	return (struct folio *)xmap_load(&file->pages, index);
+}
+
+static inline unsigned long file_swap_at(struct vml_file *file, unsigned long index)
+{
+	return (unsigned long)xmap_load(&file->swap_slots, index);
+}
+
+
 struct folio *filemap_get_folio(struct vml_file *file, unsigned long index);	/* with a reference */
 /* Find or create the page-cache folio at @index (a new one is clean, uptodate). */
 int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, struct folio **out);

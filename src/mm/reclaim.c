@@ -380,10 +380,14 @@ static void drop_from_page_cache(struct folio *folio)
 
 	spin_lock(&file->i_pages_lock);
 	if (folio_ref_count(folio) == 1 && !folio_test(folio, PG_dirty) &&
-	    folio->index + nr <= file->nr_slots && file->pages[folio->index] == folio) {
+	    file_folio_at(file, folio->index) == folio) {
+		/* A shadow needs a slot; without memory for one the page just goes. */
+		bool shadow = !xmap_reserve(&file->swap_slots, folio->index, nr);
+
 		for (unsigned long i = 0; i < nr; i++) {
-			file->pages[folio->index + i] = NULL;
-			file->swap_slots[folio->index + i] = FILE_SHADOW;	/* workingset shadow */
+			xmap_store(&file->pages, folio->index + i, 0);
+			if (shadow)	/* workingset shadow */
+				xmap_store(&file->swap_slots, folio->index + i, FILE_SHADOW);
 		}
 		file->nr_cached -= nr;
 		dropped = true;
@@ -521,7 +525,7 @@ static void split_file_folio(struct folio *folio)
 	spin_lock(&file->i_pages_lock);
 	/* Only the cache and the caller may hold it (the kernel's expected refcount). */
 	if (folio_ref_count(folio) != 2 || folio_mapcount(folio) ||
-	    folio->index + nr > file->nr_slots || file->pages[folio->index] != folio) {
+	    file_folio_at(file, folio->index) != folio) {
 		spin_unlock(&file->i_pages_lock);
 		for (unsigned long i = 0; i < nr; i++)
 			folio_put(small[i]);
@@ -531,7 +535,8 @@ static void split_file_folio(struct folio *folio)
 		small[i]->mapping = file;
 		small[i]->index = folio->index + i;
 		store_relaxed(&small[i]->flags, load_relaxed(&folio->flags) & ~PG_lru_batch);
-		file->pages[folio->index + i] = small[i];	/* its allocation reference */
+		/* its allocation reference; the slots exist: the large folio filled them */
+		xmap_store(&file->pages, folio->index + i, (uintptr_t)small[i]);
 	}
 	spin_unlock(&file->i_pages_lock);
 	folio_put(folio);	/* the cache's reference */

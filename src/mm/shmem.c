@@ -21,8 +21,14 @@ unsigned long shmem_partial_swap_usage(struct vml_file *file, unsigned long star
 	unsigned long n = 0;
 
 	spin_lock(&file->i_pages_lock);
-	for (unsigned long i = start; i < end && i < file->nr_slots; i++)
-		n += file->swap_slots[i] != 0;
+	/* Ends: each step moves past an entry; empty stretches are skipped whole. */
+	for (unsigned long i = start; i < end; i++) {
+		uintptr_t v;
+
+		if (!xmap_next(&file->swap_slots, &i, end, &v))
+			break;
+		n++;
+	}
 	spin_unlock(&file->i_pages_lock);
 	return n << PAGE_SHIFT;
 }
@@ -53,9 +59,10 @@ bool shmem_writeout(struct vml_file *file, struct folio *folio)
 		return false;
 	spin_lock(&file->i_pages_lock);
 	if (folio_ref_count(folio) == 1 && folio_mapcount(folio) == 0 &&
-	    folio->index < file->nr_slots && file->pages[folio->index] == folio) {
-		file->pages[folio->index] = NULL;
-		file->swap_slots[folio->index] = slot;
+	    file_folio_at(file, folio->index) == folio &&
+	    !xmap_reserve(&file->swap_slots, folio->index, 1)) {
+		xmap_store(&file->pages, folio->index, 0);
+		xmap_store(&file->swap_slots, folio->index, slot);
 		file->nr_cached--;
 		fetch_add_relaxed(&file->swapped, 1);
 		moved = true;
