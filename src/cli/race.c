@@ -46,8 +46,7 @@ static void help(FILE *f)
 "                        maps text, as the kernel selftest)\n"
 "  --broken WHAT         debug: break the model's reader on purpose to prove the\n"
 "                        test catches it: skip-fallback (lock_next_vma skips a\n"
-"                        VMA it cannot lock), skip-reset (page-walking views do\n"
-"                        not reset the iterator after re-taking RCU)\n"
+"                        VMA it cannot lock)\n"
 "\n"
 "Output: per (view, lock, modification) the reads checked, reads per second,\n"
 "modification cycles, violations, and the allowed observations seen (a VMA\n"
@@ -234,11 +233,9 @@ int race_parse_args(int argc, char **argv, struct race_cli *cli)
 				break;
 			if (!strcmp(val, "skip-fallback"))
 				o->broken = VML_BROKEN_SKIP_FALLBACK;
-			else if (!strcmp(val, "skip-reset"))
-				o->broken = VML_BROKEN_SKIP_RESET;
 			else
 				return cli_usage_error("race", "--broken: unknown '%s' "
-						       "(skip-fallback or skip-reset)", val);
+						       "(only skip-fallback)", val);
 		} else if (arg[0] == '-') {
 			return cli_usage_error("race", "unknown option '%s'", arg);
 		} else {
@@ -396,8 +393,7 @@ int cmd_race(int argc, char **argv)
 	       "%u regions%s%s\n", rep.target, (unsigned long long)cli.o.seed, phases,
 	       cli.o.seconds, cli.o.readers, cli.o.readers == 1 ? "" : "s", cli.o.regions,
 	       cli.o.broken ? ", reader deliberately broken: " : "",
-	       cli.o.broken == VML_BROKEN_SKIP_FALLBACK ? "skip-fallback" :
-	       cli.o.broken == VML_BROKEN_SKIP_RESET ? "skip-reset" : "");
+	       cli.o.broken == VML_BROKEN_SKIP_FALLBACK ? "skip-fallback" : "");
 	fflush(stdout);
 
 	memset(&sa, 0, sizeof(sa));

@@ -67,16 +67,16 @@ rc=$?
 [ $rc -eq 1 ] && grep -q '^first violation (maps/vma/' out && grep -q '^>> ' out
 ok $? "model, --broken skip-fallback: caught (exit $rc)"
 
-# skip-reset breaks the page-walking views' readers: only once the model has them.
-if "$vmalock" race --target model --view smaps --duration 0.1 >/dev/null 2>&1; then
-	"$vmalock" race --target model --view smaps,numa_maps,smaps_rollup --lock vma --broken skip-reset --duration "$secs" --seed 4 >out 2>err
-	rc=$?
-	[ $rc -eq 1 ] && grep -q '^first violation' out
-	ok $? "model, --broken skip-reset: caught (exit $rc)"
-else
-	n=$((n + 1))
-	echo "ok $n # SKIP the model has no smaps view yet: skip-reset cannot be tested"
-fi
+# The page-walking views under per-VMA locks: RCU is dropped around each
+# walk and the iterator reset afterwards. (Skipping the reset,
+# VML_BROKEN_SKIP_RESET, loses only VMAs mapped into a gap during a walk: the
+# reader then shows an earlier, real state, which no state contract can tell
+# from a correct read; tests/unit/test-smaps-lock.c catches it
+# deterministically instead.)
+"$vmalock" race --target model --view smaps,numa_maps,smaps_rollup --lock vma --duration "$secs" --seed 4 >out 2>err
+rc=$?
+[ $rc -eq 0 ] && grep -q '^total: .* 0 violations' out
+ok $? "model, smaps, numa_maps, smaps_rollup under per-VMA locks: no violation (exit $rc)"
 
 # The live kernel: every view runs; violations are findings, not failures.
 "$vmalock" race --target live --view all --mod split,remap --duration "$secs" --seed 5 >out 2>err
