@@ -34,6 +34,8 @@
 
 #define MAX_TOKENS 16
 #define MAX_LINE 4096
+/* A CR is a blank like space and tab, so a script saved with CRLF reads the same. */
+#define BLANKS " \t\r"
 
 static const char *const kind_names[OP__COUNT] = {
 	[OP_MMAP] = "mmap",
@@ -416,17 +418,17 @@ static int parse_name(struct parser *p, char *rest, struct op *op)
 	char *tok[2], *s = rest, *end;
 
 	for (int i = 0; i < 2; i++) {
-		s += strspn(s, " \t");
+		s += strspn(s, BLANKS);
 		if (!*s)
 			return want_args(p, i + 1, 3, 3, "ADDR LEN STRING|-");
 		tok[i] = s;
-		s += strcspn(s, " \t");
+		s += strcspn(s, BLANKS);
 		if (*s)
 			*s++ = '\0';
 	}
-	s += strspn(s, " \t");
+	s += strspn(s, BLANKS);
 	end = s + strlen(s);
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+	while (end > s && strchr(BLANKS, end[-1]))
 		*--end = '\0';
 	if (!*s)
 		return want_args(p, 3, 3, 3, "ADDR LEN STRING|-");
@@ -448,15 +450,15 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 	size_t i;
 	int r;
 
-	line += strspn(line, " \t");
-	snprintf(opword, sizeof(opword), "%.*s", (int)strcspn(line, " \t"), line);
+	line += strspn(line, BLANKS);
+	snprintf(opword, sizeof(opword), "%.*s", (int)strcspn(line, BLANKS), line);
 	p->opname = opword;
 
 	/* A trailing expect=ERRNO may end any op line; take it off first. */
 	t = line + strlen(line);
-	while (t > line && (t[-1] == ' ' || t[-1] == '\t'))
+	while (t > line && strchr(BLANKS, t[-1]))
 		*--t = '\0';
-	while (t > line && t[-1] != ' ' && t[-1] != '\t')
+	while (t > line && !strchr(BLANKS, t[-1]))
 		t--;
 	if (t > line && !strncmp(t, "expect=", 7)) {
 		if (errno_parse(t + 7, &op->expect))
@@ -465,7 +467,7 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 		*t = '\0';
 	}
 
-	after_op = line + strcspn(line, " \t");
+	after_op = line + strcspn(line, BLANKS);
 	if (*after_op)
 		*after_op++ = '\0';
 	for (i = 0; i < OP__COUNT; i++)
@@ -480,7 +482,7 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 		return parse_name(p, after_op, op);
 
 	tok[ntok++] = line;
-	for (t = strtok_r(after_op, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(after_op, BLANKS, &save); t; t = strtok_r(NULL, BLANKS, &save)) {
 		if (ntok == MAX_TOKENS)
 			return fail(p, "too many arguments");
 		if (!strncmp(t, "expect=", 7))
@@ -616,11 +618,8 @@ int script_parse_string(const char *path, const char *text, struct script **out,
 		c = strchr(line, '#');
 		if (c)
 			*c = '\0';
-		if (line[strspn(line, " \t\r")] == '\0')
+		if (line[strspn(line, BLANKS)] == '\0')
 			continue;
-		c = line + strlen(line);
-		while (c > line && c[-1] == '\r')
-			*--c = '\0';
 		ret = parse_line(&p, line, &op);
 		if (ret == -ENOMEM)
 			fail(&p, "out of memory");

@@ -96,6 +96,11 @@ ok $? "--quiet prints nothing when all is well"
 "$vmalock" replay good.ops --target live --range 0x100000010000-0x100000011000 >out 2>err
 [ $? -eq 0 ] && [ "$(wc -l <out)" -eq 1 ] && grep -q '^100000010000-' out
 ok $? "--range cuts the view"
+printf '# two mappings, CRLF\r\nfile data 16K \r\nmmap 0x100000000000 16K rw- private,anon\t\r\nmmap 0x100000010000 16K r-- private file=data expect=0\r # a comment\r\n' >crlf.ops
+"$vmalock" replay good.ops --target live >out2 2>/dev/null
+"$vmalock" replay crlf.ops --target live >out 2>err
+[ $? -eq 0 ] && [ ! -s err ] && cmp -s out out2
+ok $? "a CRLF script (CRs before comments and blanks too) reads as the LF one"
 "$vmalock" replay good.ops --target live --view query >out 2>err
 "$vmalock" replay good.ops --target live >out2 2>>err
 [ $? -eq 0 ] && cmp -s out out2

@@ -48,16 +48,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		goto out;
 	}
-	/*
-	 * A known quirk of the parser (reported; src/target is not ours to
-	 * change here): a CR is stripped only at the very end of a line, before
-	 * comments and blanks are, so a CR followed by a comment or blanks
-	 * stays in the last argument (a name keeps it, an expect= or a number
-	 * goes wrong) while the printed-back line loses it. With a CR in the
-	 * input the round trip is not checked; the parse still is.
-	 */
-	if (memchr(text, '\r', size))
-		goto out;
 	/* Print it back and parse again: the same ops. */
 	cap = s->nr_ops * 4200 + 1;
 	again = malloc(cap);
