@@ -21,10 +21,12 @@ build: deps $(BUILD)/build.ninja
 run: build
 	./$(BUILD)/vmalock run
 
-# Plain build (unit, cli, diff, stress), then ASan+UBSan and TSan builds
-# running the concurrency tests; ends with the line `N passed, N failed`.
+# Plain build (unit, cli, diff, stress, fuzz, big), then ASan+UBSan, TSan,
+# fault-injection and libFuzzer builds
+# (scripts/run-tests.sh says which suites each runs); ends with the line
+# `N passed, N failed`.
 test: deps
 	@scripts/run-tests.sh
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf $(BUILD) build build-asan build-tsan build-fi build-fuzz
