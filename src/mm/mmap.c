@@ -253,6 +253,34 @@ int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
 	return 0;
 }
 
+/*
+ * split_at_range_ends - split the VMAs straddling @start and @end.
+ *
+ * The kernel's mmap_region() splits them (vms_gather_munmap_vmas) before
+ * it charges a private mapping; when that charge fails it re-attaches the
+ * pieces but does not merge them again, and maps shows the split. We stage
+ * the whole mmap as one transaction, so after such a failure we make the
+ * same splits here. An allocation failure on the way leaves them undone.
+ * Context: mmap_lock(W).
+ */
+static void split_at_range_ends(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct vma_txn t;
+	struct vma *vma;
+
+	vma_txn_begin(&t, mm);
+	vma = vt_find(&t, start);
+	if (vma && vma->vm_start < start && vt_split(&t, vma, start, false, NULL, NULL))
+		goto abort;
+	vma = vt_find(&t, end);
+	if (vma && vma->vm_start < end && vt_split(&t, vma, end, false, NULL, NULL))
+		goto abort;
+	vma_txn_commit(&t);
+	return;
+abort:
+	vma_txn_abort(&t);
+}
+
 static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr,
 			unsigned long len, unsigned long vm_flags, unsigned long pgoff)
 {
@@ -274,7 +302,7 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 		if (len / PAGE_SIZE > accounted &&
 		    vm_enough_memory(mm->sys, len / PAGE_SIZE - accounted)) {
 			err = -ENOMEM;
-			goto abort;
+			goto abort_charge;
 		}
 		vm_flags |= VM_ACCOUNT;
 	}
@@ -304,9 +332,12 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 			vma->vm_file = file;
 		} else if (vm_flags & VM_SHARED) {
 			/* shmem_acct_size: the object's pages are committed unless NORESERVE */
-			err = (vm_flags & VM_NORESERVE) ? 0 : vm_enough_memory(mm->sys, len / PAGE_SIZE);
-			if (!err)
-				err = shmem_zero_setup(mm, len, &shm);
+			if (!(vm_flags & VM_NORESERVE) && vm_enough_memory(mm->sys, len / PAGE_SIZE)) {
+				vma_free_unpublished(vma);
+				err = -ENOMEM;
+				goto abort_gap;
+			}
+			err = shmem_zero_setup(mm, len, &shm);
 			if (err) {
 				vma_free_unpublished(vma);
 				goto abort;
@@ -330,6 +361,24 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 
 abort:
 	vma_txn_abort(&t);
+	return err;
+
+abort_charge:
+	vma_txn_abort(&t);
+	split_at_range_ends(mm, addr, end);
+	return err;
+
+abort_gap:
+	/*
+	 * By now the kernel has cleared the old mappings' page tables and
+	 * closed them (vms_clean_up_area), so on failure it cannot put them
+	 * back and leaves [addr, end) unmapped ("the old failure method of
+	 * leaving a gap"). Only a failed charge gets here: on an allocation
+	 * failure we keep the old mappings, which the kernel cannot.
+	 */
+	vma_txn_abort(&t);
+	if (had_mappings)
+		do_munmap(mm, addr, len);
 	return err;
 }
 

@@ -3,12 +3,20 @@
  * mremap.c - mremap(2) (mm/mremap.c): shrink, grow in place, move
  * (MREMAP_MAYMOVE / MREMAP_FIXED), and MREMAP_DONTUNMAP.
  *
+ * The kernel's order (do_mremap): look the source up and validate it
+ * (check_prep_vma, before anything changes); for MREMAP_FIXED unmap the
+ * destination and look the source up again (-EFAULT if that unmap took it);
+ * trim the source of a shrinking move; then move.
+ *
  * A move is staged as one transaction: unmap the destination (FIXED), trim
  * the source (shrinking moves), copy the VMA to the destination (merging it
  * there if the neighbours allow), unmap the source (or, for DONTUNMAP,
- * keep it without its lock flags; it stays charged, VM_ACCOUNT). The page tables the move
- * needs are allocated before the commit, so after the commit nothing can
- * fail: the entries are moved and the old ones zapped.
+ * keep it without its lock flags; it stays charged, VM_ACCOUNT). The page
+ * tables the move needs are allocated before the commit, so after the
+ * commit nothing can fail: the entries are moved and the old ones zapped.
+ * The kernel commits the destination unmap and the trim on their own, so a
+ * move that fails after them (-EFAULT, or -ENOMEM at max_map_count or on
+ * overcommit) leaves them done; mremap_to() then does them for good too.
  *
  * Divergence (documented): 6.17 also lets MREMAP_FIXED move several VMAs at
  * once; here, as in 6.16, the source must lie in one VMA (-EFAULT).
@@ -67,24 +75,37 @@ static int check_mremap_params(struct mm *mm, struct remap *r)
 	return 0;
 }
 
+/* Can r->vma be moved or grown as asked? (remap_is_valid; before any change) */
 static int remap_is_valid(struct remap *r)
 {
 	struct vma *vma = r->vma;
+	/* A shrinking move may cross VMA boundaries in the part it unmaps. */
+	unsigned long old_len = r->new_len < r->old_len ? r->new_len : r->old_len;
 	unsigned long pgoff;
 
 	if (!r->old_len && !(vma->vm_flags & (VM_SHARED | VM_MAYSHARE)))
 		return -EINVAL;
 	if ((r->flags & MREMAP_DONTUNMAP) && (vma->vm_flags & (VM_DONTEXPAND | VM_PFNMAP)))
 		return -EINVAL;
-	if (r->old_len > vma->vm_end - r->addr)
+	if (old_len > vma->vm_end - r->addr)
 		return -EFAULT;
-	if (r->new_len == r->old_len)
+	if (r->new_len == old_len)
 		return 0;
 	pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
 	if (pgoff + (r->new_len >> PAGE_SHIFT) < pgoff)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_DONTEXPAND | VM_PFNMAP))
 		return -EFAULT;
+	return 0;
+}
+
+/* The source exists, and a move or a growth is valid, before anything changes. */
+static int check_prep_vma(struct remap *r)
+{
+	if (!r->vma)
+		return -EFAULT;
+	if (implies_new_addr(r) || r->new_len > r->old_len)
+		return remap_is_valid(r);
 	return 0;
 }
 
@@ -143,7 +164,7 @@ static long expand_vma_in_place(struct mm *mm, struct remap *r)
  * move_vma - copy [addr, addr+old_len) of r->vma to r->new_addr with
  * new_len, then unmap the source (or keep it, for DONTUNMAP). @t already
  * holds the staged destination unmap and source shrink, whose pages are in
- * @zap (two separate [lo, hi) ranges, empty when lo >= hi).
+ * @zap (two separate [lo, hi) ranges, empty when lo >= hi). Ends @t.
  */
 static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 		     const unsigned long zap[2][2])
@@ -258,63 +279,70 @@ static long mremap_to(struct mm *mm, struct remap *r)
 {
 	/* The destination's old pages and the shrunk tail: apart, the source lies between. */
 	unsigned long zap[2][2] = { { 0, 0 }, { 0, 0 } };
+	unsigned long old_len = r->old_len;
+	bool dest_unmapped = false, shrunk = false;
 	struct vma_txn t;
 	long res;
-	int err;
-
-	if (r->new_len > TASK_SIZE || r->new_addr > TASK_SIZE - r->new_len)
-		return -EINVAL;
-	/* The two ranges must not overlap. */
-	if (r->addr < r->new_addr + r->new_len && r->new_addr < r->addr + r->old_len)
-		return -EINVAL;
 
 	vma_txn_begin(&t, mm);
 	if (r->flags & MREMAP_FIXED) {
-		err = vms_gather_munmap(&t, r->new_addr, r->new_addr + r->new_len, NULL, NULL,
+		res = vms_gather_munmap(&t, r->new_addr, r->new_addr + r->new_len, NULL, NULL,
 					NULL, NULL);
-		if (err)
+		if (res)
 			goto abort;
+		dest_unmapped = true;
 		zap[0][0] = r->new_addr;
 		zap[0][1] = r->new_addr + r->new_len;
+		/* That unmap may have split or taken the source: look again. */
 		r->vma = vt_find(&t, r->addr);
 		if (!r->vma) {
-			err = -EFAULT;
+			res = -EFAULT;
 			goto abort;
 		}
 	}
 	if (r->new_len < r->old_len) {
-		err = vms_gather_munmap(&t, r->addr + r->new_len, r->addr + r->old_len, NULL, NULL,
+		res = vms_gather_munmap(&t, r->addr + r->new_len, r->addr + r->old_len, NULL, NULL,
 					NULL, NULL);
-		if (err)
+		if (res)
 			goto abort;
+		shrunk = true;
 		zap[1][0] = r->addr + r->new_len;
 		zap[1][1] = r->addr + r->old_len;
 		r->old_len = r->new_len;
 		r->vma = vt_find(&t, r->addr);
 		if (!r->vma) {
-			err = -EFAULT;
+			res = -EFAULT;
 			goto abort;
 		}
 	}
-	err = remap_is_valid(r);
-	if (err)
-		goto abort;
 	if (!(r->flags & MREMAP_FIXED)) {
 		/* DONTUNMAP without FIXED: new_addr is only a hint. */
 		res = get_unmapped_area(mm, r->vma->vm_file, r->new_addr, r->new_len,
 					r->vma->vm_pgoff, (r->vma->vm_flags & VM_MAYSHARE) ? MAP_SHARED : 0,
 					r->vma->vm_flags);
-		if (res < 0) {
-			err = (int)res;
+		if (res < 0)
 			goto abort;
-		}
 		r->new_addr = (unsigned long)res;
 	}
-	return move_vma(mm, &t, r, zap);
+	res = move_vma(mm, &t, r, zap);
+	if (res >= 0)
+		return res;
+	goto undone;	/* move_vma ended the transaction */
 
 abort:
 	vma_txn_abort(&t);
-	return err;
+undone:
+	/*
+	 * What the kernel has committed by the time it fails. Staged with the
+	 * move, so that a lockless reader does not see the destination empty
+	 * on the way to a successful move; done for good now. (Should these
+	 * unmaps fail to allocate, the address space stays as it was.)
+	 */
+	if (dest_unmapped)
+		do_munmap(mm, r->new_addr, r->new_len);
+	if (shrunk)
+		do_munmap(mm, r->addr + r->new_len, old_len - r->new_len);
+	return res;
 }
 
 static long mremap_at(struct mm *mm, struct remap *r)
@@ -330,9 +358,6 @@ static long mremap_at(struct mm *mm, struct remap *r)
 		return err ? err : (long)r->addr;
 	}
 
-	err = remap_is_valid(r);
-	if (err)
-		return err;
 	if (r->vma->vm_end - r->addr == r->old_len && vma_expandable(mm, r->vma, r->delta))
 		return expand_vma_in_place(mm, r);
 	if (!(r->flags & MREMAP_MAYMOVE))
@@ -371,9 +396,8 @@ int vml_mremap(struct vml_mm *umm, unsigned long old_addr, unsigned long old_len
 
 	mmap_write_lock(mm);
 	r.vma = vma_lookup(mm, r.addr);
-	if (!r.vma)
-		res = -EFAULT;
-	else
+	res = check_prep_vma(&r);
+	if (!res)
 		res = implies_new_addr(&r) ? mremap_to(mm, &r) : mremap_at(mm, &r);
 	mmap_write_unlock(mm);
 	if (res < 0)
