@@ -251,7 +251,12 @@ static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned 
 	return 0;
 }
 
-/* Write fault on a private file mapping: copy the page-cache page (do_cow_fault). */
+/*
+ * Write fault on a private file mapping: copy the page-cache page
+ * (do_cow_fault). The anon_vma is prepared before the file is asked for the
+ * page, so a write beyond EOF fails with SIGBUS but leaves the VMA with an
+ * anon_vma, as on the kernel; that anon_vma then limits later merges.
+ */
 static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned long addr,
 			       unsigned int flags, uint64_t expect)
 {
@@ -259,11 +264,11 @@ static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned l
 	struct folio *cache, *folio;
 	vm_fault_t ret;
 
-	if (file_index_beyond_eof(vma->vm_file, index))
-		return VM_FAULT_SIGBUS;
 	ret = vmf_anon_prepare(vma, flags);
 	if (ret)
 		return ret;
+	if (file_index_beyond_eof(vma->vm_file, index))
+		return VM_FAULT_SIGBUS;
 	if (filemap_get_or_create(vma->vm_file, index, fault_nid(vma->vm_mm), &cache))
 		return VM_FAULT_OOM;
 	folio_put(cache);	/* read, copied, and left in the page cache */
