@@ -62,10 +62,16 @@ rc=$?
 ok $? "model, --view all: runs what the model offers, notes the rest (exit $rc)"
 
 # A reader that skips the VMAs it cannot lock must be caught within seconds.
-"$vmalock" race --target model --view maps --lock vma --broken skip-fallback --duration "$secs" --seed 3 >out 2>err
-rc=$?
+# It is caught only when it meets a write-locked VMA, which a loaded machine
+# (other builds, other tests) can make rare in one short run: up to five runs.
+for seed in 3 13 23 33 43; do
+	"$vmalock" race --target model --view maps --lock vma --broken skip-fallback \
+		--duration "$secs" --seed $seed >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || break
+done
 [ $rc -eq 1 ] && grep -q '^first violation (maps/vma/' out && grep -q '^>> ' out
-ok $? "model, --broken skip-fallback: caught (exit $rc)"
+ok $? "model, --broken skip-fallback: caught (exit $rc, seed $seed)"
 
 # The page-walking views under per-VMA locks: RCU is dropped around each
 # walk and the iterator reset afterwards. (Skipping the reset,
