@@ -3,9 +3,10 @@
  * mlock.c - mlock(2) and munlock(2) (mm/mlock.c apply_vma_lock_flags).
  *
  * Like the kernel: an unaligned start is rounded down (and the length up),
- * a hole fails with -ENOMEM after the VMAs before it were changed, and
- * mlock() then faults the range in, turning populate errors into mlock's
- * (-EFAULT becomes -ENOMEM, -ENOMEM becomes -EAGAIN).
+ * a hole fails with -ENOMEM after the VMAs before it were changed (and
+ * nothing is faulted in), and a successful mlock() then faults the range in,
+ * turning populate errors into mlock's (-EFAULT becomes -ENOMEM, -ENOMEM
+ * becomes -EAGAIN).
  */
 #include <errno.h>
 
@@ -75,7 +76,10 @@ static int mlock_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start, 
 /*
  * mlock_vma_pages_range - (un)lock the folios already mapped in [start, end)
  * of a VMA whose VM_LOCKED just changed; pages faulted in later are locked
- * as they are mapped. Context: mmap_lock(W).
+ * as they are mapped. The LRU batches are drained first, as the kernel does:
+ * a folio queued by MADV_FREE (or COLD) is moved before mlock makes it
+ * unevictable, so it shows LazyFree and not Referenced even when the mlock
+ * then fails on a hole. Context: mmap_lock(W).
  */
 static void mlock_vma_pages_range(struct mm *mm, unsigned long start, unsigned long end,
 				  bool lock)
@@ -84,6 +88,7 @@ static void mlock_vma_pages_range(struct mm *mm, unsigned long start, unsigned l
 						.pmd_huge = mlock_pmd };
 	unsigned long range[3] = { start, end, lock };
 
+	lru_add_drain(mm->sys);
 	walk_page_range(mm, start, end, &ops, range);
 	lru_add_drain(mm->sys);
 }

@@ -22,8 +22,9 @@
 #define PROT_SEM 0x8
 #endif
 
+/* A VMA part whose flags mprotect_fixup changed: its PTEs follow after the commit. */
 struct prot_change {
-	unsigned long start, end, vm_flags;
+	unsigned long start, end, oldflags, vm_flags;
 };
 
 /*
@@ -60,13 +61,13 @@ static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma
 }
 
 static int record_change(struct prot_change **changes, size_t *nr, unsigned long start,
-			 unsigned long end, unsigned long vm_flags)
+			 unsigned long end, unsigned long oldflags, unsigned long vm_flags)
 {
 	struct prot_change *n = vml_realloc(*changes, (*nr + 1) * sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
-	n[(*nr)++] = (struct prot_change){ start, end, vm_flags };
+	n[(*nr)++] = (struct prot_change){ start, end, oldflags, vm_flags };
 	*changes = n;
 	return 0;
 }
@@ -124,7 +125,7 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 	nstart = start;
 	tmp = vma->vm_start;
 	while (vma && vma->vm_start < end) {
-		unsigned long newflags;
+		unsigned long newflags, oldflags;
 
 		if (vma->vm_start != tmp) {
 			error = -ENOMEM;
@@ -144,12 +145,17 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 			error = -ENOMEM;
 			break;
 		}
+		oldflags = vma->vm_flags;
 		vma = mprotect_fixup(&t, vma, prev, nstart, tmp, newflags, &error);
 		if (!vma)
 			goto fail;	/* allocation or map_count: nothing is applied */
-		error = record_change(&changes, &nr_changes, nstart, tmp, vma->vm_flags);
-		if (error)
-			goto fail;
+		/* Unchanged flags: the kernel returns before touching the page tables. */
+		if (vma->vm_flags != oldflags) {
+			error = record_change(&changes, &nr_changes, nstart, tmp, oldflags,
+					      vma->vm_flags);
+			if (error)
+				goto fail;
+		}
 		prev = vma;
 		tmp = vma->vm_end;
 		nstart = tmp;
@@ -160,15 +166,20 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 	vma_txn_commit(&t);
 	/* Page-table entries follow the VMAs that were changed. */
 	for (size_t i = 0; i < nr_changes; i++) {
-		change_protection(mm, changes[i].start, changes[i].end, changes[i].vm_flags);
-		for (vma = find_vma(mm, changes[i].start); vma && vma->vm_start < changes[i].end;
-		     vma = find_vma(mm, vma->vm_end)) {
-			/* A private locked mapping made writable is broken COW at once. */
-			if ((vma->vm_flags & (VM_LOCKED | VM_WRITE | VM_SHARED)) ==
-			    (VM_LOCKED | VM_WRITE))
-				populate_vma_page_range(vma, VML_MAX(vma->vm_start, changes[i].start),
-							VML_MIN(vma->vm_end, changes[i].end));
-		}
+		const struct prot_change *c = &changes[i];
+
+		change_protection(mm, c->start, c->end, c->vm_flags);
+		/*
+		 * A private locked mapping that becomes writable is broken COW at
+		 * once; one that was writable already (or is shared) is left alone.
+		 */
+		if ((c->oldflags & (VM_LOCKED | VM_WRITE | VM_SHARED)) != VM_LOCKED ||
+		    !(c->vm_flags & VM_WRITE))
+			continue;
+		for (vma = find_vma(mm, c->start); vma && vma->vm_start < c->end;
+		     vma = find_vma(mm, vma->vm_end))
+			populate_vma_page_range(vma, VML_MAX(vma->vm_start, c->start),
+						VML_MIN(vma->vm_end, c->end));
 	}
 	mmap_write_unlock(mm);
 	vml_free(changes);
