@@ -201,14 +201,89 @@ static unsigned long linear_page_index(struct vma *vma, unsigned long addr)
 	return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 }
 
-/* Map page-cache pages around a read fault (do_fault_around). Caller holds no ptl. */
-static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long addr)
+/* The address of file page @index in @vma (which may lie outside the VMA). */
+static unsigned long file_page_address(struct vma *vma, unsigned long index)
+{
+	return vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+}
+
+static bool folio_within_vma(struct folio *folio, struct vma *vma)
+{
+	return folio->index >= vma->vm_pgoff &&
+	       folio->index + folio_nr_pages(folio) <= vma->vm_pgoff + vma_pages(vma);
+}
+
+/*
+ * Map pages @first .. @first + @nr - 1 of @folio from @addr on, each where
+ * its PTE is still none (set_pte_range); each mapped page takes a folio
+ * reference. With @all, map nothing unless every one of those PTEs is none.
+ * The range lies in @pt. Context: caller holds no ptl.
+ * Return: the number of pages mapped.
+ */
+static unsigned long map_folio_pages(struct vma *vma, struct pte_table *pt, unsigned long addr,
+				     struct folio *folio, unsigned long first, unsigned long nr,
+				     bool all)
 {
 	struct mm *mm = vma->vm_mm;
-	unsigned long nr = mm->sys->cfg.fault_around_bytes >> PAGE_SHIFT;
+	unsigned long done = 0;
+
+	pte_lock(pt);
+	for (unsigned long i = 0; all && i < nr; i++) {
+		if (load_relaxed(&pt->e[pte_index(addr + (i << PAGE_SHIFT))])) {
+			pte_unlock(pt);
+			return 0;
+		}
+	}
+	for (unsigned long i = 0; i < nr; i++) {
+		_Atomic uint64_t *ptep = &pt->e[pte_index(addr + (i << PAGE_SHIFT))];
+		struct page *page = &folio->pages[first + i];
+
+		if (load_relaxed(ptep))
+			continue;
+		folio_get(folio);
+		mlock_vma_folio(vma, folio);
+		folio_add_rmap_pte(folio, page, mm);
+		mm_inc_counter(mm, folio_mm_counter(folio));
+		store_relaxed(ptep, mk_pte(page, PT_YOUNG));
+		done++;
+	}
+	pte_unlock(pt);
+	return done;
+}
+
+/*
+ * May fault-around map @folio whole, past its window? Only if the folio
+ * lies within i_size, so that the SIGBUS beyond EOF stays (tmpfs has always
+ * mapped across i_size). The live kernel's test is off by one: a regular
+ * file's folio qualifies only if the file goes on at least a page past it,
+ * so the last folio of a file never does.
+ */
+static bool fault_around_folio_whole(struct vml_file *file, struct folio *folio,
+				     unsigned long nr_file_pages)
+{
+	return file->shmem || nr_file_pages - 1 >= folio->index + folio_nr_pages(folio);
+}
+
+/*
+ * Map the page-cache pages around a read fault (do_fault_around and
+ * filemap_map_pages): the fault_around_bytes window aligned around @addr,
+ * clipped to the VMA, the page table and EOF. A folio that lies within the
+ * VMA and one page table is mapped whole, also outside the window, when
+ * fault_around_folio_whole() allows it. The kernel installs a new page
+ * table only on that test for the first cached folio in the window, so on
+ * a fault that found no page table (@pt_was_none) and a first folio that
+ * fails it, nothing is mapped here. Context: caller holds no ptl.
+ */
+static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long addr,
+			    bool pt_was_none)
+{
+	struct vml_file *file = vma->vm_file;
+	unsigned long nr = vma->vm_mm->sys->cfg.fault_around_bytes >> PAGE_SHIFT;
 	unsigned long pte_off = pte_index(addr);
 	unsigned long vma_off = linear_page_index(vma, addr) - vma->vm_pgoff;
-	unsigned long from, to, a;
+	unsigned long nr_file_pages = file_nr_pages(file);
+	unsigned long from, to, index, end;
+	struct folio *folio = NULL;
 
 	if (nr <= 1)
 		return;
@@ -217,37 +292,77 @@ static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long
 		from = pte_off - VML_MIN(pte_off, vma_off);
 	to = VML_MIN(VML_MIN(from + nr, (unsigned long)PTRS_PER_TABLE),
 		     pte_off + vma_pages(vma) - vma_off);
-	a = (addr & PMD_MASK) + (from << PAGE_SHIFT);
-	for (unsigned long i = from; i < to; i++, a += PAGE_SIZE) {
-		unsigned long index = linear_page_index(vma, a);
-		struct folio *folio;
+	index = linear_page_index(vma, addr) - (pte_off - from);
+	end = VML_MIN(index + (to - from), nr_file_pages);
 
-		if (file_index_beyond_eof(vma->vm_file, index))
+	/* Ends: index grows by at least a page each step. */
+	for (; index < end; index++) {
+		folio = filemap_get_folio(file, index);
+		if (folio)
 			break;
-		folio = filemap_get_folio(vma->vm_file, index);
+	}
+	if (!folio)
+		return;
+	if (pt_was_none && !fault_around_folio_whole(file, folio, nr_file_pages)) {
+		folio_put(folio);
+		return;
+	}
+	/* Ends: each step moves index past a folio or a hole. */
+	while (index < end) {
+		unsigned long fend;
+
 		if (!folio)
+			folio = filemap_get_folio(file, index);
+		if (!folio) {
+			index++;
 			continue;
-		/* The page-cache lookup's reference becomes the mapping's. */
-		if (!set_pte_if(vma, pt, a, 0, folio, folio_file_page(folio, index), PT_YOUNG))
-			folio_put(folio);
+		}
+		fend = folio->index + folio_nr_pages(folio);
+		if (fault_around_folio_whole(file, folio, nr_file_pages) &&
+		    folio_within_vma(folio, vma) &&
+		    (file_page_address(vma, folio->index) & PMD_MASK) ==
+		    ((file_page_address(vma, fend) - 1) & PMD_MASK))
+			map_folio_pages(vma, pt, file_page_address(vma, folio->index), folio, 0,
+					folio_nr_pages(folio), false);
+		else
+			map_folio_pages(vma, pt, file_page_address(vma, index), folio,
+					index - folio->index, VML_MIN(fend, end) - index, false);
+		folio_put(folio);
+		folio = NULL;
+		index = fend;
 	}
 }
 
-static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned long addr)
+/*
+ * Read fault on a file mapping. Fault-around comes first (->map_pages, then
+ * ->fault as the fallback), so a read beyond EOF fails with SIGBUS only after
+ * the cached pages around it, up to EOF, have been mapped. The faulting page
+ * brings its whole folio when that lies within EOF, the VMA and the page
+ * table and none of its PTEs is set (finish_fault); otherwise it comes alone.
+ */
+static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned long addr,
+				bool pt_was_none)
 {
 	struct vml_file *file = vma->vm_file;
 	unsigned long index = linear_page_index(vma, addr);
+	unsigned long pte_off = pte_index(addr);
+	unsigned long idx, nr;
 	struct folio *folio;
 
+	do_fault_around(vma, pt, addr, pt_was_none);
+	if (load_relaxed(&pt->e[pte_off]))
+		return 0;	/* fault-around mapped it */
 	if (file_index_beyond_eof(file, index))
 		return VM_FAULT_SIGBUS;
-	do_fault_around(vma, pt, addr);
-	if (load_relaxed(&pt->e[pte_index(addr)]))
-		return 0;	/* fault-around mapped it */
 	if (filemap_get_or_create(file, index, fault_nid(vma->vm_mm), &folio))
 		return VM_FAULT_OOM;
-	if (!set_pte_if(vma, pt, addr, 0, folio, folio_file_page(folio, index), PT_YOUNG))
-		folio_put(folio);
+	idx = index - folio->index;
+	nr = folio_nr_pages(folio);
+	if (nr == 1 || (!file->shmem && file_nr_pages(file) < folio->index + nr) ||
+	    !folio_within_vma(folio, vma) || pte_off < idx || pte_off - idx + nr > PTRS_PER_TABLE ||
+	    !map_folio_pages(vma, pt, addr - (idx << PAGE_SHIFT), folio, 0, nr, true))
+		map_folio_pages(vma, pt, addr, folio, idx, 1, false);
+	folio_put(folio);
 	return 0;
 }
 
@@ -398,6 +513,7 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	bool write = flags & FAULT_FLAG_WRITE;
 	_Atomic uint64_t *pmd;
 	struct pte_table *pt;
+	bool pt_was_none;
 	uint64_t pte;
 	int err = 0;
 
@@ -421,6 +537,8 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 		if (!(do_huge_pmd_wp_page(vma, pmd, addr, flags) & VM_FAULT_FALLBACK))
 			return 0;
 	}
+	/* No page table yet: fault-around may leave it so (do_fault_around). */
+	pt_was_none = !load_acquire(pmd);
 	pt = pte_table_get(mm, pmd, true, &err);
 	if (!pt)
 		return err ? VM_FAULT_OOM : 0;	/* a huge leaf appeared: the access retries */
@@ -430,7 +548,7 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 		if (vma_is_anonymous(vma))
 			return do_anonymous_page(vma, pt, addr, flags);
 		if (!write)
-			return do_read_fault(vma, pt, addr);
+			return do_read_fault(vma, pt, addr, pt_was_none);
 		if (!(vma->vm_flags & VM_SHARED))
 			return do_cow_fault(vma, pt, addr, flags, 0);
 		return do_shared_fault(vma, pt, addr);

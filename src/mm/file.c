@@ -190,14 +190,19 @@ void vml_file_put(struct vml_file *file)
 	vml_free(file);
 }
 
-bool file_index_beyond_eof(struct vml_file *file, unsigned long index)
+unsigned long file_nr_pages(struct vml_file *file)
 {
 	unsigned long size;
 
 	spin_lock(&file->i_pages_lock);
 	size = file->size;
 	spin_unlock(&file->i_pages_lock);
-	return index >= (size + PAGE_SIZE - 1) / PAGE_SIZE;
+	return (size + PAGE_SIZE - 1) / PAGE_SIZE;
+}
+
+bool file_index_beyond_eof(struct vml_file *file, unsigned long index)
+{
+	return index >= file_nr_pages(file);
 }
 
 struct folio *filemap_get_folio(struct vml_file *file, unsigned long index)

@@ -70,6 +70,8 @@ static inline unsigned long file_swap_at(struct vml_file *file, unsigned long in
 struct folio *filemap_get_folio(struct vml_file *file, unsigned long index);	/* with a reference */
 /* Find or create the page-cache folio at @index (a new one is clean, uptodate). */
 int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, struct folio **out);
+/* The number of pages up to end of file (i_size rounded up). */
+unsigned long file_nr_pages(struct vml_file *file);
 /* Does the page at @index lie beyond end of file? */
 bool file_index_beyond_eof(struct vml_file *file, unsigned long index);
 
