@@ -104,7 +104,10 @@ enum lru_op {
 	LRU_LAZYFREE,	/* folio_mark_lazyfree (MADV_FREE): clean anonymous, not swap-backed */
 };
 void folio_lru_op(struct vml_sys *sys, struct folio *folio, enum lru_op op);
-/* lru_add_drain: move every batch (madvise cold/pageout/willneed, populate, mlock). */
+/*
+ * lru_add_drain: move every batch (madvise cold/pageout/free per VMA, willneed,
+ * populate, mlock, the end of a shared anonymous object with pages).
+ */
 void lru_add_drain(struct vml_sys *sys);
 
 /*

@@ -45,7 +45,7 @@ struct madvise_behavior {
 	/* ranges to act on after the VMAs are settled */
 	unsigned long (*ranges)[2];
 	size_t nr_ranges;
-	bool drain;			/* WILLNEED on anonymous memory: lru_add_drain() */
+	bool drain;			/* WILLNEED on anonymous or shmem memory: lru_add_drain() */
 	int err;
 };
 
@@ -197,8 +197,12 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 		*fatal = true;
 		return record_range(b, start, end);
 	case MADV_WILLNEED:
-		/* Swap-in readahead for anonymous memory ends with lru_add_drain(). */
-		if (vma_is_anonymous(vma))
+		/*
+		 * Swap-in readahead for anonymous memory and for a shmem object
+		 * (shared or privately mapped) ends with lru_add_drain(); a
+		 * regular file only gets page-cache readahead, which does not.
+		 */
+		if (!vma->vm_file || vma->vm_file->shmem)
 			b->drain = true;
 		*prev = vma;
 		return 0;

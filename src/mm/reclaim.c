@@ -17,8 +17,11 @@
  * ones too unless the folio itself is dirty.
  *
  * Deactivation and MADV_FREE go through the LRU batches (folio_lru_op): for
- * a small folio they show only after the next lru_add_drain(), which COLD
- * and PAGEOUT do first (and populate, mlock, WILLNEED on anonymous memory).
+ * a small folio they show only after the next lru_add_drain(), which COLD,
+ * PAGEOUT and FREE each do first, once per VMA (so a FREE over two VMAs
+ * shows the first one's pages lazily freed, not the last one's); populate,
+ * mlock, WILLNEED on anonymous or shmem memory, and the end of a shared
+ * anonymous object with pages drain too.
  *
  * Large folios: one the range covers only in part is split first (split_folio),
  * unless it may be mapped by another process. An anonymous one is split in
@@ -585,6 +588,8 @@ void madvise_free_range(struct mm *mm, unsigned long start, unsigned long end)
 	static const struct pt_walk_ops ops = { .pte_range = free_pte_range,
 						.pmd_huge = free_pmd };
 
+	/* madvise_free_single_vma drains before its walk: what an earlier VMA queued shows. */
+	lru_add_drain(mm->sys);
 	reclaim_walk_range(mm, start, end, &ops);
 }
 

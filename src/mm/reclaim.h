@@ -2,7 +2,8 @@
 /*
  * reclaim.h - what MADV_FREE, MADV_COLD and MADV_PAGEOUT do to the pages of
  * a range (mm/madvise.c + the parts of mm/vmscan.c they reach).
- * Context: mmap_lock held; the range's VMAs allow the advice.
+ * Context: mmap_lock held; the range is one VMA's part and that VMA allows
+ * the advice (the kernel's per-VMA steps, each draining the LRU batches first).
  */
 #ifndef VML_MM_RECLAIM_H
 #define VML_MM_RECLAIM_H

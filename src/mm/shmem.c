@@ -74,3 +74,28 @@ bool shmem_writeout(struct vml_file *file, struct folio *folio)
 		swap_free_entry(file->sys, slot);
 	return moved;
 }
+
+/*
+ * A shared anonymous object is referenced by its VMAs alone, so the unmap
+ * that removes its last mapping (in any mm) drops its last reference: fput
+ * evicts the inode at the syscall's return, and truncating the page cache
+ * releases its folios through a folio batch, whose first release drains this
+ * CPU's LRU batches (__folio_batch_release). A cache with no folio releases
+ * nothing and drains nothing. A named tmpfs file outlives its mappings.
+ */
+bool shmem_zero_unmap_drains(struct vml_file *file)
+{
+	bool last, cached;
+
+	if (!file->shmem || !file->deleted)
+		return false;
+	down_read(&file->i_mmap_rwsem);
+	last = !file->i_mmap_count;
+	up_read(&file->i_mmap_rwsem);
+	if (!last)
+		return false;
+	spin_lock(&file->i_pages_lock);
+	cached = file->nr_cached != 0;
+	spin_unlock(&file->i_pages_lock);
+	return cached;
+}

@@ -16,5 +16,11 @@ unsigned long shmem_partial_swap_usage(struct vml_file *file, unsigned long star
 				       unsigned long end);
 /* Move a cached shmem page to swap if only the cache holds it. Return true if moved. */
 bool shmem_writeout(struct vml_file *file, struct folio *folio);
+/*
+ * Has a VMA's unmapping ended @file, a shared anonymous object whose page
+ * cache holds a folio? Then the LRU batches are to be drained (see shmem.c).
+ * Context: the VMA is off file->i_mmap already.
+ */
+bool shmem_zero_unmap_drains(struct vml_file *file);
 
 #endif /* VML_MM_SHMEM_H */

@@ -18,15 +18,18 @@
  *   4. remove retired file VMAs from i_mmap, batched up to 8 per lock hold
  *      for one file (unlink_file_vma_batch);
  *   5. detach retired VMAs (waits for transient readers) and free them
- *      after a grace period.
+ *      after a grace period; if that ended a shared anonymous object with
+ *      pages, drain the LRU batches as its eviction does (shmem.c).
  * Between 2 and 4 a page is reachable through both the old and the new VMA
  * in i_mmap, never through neither.
  */
 #include <errno.h>
 
 #include "mm/file.h"
+#include "mm/folio.h"
 #include "mm/huge_memory.h"
 #include "mm/mmap_lock.h"
+#include "mm/shmem.h"
 #include "mm/vma.h"
 #include "mm/vma_txn.h"
 #include "util/alloc.h"
@@ -268,6 +271,7 @@ static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert)
 void vma_txn_commit(struct vma_txn *t)
 {
 	struct mm *mm = t->mm;
+	bool drain = false;
 
 	mmap_assert_write_locked(mm);
 	for (size_t i = 0; i < t->nr_created; i++) {
@@ -282,9 +286,15 @@ void vma_txn_commit(struct vma_txn *t)
 	store_relaxed(&mm->map_count, t->map_count);
 	i_mmap_apply(t->retired, t->nr_retired, false);
 	for (size_t i = 0; i < t->nr_retired; i++) {
+		struct vml_file *file = t->retired[i]->vm_file;
+
+		if (file && shmem_zero_unmap_drains(file))
+			drain = true;
 		vma_mark_detached(t->retired[i]);
 		vma_free_rcu(t->retired[i]);
 	}
+	if (drain)
+		lru_add_drain(mm->sys);
 	/* Every VMA around an edge is write-locked still: no fault can race the split. */
 	for (size_t i = 0; i < t->nr_edges; i++)
 		split_huge_pmd_address(mm, t->edges[i]);
