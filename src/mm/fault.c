@@ -76,7 +76,7 @@ static struct anon_vma *find_mergeable_anon_vma(struct vma *vma)
 }
 
 /* Context: mmap_lock held (read or write). */
-static int anon_vma_prepare(struct vma *vma)
+int anon_vma_prepare(struct vma *vma)
 {
 	struct mm *mm = vma->vm_mm;
 	struct anon_vma *av;

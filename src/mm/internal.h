@@ -48,11 +48,17 @@ bool accountable_mapping(struct vml_file *file, unsigned long vm_flags);
 
 /* sys.c: may @pages more be committed (__vm_enough_memory, heuristic mode)? 0 or -ENOMEM. */
 int vm_enough_memory(struct vml_sys *sys, unsigned long pages);
-/* mmap.c: grow a MAP_GROWSDOWN VMA down to @addr (expand_stack). Context: mmap_lock(W). */
+/*
+ * mmap.c: grow a MAP_GROWSDOWN VMA down to @addr (expand_stack). A growth the
+ * limits refuse still leaves the VMA its new anon_vma, as in the kernel.
+ * Context: mmap_lock(W).
+ */
 int expand_stack(struct mm *mm, unsigned long addr);
 
 /* fault.c: the arch's access check. */
 bool access_error(struct vma *vma, bool write);
+/* Give @vma an anon_vma (a mergeable neighbour's or a new one). Context: mmap_lock held. */
+int anon_vma_prepare(struct vma *vma);
 /* Make sure @vma has an anon_vma; under the VMA lock only with mmap_read_trylock (else RETRY). */
 vm_fault_t vmf_anon_prepare(struct vma *vma, unsigned int flags);
 /* The node a new page goes to: the faulting CPU's ("default" policy = local). */

@@ -206,22 +206,40 @@ int expand_stack(struct mm *mm, unsigned long addr)
 	if (prev && !(prev->vm_flags & VM_GROWSDOWN) && (prev->vm_flags & VM_ACCESS_FLAGS) &&
 	    (addr < prev->vm_end || addr - prev->vm_end < STACK_GUARD_GAP))
 		return -ENOMEM;
-	if (vma->vm_end - addr > mm->sys->cfg.stack_rlimit)
-		return -ENOMEM;	/* acct_stack_growth: RLIMIT_STACK */
-	if (vm_enough_memory(mm->sys, (vma->vm_start - addr) >> PAGE_SHIFT))
-		return -ENOMEM;
-	grow = (vma->vm_start - addr) >> PAGE_SHIFT;
+	/* The staged copy is the kernel's maple-tree preallocation: failing it changes nothing. */
 	vma_txn_begin(&t, mm);
 	grown = vt_modify(&t, vma);
-	err = grown ? vt_set_range(&t, grown, addr, vma->vm_end, vma->vm_pgoff - grow) : -ENOMEM;
-	if (err) {
-		vma_txn_abort(&t);
-		return err;
+	if (!grown) {
+		err = -ENOMEM;
+		goto abort;
 	}
+	/*
+	 * expand_downwards gives the stack an anon_vma before it checks the
+	 * limits, and keeps it when they refuse the growth: from then on the
+	 * VMA counts as touched (mremap keeps its page offset, merges need a
+	 * compatible anon_vma) even if the access failed.
+	 */
+	if (anon_vma_prepare(vma)) {
+		err = -ENOMEM;
+		goto abort;
+	}
+	vt_set_anon_vma(grown, vma_anon_vma(vma));
+	grow = (vma->vm_start - addr) >> PAGE_SHIFT;
+	err = -ENOMEM;
+	/* The page offset may not go below 0; then acct_stack_growth's limits. */
+	if (grow > vma->vm_pgoff || vma->vm_end - addr > mm->sys->cfg.stack_rlimit ||
+	    vm_enough_memory(mm->sys, grow))
+		goto abort;
+	err = vt_set_range(&t, grown, addr, vma->vm_end, vma->vm_pgoff - grow);
+	if (err)
+		goto abort;
 	vma_txn_commit(&t);
 	if (grown->vm_flags & VM_LOCKED)
 		mm->locked_vm += grow;
 	return 0;
+abort:
+	vma_txn_abort(&t);
+	return err;
 }
 
 int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
