@@ -59,6 +59,7 @@ struct bench_opts {
 
 struct pvm_sample {
 	double p50_us, p99_us, max_us;
+	double avg_us;			/* mean: mapper.c's opavg */
 	uint64_t ops;			/* mmap() + munmap() calls */
 	uint64_t vmas;			/* VMAs in the address space at the end */
 	uint64_t passes;		/* whole views the readers read, all together */
@@ -74,6 +75,7 @@ struct pvm_row {
 	unsigned int nr;
 	/* over the samples: */
 	double p50_us, p99_us;		/* medians */
+	double avg_us;			/* median of per-sample means: the seeds' "median" */
 	double max_us, max_min_us, max_worst_us;	/* median, min and max of per-sample max */
 	double ops, vmas, passes;	/* medians */
 };

@@ -298,6 +298,7 @@ static void row_summarise(struct pvm_row *row)
 			      _Generic(row->s->field, double: true, default: false), v)
 	row->p50_us = stat_median(F(p50_us), n);
 	row->p99_us = stat_median(F(p99_us), n);
+	row->avg_us = stat_median(F(avg_us), n);
 	row->max_us = stat_median(F(max_us), n);
 	row->max_min_us = stat_min(F(max_us), n);
 	row->max_worst_us = stat_max(F(max_us), n);
@@ -347,6 +348,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	s->p50_us = lat_hist_quantile_ns(r.hist, 0.50) / 1e3;
 	s->p99_us = lat_hist_quantile_ns(r.hist, 0.99) / 1e3;
 	s->max_us = (double)r.hist->max_ns / 1e3;
+	s->avg_us = r.hist->count ? (double)r.hist->sum_ns / (double)r.hist->count / 1e3 : 0;
 	s->ops = r.hist->count;
 	s->vmas = vmas;
 	s->passes = atomic_load(&r.passes);

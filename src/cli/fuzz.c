@@ -334,6 +334,7 @@ int cmd_fuzz(int argc, char **argv)
 		fprintf(stderr, "vmalock fuzz: the model is not linked into this build\n");
 		return EXIT_USAGE;
 	}
+	cli_pin_to_this_cpu();
 	if (cli.smaps) {
 		enum vml_view v = VML_VIEW_SMAPS;
 		bool avail = false;

@@ -82,9 +82,10 @@ static void verdict(FILE *f, const struct pvm_result *res)
 		put_ratio(b, sizeof(b), m1->p50_us, m0->p50_us);
 		put_ratio(c, sizeof(c), m1->p50_us, v1->p50_us);
 		put_ratio(d, sizeof(d), m1->max_us, v1->max_us);
+		put_ratio(e, sizeof(e), m1->avg_us, v1->avg_us);
 		fprintf(f, "verdict (model, %s, 1 reader): the mapper's p50 is %s its no-reader "
-			"p50 under the vma policy and %s under mmap; mmap/vma: p50 %s, max %s",
-			view, a, b, c, d);
+			"p50 under the vma policy and %s under mmap; mmap/vma: p50 %s, avg %s, "
+			"max %s", view, a, b, c, e, d);
 		if (m4 && v4) {
 			put_ratio(e, sizeof(e), m4->p50_us, v4->p50_us);
 			put_ratio(g, sizeof(g), m4->max_us, v4->max_us);

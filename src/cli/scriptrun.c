@@ -3,6 +3,7 @@
  * scriptrun.c - running an op script on targets, for `replay` and `show`.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,6 +90,18 @@ static void on_signal(int sig)
 	cli_interrupted = sig;
 }
 
+void cli_pin_to_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
 int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		  const enum target_kind *kinds, int nr)
 {
@@ -112,6 +125,7 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
+	cli_pin_to_this_cpu();
 	ret = target_env_create(&run->env);
 	if (ret) {
 		fprintf(stderr, "vmalock %s: cannot create temporary directories: %s\n", cmd,

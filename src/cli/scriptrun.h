@@ -30,6 +30,14 @@ __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 
 int cli_parse_lock(const char *cmd, const char *s, enum vml_lock_policy *out);
+/*
+ * Keep this process, and a live child it starts later, on the CPU it runs
+ * on now. The kernel's LRU folio batches are per CPU: a child that moves
+ * between two ops can leave an advice (MADV_FREE, COLD) waiting in a batch
+ * the next op does not drain, and LazyFree or Referenced then change from
+ * run to run. Best effort: nothing happens if the CPU cannot be known.
+ */
+void cli_pin_to_this_cpu(void);
 int cli_parse_view(const char *cmd, const char *opt, const char *s, enum vml_view *out);
 
 /* A script applied to one or two targets (model first when there are two). */

@@ -58,12 +58,14 @@ if scenario == "proc-vs-map":
         for k in ("p50_us", "p99_us", "max_us", "max_us_worst", "ops", "vmas"):
             assert isinstance(r[k], num) and r[k] >= 0, (k, r)
         assert r["p50_us"] <= r["p99_us"] <= r["max_us"] <= r["max_us_worst"], r
+        assert isinstance(r["avg_us"], num) and 0 < r["avg_us"] <= r["max_us_worst"], r
         assert r["ops"] > 0 and r["vmas"] > 0, r
         ps = r["per_sample"]
         assert len(ps) == samples, ps
         for s in ps:
-            for k in ("p50_us", "p99_us", "max_us", "ops", "vmas"):
+            for k in ("p50_us", "p99_us", "avg_us", "max_us", "ops", "vmas"):
                 assert isinstance(s[k], num), (k, s)
+            assert 0 < s["avg_us"] <= s["max_us"], s  # a mean lies within the calls
     assert {r["target"] for r in rows} == targets, rows
 elif scenario == "read-cost":
     for r in rows:
