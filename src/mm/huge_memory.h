@@ -15,6 +15,7 @@
 struct pmd_table {
 	_Atomic uint64_t e[PTRS_PER_TABLE];
 	struct pte_table *deposit[PTRS_PER_TABLE];	/* [PT] */
+	struct vml_rcu_head rcu;
 };
 
 static inline struct pte_table **pmd_deposit_slot(_Atomic uint64_t *pmd)

@@ -6,6 +6,7 @@
 #define VML_MM_INTERNAL_H
 
 #include "mm/mm_types.h"
+#include "mm/pgtable.h"
 #include "mm/vma_txn.h"
 
 /* Fault flags and results (include/linux/mm_types.h). */
@@ -37,6 +38,12 @@ void mm_populate(struct mm *mm, unsigned long start, unsigned long len);
 int vms_gather_munmap(struct vma_txn *t, unsigned long start, unsigned long end,
 		      struct vma **prev, struct vma **next, unsigned long *nr_locked,
 		      unsigned long *nr_accounted);
+/*
+ * The free space around [start, end) in @t's staged state, for
+ * free_pgtables() after the commit and the zap.
+ */
+void vt_unmap_range(struct vma_txn *t, unsigned long start, unsigned long end,
+		    struct unmap_range *u);
 /* munmap(2) body. Context: mmap_lock(W). */
 int do_munmap(struct mm *mm, unsigned long start, unsigned long len);
 /* Pick an address for a new mapping (MAP_FIXED: check it). Return address or -errno. */

@@ -185,14 +185,20 @@ static inline bool vma_is_anonymous(const struct vma *vma)
 #define PT_SWAP		0x10ULL		/* non-present PTE holding a swap entry */
 #define PT_SWAP_SHIFT	8
 
+/*
+ * A table below the PGD dies an RCU grace period after free_pgtables()
+ * cleared the entry above it (lock-free walkers may still be reading it).
+ */
 struct pt_table {
 	_Atomic uint64_t e[PTRS_PER_TABLE];
+	struct vml_rcu_head rcu;
 };
 
 /* A PTE table carries its own lock: the split page-table lock. */
 struct pte_table {
 	_Atomic uint64_t e[PTRS_PER_TABLE];	/* [PTL] written under ptl; read under ptl or racily (CAS) */
 	_Atomic uint32_t ptl;			/* the lock: 0 free, 1 held */
+	struct vml_rcu_head rcu;
 };
 
 /*

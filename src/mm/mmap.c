@@ -242,8 +242,19 @@ abort:
 	return err;
 }
 
+void vt_unmap_range(struct vma_txn *t, unsigned long start, unsigned long end,
+		    struct unmap_range *u)
+{
+	struct vma *prev = vt_prev(t, start), *next = vt_next(t, start);
+
+	*u = (struct unmap_range){ .start = start, .end = end,
+				   .floor = prev ? prev->vm_end : 0,
+				   .ceiling = next ? next->vm_start : 0 };
+}
+
 int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
 {
+	struct unmap_range u;
 	struct vma_txn t;
 	unsigned long end, locked;
 	struct vma *vma;
@@ -265,9 +276,11 @@ int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
 		vma_txn_abort(&t);
 		return err;
 	}
+	vt_unmap_range(&t, start, end, &u);
 	vma_txn_commit(&t);
 	mm->locked_vm -= locked;
 	zap_page_range(mm, start, end);
+	free_pgtables(mm, &u);
 	return 0;
 }
 
@@ -306,6 +319,7 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 	struct vma *prev, *next, *vma = NULL;
 	struct vml_file *shm = NULL;
 	struct vma_merge vmg;
+	struct unmap_range u;
 	struct vma_txn t;
 	bool had_mappings;
 	int err;
@@ -315,6 +329,8 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 	err = vms_gather_munmap(&t, addr, end, &prev, &next, &locked, &accounted);
 	if (err)
 		goto abort;
+	/* The kernel frees the old page tables before the new VMA goes in. */
+	vt_unmap_range(&t, addr, end, &u);
 	if (accountable_mapping(file, vm_flags)) {
 		/* Private writable memory is committed; what is replaced was already. */
 		if (len / PAGE_SIZE > accounted &&
@@ -373,8 +389,10 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 	mm->locked_vm -= locked;
 	if (vm_flags & VM_LOCKED)
 		mm->locked_vm += len >> PAGE_SHIFT;
-	if (had_mappings)
+	if (had_mappings) {
 		zap_page_range(mm, addr, end);
+		free_pgtables(mm, &u);
+	}
 	return (long)addr;
 
 abort:

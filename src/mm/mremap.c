@@ -163,13 +163,16 @@ static long expand_vma_in_place(struct mm *mm, struct remap *r)
 /*
  * move_vma - copy [addr, addr+old_len) of r->vma to r->new_addr with
  * new_len, then unmap the source (or keep it, for DONTUNMAP). @t already
- * holds the staged destination unmap and source shrink, whose pages are in
- * @zap (two separate [lo, hi) ranges, empty when lo >= hi). Ends @t.
+ * holds the staged destination unmap and source shrink, whose pages and
+ * page tables go in @zap (two separate ranges, empty when start >= end),
+ * in that order and before the move, as in the kernel. Ends @t.
  */
 static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
-		     const unsigned long zap[2][2])
+		     const struct unmap_range zap[2])
 {
 	struct vma *vma = r->vma, *new_vma, *src;
+	struct unmap_range old = { 0 };
+	struct pgt_reserve res;
 	unsigned long pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
 	unsigned long vma_start = vma->vm_start, vma_end = vma->vm_end;
 	unsigned long vm_flags = vma->vm_flags;	/* @vma may be retired by the commit */
@@ -249,17 +252,22 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 					 NULL);
 		if (err)
 			goto abort;
+		vt_unmap_range(t, r->addr, r->addr + r->old_len, &old);
 	}
 	/* An OLDLEN of 0 duplicates a shared mapping: the source stays as it is. */
-	err = pgtable_prepare_move(mm, r->addr, r->new_addr, r->old_len);
+	err = pgtable_prepare_move(mm, r->addr, r->new_addr, r->old_len, &res);
 	if (err)
 		goto abort;
 
 	vma_txn_commit(t);
-	for (int i = 0; i < 2; i++)
-		if (zap[i][1] > zap[i][0])
-			zap_page_range(mm, zap[i][0], zap[i][1]);
-	move_page_tables(mm, r->addr, r->new_addr, r->old_len);
+	for (int i = 0; i < 2; i++) {
+		if (zap[i].end > zap[i].start) {
+			zap_page_range(mm, zap[i].start, zap[i].end);
+			free_pgtables(mm, &zap[i]);
+		}
+	}
+	move_page_tables(mm, r->addr, r->new_addr, r->old_len, &res);
+	free_pgtables(mm, &old);	/* the source's, now empty (unmap_source_vma) */
 	if (vm_flags & VM_LOCKED) {
 		if (r->flags & MREMAP_DONTUNMAP)
 			mm->locked_vm -= (vma_end - vma_start) >> PAGE_SHIFT;
@@ -278,7 +286,7 @@ abort:
 static long mremap_to(struct mm *mm, struct remap *r)
 {
 	/* The destination's old pages and the shrunk tail: apart, the source lies between. */
-	unsigned long zap[2][2] = { { 0, 0 }, { 0, 0 } };
+	struct unmap_range zap[2] = { { 0 }, { 0 } };
 	unsigned long old_len = r->old_len;
 	bool dest_unmapped = false, shrunk = false;
 	struct vma_txn t;
@@ -291,8 +299,7 @@ static long mremap_to(struct mm *mm, struct remap *r)
 		if (res)
 			goto abort;
 		dest_unmapped = true;
-		zap[0][0] = r->new_addr;
-		zap[0][1] = r->new_addr + r->new_len;
+		vt_unmap_range(&t, r->new_addr, r->new_addr + r->new_len, &zap[0]);
 		/* That unmap may have split or taken the source: look again. */
 		r->vma = vt_find(&t, r->addr);
 		if (!r->vma) {
@@ -306,8 +313,7 @@ static long mremap_to(struct mm *mm, struct remap *r)
 		if (res)
 			goto abort;
 		shrunk = true;
-		zap[1][0] = r->addr + r->new_len;
-		zap[1][1] = r->addr + r->old_len;
+		vt_unmap_range(&t, r->addr + r->new_len, r->addr + r->old_len, &zap[1]);
 		r->old_len = r->new_len;
 		r->vma = vt_find(&t, r->addr);
 		if (!r->vma) {
@@ -369,7 +375,7 @@ static long mremap_at(struct mm *mm, struct remap *r)
 		return res;
 	r->new_addr = (unsigned long)res;
 	vma_txn_begin(&t, mm);
-	return move_vma(mm, &t, r, (const unsigned long[2][2]){ { 0, 0 }, { 0, 0 } });
+	return move_vma(mm, &t, r, (const struct unmap_range[2]){ { 0 }, { 0 } });
 }
 
 int vml_mremap(struct vml_mm *umm, unsigned long old_addr, unsigned long old_len,

@@ -7,6 +7,7 @@
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
 #include "mm/mm.h"
+#include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
 #include "mm/swap.h"
 #include "util/alloc.h"
@@ -101,6 +102,37 @@ struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, bool alloc
 	if (!v || pmd_is_huge(v))
 		return NULL;
 	return pmd_pte_table(v);
+}
+
+struct pte_table *pte_offset_map_lock(struct mm *mm, unsigned long addr)
+{
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	uint64_t v;
+	int err = 0;
+
+	vml_rcu_read_lock();
+	pmd = pmd_offset(mm, addr, false, &err);
+	v = pmd ? load_acquire(pmd) : 0;
+	if (!v || pmd_is_huge(v)) {
+		vml_rcu_read_unlock();
+		return NULL;
+	}
+	pt = pmd_pte_table(v);
+	pte_lock(pt);
+	/* Freed or moved away meanwhile: nothing of @addr is in it any more. */
+	if (load_relaxed(pmd) != v) {
+		pte_unlock(pt);
+		vml_rcu_read_unlock();
+		return NULL;
+	}
+	return pt;
+}
+
+void pte_unmap_unlock(struct pte_table *pt)
+{
+	pte_unlock(pt);
+	vml_rcu_read_unlock();
 }
 
 /*
@@ -222,6 +254,99 @@ void zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 	walk_page_range(mm, start, end, &ops, NULL);
 }
 
+/* Does the table spanning [base, base + size) lie in the free space [floor, ceiling)? */
+static bool span_is_free(unsigned long base, unsigned long size, const struct unmap_range *u)
+{
+	return base >= u->floor && (!u->ceiling || base + size <= u->ceiling);
+}
+
+static bool table_is_empty(struct pt_table *t)
+{
+	for (int i = 0; i < PTRS_PER_TABLE; i++)
+		if (load_relaxed(&t->e[i]))
+			return false;
+	return true;
+}
+
+static void pte_table_free_cb(struct vml_rcu_head *head)
+{
+	vml_free(container_of(head, struct pte_table, rcu));
+}
+
+static void pmd_table_free_cb(struct vml_rcu_head *head)
+{
+	vml_free(container_of(head, struct pmd_table, rcu));
+}
+
+static void pud_table_free_cb(struct vml_rcu_head *head)
+{
+	vml_free(container_of(head, struct pt_table, rcu));
+}
+
+/* Clear the upper-level entry @e; the table it pointed to is the caller's to free. */
+static void clear_table_entry(struct mm *mm, _Atomic uint64_t *e)
+{
+	spin_lock(&mm->page_table_lock);
+	store_release(e, 0);
+	spin_unlock(&mm->page_table_lock);
+}
+
+/*
+ * Free the tables under @t, a PUD (@level 2) or PMD (@level 1) table, whose
+ * span meets [start, end) and lies in u's free space (free_pud_range,
+ * free_pmd_range). Return: whether @t is empty now.
+ */
+static bool free_pgtables_level(struct mm *mm, struct pt_table *t, int level,
+				unsigned long start, unsigned long end, const struct unmap_range *u)
+{
+	unsigned int shift = level == 2 ? PUD_SHIFT : PMD_SHIFT;
+	unsigned long size = 1UL << shift;
+
+	for (unsigned long a = start & ~(size - 1); a < end; a += size) {
+		_Atomic uint64_t *e = &t->e[(a >> shift) & (PTRS_PER_TABLE - 1)];
+		uint64_t v = load_relaxed(e);
+		struct pt_table *child = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+
+		if (!v)
+			continue;
+		if (level == 1) {
+			if (!span_is_free(a, size, u))
+				continue;
+			/* No VMA in the span: the zap has emptied it. */
+			VML_BUG_ON(pmd_is_huge(v));
+			vml_assert(table_is_empty(child));
+			clear_table_entry(mm, e);
+			vml_call_rcu(&pmd_pte_table(v)->rcu, pte_table_free_cb);
+		} else if (free_pgtables_level(mm, child, 1, VML_MAX(a, start), VML_MIN(a + size, end),
+					       u) && span_is_free(a, size, u)) {
+			clear_table_entry(mm, e);
+			vml_call_rcu(&((struct pmd_table *)child)->rcu, pmd_table_free_cb);
+		}
+	}
+	return table_is_empty(t);
+}
+
+void free_pgtables(struct mm *mm, const struct unmap_range *u)
+{
+	unsigned long size = 1UL << PGDIR_SHIFT;
+
+	mmap_assert_write_locked(mm);
+	if (u->start >= u->end)
+		return;
+	for (unsigned long a = u->start & ~(size - 1); a < u->end; a += size) {
+		_Atomic uint64_t *e = &mm->pgd->e[pgd_index(a)];
+		uint64_t v = load_relaxed(e);
+		struct pt_table *pud = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+
+		if (v && free_pgtables_level(mm, pud, 2, VML_MAX(a, u->start),
+					     VML_MIN(a + size, u->end), u) &&
+		    span_is_free(a, size, u)) {
+			clear_table_entry(mm, e);
+			vml_call_rcu(&pud->rcu, pud_table_free_cb);
+		}
+	}
+}
+
 /* The new bits of a present entry under @vm_flags. */
 static uint64_t protect_bits(uint64_t pte, unsigned long vm_flags)
 {
@@ -282,101 +407,201 @@ bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)
 {
 	uint64_t want = PT_YOUNG | (write ? PT_DIRTY : 0);
 	_Atomic uint64_t *ptep;
+	bool ok = false;
 	uint64_t v;
 	int err = 0;
 
+	/* Like the MMU's walk: no lock; RCU keeps the tables it passes through alive. */
+	vml_rcu_read_lock();
 	ptep = pmd_offset(mm, addr, false, &err);
-	if (!ptep)
-		return false;
-	v = load_acquire(ptep);
-	if (!v)
-		return false;
-	if (!pmd_is_huge(v)) {
+	v = ptep ? load_acquire(ptep) : 0;
+	if (v && !pmd_is_huge(v)) {
 		ptep = &pmd_pte_table(v)->e[pte_index(addr)];
 		v = load_acquire(ptep);
 	}
 	/* Like a TLB fill: only an entry that already permits the access. */
-	for (;;) {
-		if (!pte_present(v) || (v & PT_PROTNONE) || (write && !(v & PT_WRITE)))
-			return false;
-		if ((v & want) == want)
-			return true;
-		if (cas_relaxed(ptep, &v, v | want))
-			return true;
+	while (pte_present(v) && !(v & PT_PROTNONE) && (!write || (v & PT_WRITE))) {
+		if ((v & want) == want || cas_relaxed(ptep, &v, v | want)) {
+			ok = true;
+			break;
+		}
 	}
+	vml_rcu_read_unlock();
+	return ok;
 }
 
-/* Can the PMD at @old_addr move whole to @new_addr (move_huge_pmd)? */
-static bool huge_pmd_movable(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
-			     unsigned long left)
+/*
+ * The length of the step of a move at @old_addr to @new_addr with @left to
+ * go: up to the next PMD boundary of either side (get_extent).
+ */
+static unsigned long move_extent(unsigned long old_addr, unsigned long new_addr,
+				 unsigned long left)
 {
-	_Atomic uint64_t *pmd;
-	int err = 0;
+	unsigned long extent = PMD_SIZE - (old_addr & ~PMD_MASK);
 
-	if ((old_addr | new_addr) & ~PMD_MASK || left < PMD_SIZE)
-		return false;
-	pmd = pmd_offset(mm, old_addr, false, &err);
-	return pmd && pmd_is_huge(load_acquire(pmd));
+	extent = VML_MIN(extent, PMD_SIZE - (new_addr & ~PMD_MASK));
+	return VML_MIN(extent, left);
+}
+
+/* Set zeroed table @t aside on @list; the list is linked through e[0]. */
+static void reserve_push(struct pt_table **list, struct pt_table *t)
+{
+	store_relaxed(&t->e[0], (uint64_t)(uintptr_t)*list);
+	*list = t;
+}
+
+static void *reserve_pop(struct pt_table **list)
+{
+	struct pt_table *t = *list;
+
+	VML_BUG_ON(!t);	/* pgtable_prepare_move() counted every table the move takes */
+	*list = (struct pt_table *)(uintptr_t)load_relaxed(&t->e[0]);
+	store_relaxed(&t->e[0], 0);
+	return t;
+}
+
+void pgt_reserve_release(struct pgt_reserve *res)
+{
+	for (int i = 0; i < 3; i++)
+		while (res->list[i])
+			vml_free(reserve_pop(&res->list[i]));
+}
+
+static bool reserve_one(struct pgt_reserve *res, int level, size_t size)
+{
+	struct pt_table *t = vml_zalloc(size);
+
+	if (t)
+		reserve_push(&res->list[level], t);
+	return t != NULL;
 }
 
 int pgtable_prepare_move(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
-			 unsigned long len)
+			 unsigned long len, struct pgt_reserve *res)
 {
-	unsigned long off = 0;
+	unsigned long last_pud = 0, last_pmd = 0, extent;
+	bool first = true;
 	int err = 0;
 
-	while (off < len) {
-		unsigned long step = ((new_addr + off) & PMD_MASK) + PMD_SIZE - (new_addr + off);
-		_Atomic uint64_t *pmd = pmd_offset(mm, new_addr + off, true, &err);
+	*res = (struct pgt_reserve){ 0 };
+	/*
+	 * One table for each level the destination of a step may miss, for
+	 * every step whose source has a PMD entry: the kernel allocates there
+	 * (alloc_new_pmd, pte_alloc) and nowhere else. The destination's old
+	 * tables may be freed before the move (free_pgtables), so count them
+	 * all whether they exist now or not.
+	 */
+	for (unsigned long off = 0; off < len; off += extent) {
+		unsigned long n = new_addr + off;
+		_Atomic uint64_t *pmd = pmd_offset(mm, old_addr + off, false, &err);
 
-		if (!pmd)
-			return err ? err : -ENOMEM;
-		if (!huge_pmd_movable(mm, old_addr + off, new_addr + off, len - off) &&
-		    !pmd_is_huge(load_acquire(pmd)) && !pte_table_get(mm, pmd, true, &err) && err)
-			return err;
-		off += step;
+		extent = move_extent(old_addr + off, n, len - off);
+		if (!pmd || !load_acquire(pmd))
+			continue;
+		if ((first || n >> PGDIR_SHIFT != last_pud) &&
+		    !reserve_one(res, 2, sizeof(struct pt_table)))
+			goto nomem;
+		if ((first || n >> PUD_SHIFT != last_pmd) &&
+		    !reserve_one(res, 1, sizeof(struct pmd_table)))
+			goto nomem;
+		if (!reserve_one(res, 0, sizeof(struct pte_table)))
+			goto nomem;
+		last_pud = n >> PGDIR_SHIFT;
+		last_pmd = n >> PUD_SHIFT;
+		first = false;
 	}
 	return 0;
+nomem:
+	pgt_reserve_release(res);
+	return -ENOMEM;
 }
 
-void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
-		      unsigned long len)
+/* Follow the entry @e, installing a reserved table from @list if it is none. */
+static uint64_t reserve_entry(struct mm *mm, _Atomic uint64_t *e, struct pt_table **list)
 {
-	unsigned long off = 0;
-	int err = 0;
+	uint64_t v = load_acquire(e);
 
-	split_huge_pmd_range_edges(mm, old_addr, old_addr + len);
-	/* Entry by entry (a whole huge PMD at once); both VMAs are write-locked. */
-	while (off < len) {
-		_Atomic uint64_t *opmd = pmd_offset(mm, old_addr + off, false, &err);
-		struct pte_table *opt, *npt;
+	if (v)
+		return v;
+	v = (uint64_t)(uintptr_t)reserve_pop(list) | PT_TABLE;
+	spin_lock(&mm->page_table_lock);
+	store_release(e, v);	/* pairs with the acquire loads of walkers */
+	spin_unlock(&mm->page_table_lock);
+	return v;
+}
+
+/* The PMD entry for @addr, its upper tables taken from @res where missing. */
+static _Atomic uint64_t *pmd_offset_reserved(struct mm *mm, unsigned long addr,
+					     struct pgt_reserve *res)
+{
+	struct pt_table *t;
+	uint64_t v;
+
+	v = reserve_entry(mm, &mm->pgd->e[pgd_index(addr)], &res->list[2]);
+	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+	v = reserve_entry(mm, &t->e[pud_index(addr)], &res->list[1]);
+	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+	return &t->e[pmd_index(addr)];
+}
+
+/* Move the entries of [old_addr, old_addr + len) in @opt to @npt (move_ptes). */
+static void move_ptes(struct pte_table *opt, struct pte_table *npt, unsigned long old_addr,
+		      unsigned long new_addr, unsigned long len)
+{
+	for (unsigned long off = 0; off < len; off += PAGE_SIZE) {
 		uint64_t pte;
 
-		if (huge_pmd_movable(mm, old_addr + off, new_addr + off, len - off)) {
-			move_huge_pmd(mm, opmd, pmd_offset(mm, new_addr + off, false, &err));
-			off += PMD_SIZE;
-			continue;
-		}
-		if (opmd && pmd_is_huge(load_acquire(opmd)))
-			split_huge_pmd_address(mm, old_addr + off);	/* misaligned: per page */
-		opt = opmd ? pte_table_get(mm, opmd, false, &err) : NULL;
-		if (!opt) {
-			off += PAGE_SIZE;
-			continue;
-		}
 		pte_lock(opt);
 		pte = atomic_exchange_explicit(&opt->e[pte_index(old_addr + off)], 0,
 					       memory_order_acq_rel);
 		pte_unlock(opt);
-		if (pte) {
-			npt = pte_table_get(mm, pmd_offset(mm, new_addr + off, false, &err), false,
-					    &err);
-			VML_BUG_ON(!npt);	/* pgtable_prepare_move() made it */
-			pte_lock(npt);
-			VML_BUG_ON(load_relaxed(&npt->e[pte_index(new_addr + off)]) != 0);
-			store_relaxed(&npt->e[pte_index(new_addr + off)], pte);
-			pte_unlock(npt);
-		}
-		off += PAGE_SIZE;
+		if (!pte)
+			continue;
+		pte_lock(npt);
+		VML_BUG_ON(load_relaxed(&npt->e[pte_index(new_addr + off)]) != 0);
+		store_relaxed(&npt->e[pte_index(new_addr + off)], pte);
+		pte_unlock(npt);
 	}
+}
+
+void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
+		      unsigned long len, struct pgt_reserve *res)
+{
+	unsigned long extent;
+	int err = 0;
+
+	split_huge_pmd_range_edges(mm, old_addr, old_addr + len);
+	/* Step by step as far as the next PMD boundary; both VMAs are write-locked. */
+	for (unsigned long off = 0; off < len; off += extent) {
+		unsigned long o = old_addr + off, n = new_addr + off;
+		_Atomic uint64_t *opmd = pmd_offset(mm, o, false, &err), *npmd;
+		uint64_t v = opmd ? load_acquire(opmd) : 0;
+		struct pte_table *npt;
+
+		extent = move_extent(o, n, len - off);
+		if (!v)
+			continue;	/* nothing here: the destination gets no table */
+		npmd = pmd_offset_reserved(mm, n, res);
+		if (extent == PMD_SIZE && !load_acquire(npmd)) {
+			if (pmd_is_huge(v)) {
+				move_huge_pmd(mm, opmd, npmd);
+				continue;
+			}
+			/*
+			 * A whole PTE table moves as it is (move_normal_pmd). A walker
+			 * that locked it under the old entry (pte_offset_map_lock) sees
+			 * the entries wherever they now are: it only unmaps.
+			 */
+			spin_lock(&mm->page_table_lock);
+			store_release(npmd, v);
+			store_release(opmd, 0);
+			spin_unlock(&mm->page_table_lock);
+			continue;
+		}
+		if (pmd_is_huge(v))
+			split_huge_pmd_address(mm, o);	/* misaligned: per page */
+		npt = pmd_pte_table(reserve_entry(mm, npmd, &res->list[0]));
+		move_ptes(pmd_pte_table(load_acquire(opmd)), npt, o, n, extent);
+	}
+	pgt_reserve_release(res);
 }

@@ -3,9 +3,14 @@
  * pgtable.h - four-level page tables with split PTE locks.
  *
  * Tables are allocated on demand (upper levels populated under
- * mm->page_table_lock) and freed only when the mm is torn down, so a walker
- * holding mmap_lock or a VMA lock may follow upper-level entries without a
- * lock. A PTE entry is read and written under its table's ptl; the one
+ * mm->page_table_lock). An unmap frees the tables no VMA needs any more
+ * (free_pgtables): under mmap_lock(W), only where no VMA but the writer's
+ * own write-locked ones meets the table's span, and through RCU after
+ * clearing the entry above. So a walker holding mmap_lock or a VMA lock may
+ * follow the entries of its VMA's range without a lock; one holding neither
+ * (the "hardware" access path, a reverse-map walk) does so under RCU and
+ * rechecks the entry it came by once it has the ptl (pte_offset_map_lock).
+ * A PTE entry is read and written under its table's ptl; the one
  * exception is the "hardware" access path (pte_access_fast), which sets
  * dirty/young bits with a compare-and-swap on an entry it saw present.
  * A huge (PMD) leaf is changed under mm->page_table_lock.
@@ -74,6 +79,15 @@ static inline void pte_unlock(struct pte_table *pt)
 }
 
 /*
+ * The locked PTE table mapping @addr, or NULL (none, or a huge leaf). For a
+ * walker that holds neither mmap_lock nor a lock on a VMA covering @addr
+ * (rmap): it holds RCU until pte_unmap_unlock(), so the table cannot be
+ * freed under it, and returns NULL if the table was freed or moved away.
+ */
+struct pte_table *pte_offset_map_lock(struct mm *mm, unsigned long addr);
+void pte_unmap_unlock(struct pte_table *pt);
+
+/*
  * A walk over [start, end): callbacks see every PTE table (with its ptl
  * held, the sub-range it covers), every huge PMD leaf (page_table_lock
  * held) and every hole without a table. Return non-zero to stop.
@@ -92,6 +106,27 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 /* Unmap every page in [start, end) (zap_page_range). Context: the VMAs are write-locked or gone. */
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 /*
+ * struct unmap_range - a range whose VMAs are gone and the free space around
+ * it when they went: @floor is the end of the VMA below (0 if none),
+ * @ceiling the start of the VMA above (0 if none: the top).
+ */
+struct unmap_range {
+	unsigned long start, end;
+	unsigned long floor, ceiling;
+};
+
+/*
+ * free_pgtables - after the zap, free the page tables of @u's range that no
+ * VMA needs: at every level, a table whose span meets [start, end) and lies
+ * within [floor, ceiling) (the kernel's free_pgd_range). An upper-level
+ * table goes only once its entries are all gone. Memory is freed after an
+ * RCU grace period.
+ * Context: mmap_lock(W); any VMA now in [floor, ceiling) is write-locked by
+ * this writer (a MAP_FIXED or mremap destination).
+ */
+void free_pgtables(struct mm *mm, const struct unmap_range *u);
+
+/*
  * Make the entries of [start, end) agree with new VMA flags: no write bit
  * without VM_WRITE, inaccessible (PT_PROTNONE) without any access flag.
  */
@@ -100,13 +135,27 @@ void change_protection(struct mm *mm, unsigned long start, unsigned long end,
 /* Lock-free "hardware" access: set young (and dirty) on a PTE that already allows it. */
 bool pte_access_fast(struct mm *mm, unsigned long addr, bool write);
 /*
- * Allocate every table a move of [old, old+len) to [new, new+len) needs, so
- * the move itself cannot fail. Return 0 or -ENOMEM (tables stay allocated).
+ * Tables set aside before a commit, so that moving the page tables after it
+ * cannot fail: list[0] PTE tables, list[1] PMD tables, list[2] PUD tables.
+ */
+struct pgt_reserve {
+	struct pt_table *list[3];
+};
+
+/*
+ * Set aside every table a move of [old, old+len) to [new, new+len) may
+ * need. Return 0 or -ENOMEM (nothing set aside). Context: mmap_lock(W).
  */
 int pgtable_prepare_move(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
-			 unsigned long len);
-/* Move the entries (whole huge PMDs when aligned); tables prepared beforehand. */
+			 unsigned long len, struct pgt_reserve *res);
+void pgt_reserve_release(struct pgt_reserve *res);
+/*
+ * Move the entries (move_page_tables): a whole huge PMD or PTE table when
+ * a step covers an aligned PMD on both sides and the destination has no
+ * entry there, else entry by entry. The destination gets tables (from @res,
+ * which is released) only where the source has a PMD entry.
+ */
 void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
-		      unsigned long len);
+		      unsigned long len, struct pgt_reserve *res);
 
 #endif /* VML_MM_PGTABLE_H */

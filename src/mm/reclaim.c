@@ -468,32 +468,31 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 		folio_put(folio);	/* the old mappings' references */
 }
 
-/* Unmap @folio's pages from @vma (any mm). Context: i_mmap_rwsem held, no ptl. */
+/*
+ * Unmap @folio's pages from @vma (any mm). Context: i_mmap_rwsem held, no
+ * ptl. @vma's mm may be unmapping around it, freeing tables, meanwhile.
+ */
 static void unmap_folio_vma(struct vma *vma, struct folio *folio)
 {
 	struct mm *mm = vma->vm_mm;
-	int err = 0;
 
 	for (unsigned long i = 0; i < folio_nr_pages(folio); i++) {
 		unsigned long index = folio->index + i, addr;
-		_Atomic uint64_t *pmd;
 		struct pte_table *pt;
 		uint64_t pte;
 
 		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
 			continue;
 		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
-		pmd = pmd_offset(mm, addr, false, &err);
-		pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+		pt = pte_offset_map_lock(mm, addr);
 		if (!pt)
 			continue;
-		pte_lock(pt);
 		pte = load_relaxed(&pt->e[pte_index(addr)]);
 		if (pte_present(pte) && pte_page(pte) == &folio->pages[i]) {
 			unmap_pte(mm, &pt->e[pte_index(addr)], folio);
 			folio_put(folio);	/* the mapping's reference; the caller holds one */
 		}
-		pte_unlock(pt);
+		pte_unmap_unlock(pt);
 	}
 }
 
