@@ -215,14 +215,15 @@ static bool folio_within_vma(struct folio *folio, struct vma *vma)
 
 /*
  * Map pages @first .. @first + @nr - 1 of @folio from @addr on, each where
- * its PTE is still none (set_pte_range); each mapped page takes a folio
- * reference. With @all, map nothing unless every one of those PTEs is none.
+ * its PTE is still none (set_pte_range), with @pte_flags; each mapped page
+ * takes a folio reference. With @all, map nothing unless every one of those
+ * PTEs is none.
  * The range lies in @pt. Context: caller holds no ptl.
  * Return: the number of pages mapped.
  */
 static unsigned long map_folio_pages(struct vma *vma, struct pte_table *pt, unsigned long addr,
 				     struct folio *folio, unsigned long first, unsigned long nr,
-				     bool all)
+				     bool all, uint64_t pte_flags)
 {
 	struct mm *mm = vma->vm_mm;
 	unsigned long done = 0;
@@ -244,7 +245,7 @@ static unsigned long map_folio_pages(struct vma *vma, struct pte_table *pt, unsi
 		mlock_vma_folio(vma, folio);
 		folio_add_rmap_pte(folio, page, mm);
 		mm_inc_counter(mm, folio_mm_counter(folio));
-		store_relaxed(ptep, mk_pte(page, PT_YOUNG));
+		store_relaxed(ptep, mk_pte(page, pte_flags));
 		done++;
 	}
 	pte_unlock(pt);
@@ -274,33 +275,66 @@ static bool fault_around_folio_whole(struct vml_file *file, struct folio *folio,
  * a fault that found no page table (@pt_was_none) and a first folio that
  * fails it, nothing is mapped here. Context: caller holds no ptl.
  */
-static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long addr,
-			    bool pt_was_none)
+/*
+ * The fault-around window of a read fault at @addr, as file page indexes
+ * [*@index, *@end), and the first cached folio in it (a reference), or NULL
+ * if none; *@index is then that folio's page.
+ */
+static struct folio *fault_around_first(struct vma *vma, unsigned long addr,
+					unsigned long *index, unsigned long *end)
 {
 	struct vml_file *file = vma->vm_file;
 	unsigned long nr = vma->vm_mm->sys->cfg.fault_around_bytes >> PAGE_SHIFT;
 	unsigned long pte_off = pte_index(addr);
 	unsigned long vma_off = linear_page_index(vma, addr) - vma->vm_pgoff;
-	unsigned long nr_file_pages = file_nr_pages(file);
-	unsigned long from, to, index, end;
+	unsigned long from, to;
 	struct folio *folio = NULL;
 
 	if (nr <= 1)
-		return;
+		return NULL;
 	from = pte_off & ~(nr - 1);
 	if (from < pte_off - VML_MIN(pte_off, vma_off))
 		from = pte_off - VML_MIN(pte_off, vma_off);
 	to = VML_MIN(VML_MIN(from + nr, (unsigned long)PTRS_PER_TABLE),
 		     pte_off + vma_pages(vma) - vma_off);
-	index = linear_page_index(vma, addr) - (pte_off - from);
-	end = VML_MIN(index + (to - from), nr_file_pages);
+	*index = linear_page_index(vma, addr) - (pte_off - from);
+	*end = VML_MIN(*index + (to - from), file_nr_pages(file));
 
 	/* Ends: index grows by at least a page each step. */
-	for (; index < end; index++) {
-		folio = filemap_get_folio(file, index);
+	for (; *index < *end; (*index)++) {
+		folio = filemap_get_folio(file, *index);
 		if (folio)
 			break;
 	}
+	return folio;
+}
+
+/*
+ * Would a read fault at @addr that finds no page table have one installed
+ * by fault-around? Only if the window's first cached folio passes
+ * fault_around_folio_whole().
+ */
+static bool fault_around_installs_table(struct vma *vma, unsigned long addr)
+{
+	unsigned long index, end;
+	struct folio *folio = fault_around_first(vma, addr, &index, &end);
+	bool installs;
+
+	if (!folio)
+		return false;
+	installs = fault_around_folio_whole(vma->vm_file, folio, file_nr_pages(vma->vm_file));
+	folio_put(folio);
+	return installs;
+}
+
+static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long addr,
+			    bool pt_was_none)
+{
+	struct vml_file *file = vma->vm_file;
+	unsigned long nr_file_pages = file_nr_pages(file);
+	unsigned long index, end;
+	struct folio *folio = fault_around_first(vma, addr, &index, &end);
+
 	if (!folio)
 		return;
 	if (pt_was_none && !fault_around_folio_whole(file, folio, nr_file_pages)) {
@@ -323,14 +357,33 @@ static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long
 		    (file_page_address(vma, folio->index) & PMD_MASK) ==
 		    ((file_page_address(vma, fend) - 1) & PMD_MASK))
 			map_folio_pages(vma, pt, file_page_address(vma, folio->index), folio, 0,
-					folio_nr_pages(folio), false);
+					folio_nr_pages(folio), false, PT_YOUNG);
 		else
 			map_folio_pages(vma, pt, file_page_address(vma, index), folio,
-					index - folio->index, VML_MIN(fend, end) - index, false);
+					index - folio->index, VML_MIN(fend, end) - index, false,
+					PT_YOUNG);
 		folio_put(folio);
 		folio = NULL;
 		index = fend;
 	}
+}
+
+/*
+ * finish_fault - map page @index of page-cache @folio at @addr with
+ * @pte_flags: with its whole folio when the folio lies within EOF, the VMA
+ * and the page table and none of its PTEs is set, else alone.
+ */
+static void finish_fault(struct vma *vma, struct pte_table *pt, unsigned long addr,
+			 struct folio *folio, unsigned long index, uint64_t pte_flags)
+{
+	struct vml_file *file = vma->vm_file;
+	unsigned long pte_off = pte_index(addr);
+	unsigned long idx = index - folio->index, nr = folio_nr_pages(folio);
+
+	if (nr == 1 || (!file->shmem && file_nr_pages(file) < folio->index + nr) ||
+	    !folio_within_vma(folio, vma) || pte_off < idx || pte_off - idx + nr > PTRS_PER_TABLE ||
+	    !map_folio_pages(vma, pt, addr - (idx << PAGE_SHIFT), folio, 0, nr, true, pte_flags))
+		map_folio_pages(vma, pt, addr, folio, idx, 1, false, pte_flags);
 }
 
 /*
@@ -345,23 +398,16 @@ static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned 
 {
 	struct vml_file *file = vma->vm_file;
 	unsigned long index = linear_page_index(vma, addr);
-	unsigned long pte_off = pte_index(addr);
-	unsigned long idx, nr;
 	struct folio *folio;
 
 	do_fault_around(vma, pt, addr, pt_was_none);
-	if (load_relaxed(&pt->e[pte_off]))
+	if (load_relaxed(&pt->e[pte_index(addr)]))
 		return 0;	/* fault-around mapped it */
 	if (file_index_beyond_eof(file, index))
 		return VM_FAULT_SIGBUS;
 	if (filemap_get_or_create(file, index, fault_nid(vma->vm_mm), &folio))
 		return VM_FAULT_OOM;
-	idx = index - folio->index;
-	nr = folio_nr_pages(folio);
-	if (nr == 1 || (!file->shmem && file_nr_pages(file) < folio->index + nr) ||
-	    !folio_within_vma(folio, vma) || pte_off < idx || pte_off - idx + nr > PTRS_PER_TABLE ||
-	    !map_folio_pages(vma, pt, addr - (idx << PAGE_SHIFT), folio, 0, nr, true))
-		map_folio_pages(vma, pt, addr, folio, idx, 1, false);
+	finish_fault(vma, pt, addr, folio, index, PT_YOUNG);
 	folio_put(folio);
 	return 0;
 }
@@ -407,9 +453,9 @@ static vm_fault_t do_shared_fault(struct vma *vma, struct pte_table *pt, unsigne
 	if (filemap_get_or_create(vma->vm_file, index, fault_nid(vma->vm_mm), &folio))
 		return VM_FAULT_OOM;
 	folio_set(folio, PG_dirty);	/* the whole folio, however large */
-	if (!set_pte_if(vma, pt, addr, 0, folio, folio_file_page(folio, index),
-			PT_WRITE | PT_DIRTY | PT_YOUNG))
-		folio_put(folio);
+	/* A large folio is mapped whole, every page writable and dirty (set_pte_range). */
+	finish_fault(vma, pt, addr, folio, index, PT_WRITE | PT_DIRTY | PT_YOUNG);
+	folio_put(folio);
 	return 0;
 }
 
@@ -507,6 +553,23 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
 	return 0;
 }
 
+/*
+ * A file fault beyond EOF where no page table exists and none would be
+ * installed on the way: the kernel allocates a PTE table only to map
+ * something (fault-around, or finish_fault after ->fault), so it fails with
+ * SIGBUS and leaves the table absent, which decides what a later
+ * fault-around maps. A private write fault still prepares the anon_vma
+ * first (do_cow_fault).
+ */
+static vm_fault_t file_fault_sigbus_no_table(struct vma *vma, unsigned int flags)
+{
+	vm_fault_t ret = 0;
+
+	if ((flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_SHARED))
+		ret = vmf_anon_prepare(vma, flags);
+	return ret ? ret : VM_FAULT_SIGBUS;
+}
+
 vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int flags)
 {
 	struct mm *mm = vma->vm_mm;
@@ -539,6 +602,10 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	}
 	/* No page table yet: fault-around may leave it so (do_fault_around). */
 	pt_was_none = !load_acquire(pmd);
+	if (pt_was_none && !vma_is_anonymous(vma) &&
+	    file_index_beyond_eof(vma->vm_file, linear_page_index(vma, addr)) &&
+	    (write || !fault_around_installs_table(vma, addr)))
+		return file_fault_sigbus_no_table(vma, flags);
 	pt = pte_table_get(mm, pmd, true, &err);
 	if (!pt)
 		return err ? VM_FAULT_OOM : 0;	/* a huge leaf appeared: the access retries */

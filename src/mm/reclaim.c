@@ -11,8 +11,9 @@
  * folios lose referenced): a clean lazily freed (MADV_FREE) anonymous page
  * is dropped, swap or not; another anonymous page goes to swap, or -
  * without swap - back to the active list; a file or shmem folio is unmapped
- * whether dirty or not, then a clean regular-file folio leaves the page
- * cache and a shmem page goes to swap if there is swap. FREE cleans the
+ * whether dirty or not, then a clean one (a shmem page never written holds
+ * zeroes) leaves the page cache, and a dirty shmem page goes to swap, or
+ * back to the active list if there is none. FREE cleans the
  * PTEs and makes the folios lazily freed (not swap-backed), possibly shared
  * ones too unless the folio itself is dirty.
  *
@@ -384,8 +385,12 @@ static void drop_from_page_cache(struct folio *folio)
 	spin_lock(&file->i_pages_lock);
 	if (folio_ref_count(folio) == 1 && !folio_test(folio, PG_dirty) &&
 	    file_folio_at(file, folio->index) == folio) {
-		/* A shadow needs a slot; without memory for one the page just goes. */
-		bool shadow = !xmap_reserve(&file->swap_slots, folio->index, nr);
+		/*
+		 * A regular file leaves a workingset shadow (which needs a slot;
+		 * without memory for one the page just goes); shmem keeps swap
+		 * entries there and leaves none.
+		 */
+		bool shadow = !file->shmem && !xmap_reserve(&file->swap_slots, folio->index, nr);
 
 		for (unsigned long i = 0; i < nr; i++) {
 			xmap_store(&file->pages, folio->index + i, 0);
@@ -400,16 +405,21 @@ static void drop_from_page_cache(struct folio *folio)
 		folio_put(folio);
 }
 
-/* An unmapped file or shmem folio: written to swap (shmem) or dropped if clean (file). */
+/*
+ * An unmapped file or shmem folio: a dirty shmem folio is written to swap
+ * (if there is swap); a clean one, file or shmem, leaves the page cache
+ * (shrink_folio_list: only a dirty folio is written out; a clean one goes
+ * through __remove_mapping, and a shmem page never written holds zeroes).
+ */
 static void pageout_unmapped(struct folio *folio)
 {
 	struct vml_file *file = folio->mapping;
 
 	folio_put(folio);	/* the mapping's reference; the cache holds one */
-	if (file->shmem)
-		shmem_writeout(file, folio);
-	else
+	if (!file->shmem || !folio_test(folio, PG_dirty))
 		drop_from_page_cache(folio);
+	else if (!shmem_writeout(file, folio))
+		folio_set(folio, PG_active);	/* no swap to go to: activate_locked */
 }
 
 /* ---- splitting large folios ---- */
