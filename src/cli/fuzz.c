@@ -31,15 +31,16 @@ static void help(FILE *f)
 "sizes biased towards the VMAs that exist and their boundaries, mostly inside\n"
 "a %lu KiB window at 0x%lx so that ops collide), apply each op to the model and\n"
 "to a live child, and compare: the op's result (the same errno), the address\n"
-"an mmap or mremap chose inside the script range, and maps of the script range\n"
-"after every op. A difference is shrunk (ops dropped, then numbers simplified)\n"
-"to a minimal script, confirmed on fresh targets and saved; replay it with\n"
-"`vmalock replay FILE --target both --compare maps`.\n"
+"an mmap or mremap chose inside the script range, and maps and smaps of the\n"
+"script range after every op. A difference is shrunk (ops dropped, then numbers\n"
+"simplified) to a minimal script, confirmed on fresh targets and saved; replay\n"
+"it with `vmalock replay FILE --target both --compare maps,smaps`. The process\n"
+"and its live child stay on one CPU (the kernel's LRU batches are per CPU).\n"
 "\n"
 "  --seed N            the run's seed (default: from the clock; printed)\n"
 "  --ops M             ops a sequence, after its two `file` ops (default 20)\n"
 "  --runs K            sequences (default 100)\n"
-"  --compare VIEWS     maps (default), or maps,smaps to compare smaps too\n"
+"  --compare VIEWS     maps,smaps (default), or maps alone\n"
 "  --save DIR          where minimal scripts go (default %s/)\n"
 "  --known FILE        differences whose signature (as the summary prints it) is\n"
 "                      a line of FILE are known model bugs: counted, not\n"
@@ -86,6 +87,7 @@ int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli)
 	cli->runs = 100;
 	cli->save = DEFAULT_SAVE;
 	cli->max_failures = 20;
+	cli->smaps = true;
 	while (a.i < argc && !bad) {
 		const char *arg = argv[a.i];
 

@@ -3,11 +3,11 @@
 # the live kernel). Differences listed in KNOWN (the model bugs found so far,
 # tests/scripts/fuzz-found/) are counted but do not fail the test; any other
 # difference does, and its minimal script is printed.
-# VML_SEED (default 1) and VML_FUZZ_RUNS (default 40) change the run.
+# VML_SEED (default 1) and VML_FUZZ_RUNS (default 300) change the run.
 set -u
 vmalock=$1 known=$2
 seed=${VML_SEED:-1}
-runs=${VML_FUZZ_RUNS:-40}
+runs=${VML_FUZZ_RUNS:-300}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "seed $seed (replay with VML_SEED=$seed)"
