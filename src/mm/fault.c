@@ -276,6 +276,21 @@ static bool fault_around_folio_whole(struct vml_file *file, struct folio *folio,
  * fails it, nothing is mapped here. Context: caller holds no ptl.
  */
 /*
+ * The PTE bits of a page a read fault maps. A shared writable mapping that
+ * needs no write notification (shmem: no writeback to account, no
+ * page_mkwrite) gets its vm_page_prot, writable: a later write sets the
+ * PTE's dirty bit without a fault, and the folio is not marked dirty until
+ * the PTE goes (vma_wants_writenotify).
+ */
+static uint64_t read_fault_pte_flags(struct vma *vma)
+{
+	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE) &&
+	    vma->vm_file && vma->vm_file->shmem)
+		return PT_YOUNG | PT_WRITE;
+	return PT_YOUNG;
+}
+
+/*
  * The fault-around window of a read fault at @addr, as file page indexes
  * [*@index, *@end), and the first cached folio in it (a reference), or NULL
  * if none; *@index is then that folio's page.
@@ -357,11 +372,11 @@ static void do_fault_around(struct vma *vma, struct pte_table *pt, unsigned long
 		    (file_page_address(vma, folio->index) & PMD_MASK) ==
 		    ((file_page_address(vma, fend) - 1) & PMD_MASK))
 			map_folio_pages(vma, pt, file_page_address(vma, folio->index), folio, 0,
-					folio_nr_pages(folio), false, PT_YOUNG);
+					folio_nr_pages(folio), false, read_fault_pte_flags(vma));
 		else
 			map_folio_pages(vma, pt, file_page_address(vma, index), folio,
 					index - folio->index, VML_MIN(fend, end) - index, false,
-					PT_YOUNG);
+					read_fault_pte_flags(vma));
 		folio_put(folio);
 		folio = NULL;
 		index = fend;
@@ -407,7 +422,7 @@ static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned 
 		return VM_FAULT_SIGBUS;
 	if (filemap_get_or_create(file, index, fault_nid(vma->vm_mm), &folio))
 		return VM_FAULT_OOM;
-	finish_fault(vma, pt, addr, folio, index, PT_YOUNG);
+	finish_fault(vma, pt, addr, folio, index, read_fault_pte_flags(vma));
 	folio_put(folio);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include "mm/file.h"
 #include "mm/internal.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
@@ -25,6 +26,7 @@
 /* A VMA part whose flags mprotect_fixup changed: its PTEs follow after the commit. */
 struct prot_change {
 	unsigned long start, end, oldflags, vm_flags;
+	bool writable_prot;	/* shared, writable, no write notification (shmem) */
 };
 
 /*
@@ -61,13 +63,18 @@ static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma
 }
 
 static int record_change(struct prot_change **changes, size_t *nr, unsigned long start,
-			 unsigned long end, unsigned long oldflags, unsigned long vm_flags)
+			 unsigned long end, unsigned long oldflags, const struct vma *vma)
 {
 	struct prot_change *n = vml_realloc(*changes, (*nr + 1) * sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
-	n[(*nr)++] = (struct prot_change){ start, end, oldflags, vm_flags };
+	n[(*nr)++] = (struct prot_change){
+		start, end, oldflags, vma->vm_flags,
+		/* vma_wants_writenotify() is false: vm_page_prot itself is writable */
+		(vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE) &&
+			vma->vm_file && vma->vm_file->shmem,
+	};
 	*changes = n;
 	return 0;
 }
@@ -151,8 +158,7 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 			goto fail;	/* allocation or map_count: nothing is applied */
 		/* Unchanged flags: the kernel returns before touching the page tables. */
 		if (vma->vm_flags != oldflags) {
-			error = record_change(&changes, &nr_changes, nstart, tmp, oldflags,
-					      vma->vm_flags);
+			error = record_change(&changes, &nr_changes, nstart, tmp, oldflags, vma);
 			if (error)
 				goto fail;
 		}
@@ -168,7 +174,7 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 	for (size_t i = 0; i < nr_changes; i++) {
 		const struct prot_change *c = &changes[i];
 
-		change_protection(mm, c->start, c->end, c->vm_flags);
+		change_protection(mm, c->start, c->end, c->vm_flags, c->writable_prot);
 		/*
 		 * A private locked mapping that becomes writable is broken COW at
 		 * once; one that was writable already (or is shared) is left alone.

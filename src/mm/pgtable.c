@@ -347,22 +347,29 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u)
 	}
 }
 
-/* The new bits of a present entry under @vm_flags. */
-static uint64_t protect_bits(uint64_t pte, unsigned long vm_flags)
+struct protect_args {
+	unsigned long vm_flags;
+	bool writable_prot;
+};
+
+/* The new bits of a present entry under @a. */
+static uint64_t protect_bits(uint64_t pte, const struct protect_args *a)
 {
-	if (!(vm_flags & VM_WRITE))
+	if (!(a->vm_flags & VM_WRITE))
 		pte &= ~PT_WRITE;
-	if (vm_flags & VM_ACCESS_FLAGS)
+	if (a->vm_flags & VM_ACCESS_FLAGS)
 		pte &= ~PT_PROTNONE;
 	else
 		pte |= PT_PROTNONE;
+	if (a->writable_prot && (a->vm_flags & VM_WRITE))
+		pte |= PT_WRITE;
 	return pte;
 }
 
 static int protect_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			     unsigned long end, void *priv)
 {
-	unsigned long vm_flags = *(unsigned long *)priv;
+	const struct protect_args *args = priv;
 
 	(void)mm;
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
@@ -370,8 +377,8 @@ static int protect_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 		uint64_t pte = load_relaxed(ptep);
 
 		/* CAS: the access path may be setting dirty/young concurrently. */
-		while (pte_present(pte) && protect_bits(pte, vm_flags) != pte &&
-		       !cas_relaxed(ptep, &pte, protect_bits(pte, vm_flags)))
+		while (pte_present(pte) && protect_bits(pte, args) != pte &&
+		       !cas_relaxed(ptep, &pte, protect_bits(pte, args)))
 			;
 	}
 	return 0;
@@ -380,27 +387,28 @@ static int protect_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 static int protect_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
 			    unsigned long end, void *priv)
 {
-	unsigned long vm_flags = *(unsigned long *)priv;
+	const struct protect_args *args = priv;
 	uint64_t v = load_relaxed(pmd);
 
 	(void)mm;
 	(void)start;
 	(void)end;
-	while (protect_bits(v, vm_flags) != v && !cas_relaxed(pmd, &v, protect_bits(v, vm_flags)))
+	while (protect_bits(v, args) != v && !cas_relaxed(pmd, &v, protect_bits(v, args)))
 		;
 	return 0;
 }
 
 void change_protection(struct mm *mm, unsigned long start, unsigned long end,
-		       unsigned long vm_flags)
+		       unsigned long vm_flags, bool writable_prot)
 {
 	static const struct pt_walk_ops ops = {
 		.pte_range = protect_pte_range,
 		.pmd_huge = protect_pmd_huge,
 	};
+	struct protect_args args = { .vm_flags = vm_flags, .writable_prot = writable_prot };
 
 	split_huge_pmd_range_edges(mm, start, end);
-	walk_page_range(mm, start, end, &ops, &vm_flags);
+	walk_page_range(mm, start, end, &ops, &args);
 }
 
 bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)

@@ -129,9 +129,13 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u);
 /*
  * Make the entries of [start, end) agree with new VMA flags: no write bit
  * without VM_WRITE, inaccessible (PT_PROTNONE) without any access flag.
+ * @writable_prot: the mapping is shared and writable and needs no write
+ * notification (shmem), so its protection itself allows writes and every
+ * present entry becomes writable (change_pte_range's pte_modify); others
+ * are made writable only by a write fault.
  */
 void change_protection(struct mm *mm, unsigned long start, unsigned long end,
-		       unsigned long vm_flags);
+		       unsigned long vm_flags, bool writable_prot);
 /* Lock-free "hardware" access: set young (and dirty) on a PTE that already allows it. */
 bool pte_access_fast(struct mm *mm, unsigned long addr, bool write);
 /*
