@@ -751,6 +751,7 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 {
 	struct mm *mm = vma->vm_mm;
 	bool write = (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE;
+	int err = 0;
 
 	mmap_assert_locked(mm);
 	if (vma->vm_flags & VM_LOCKONFAULT)
@@ -765,14 +766,21 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 			ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
 			/* GUP reports SIGBUS and SIGSEGV alike, as -EFAULT. */
 			if (ret & VM_FAULT_OOM)
-				return -ENOMEM;
-			if (ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
-				return -EFAULT;
+				err = -ENOMEM;
+			else if (ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
+				err = -EFAULT;
+			if (err)
+				break;
 		}
 		follow_page_touch(mm, a);
 	}
-	lru_add_drain(mm->sys);	/* what GUP queued takes effect (as the live kernel shows) */
-	return 0;
+	/*
+	 * What GUP queued takes effect, and with it anything else waiting in
+	 * the batches (a page MADV_FREE'd earlier shows LazyFree), also when
+	 * the populate stopped at a fault: the live kernel shows both.
+	 */
+	lru_add_drain(mm->sys);
+	return err;
 }
 
 void mm_populate(struct mm *mm, unsigned long start, unsigned long len)
