@@ -183,10 +183,14 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 		err = -ENOMEM;
 		goto abort;
 	}
-	/* vrm_calc_charge: DONTUNMAP keeps the old pages, so it commits the new length. */
+	/*
+	 * vrm_calc_charge: DONTUNMAP keeps the old pages, so it commits the new
+	 * length; any other move commits the difference of the lengths, also
+	 * when it shrinks (the kernel's delta is |new - old|, so a huge shrink
+	 * fails to charge: ENOMEM, after the destination unmap and the trim).
+	 */
 	if ((vm_flags & VM_ACCOUNT) &&
-	    vm_enough_memory(mm->sys, ((r->flags & MREMAP_DONTUNMAP) ? r->new_len :
-				       r->new_len > r->old_len ? r->new_len - r->old_len : 0) >>
+	    vm_enough_memory(mm->sys, ((r->flags & MREMAP_DONTUNMAP) ? r->new_len : r->delta) >>
 				      PAGE_SHIFT)) {
 		err = -ENOMEM;
 		goto abort;
