@@ -79,6 +79,37 @@ static int record_change(struct prot_change **changes, size_t *nr, unsigned long
 	return 0;
 }
 
+/*
+ * A private locked mapping that becomes writable is broken COW at once; one
+ * that was writable already (or is shared) is left alone.
+ */
+static bool prot_change_populates(const struct prot_change *c)
+{
+	return (c->oldflags & (VM_LOCKED | VM_WRITE | VM_SHARED)) == VM_LOCKED &&
+	       (c->vm_flags & VM_WRITE);
+}
+
+/*
+ * Page-table entries follow the VMAs that were changed (and committed).
+ * Context: mmap_lock(W).
+ */
+static void apply_prot_changes(struct mm *mm, const struct prot_change *changes, size_t nr)
+{
+	struct vma *vma;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct prot_change *c = &changes[i];
+
+		change_protection(mm, c->start, c->end, c->vm_flags, c->writable_prot);
+		if (!prot_change_populates(c))
+			continue;
+		for (vma = find_vma(mm, c->start); vma && vma->vm_start < c->end;
+		     vma = find_vma(mm, vma->vm_end))
+			populate_vma_page_range(vma, VML_MAX(vma->vm_start, c->start),
+						VML_MIN(vma->vm_end, c->end));
+	}
+}
+
 static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned long prot)
 {
 	const int grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
@@ -155,7 +186,7 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 		oldflags = vma->vm_flags;
 		vma = mprotect_fixup(&t, vma, prev, nstart, tmp, newflags, &error);
 		if (!vma)
-			goto fail;	/* allocation or map_count: nothing is applied */
+			goto fail;	/* allocation or map_count: nothing more is applied */
 		/* Unchanged flags: the kernel returns before touching the page tables. */
 		if (vma->vm_flags != oldflags) {
 			error = record_change(&changes, &nr_changes, nstart, tmp, oldflags, vma);
@@ -165,28 +196,25 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 		prev = vma;
 		tmp = vma->vm_end;
 		nstart = tmp;
+		/*
+		 * The kernel faults such a VMA in inside mprotect_fixup, before it
+		 * decides the next VMA's merge, which the new anon_vma can then
+		 * forbid. So: commit what is staged, fault it in, go on in a new
+		 * transaction (a later failure leaves this part done, as there).
+		 */
+		if (nr_changes && prot_change_populates(&changes[nr_changes - 1])) {
+			vma_txn_commit(&t);
+			apply_prot_changes(mm, changes, nr_changes);
+			nr_changes = 0;
+			vma_txn_begin(&t, mm);
+			prev = vt_find(&t, tmp - 1);
+		}
 		vma = vt_next(&t, tmp);
 	}
 	if (!error && tmp < end)
 		error = -ENOMEM;
 	vma_txn_commit(&t);
-	/* Page-table entries follow the VMAs that were changed. */
-	for (size_t i = 0; i < nr_changes; i++) {
-		const struct prot_change *c = &changes[i];
-
-		change_protection(mm, c->start, c->end, c->vm_flags, c->writable_prot);
-		/*
-		 * A private locked mapping that becomes writable is broken COW at
-		 * once; one that was writable already (or is shared) is left alone.
-		 */
-		if ((c->oldflags & (VM_LOCKED | VM_WRITE | VM_SHARED)) != VM_LOCKED ||
-		    !(c->vm_flags & VM_WRITE))
-			continue;
-		for (vma = find_vma(mm, c->start); vma && vma->vm_start < c->end;
-		     vma = find_vma(mm, vma->vm_end))
-			populate_vma_page_range(vma, VML_MAX(vma->vm_start, c->start),
-						VML_MIN(vma->vm_end, c->end));
-	}
+	apply_prot_changes(mm, changes, nr_changes);
 	mmap_write_unlock(mm);
 	vml_free(changes);
 	return error;
