@@ -302,13 +302,6 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 		if (folio_mapcount(folio) != (int)folio_nr_pages(folio))
 			continue;
 		folio_clear(folio, PG_referenced);
-		/*
-		 * An mlocked folio is put back, not reclaimed: also one whose VMA
-		 * is no longer locked but that nothing munlocked (a DONTUNMAP
-		 * source keeps its pages mlocked).
-		 */
-		if (folio_test(folio, PG_unevictable))
-			continue;
 		if (folio_is_anon(folio)) {
 			if (folio->order) {
 				/* No swap: back to the active list (none swapped here). */
