@@ -257,13 +257,18 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 {
 	struct fuzz_diff d = *first;
 	int *expect = vml_malloc((nr + 1) * sizeof(*expect));
+	struct op *whole = vml_malloc((nr + 1) * sizeof(*whole));
 	char header[1536], *text = NULL;
 	size_t before = nr;
+	bool not_reproduced = false;
 	FILE *f;
 	int ret;
 
-	if (!expect)
-		return -ENOMEM;
+	if (!expect || !whole) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(whole, ops, nr * sizeof(*whole));	/* the shrinker edits @ops in place */
 	fprintf(stderr, "vmalock fuzz: run %lu: %s\n", run, first->what);
 	ret = fuzz_shrink(pair, ops, &nr, cli->smaps, &d);
 	if (ret)
@@ -279,14 +284,27 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 	if (ret == 0) {
 		fprintf(stderr, "vmalock fuzz: run %lu: the shrunk script does not differ on "
 			"fresh targets; saving the whole sequence\n", run);
+		memcpy(ops, whole, before * sizeof(*ops));
+		nr = before;
+		/* again on fresh targets, for the expect= results of every op */
+		ret = fuzz_replay(NULL, true, ops, nr, cli->smaps, &d, expect);
+		if (ret < 0)
+			goto out;
+		not_reproduced = ret == 0;
 		ret = 0;
 	}
 	nr = d.kind ? d.op + 1 : nr;
+	if (not_reproduced)
+		d.kind = first->kind;	/* what the run saw, for the header and the summary */
 	snprintf(header, sizeof(header),
 		 "# vmalock fuzz --seed %llu: run %lu, shrunk from %zu to %zu ops.\n"
 		 "# Difference (%s) at the last op; expect= is what the live kernel returned.\n"
+		 "%s"
 		 "# Replay: vmalock replay THIS --target both --compare maps%s\n",
-		 (unsigned long long)cli->seed, run, before, nr, fuzz_diff_name(d.kind),
+		 (unsigned long long)cli->seed, run, before, nr,
+		 fuzz_diff_name(d.kind),
+		 not_reproduced ? "# Not reproduced on fresh targets, shrunk or whole: the difference\n"
+				  "# depends on what earlier sequences left on the same targets.\n" : "",
 		 cli->smaps ? ",smaps" : "");
 	text = fuzz_script_text(ops, expect, nr, header);
 	if (!text) {
@@ -310,6 +328,7 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 	       fuzz_diff_name(d.kind), nr, path, text, d.what);
 	fflush(stdout);
 out:
+	vml_free(whole);
 	vml_free(expect);
 	vml_free(text);
 	return ret;
