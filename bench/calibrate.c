@@ -66,18 +66,10 @@ static int cal_measure(struct view_reader *vr, unsigned long records, double *ou
 	double v[CAL_SAMPLES];
 
 	for (int s = 0; s < CAL_SAMPLES; s++) {
-		uint64_t t0 = vml_now_ns(), el;
-		unsigned long passes = 0;
+		int ret = view_reader_ns_per_record(vr, records, CAL_SAMPLE_NS, &v[s]);
 
-		do {
-			long n = view_reader_pass(vr, NULL);
-
-			if (n < 0)
-				return (int)n;
-			passes++;
-			el = vml_now_ns() - t0;
-		} while (el < CAL_SAMPLE_NS);
-		v[s] = (double)el / ((double)passes * (double)records);
+		if (ret)
+			return ret;
 	}
 	*out = stat_median(v, CAL_SAMPLES);
 	return 0;

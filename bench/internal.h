@@ -85,6 +85,12 @@ int view_reader_open_live(struct view_reader *vr, pid_t pid, enum vml_view view)
  * Return: lines read (VMAs for query), or -errno.
  */
 long view_reader_pass(struct view_reader *vr, const atomic_bool *stop);
+/*
+ * Whole views read back to back until @min_ns passed; *@out = ns per record
+ * (@records lines a pass). Return: 0 or -errno.
+ */
+int view_reader_ns_per_record(struct view_reader *vr, unsigned long records, uint64_t min_ns,
+			      double *out);
 void view_reader_close(struct view_reader *vr);
 
 /* Lines in /proc/@pid/maps (the live address space's VMA count), or -errno. */

@@ -147,19 +147,7 @@ static int layout(struct vml_mm *mm, struct target *t, unsigned long n)
 /* Whole views read until MAPS_SAMPLE_MIN_NS passed: ns per VMA. */
 static int maps_sample(struct view_reader *vr, unsigned long vmas, double *out)
 {
-	uint64_t t0 = vml_now_ns(), el;
-	unsigned long passes = 0;
-
-	do {
-		long n = view_reader_pass(vr, NULL);
-
-		if (n < 0)
-			return (int)n;
-		passes++;
-		el = vml_now_ns() - t0;
-	} while (el < MAPS_SAMPLE_MIN_NS);
-	*out = (double)el / ((double)passes * (double)vmas);
-	return 0;
+	return view_reader_ns_per_record(vr, vmas, MAPS_SAMPLE_MIN_NS, out);
 }
 
 /* Both sides' state: one model address space and one live child, side by side. */

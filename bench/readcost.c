@@ -89,19 +89,7 @@ static int build_layout(struct layout_ctx *l, unsigned long n, bool populate)
 /* One sample: whole views read back to back for SAMPLE_MIN_NS; ns per VMA. */
 static int sample(struct view_reader *vr, unsigned long vmas, double *out)
 {
-	uint64_t t0 = vml_now_ns(), el;
-	unsigned long passes = 0;
-
-	do {
-		long n = view_reader_pass(vr, NULL);
-
-		if (n < 0)
-			return (int)n;
-		passes++;
-		el = vml_now_ns() - t0;
-	} while (el < SAMPLE_MIN_NS);
-	*out = (double)el / ((double)passes * (double)vmas);
-	return 0;
+	return view_reader_ns_per_record(vr, vmas, SAMPLE_MIN_NS, out);
 }
 
 static long max_map_count(void)

@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "sync/atomic.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 /* include/uapi/linux/fs.h; struct vml_procmap_query has the kernel's layout. */
 #define VML_PROCMAP_QUERY_IOCTL _IOWR('f', 17, struct vml_procmap_query)
@@ -129,6 +130,24 @@ long view_reader_pass(struct view_reader *vr, const atomic_bool *stop)
 		return -errno;
 	}
 	return lines;
+}
+
+int view_reader_ns_per_record(struct view_reader *vr, unsigned long records, uint64_t min_ns,
+			      double *out)
+{
+	uint64_t t0 = vml_now_ns(), el;
+	unsigned long passes = 0;
+
+	do {
+		long n = view_reader_pass(vr, NULL);
+
+		if (n < 0)
+			return (int)n;
+		passes++;
+		el = vml_now_ns() - t0;
+	} while (el < min_ns);
+	*out = (double)el / ((double)passes * (double)records);
+	return 0;
 }
 
 void view_reader_close(struct view_reader *vr)

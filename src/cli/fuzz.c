@@ -64,15 +64,7 @@ static void help(FILE *f)
 static int parse_num(const char *opt, const char *s, unsigned long min, unsigned long max,
 		     unsigned long *out)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
-		return cli_usage_error("fuzz", "%s: bad number '%s' (%lu-%lu)", opt, s, min, max);
-	*out = v;
-	return 0;
+	return cli_parse_ulong("fuzz", opt, s, min, max, out);
 }
 
 int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli)

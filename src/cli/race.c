@@ -142,17 +142,9 @@ static int parse_mods(const char *s, struct race_opts *o)
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned long min, unsigned long max,
-		      unsigned long *out)
+		     unsigned long *out)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
-		return cli_usage_error("race", "%s: bad number '%s' (%lu-%lu)", opt, s, min, max);
-	*out = v;
-	return 0;
+	return cli_parse_ulong("race", opt, s, min, max, out);
 }
 
 int race_parse_args(int argc, char **argv, struct race_cli *cli)

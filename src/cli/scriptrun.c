@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -88,6 +89,20 @@ static const int caught[3] = { SIGINT, SIGTERM, SIGHUP };
 static void on_signal(int sig)
 {
 	cli_interrupted = sig;
+}
+
+int cli_parse_ulong(const char *cmd, const char *opt, const char *s, unsigned long min,
+		    unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
+		return cli_usage_error(cmd, "%s: bad number '%s' (%lu-%lu)", opt, s, min, max);
+	*out = v;
+	return 0;
 }
 
 void cli_pin_to_this_cpu(void)

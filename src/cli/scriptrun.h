@@ -30,6 +30,9 @@ __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 
 int cli_parse_lock(const char *cmd, const char *s, enum vml_lock_policy *out);
+/* A number in [@min, @max] (any strtoul base); else a usage error naming @opt. */
+int cli_parse_ulong(const char *cmd, const char *opt, const char *s, unsigned long min,
+		    unsigned long max, unsigned long *out);
 /*
  * Keep this process, and a live child it starts later, on the CPU it runs
  * on now. The kernel's LRU folio batches are per CPU: a child that moves
