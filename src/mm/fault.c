@@ -275,19 +275,10 @@ static bool fault_around_folio_whole(struct vml_file *file, struct folio *folio,
  * a fault that found no page table (@pt_was_none) and a first folio that
  * fails it, nothing is mapped here. Context: caller holds no ptl.
  */
-/*
- * The PTE bits of a page a read fault maps. A shared writable mapping that
- * needs no write notification (shmem: no writeback to account, no
- * page_mkwrite) gets its vm_page_prot, writable: a later write sets the
- * PTE's dirty bit without a fault, and the folio is not marked dirty until
- * the PTE goes (vma_wants_writenotify).
- */
+/* The PTE bits of a page a read fault maps: vm_page_prot's write bit too, if any. */
 static uint64_t read_fault_pte_flags(struct vma *vma)
 {
-	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE) &&
-	    vma->vm_file && vma->vm_file->shmem)
-		return PT_YOUNG | PT_WRITE;
-	return PT_YOUNG;
+	return vma_writable_without_notify(vma) ? PT_YOUNG | PT_WRITE : PT_YOUNG;
 }
 
 /*

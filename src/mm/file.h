@@ -75,4 +75,16 @@ unsigned long file_nr_pages(struct vml_file *file);
 /* Does the page at @index lie beyond end of file? */
 bool file_index_beyond_eof(struct vml_file *file, unsigned long index);
 
+/*
+ * A shared writable mapping that needs no write notification (the negation
+ * of vma_wants_writenotify for shmem: no writeback to account, no
+ * page_mkwrite): its protection itself is writable, so every PTE it maps
+ * is writable and a write dirties the PTE, not the folio.
+ */
+static inline bool vma_writable_without_notify(const struct vma *vma)
+{
+	return (vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE) &&
+	       vma->vm_file && vma->vm_file->shmem;
+}
+
 #endif /* VML_MM_FILE_H */

@@ -70,10 +70,7 @@ static int record_change(struct prot_change **changes, size_t *nr, unsigned long
 	if (!n)
 		return -ENOMEM;
 	n[(*nr)++] = (struct prot_change){
-		start, end, oldflags, vma->vm_flags,
-		/* vma_wants_writenotify() is false: vm_page_prot itself is writable */
-		(vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE) &&
-			vma->vm_file && vma->vm_file->shmem,
+		start, end, oldflags, vma->vm_flags, vma_writable_without_notify(vma),
 	};
 	*changes = n;
 	return 0;
