@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include "target/host.h"
 #include "internal.h"
 #include "util/clock.h"
 
@@ -84,8 +85,12 @@ int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
 	long live_vmas;
 	int ret;
 
+	struct vml_sys_config cfg;
+
 	*cal = (struct bench_calibration){ 0 };
-	ret = vml_sys_create(NULL, &sys);
+	ret = host_current_config(0, &cfg);
+	if (!ret)
+		ret = vml_sys_create(&cfg, &sys);
 	if (!ret)
 		ret = vml_mm_create(sys, &mm);
 	if (!ret)

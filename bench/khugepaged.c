@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "target/host.h"
 #include "cli.h"
 #include "internal.h"
 #include "util/alloc.h"
@@ -116,7 +117,7 @@ static int build(struct vml_sys *sys, unsigned long skip, unsigned int ranges, s
 static int run_sample(const struct bench_opts *o, enum vml_khugepaged_policy policy,
 		      struct kh_sample *s, int mapper_cpu, int scan_cpu)
 {
-	struct vml_sys_config scfg = { .max_map_count = o->kh_skip_vmas + 65536 };
+	struct vml_sys_config scfg;
 	struct vml_khugepaged_config kcfg = { .policy = policy, .scan_sleep_ms = o->kh_scan_sleep_ms };
 	struct mapper m = { .seed = o->seed, .cpu = mapper_cpu };
 	struct vml_khugepaged_stats ks;
@@ -126,6 +127,13 @@ static int run_sample(const struct bench_opts *o, enum vml_khugepaged_policy pol
 	uint64_t t0, limit = (uint64_t)(o->duration_s * 1e9);
 	int err;
 
+	err = host_current_config(0, &scfg);
+	if (err)
+		return err;
+	scfg.max_map_count = o->kh_skip_vmas + 65536;
+	/* The experiment's ranges are MADV_HUGEPAGE: THP must not be off. */
+	if (scfg.thp == VML_THP_NEVER)
+		scfg.thp = VML_THP_MADVISE;
 	err = vml_sys_create(&scfg, &sys);
 	if (err)
 		return err;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "target/host.h"
 #include "internal.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -166,9 +167,11 @@ struct ops_env {
 
 static int model_setup(struct ops_env *e)
 {
-	struct vml_sys_config cfg = { 0 };	/* the live machine's defaults */
-	int ret;
+	struct vml_sys_config cfg;	/* this host's (or --profile's) */
+	int ret = host_current_config(0, &cfg);
 
+	if (ret)
+		return ret;
 	e->h = lat_hist_new();
 	if (!e->h)
 		return -ENOMEM;

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "target/host.h"
 #include "internal.h"
 #include "sync/atomic.h"
 #include "util/alloc.h"
@@ -158,14 +159,16 @@ static const char *errstr(int err)
 /* One sample on the model. Return: 0 or -errno (printed). */
 static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 {
-	struct vml_sys_config cfg = { 0 };	/* the live machine's defaults */
+	struct vml_sys_config cfg;	/* this host's (or --profile's) */
 	struct vml_mm_stats st;
 	struct bench_hogs hogs;
 	struct vml_sys *sys;
 	pthread_t *th, mapper;
 	unsigned int started = 0;
-	int ret;
+	int ret = host_current_config(0, &cfg);
 
+	if (ret)
+		return ret;
 	th = vml_zalloc((nreaders + 1) * sizeof(*th));
 	if (!th)
 		return -ENOMEM;

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "target/host.h"
 #include "internal.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -116,11 +117,13 @@ struct rc_env {
 
 static int model_setup(const struct bench_opts *o, struct rc_env *e, struct rc_row *row)
 {
-	struct vml_sys_config cfg = { 0 };
+	struct vml_sys_config cfg;
 	struct layout_ctx l = { 0 };
 	struct vml_mm_stats st;
-	int ret;
+	int ret = host_current_config(0, &cfg);
 
+	if (ret)
+		return ret;
 	cfg.max_map_count = row->size + 16 > 65530 ? row->size + 16 : 65530;
 	ret = vml_sys_create(&cfg, &e->sys);
 	if (!ret)

@@ -37,7 +37,19 @@ enum vml_steal_policy {
 	VML_STEAL_NEVER,
 };
 
-/* Zero-initialised fields take the defaults shown (the live machine's). */
+/* vm.overcommit_memory. */
+enum vml_overcommit {
+	VML_OVERCOMMIT_GUESS = 0,	/* heuristic: only a single absurd request fails */
+	VML_OVERCOMMIT_ALWAYS,		/* never refuse */
+	VML_OVERCOMMIT_NEVER,		/* strict; approximated per mm (see sys.c) */
+};
+
+/*
+ * Zero-initialised fields take the defaults shown: a reference machine (the
+ * one the project was first compared on), not the machine this runs on. The
+ * vmalock command never relies on them: it configures the model from the
+ * host profile it measures (src/target/host.c, docs/host-profile.md).
+ */
 struct vml_sys_config {
 	unsigned long max_map_count;	/* 65530 */
 	enum vml_thp_mode thp;		/* madvise */
@@ -49,9 +61,14 @@ struct vml_sys_config {
 	bool anon_vma_name;		/* false: PR_SET_VMA_ANON_NAME fails with EINVAL,
 					 * as on a kernel without CONFIG_ANON_VMA_NAME */
 	bool use_zero_page;		/* false: a read of untouched private anonymous memory
-					 * allocates a page (and a huge page where THP applies),
-					 * as on the live machine (booted pvm_no_zero_page=1);
-					 * true: mainline's zero page and huge zero page */
+					 * allocates a page, as on a kernel booted with
+					 * pvm_no_zero_page=1; true: mainline's shared zero page */
+	bool use_huge_zero_page;	/* false: such a read in a THP-eligible range allocates
+					 * a huge page; true: it maps the huge zero page
+					 * (transparent_hugepage/use_zero_page) */
+	bool pkeys;			/* false: smaps prints no "ProtectionKey:" line, as on a
+					 * CPU without protection keys; true: it prints key 0 */
+	enum vml_overcommit overcommit;	/* guess */
 	unsigned long ram_pages;	/* this machine's (sysconf _SC_PHYS_PAGES): the
 					 * overcommit heuristic refuses to commit more than
 					 * RAM + swap in one go (ENOMEM) */
@@ -81,7 +98,11 @@ int vml_file_create(struct vml_sys *sys, const char *path, unsigned long size,
 		    unsigned int flags, struct vml_file **out);
 void vml_file_put(struct vml_file *file);
 
-/* mmap(2). @file NULL for anonymous (MAP_ANONYMOUS is implied then). */
+/*
+ * mmap(2). @file is the mapped file, or NULL with MAP_ANONYMOUS in @flags.
+ * Without MAP_ANONYMOUS a NULL @file is mmap(..., fd = -1, ...): -EBADF,
+ * as the kernel returns. With MAP_ANONYMOUS @file is ignored, as the fd is.
+ */
 int vml_mmap(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot, int flags,
 	     struct vml_file *file, unsigned long offset, unsigned long *addr_out);
 int vml_munmap(struct vml_mm *mm, unsigned long addr, unsigned long len);

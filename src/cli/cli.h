@@ -13,6 +13,8 @@
 /* Exit statuses (DESIGN.md): */
 #define EXIT_CHECK_FAILED 1
 #define EXIT_USAGE 2
+/* The host cannot run what was asked (a script's `require`, `swap` without root). */
+#define EXIT_SKIPPED 77
 
 struct cli_command {
 	const char *name;
@@ -27,6 +29,7 @@ int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_race(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
+int cmd_host(int argc, char **argv);
 
 /*
  * The option parsers of race and fuzz, apart from running anything (for the

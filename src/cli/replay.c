@@ -27,6 +27,8 @@ static void help(FILE *f)
 "  --compare VIEW,...        run on both targets and diff these views; any\n"
 "                            difference is printed as a unified diff (implies\n"
 "                            --target both)\n"
+"  --profile FILE            run the model as on the saved host profile FILE\n"
+"                            (`vmalock host --json`) instead of this host's\n"
 "  --lock mmap|vma           the model's /proc reader locking (default vma);\n"
 "                            the live kernel uses its own\n"
 "  --range LO-HI             the address range shown (default 0x%lx-0x%lx);\n"
@@ -145,6 +147,9 @@ int cmd_replay(int argc, char **argv)
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			help(stdout);
 			return 0;
+		} else if (cli_opt(&a, "--profile", &val, &bad)) {
+			if (!bad && cli_use_profile("replay", val))
+				return EXIT_USAGE;
 		} else if (cli_opt(&a, "--target", &target, &bad)) {
 		} else if (cli_opt(&a, "--compare", &cmp, &bad)) {
 		} else if (cli_opt(&a, "--view", &val, &bad)) {

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "scriptrun.h"
+#include "target/host.h"
 #include "target/view.h"
 #include "util/alloc.h"
 
@@ -56,6 +57,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (try vmalock %s --help)\n", cmd);
 	return EXIT_USAGE;
+}
+
+int cli_use_profile(const char *cmd, const char *path)
+{
+	char err[512];
+
+	if (host_profile_use_file(path, err, sizeof(err))) {
+		fprintf(stderr, "vmalock %s: --profile: %s\n", cmd, err);
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
 int cli_parse_lock(const char *cmd, const char *s, enum vml_lock_policy *out)
@@ -140,12 +152,45 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
+	if (run->script->requires) {
+		const struct host_profile *p;
+
+		ret = host_profile_current(&p);
+		if (ret) {
+			fprintf(stderr, "vmalock %s: probing this host: %s\n", cmd, strerror(-ret));
+			return EXIT_CHECK_FAILED;
+		}
+		if (script_requires_unmet(run->script->requires, p->pkeys, p->zero_page,
+					  strcmp(p->thp_enabled, "never") != 0, p->anon_vma_name,
+					  err, sizeof(err))) {
+			fprintf(stderr, "vmalock %s: %s: skipped: it needs %s, which %s lacks\n",
+				cmd, path, err, strcmp(p->source, "probed") ? p->source :
+				"this host");
+			return EXIT_SKIPPED;
+		}
+	}
 	cli_pin_to_this_cpu();
 	ret = target_env_create(&run->env);
 	if (ret) {
 		fprintf(stderr, "vmalock %s: cannot create temporary directories: %s\n", cmd,
 			strerror(-ret));
 		return EXIT_CHECK_FAILED;
+	}
+	if (run->script->swap_bytes) {
+		bool live = false;
+
+		for (int i = 0; i < nr; i++)
+			live |= kinds[i] == TARGET_LIVE;
+		ret = target_env_set_swap(run->env, run->script->swap_bytes, live, err,
+					  sizeof(err));
+		if (ret == -EPERM) {
+			fprintf(stderr, "vmalock %s: %s: skipped: %s\n", cmd, path, err);
+			return EXIT_SKIPPED;
+		}
+		if (ret) {
+			fprintf(stderr, "vmalock %s: %s: swap: %s\n", cmd, path, err);
+			return EXIT_CHECK_FAILED;
+		}
 	}
 	for (int i = 0; i < nr; i++) {
 		ret = target_create(kinds[i], run->env, &run->t[i]);

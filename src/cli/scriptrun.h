@@ -29,6 +29,11 @@ bool cli_opt(struct cli_args *a, const char *name, const char **value, bool *bad
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 
+/*
+ * --profile FILE: run the model as on the saved host profile FILE instead of
+ * this host's. Return: 0, or EXIT_USAGE after printing why.
+ */
+int cli_use_profile(const char *cmd, const char *path);
 int cli_parse_lock(const char *cmd, const char *s, enum vml_lock_policy *out);
 /* A number in [@min, @max] (any strtoul base); else a usage error naming @opt. */
 int cli_parse_ulong(const char *cmd, const char *opt, const char *s, unsigned long min,

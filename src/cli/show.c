@@ -21,6 +21,8 @@ static void help(FILE *f)
 "\n"
 "  --script FILE        the op script (required)\n"
 "  --target model|live  where to run it (default: %s)%s\n"
+"  --profile FILE       run the model as on the saved host profile FILE\n"
+"                       (`vmalock host --json`) instead of this host's\n"
 "  --lock mmap|vma      the model's /proc reader locking (default vma);\n"
 "                       the live kernel uses its own\n"
 "\n"
@@ -49,6 +51,9 @@ int cmd_show(int argc, char **argv)
 			help(stdout);
 			return 0;
 		} else if (cli_opt(&a, "--script", &script, &bad)) {
+		} else if (cli_opt(&a, "--profile", &val, &bad)) {
+			if (!bad && cli_use_profile("show", val))
+				return EXIT_USAGE;
 		} else if (cli_opt(&a, "--target", &target, &bad)) {
 		} else if (cli_opt(&a, "--lock", &val, &bad)) {
 			if (!bad && cli_parse_lock("show", val, &lock))

@@ -19,6 +19,7 @@
 #include "mm/internal.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
+#include "mm/pkeys.h"
 #include "mm/pgtable.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
@@ -38,6 +39,14 @@ int fault_nid(struct mm *mm)
 
 bool access_error(struct vma *vma, bool write)
 {
+	/*
+	 * Protection keys deny data access before anything else (x86's
+	 * access_error, arch_vma_access_permitted). The model's only non-zero
+	 * key is the execute-only one, which its thread can neither read nor
+	 * write (the PKRU that execute_only_pkey() set up).
+	 */
+	if (vma_pkey(vma))
+		return true;
 	if (write)
 		return !(vma->vm_flags & VM_WRITE);
 	return !(vma->vm_flags & VM_ACCESS_FLAGS);
@@ -747,8 +756,12 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 	mmap_assert_locked(mm);
 	if (vma->vm_flags & VM_LOCKONFAULT)
 		return 0;
-	/* GUP refuses a PROT_NONE mapping (mlock then fails with ENOMEM, as on live). */
-	if (!(vma->vm_flags & VM_ACCESS_FLAGS))
+	/*
+	 * GUP refuses a PROT_NONE mapping, and one whose protection key denies
+	 * access (check_vma_flags, arch_vma_access_permitted): mlock then fails
+	 * with ENOMEM, as on live.
+	 */
+	if (!(vma->vm_flags & VM_ACCESS_FLAGS) || vma_pkey(vma))
 		return -EFAULT;
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		vm_fault_t ret;

@@ -144,6 +144,9 @@ int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 	if (err)
 		return err;
 	child->mmap_base = parent->mmap_base;
+	mmap_read_lock(parent);	/* arch_dup_pkeys: the key allocation goes with the copy */
+	child->execute_only_pkey = parent->execute_only_pkey;
+	mmap_read_unlock(parent);
 
 	mmap_write_lock(parent);
 	mmap_write_lock(child);

@@ -68,7 +68,7 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 	pt = vml_zalloc(sizeof(*pt));
 	if (!pt)
 		return VM_FAULT_OOM;
-	if (!(flags & FAULT_FLAG_WRITE) && mm->sys->cfg.use_zero_page) {
+	if (!(flags & FAULT_FLAG_WRITE) && mm->sys->cfg.use_huge_zero_page) {
 		folio = mm->sys->huge_zero_folio;
 	} else {
 		folio = folio_alloc(mm->sys, HPAGE_PMD_ORDER, fault_nid(mm));
@@ -195,7 +195,7 @@ static void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
 	VML_BUG_ON(!pt);
 	*slot = NULL;
 	folio = page_folio(pte_page(v));
-	bits = v & (PT_WRITE | PT_DIRTY | PT_YOUNG | PT_PROTNONE);
+	bits = v & (PT_WRITE | PT_DIRTY | PT_YOUNG | PT_PROTNONE | PT_PKEY);
 	if (folio_is_zero(folio)) {
 		/* The huge zero page becomes 512 small zero-page entries. */
 		struct folio *zero = sys_zero_folio(mm->sys);

@@ -33,6 +33,7 @@ int mm_alloc(struct vml_sys *sys, struct mm **out)
 	rtree_init(&mm->mm_mt);
 	mm->sys = sys;
 	mm->mmap_base = DEFAULT_MMAP_BASE;
+	mm->execute_only_pkey = -1;
 	store_relaxed(&mm->mm_users, 1);
 	store_relaxed(&mm->mm_count, 1);
 	INIT_LIST_HEAD(&mm->sys_link);

@@ -89,6 +89,14 @@
 #define VM_NOHUGEPAGE	0x40000000UL
 #define VM_MERGEABLE	0x80000000UL
 
+/*
+ * x86 protection keys live in vm_flags (VM_PKEY_BIT0..3 = VM_HIGH_ARCH_0..3),
+ * so VMAs with different keys never merge. The model sets only the key of
+ * execute-only mappings (arch/x86/mm/pkeys.c), and only on a host with pkeys.
+ */
+#define VM_PKEY_SHIFT	32
+#define VM_PKEY_MASK	(0xfUL << VM_PKEY_SHIFT)
+
 #define VM_ACCESS_FLAGS	(VM_READ | VM_WRITE | VM_EXEC)
 #define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)
 #define VM_SPECIAL	(VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP)
@@ -171,7 +179,7 @@ static inline bool vma_is_anonymous(const struct vma *vma)
  * PTE level: 0 = none; present: page pointer | PT_PRESENT | access bits;
  * swap: (swap offset << PT_SWAP_SHIFT) | PT_SWAP. struct page is 16-byte
  * aligned so the low four bits are free, and user pointers are below 2^47
- * so the top byte holds PT_HUGE and PT_PROTNONE.
+ * so the top byte holds PT_HUGE, PT_PROTNONE and PT_PKEY.
  */
 #define PT_PRESENT	0x1ULL
 #define PT_WRITE	0x2ULL
@@ -181,6 +189,8 @@ static inline bool vma_is_anonymous(const struct vma *vma)
 #define PT_TABLE	0x1ULL		/* upper levels only */
 #define PT_HUGE		(1ULL << 56)	/* a PMD leaf; pointers are < 2^47 */
 #define PT_PROTNONE	(1ULL << 57)	/* present but inaccessible (PROT_NONE VMA) */
+#define PT_PKEY		(1ULL << 58)	/* present, but its protection key denies data
+					 * access (the execute-only key: mm/pkeys.h) */
 #define PT_HIGH_MASK	(0xffULL << 56)
 #define PT_SWAP		0x10ULL		/* non-present PTE holding a swap entry */
 #define PT_SWAP_SHIFT	8
@@ -297,6 +307,8 @@ struct mm {
 	struct vml_sys *sys;		/* [I] */
 	unsigned long mmap_base;	/* [I] top-down placement starts below this */
 	unsigned long locked_vm;	/* [M] pages in VM_LOCKED VMAs */
+	int execute_only_pkey;		/* [M] the pkey of PROT_EXEC-only mappings; -1: none
+					 * allocated yet (mm->context.execute_only_pkey) */
 
 	struct pt_table *pgd;		/* [I] root page table */
 	_Atomic uint32_t page_table_lock; /* [PT] upper-level table population, PMD leaves, anon_vma */
@@ -317,7 +329,7 @@ struct vml_sys {
 	_Atomic long nr_mms;		/* [atomic] live mms (destroy asserts zero) */
 	_Atomic long nr_files;		/* [atomic] live files */
 	struct folio *zero_folio;	/* [I] the shared zero page */
-	struct folio *huge_zero_folio;	/* [I] the PMD-sized zero page (use_zero_page=1) */
+	struct folio *huge_zero_folio;	/* [I] the PMD-sized zero page (use_huge_zero_page) */
 	_Atomic uint32_t swap_lock;	/* protects the swap allocator below */
 	_Atomic int32_t *swap_map;	/* [swap_lock] users of each slot (index 0 unused) */
 	unsigned long swap_next;	/* [swap_lock] where the next search starts */

@@ -11,6 +11,7 @@
 #include "mm/internal.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
+#include "mm/pkeys.h"
 #include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
@@ -457,6 +458,8 @@ static long do_mmap(struct mm *mm, struct vml_file *file, unsigned long addr, un
 		return -EEXIST;
 	vm_flags = calc_vm_prot_bits(prot) | calc_vm_flag_bits(flags) | VM_MAYREAD | VM_MAYWRITE |
 		   VM_MAYEXEC;
+	if (prot == PROT_EXEC)
+		vm_flags |= pkey_vm_flags(execute_only_pkey(mm));
 
 	if (file) {
 		switch (flags & MAP_TYPE) {

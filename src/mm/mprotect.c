@@ -14,6 +14,7 @@
 #include "mm/internal.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
+#include "mm/pkeys.h"
 #include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "util/alloc.h"
@@ -166,7 +167,8 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 			error = -ENOMEM;
 			break;
 		}
-		newflags = reqflags | (vma->vm_flags & ~VM_ACCESS_FLAGS);
+		newflags = reqflags | (vma->vm_flags & ~(VM_ACCESS_FLAGS | VM_PKEY_MASK)) |
+			   pkey_vm_flags(arch_override_mprotect_pkey(vma, (int)prot));
 		/* newflags >> 4 shifts VM_MAY* into the place of VM_* */
 		if ((newflags & ~(newflags >> 4)) & VM_ACCESS_FLAGS) {
 			error = -EACCES;

@@ -363,6 +363,11 @@ static uint64_t protect_bits(uint64_t pte, const struct protect_args *a)
 		pte |= PT_PROTNONE;
 	if (a->writable_prot && (a->vm_flags & VM_WRITE))
 		pte |= PT_WRITE;
+	/* The VMA's key goes into its entries (vm_get_page_prot's pkey bits). */
+	if (a->vm_flags & VM_PKEY_MASK)
+		pte |= PT_PKEY;
+	else
+		pte &= ~PT_PKEY;
 	return pte;
 }
 
@@ -428,7 +433,7 @@ bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)
 		v = load_acquire(ptep);
 	}
 	/* Like a TLB fill: only an entry that already permits the access. */
-	while (pte_present(v) && !(v & PT_PROTNONE) && (!write || (v & PT_WRITE))) {
+	while (pte_present(v) && !(v & (PT_PROTNONE | PT_PKEY)) && (!write || (v & PT_WRITE))) {
 		if ((v & want) == want || cas_relaxed(ptep, &v, v | want)) {
 			ok = true;
 			break;

@@ -128,7 +128,8 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u);
 
 /*
  * Make the entries of [start, end) agree with new VMA flags: no write bit
- * without VM_WRITE, inaccessible (PT_PROTNONE) without any access flag.
+ * without VM_WRITE, inaccessible (PT_PROTNONE) without any access flag,
+ * denied data access (PT_PKEY) under a non-zero protection key.
  * @writable_prot: the mapping is shared and writable and needs no write
  * notification (shmem), so its protection itself allows writes and every
  * present entry becomes writable (change_pte_range's pte_modify); others

@@ -24,6 +24,7 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 	if (!out)
 		return -EINVAL;
 	if (cfg && (cfg->thp > VML_THP_NEVER || cfg->mmap_lock_steal > VML_STEAL_NEVER ||
+		    cfg->overcommit > VML_OVERCOMMIT_NEVER ||
 		    (cfg->fault_around_bytes & (cfg->fault_around_bytes - 1)) ||
 		    cfg->fault_around_bytes > (1UL << 21) || cfg->numa_nodes > 64))
 		return -EINVAL;
@@ -57,8 +58,22 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 
 int vm_enough_memory(struct vml_sys *sys, unsigned long pages)
 {
-	/* OVERCOMMIT_GUESS (vm.overcommit_memory=0): only a single absurd request fails. */
-	return pages > sys->cfg.ram_pages + sys->cfg.swap_pages ? -ENOMEM : 0;
+	switch (sys->cfg.overcommit) {
+	case VML_OVERCOMMIT_ALWAYS:
+		return 0;
+	case VML_OVERCOMMIT_NEVER:
+		/*
+		 * The kernel compares the whole system's committed memory with
+		 * CommitLimit (swap + RAM * overcommit_ratio%); the model knows
+		 * only this request, so it checks that alone against the default
+		 * ratio (50%): an approximation the host profile reports.
+		 */
+		return pages > sys->cfg.ram_pages / 2 + sys->cfg.swap_pages ? -ENOMEM : 0;
+	case VML_OVERCOMMIT_GUESS:
+	default:
+		/* Only a single absurd request fails. */
+		return pages > sys->cfg.ram_pages + sys->cfg.swap_pages ? -ENOMEM : 0;
+	}
 }
 
 void vml_sys_destroy(struct vml_sys *sys)

@@ -33,6 +33,7 @@
 #include "mm/huge_memory.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
+#include "mm/pkeys.h"
 #include "mm/pgtable.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
@@ -297,6 +298,8 @@ static void show_smap_vma_flags(struct seq_file *m, struct vma *vma)
 	for (unsigned int i = 0; i < 64; i++) {
 		if (!(vma->vm_flags & (1UL << i)))
 			continue;
+		if (i >= VM_PKEY_SHIFT && i < VM_PKEY_SHIFT + 4)
+			continue;	/* protection keys come out as ProtectionKey: */
 		seq_puts(m, i < 32 ? vm_flag_mnemonics[i] : "??");
 		seq_putc(m, ' ');
 	}
@@ -316,7 +319,8 @@ static int show_smap(struct seq_file *m, void *v)
 	seq_puts(m, " kB\n");
 	__show_smap(m, &mss, false);
 	seq_printf(m, "THPeligible:    %8u\n", thp_vma_allowable(vma, vma->vm_flags, true) ? 1 : 0);
-	/* No "ProtectionKey:" line: the live CPU has no protection keys. */
+	if (vma->vm_mm->sys->cfg.pkeys)
+		seq_printf(m, "ProtectionKey:  %8u\n", vma_pkey(vma));
 	show_smap_vma_flags(m, vma);
 	return 0;
 }

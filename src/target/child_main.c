@@ -3,6 +3,7 @@
  * vmalock-child - the live target's address space.
  *
  *   vmalock-child SOCKET_FD PARENT_PID
+ *   vmalock-child --keeper        (keeper_main.c)
  *
  * Executed (not just forked) by live.c so that its address space is that of
  * a fresh process: this binary, libc, ld.so, the stack, the vdso - and the
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "target/child_proto.h"
+#include "target/keeper_proto.h"
 #include "util/clock.h"
 #include "util/rand.h"
 
@@ -317,6 +319,8 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int sock;
 
+	if (argc == 2 && !strcmp(argv[1], "--keeper"))
+		return keeper_main();
 	if (argc != 3) {
 		fprintf(stderr, "%s: run by vmalock's live target, not by hand\n", argv[0]);
 		return 2;

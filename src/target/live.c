@@ -48,34 +48,33 @@ static bool executable(const char *path)
 }
 
 /*
- * Where vmalock-child is: next to our own executable, else $VML_CHILD_EXE,
- * else the build directory this was configured in.
+ * Where vmalock-child is: $VML_CHILD_EXE; next to our own executable (the
+ * build tree); or where `meson install` puts it, LIBEXECDIR/vmalock/ with
+ * LIBEXECDIR relative to our BINDIR (so an installed tree can be moved).
  */
-static int find_child(char *out, size_t len)
+int target_child_exe(char *out, size_t len)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	const char *env = getenv("VML_CHILD_EXE");
 	char *slash;
 
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			if ((size_t)snprintf(out, len, "%s/%s", self, CHILD_EXE_NAME) < len &&
-			    executable(out))
-				return 0;
-		}
-	}
 	if (executable(env) && strlen(env) < len) {
 		strcpy(out, env);
 		return 0;
 	}
-	if (executable(VML_CHILD_EXE_DEFAULT) && strlen(VML_CHILD_EXE_DEFAULT) < len) {
-		strcpy(out, VML_CHILD_EXE_DEFAULT);
+	if (n <= 0)
+		return -ENOENT;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if ((size_t)snprintf(out, len, "%s/%s", self, CHILD_EXE_NAME) < len && executable(out))
 		return 0;
-	}
+	if ((size_t)snprintf(out, len, "%s/%s/vmalock/%s", self, VML_BIN_TO_LIBEXEC,
+			     CHILD_EXE_NAME) < len && executable(out))
+		return 0;
 	return -ENOENT;
 }
 
@@ -83,7 +82,7 @@ bool target_live_available(void)
 {
 	char path[PATH_MAX];
 
-	return find_child(path, sizeof(path)) == 0;
+	return target_child_exe(path, sizeof(path)) == 0;
 }
 
 static int recv_rep(struct live *l, struct child_rep *rep)
@@ -135,7 +134,7 @@ static int live_create(struct target *t)
 	int sv[2], ret;
 	pid_t pid;
 
-	ret = find_child(exe, sizeof(exe));
+	ret = target_child_exe(exe, sizeof(exe));
 	if (ret)
 		return ret;
 	l = vml_zalloc(sizeof(*l));

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include "target/host.h"
 #include "target/target.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -27,10 +28,13 @@ struct model {
 
 static int model_create(struct target *t)
 {
-	struct vml_sys_config cfg = { 0 };	/* the live machine's defaults */
-	struct model *m = vml_zalloc(sizeof(*m));
-	int ret;
+	struct vml_sys_config cfg;	/* this host's, or the --profile's */
+	struct model *m;
+	int ret = host_current_config(target_env_swap_bytes(t->env), &cfg);
 
+	if (ret)
+		return ret;
+	m = vml_zalloc(sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	ret = vml_sys_create(&cfg, &m->sys);

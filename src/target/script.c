@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "target/script.h"
 #include "util/alloc.h"
@@ -585,6 +586,96 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 	return -EINVAL;
 }
 
+static const struct {
+	const char *name;
+	unsigned int bit;
+} require_names[] = {
+	{ "pkeys", SCRIPT_REQ_PKEYS },
+	{ "no-pkeys", SCRIPT_REQ_NO_PKEYS },
+	{ "zero-page", SCRIPT_REQ_ZERO_PAGE },
+	{ "no-zero-page", SCRIPT_REQ_NO_ZERO_PAGE },
+	{ "thp", SCRIPT_REQ_THP },
+	{ "anon-vma-name", SCRIPT_REQ_ANON_VMA_NAME },
+};
+
+bool script_requires_unmet(unsigned int requires, bool pkeys, bool zero_page, bool thp,
+			   bool anon_vma_name, char *buf, size_t len)
+{
+	static const struct {
+		unsigned int bit;
+		bool want;
+		const char *what;
+	} checks[] = {
+		{ SCRIPT_REQ_PKEYS, true, "protection keys" },
+		{ SCRIPT_REQ_NO_PKEYS, false, "no protection keys" },
+		{ SCRIPT_REQ_ZERO_PAGE, true, "the zero page" },
+		{ SCRIPT_REQ_NO_ZERO_PAGE, false, "no zero page" },
+		{ SCRIPT_REQ_THP, true, "THP not \"never\"" },
+		{ SCRIPT_REQ_ANON_VMA_NAME, true, "anonymous VMA names" },
+	};
+	const bool have[] = { pkeys, pkeys, zero_page, zero_page, thp, anon_vma_name };
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(checks); i++) {
+		if (!(requires & checks[i].bit) || have[i] == checks[i].want)
+			continue;
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+						 checks[i].what);
+	}
+	return used > 0;
+}
+
+/* `swap SIZE` or `require FEATURE...`; Return: 1 handled, 0 not a directive, -errno. */
+static int parse_directive(struct parser *p, char *line)
+{
+	char *save, *t, *word;
+	size_t wlen;
+	int n = 0;
+
+
+	line += strspn(line, BLANKS);
+	wlen = strcspn(line, BLANKS);
+	if (!((wlen == 4 && !strncmp(line, "swap", 4)) || (wlen == 7 && !strncmp(line, "require", 7))))
+		return 0;	/* an op line: left as it is for parse_line() */
+	word = strtok_r(line, BLANKS, &save);
+	p->opname = word;
+	if (p->s->nr_ops)
+		return fail(p, "a directive must come before the first op");
+	if (!strcmp(word, "swap")) {
+		unsigned long size;
+
+		t = strtok_r(NULL, BLANKS, &save);
+		if (!t || strtok_r(NULL, BLANKS, &save))
+			return fail(p, "want SIZE");
+		if (p->s->swap_bytes)
+			return fail(p, "swap is given twice");
+		if (get_size(p, t, "size", &size))
+			return -EINVAL;
+		if (size < (1UL << 20) || size > (64UL << 30) || size % 4096)
+			return fail(p, "swap size '%s' out of range (1M to 64G, whole pages)", t);
+		p->s->swap_bytes = size;
+		return 1;
+	}
+	while ((t = strtok_r(NULL, BLANKS, &save))) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(require_names); i++)
+			if (!strcmp(t, require_names[i].name))
+				break;
+		if (i == ARRAY_SIZE(require_names))
+			return fail(p, "unknown feature '%s' (pkeys, no-pkeys, zero-page, "
+				    "no-zero-page, thp, anon-vma-name)", t);
+		p->s->requires |= require_names[i].bit;
+		n++;
+	}
+	if (!n)
+		return fail(p, "want FEATURE...");
+	return 1;
+}
+
 int script_parse_string(const char *path, const char *text, struct script **out,
 			char *err, size_t errlen)
 {
@@ -620,6 +711,13 @@ int script_parse_string(const char *path, const char *text, struct script **out,
 			*c = '\0';
 		if (line[strspn(line, BLANKS)] == '\0')
 			continue;
+		ret = parse_directive(&p, line);
+		if (ret == 1) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			goto out;
 		ret = parse_line(&p, line, &op);
 		if (ret == -ENOMEM)
 			fail(&p, "out of memory");
@@ -644,9 +742,11 @@ out:
 
 int script_parse_file(const char *path, struct script **out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	bool in = !strcmp(path, "-");
+	FILE *f = in ? stdin : fopen(path, "r");
 	char *text = NULL;
 	size_t len = 0, cap = 0, n;
+	struct stat st;
 	int ret;
 
 	if (!f) {
@@ -654,12 +754,24 @@ int script_parse_file(const char *path, struct script **out, char *err, size_t e
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	for (;;) {
-		if (grow((void **)&text, &cap, len + 4097, 1)) {
+	/* fopen() opens a directory; reading it is what fails. Say so first. */
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+		if (!in)
 			fclose(f);
-			vml_free(text);
+		return -EISDIR;
+	}
+	for (;;) {
+		if (len > SCRIPT_MAX_BYTES) {
+			snprintf(err, errlen, "%s: too large for an op script (over %lu MiB)", path,
+				 SCRIPT_MAX_BYTES >> 20);
+			ret = -EFBIG;
+			goto fail;
+		}
+		if (grow((void **)&text, &cap, len + 4097, 1)) {
 			snprintf(err, errlen, "%s: out of memory", path);
-			return -ENOMEM;
+			ret = -ENOMEM;
+			goto fail;
 		}
 		n = fread(text + len, 1, 4096, f);
 		len += n;
@@ -667,13 +779,12 @@ int script_parse_file(const char *path, struct script **out, char *err, size_t e
 			break;
 	}
 	if (ferror(f)) {
-		ret = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-		fclose(f);
-		vml_free(text);
-		return ret;
+		ret = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		goto fail;
 	}
-	fclose(f);
+	if (!in)
+		fclose(f);
 	text[len] = '\0';
 	if (memchr(text, '\0', len)) {
 		snprintf(err, errlen, "%s: not a text file", path);
@@ -681,6 +792,11 @@ int script_parse_file(const char *path, struct script **out, char *err, size_t e
 		return -EINVAL;
 	}
 	ret = script_parse_string(path, text, out, err, errlen);
+	vml_free(text);
+	return ret;
+fail:
+	if (!in)
+		fclose(f);
 	vml_free(text);
 	return ret;
 }

@@ -21,6 +21,16 @@
  *   file     NAME SIZE [shmem]
  *   fork
  *
+ * Directives, before the first op:
+ *
+ *   swap     SIZE         the script needs SIZE of swap: the live target turns
+ *                         on a swap file of that size for the run (root only;
+ *                         target_swap.h), the model gets as many swap pages.
+ *                         At most once.
+ *   require  FEATURE...   the script shows what only some hosts do; on others it
+ *                         is skipped. FEATURE: pkeys, no-pkeys, zero-page,
+ *                         no-zero-page, thp (THP not "never"), anon-vma-name.
+ *
  * PROT is a string of r, w, x and - (`rw-`, `r--`, `---`, `rx`), or `none`.
  * FLAGS is a comma list of private, shared, anon, populate, fixed, noreplace,
  * hint, noreserve (alias norserve), growsdown, locked; or `none` (no MAP_*
@@ -106,16 +116,32 @@ struct op {
 	int expect;			/* 0 or -errno, when has_expect */
 };
 
+/* `require` features (script_requires_met()). */
+enum script_require {
+	SCRIPT_REQ_PKEYS = 1 << 0,
+	SCRIPT_REQ_NO_PKEYS = 1 << 1,
+	SCRIPT_REQ_ZERO_PAGE = 1 << 2,
+	SCRIPT_REQ_NO_ZERO_PAGE = 1 << 3,
+	SCRIPT_REQ_THP = 1 << 4,
+	SCRIPT_REQ_ANON_VMA_NAME = 1 << 5,
+};
+
 struct script {
 	char *path;			/* as given; used in messages */
+	unsigned long swap_bytes;	/* `swap SIZE`; 0: none */
+	unsigned int requires;		/* enum script_require bits */
 	struct op *ops;
 	size_t nr_ops;
 	char **strings;			/* every string the ops point to */
 	size_t nr_strings;
 };
 
+/* The largest script file read: anything bigger is not a script. */
+#define SCRIPT_MAX_BYTES (16UL << 20)
+
 /*
- * script_parse_file - read and parse an op script.
+ * script_parse_file - read and parse an op script; "-" reads standard input.
+ * A directory, or a file over SCRIPT_MAX_BYTES, is refused (-EISDIR, -EFBIG).
  * Return: 0 and *@out; -errno if the file cannot be read (@err says so), or
  *         -EINVAL on a bad line, with @err set to `FILE:LINE: OP: reason`.
  */
@@ -124,6 +150,14 @@ int script_parse_file(const char *path, struct script **out, char *err, size_t e
 int script_parse_string(const char *path, const char *text, struct script **out,
 			char *err, size_t errlen);
 void script_free(struct script *s);
+
+/*
+ * script_requires_unmet - the `require` features @requires that a host with
+ * the given properties lacks, as one phrase in @buf ("protection keys").
+ * Return: true if any is unmet.
+ */
+bool script_requires_unmet(unsigned int requires, bool pkeys, bool zero_page, bool thp,
+			   bool anon_vma_name, char *buf, size_t len);
 
 /* An op's keyword ("mmap", ...). */
 const char *op_kind_name(enum op_kind kind);

@@ -19,6 +19,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "target/keeper.h"
+#include "target/swap.h"
+#include "target/syslock.h"
 #include "target/target.h"
 #include "target/view.h"
 #include "util/alloc.h"
@@ -41,8 +44,11 @@ struct env_file {
 struct target_env {
 	int refs;			/* owned by one thread, see above */
 	char dir[2][64];		/* [0]: /tmp/vmalock.XXXXXX, [1]: /dev/shm/vmalock.XXXXXX */
+	long keeper[2];			/* their undo handles (keeper.h); <= 0: none */
 	struct env_file *made;		/* files created on disk */
 	size_t nr_made, made_cap;
+	uint64_t swap_bytes;		/* the script's own swap (model: that many pages) */
+	struct target_swap *swap;	/* live: the swap file turned on for it, or NULL */
 };
 
 static void remove_dir(const char *dir)
@@ -81,11 +87,18 @@ int target_env_create(struct target_env **out)
 		if (!mkdtemp(env->dir[i])) {
 			ret = -errno;
 			env->dir[i][0] = '\0';
-			if (i)
+			if (i) {
 				remove_dir(env->dir[0]);
+				keeper_done(env->keeper[0]);
+			}
 			vml_free(env);
 			return ret;
 		}
+		/*
+		 * Removed by target_env_put(), or by the keeper if we die first.
+		 * Without a keeper (no vmalock-child found) a kill leaves them.
+		 */
+		env->keeper[i] = keeper_add(KEEPER_DIR, env->dir[i], NULL);
 	}
 	*out = env;
 	return 0;
@@ -101,12 +114,36 @@ void target_env_put(struct target_env *env)
 {
 	if (!env || --env->refs > 0)
 		return;
-	remove_dir(env->dir[0]);
-	remove_dir(env->dir[1]);
+	target_swap_off(env->swap);
+	for (int i = 0; i < 2; i++) {
+		remove_dir(env->dir[i]);
+		keeper_done(env->keeper[i]);
+	}
 	for (size_t i = 0; i < env->nr_made; i++)
 		vml_free(env->made[i].name);
 	vml_free(env->made);
 	vml_free(env);
+}
+
+uint64_t target_env_swap_bytes(const struct target_env *env)
+{
+	return env->swap_bytes;
+}
+
+int target_env_set_swap(struct target_env *env, uint64_t bytes, bool live, char *err,
+			size_t errlen)
+{
+	int ret;
+
+	if (env->swap_bytes)
+		return -EBUSY;
+	if (live) {
+		ret = target_swap_on(bytes, &env->swap, err, errlen);
+		if (ret)
+			return ret;
+	}
+	env->swap_bytes = bytes;
+	return 0;
 }
 
 const char *target_env_dir(const struct target_env *env, bool shmem)
@@ -210,6 +247,12 @@ int target_create(enum target_kind kind, struct target_env *env, struct target *
 
 	if (kind == TARGET_MODEL && !target_model_available)
 		return -ENOSYS;
+	/* No comparison with a kernel whose settings another run is changing. */
+	if (kind == TARGET_LIVE) {
+		ret = syslock_shared();
+		if (ret)
+			return ret;
+	}
 	t = vml_zalloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;

@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "target/child_proto.h"
@@ -50,6 +51,17 @@ int target_env_create(struct target_env **out);
 struct target_env *target_env_get(struct target_env *env);
 /* Drop a reference; the last one removes both directories and their files. */
 void target_env_put(struct target_env *env);
+/* Swap the script's `swap SIZE` turned on in this environment (0: none). */
+uint64_t target_env_swap_bytes(const struct target_env *env);
+/*
+ * target_env_set_swap - give the environment's targets @bytes of swap: the
+ * model targets created afterwards that many swap pages; with @live, a swap
+ * file of that size turned on now (target_swap_on) and off when the
+ * environment goes. Call before creating the targets.
+ * Return: 0 or -errno, @err saying why (-EPERM: not root).
+ */
+int target_env_set_swap(struct target_env *env, uint64_t bytes, bool live, char *err,
+			size_t errlen);
 /* The directory names, for normalising views: "/tmp/vmalock.AbC123". */
 const char *target_env_dir(const struct target_env *env, bool shmem);
 
@@ -204,6 +216,8 @@ extern const struct target_ops target_model_ops;	/* NULL-able: see model_stub.c 
 extern const bool target_model_available;
 /* Can a live target be made here (is vmalock-child found)? */
 bool target_live_available(void);
+/* Where vmalock-child is (live.c says where it looks). Return: 0 or -ENOENT. */
+int target_child_exe(char *out, size_t len);
 
 /*
  * Create NAME in @env's directory with SIZE bytes written (once per

@@ -1,20 +1,30 @@
 #!/bin/sh
-# Regenerate the live references in expected/ from the running kernel:
-#   tests/scripts/update-expected.sh [BUILD_DIR]      (default: build)
-# NAME.maps is what `vmalock replay NAME.ops --target live` prints (the
-# script range, normalised); NAME.smaps and NAME.numa_maps the same with
-# --view smaps / numa_maps. Review the diff before committing: these files
-# are what the model must reproduce.
+# Record the live references of this host:
+#   tests/scripts/update-expected.sh NAME [BUILD_DIR]      (default: build)
+# writes expected/NAME/profile.json (`vmalock host --json`: what this
+# kernel does) and, for every NAME.ops here, expected/NAME/SCRIPT.maps (what
+# `vmalock replay SCRIPT.ops --target live` prints: the script range,
+# normalised), SCRIPT.smaps and SCRIPT.numa_maps (the same with --view).
+# Name a set after what sets its host apart (e.g. zeropage-pkeys). Review
+# the diff before committing: these files are what the model must reproduce
+# on any host with the same profile (tests/cli/check-expected.sh).
 set -eu
+[ $# -ge 1 ] || { echo "usage: $0 NAME [BUILD_DIR]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:-"$here/../../build"}
+name=$1
+build=${2:-"$here/../../build"}
 vmalock="$build/vmalock"
 [ -x "$vmalock" ] || { echo "no $vmalock: build first" >&2; exit 2; }
-uname -r | sed -E 's/^([0-9]+\.[0-9]+).*/\1/' > "$here/expected/KERNEL"
+out="$here/expected/$name"
+mkdir -p "$out"
+"$vmalock" host --json "$out/profile.json" >/dev/null
+# The kernel's LRU batches are per CPU: keep each replay on one CPU.
+pin=
+command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
 for f in "$here"/*.ops; do
 	n=$(basename "$f" .ops)
-	"$vmalock" replay "$f" --target live > "$here/expected/$n.maps"
-	"$vmalock" replay "$f" --target live --view smaps > "$here/expected/$n.smaps"
-	"$vmalock" replay "$f" --target live --view numa_maps > "$here/expected/$n.numa_maps"
+	for view in maps smaps numa_maps; do
+		$pin "$vmalock" replay "$f" --target live --view "$view" > "$out/$n.$view"
+	done
 done
-echo "updated $(ls "$here"/*.ops | wc -l) scripts for kernel $(cat "$here/expected/KERNEL")"
+echo "recorded $(ls "$here"/*.ops | wc -l) scripts in $out"

@@ -413,7 +413,8 @@ static void test_thp(void)
 int main(void)
 {
 	/* These tests follow mainline, which maps the zero page on reads. */
-	if (vml_sys_create(&(struct vml_sys_config){ .use_zero_page = true }, &sys))
+	if (vml_sys_create(&(struct vml_sys_config){ .use_zero_page = true,
+						     .use_huge_zero_page = true }, &sys))
 		return 1;
 	test_mmap_errors();
 	test_munmap();
