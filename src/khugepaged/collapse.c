@@ -14,6 +14,7 @@
  */
 #include "khugepaged/collapse.h"
 #include "mm/folio.h"
+#include "mm/swap.h"
 #include "mm/huge_memory.h"
 #include "mm/internal.h"
 #include "mm/mm.h"
@@ -181,6 +182,7 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 			continue;
 		folio_remove_rmap_pte(old, pte_page(pte));
 		mm_dec_counter(mm, MM_ANONPAGES);
+		free_swap_cache(mm->sys, old);
 		folio_put(old);
 	}
 	pte_unlock(pt);

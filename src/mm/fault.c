@@ -496,9 +496,16 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 	}
 	page = pte_page(pte);
 	old = page_folio(page);
+	/*
+	 * Reuse an anonymous page only we hold; one the swap cache holds too is
+	 * ours once it leaves the cache (wp_can_reuse_anon_folio: folio_free_swap).
+	 */
 	if (!folio_is_zero(old) &&
 	    ((vma->vm_flags & VM_SHARED) ||
-	     (folio_is_anon(old) && folio_mapcount(old) == 1 && folio_ref_count(old) == 1))) {
+	     (folio_is_anon(old) && folio_mapcount(old) == 1 &&
+	      (folio_ref_count(old) == 1 ||
+	       (folio_test(old, PG_swapcache) && folio_ref_count(old) == 2 &&
+		folio_free_swap(mm->sys, old)))))) {
 		store_relaxed(ptep, pte | PT_WRITE | PT_DIRTY | PT_YOUNG);
 		if (vma->vm_flags & VM_SHARED)
 			folio_set(old, PG_dirty);
@@ -529,6 +536,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 	if (!folio_is_zero(old)) {
 		folio_remove_rmap_pte(old, page);
 		mm_dec_counter(mm, folio_mm_counter(old));
+		free_swap_cache(mm->sys, old);
 		folio_put(old);	/* the mapping's reference */
 	}
 	pte_unlock(pt);
@@ -541,30 +549,61 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
 			       unsigned int flags, uint64_t pte)
 {
 	struct mm *mm = vma->vm_mm;
+	unsigned long off = pte >> PT_SWAP_SHIFT;
+	bool fresh = false, exclusive, write = flags & FAULT_FLAG_WRITE;
 	struct folio *folio;
 	vm_fault_t ret;
 
 	ret = vmf_anon_prepare(vma, flags);
 	if (ret)
 		return ret;
-	folio = alloc_anon_folio(vma, addr);
-	if (!folio)
-		return VM_FAULT_OOM;
+	/* The swap cache first: a page another entry for the slot brought in. */
+	folio = swap_cache_get(mm->sys, off);
+	if (!folio) {
+		folio = alloc_anon_folio(vma, addr);
+		if (!folio)
+			return VM_FAULT_OOM;
+		fresh = true;
+	}
 	pte_lock(pt);
 	if (load_relaxed(&pt->e[pte_index(addr)]) != pte) {
 		pte_unlock(pt);
 		folio_put(folio);
 		return 0;
 	}
+	if (fresh) {
+		/* Under the ptl the entry still holds the slot, so it cannot be reused. */
+		struct folio *cached = swap_cache_install(mm->sys, folio, off);
+
+		if (cached != folio) {	/* another fault on the slot was first */
+			folio_put(folio);
+			folio = cached;
+			fresh = false;
+		}
+	}
+	/* Ours alone: no other entry for the slot and no other mapping of the page. */
+	exclusive = swap_count(mm->sys, off) == 1 && !folio_mapcount(folio);
 	mlock_vma_folio(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);
 	mm_dec_counter(mm, MM_SWAPENTS);
+	/* A write to a page others map copies it: map it read-only, do_wp_page follows. */
 	store_relaxed(&pt->e[pte_index(addr)],
 		      mk_pte(&folio->pages[0], PT_YOUNG |
-			     ((flags & FAULT_FLAG_WRITE) ? PT_WRITE | PT_DIRTY : 0)));
+			     (write && exclusive ? PT_WRITE | PT_DIRTY : 0)));
 	pte_unlock(pt);
-	swap_free_entry(mm->sys, pte >> PT_SWAP_SHIFT);
+	swap_free_entry(mm->sys, off);
+	/*
+	 * should_try_to_free_swap(): a locked VMA frees the slot at once; a write
+	 * does when this fault holds the only other reference - never for a page
+	 * just read in, which the LRU add batch still holds (live: swapcache=1).
+	 */
+	if ((vma->vm_flags & VM_LOCKED) || folio_test(folio, PG_unevictable) ||
+	    (write && exclusive && !fresh && folio_ref_count(folio) == 2))
+		folio_free_swap(mm->sys, folio);
+	/* The allocation's or the lookup's reference is now the mapping's. */
+	if (write && !exclusive)
+		return handle_mm_fault(vma, addr, flags);
 	return 0;
 }
 

@@ -248,6 +248,7 @@ struct folio {
 	_Atomic bool rmap_shared;	/* [atomic] */
 	void *mapping;			/* [I] struct anon_vma * (anon) or struct vml_file * (file/shmem) */
 	unsigned long index;		/* [I] page index in the file (file folios) */
+	unsigned long swap;		/* [swap_lock] its swap slot while PG_swapcache */
 	struct page pages[];
 };
 
@@ -331,7 +332,12 @@ struct vml_sys {
 	struct folio *zero_folio;	/* [I] the shared zero page */
 	struct folio *huge_zero_folio;	/* [I] the PMD-sized zero page (use_huge_zero_page) */
 	_Atomic uint32_t swap_lock;	/* protects the swap allocator below */
-	_Atomic int32_t *swap_map;	/* [swap_lock] users of each slot (index 0 unused) */
+	_Atomic int32_t *swap_map;	/* [swap_lock] swap entries referring to each slot
+					 * (index 0 unused); a slot is in use while it has
+					 * one, or a swap-cache folio */
+	struct folio **swap_cache;	/* [swap_lock] the folio caching each slot, holding
+					 * a reference on it (an anonymous page swapped in
+					 * and not yet freed from the swap cache), or NULL */
 	unsigned long swap_next;	/* [swap_lock] where the next search starts */
 	unsigned long swap_used;	/* [swap_lock] */
 	/*

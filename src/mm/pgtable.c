@@ -217,6 +217,7 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep)
 			folio_set(folio, PG_dirty);
 		folio_remove_rmap_pte(folio, page);
 		mm_dec_counter(mm, folio_mm_counter(folio));
+		free_swap_cache(mm->sys, folio);
 		folio_put(folio);
 	} else if (pte_is_swap(pte)) {
 		swap_free_entry(mm->sys, pte >> PT_SWAP_SHIFT);

@@ -321,8 +321,15 @@ static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 				folio_set(folio, PG_swapbacked);
 			}
 			/* Reclaim that cannot swap it out puts it back active (activate_locked). */
-			if (!mm->sys->cfg.swap_pages || folio_ref_count(folio) != 1 ||
-			    !(slot = swap_alloc(mm->sys))) {
+			/* A page still in the swap cache goes back to its own slot. */
+			if (!mm->sys->cfg.swap_pages ||
+			    folio_ref_count(folio) != 1 + folio_test(folio, PG_swapcache)) {
+				folio_set(folio, PG_active);
+				continue;
+			}
+			slot = folio_test(folio, PG_swapcache) ?
+			       swap_cache_take_slot(mm->sys, folio) : swap_alloc(mm->sys);
+			if (!slot) {
 				folio_set(folio, PG_active);
 				continue;
 			}

@@ -1027,3 +1027,11 @@ int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg)
 		host_profile_to_config(p, extra_swap_bytes, cfg);
 	return ret;
 }
+
+bool host_damon_running(void)
+{
+	struct host_profile p = { 0 };
+
+	read_damon(&p);
+	return p.nr_kdamonds > 0;
+}

@@ -126,6 +126,8 @@ int host_profile_load(const char *path, struct host_profile *p, char *err, size_
  */
 int host_profile_use_file(const char *path, char *err, size_t errlen);
 int host_profile_current(const struct host_profile **out);
+/* Does DAMON run on this host (probed now, not from --profile)? */
+bool host_damon_running(void);
 /* The model's settings from the current profile. Return: 0 or -errno. */
 int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg);
 

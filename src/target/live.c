@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -229,6 +230,36 @@ static int live_file(struct target *t, const struct op *op, struct target_file *
 	return 0;
 }
 
+/*
+ * MADV_PAGEOUT starts writeback (to swap, or of dirty file pages) and
+ * returns: until the disk finishes, the pages are still in memory under
+ * writeback, and numa_maps counts them (writeback=). The next op and the
+ * views must not depend on how fast the disk is, so wait - up to a second -
+ * until nothing is under writeback (nr_writeback in /proc/vmstat, for the
+ * whole system: a busy machine may keep it above 0, hence the bound). The
+ * model has no disk: its pageout is complete when it returns.
+ */
+static void wait_writeback_done(void)
+{
+	struct timespec ts = { 0, 200000 };
+
+	for (int i = 0; i < 5000; i++) {
+		char line[128];
+		long nr = -1;
+		FILE *f = fopen("/proc/vmstat", "r");
+
+		if (!f)
+			return;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "nr_writeback %ld", &nr) == 1)
+				break;
+		fclose(f);
+		if (nr <= 0)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int live_apply(struct target *t, const struct op *op, int mmap_flags,
 		      const struct target_file *file, struct op_result *res)
 {
@@ -293,6 +324,8 @@ static int live_apply(struct target *t, const struct op *op, int mmap_flags,
 		return ret;
 	res->ret = (int)rep.ret;
 	res->addr = rep.addr;
+	if (op->kind == OP_MADVISE && op->advice == MADV_PAGEOUT && !rep.ret)
+		wait_writeback_done();
 	return 0;
 }
 
