@@ -8,6 +8,7 @@
  *   cc -O2 -pthread -o maps-fake-gap maps-fake-gap.c
  *   ./maps-fake-gap                      # every kind, 2 s each
  *   ./maps-fake-gap --kind mapfixed --duration 60
+ *   ./maps-fake-gap --kind mapfixed --duration 60 --noise 5   # many more
  *
  * The layout, built in a fresh range (0x100000000000 if free): 24 regions of
  * 3 pages back to back, alternating rw- (written, so they have an anon_vma)
@@ -61,7 +62,13 @@
  *
  * It prints, per kind, the counts per minute and the two records around the
  * first few fake (and transient) gaps, with the modifier's ops that ran
- * during that read(). A gap found is a finding, not a failure: the exit
+ * during that read().
+ *
+ * Fake gaps are rare on an idle machine (a few a minute): the reader must be
+ * held up for microseconds in a window of a few instructions. --noise USEC
+ * pins the reader and the modifier to two CPUs and wakes a thread every USEC
+ * microseconds on the reader's CPU; its timer interrupts land in that window
+ * often enough to make them frequent, without changing what the kernel does. A gap found is a finding, not a failure: the exit
  * status is 0 whatever it finds, 1 if a system call of the setup or the
  * cycle fails, 2 on bad usage (one line naming the bad argument).
  *
@@ -73,6 +80,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -554,12 +562,46 @@ struct run {
 	struct example ex[NR_FINDINGS][MAX_EXAMPLES];
 	int max_examples;
 	int reader_err;
+	/* --noise: CPUs to pin the reader (and the noise thread) and the modifier to */
+	long noise_us;
+	int cpu_reader, cpu_modifier;
 };
+
+/* Pin the calling thread to @cpu; -1: leave it where it is. */
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+/*
+ * --noise: sleep a few microseconds at a time on the reader's CPU, so that
+ * timer interrupts (and wakeups) land on it often. The fake gap needs the
+ * reader delayed in a window of a few instructions (the findings report says
+ * which); this widens it now and then without touching what the kernel does.
+ */
+static void *noise(void *arg)
+{
+	struct run *run = arg;
+	struct timespec ts = { 0, run->noise_us * 1000 };
+
+	pin_to(run->cpu_reader);
+	while (!atomic_load_explicit(&run->stop, memory_order_relaxed))
+		nanosleep(&ts, NULL);
+	return NULL;
+}
 
 static void *modifier(void *arg)
 {
 	struct run *run = arg;
 	unsigned long n = 0;
+
+	pin_to(run->cpu_modifier);
 
 	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
 		const struct op *op = &run->cycle[n % run->nr_ops];
@@ -636,6 +678,7 @@ static void *reader(void *arg)
 	static struct rec recs[MAX_RECS];
 	int fd = open("/proc/self/maps", O_RDONLY);
 
+	pin_to(run->cpu_reader);
 	if (fd < 0) {
 		run->reader_err = -errno;
 		return NULL;
@@ -857,17 +900,28 @@ static void print_states(const struct kind *k)
 	}
 }
 
-static int run_kind(const struct kind *k, double duration, int max_examples,
-		    bool show_states, unsigned long *total)
+struct options {
+	double duration;		/* seconds per kind */
+	int max_examples;
+	bool show_states;
+	long noise_us;			/* 0: no noise thread, nothing pinned */
+	int cpu[2];			/* --noise: the reader's CPU, the modifier's */
+};
+
+static int run_kind(const struct kind *k, const struct options *o, unsigned long *total)
 {
 	static struct run run;
-	pthread_t mod, rd;
+	long noise_us = o->noise_us;
+	pthread_t mod, rd, nz;
 	double t0;
 	int ret;
 
 	memset(&run, 0, sizeof(run));
 	run.kind = k;
-	run.max_examples = max_examples;
+	run.max_examples = o->max_examples;
+	run.noise_us = noise_us;
+	run.cpu_reader = noise_us ? o->cpu[0] : -1;
+	run.cpu_modifier = noise_us ? o->cpu[1] : -1;
 	run.nr_ops = k->cycle(run.cycle);
 	for (int i = 0; i < run.nr_ops; i++)
 		name_op(&run.cycle[i]);
@@ -883,11 +937,12 @@ static int run_kind(const struct kind *k, double duration, int max_examples,
 
 	t0 = now();
 	if (pthread_create(&mod, NULL, modifier, &run) ||
-	    pthread_create(&rd, NULL, reader, &run)) {
+	    pthread_create(&rd, NULL, reader, &run) ||
+	    (noise_us && pthread_create(&nz, NULL, noise, &run))) {
 		fprintf(stderr, PROG ": pthread_create failed\n");
 		return 1;
 	}
-	while (now() - t0 < duration && !run.mod_err) {
+	while (now() - t0 < o->duration && !run.mod_err) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 
 		nanosleep(&ts, NULL);
@@ -895,6 +950,8 @@ static int run_kind(const struct kind *k, double duration, int max_examples,
 	atomic_store(&run.stop, true);
 	pthread_join(mod, NULL);
 	pthread_join(rd, NULL);
+	if (noise_us)
+		pthread_join(nz, NULL);
 	munmap((void *)base, span_len());
 	if (run.mod_err) {
 		fprintf(stderr, PROG ": %s: %s\n", k->name, run.mod_msg);
@@ -903,7 +960,7 @@ static int run_kind(const struct kind *k, double duration, int max_examples,
 	if (run.reader_err)
 		return die_errno("reading /proc/self/maps", run.reader_err);
 	report(&run, now() - t0);
-	if (show_states)
+	if (o->show_states)
 		print_states(k);
 	for (int f = 0; f < NR_FINDINGS; f++)
 		total[f] += run.count[f];
@@ -927,69 +984,112 @@ static int usage_error(const char *fmt, ...)
 static void usage(void)
 {
 	printf("usage: " PROG " [--kind NAME|all] [--duration SECONDS] [--examples N] "
-	       "[--states]\n"
+	       "[--noise USEC] [--states]\n"
 	       "  --kind       mapfixed, mprotect, remap, remap-over, remap-whole, resize\n"
 	       "               or all (default)\n"
 	       "  --duration   seconds per kind (default 2)\n"
-	       "  --examples   fake gaps printed per kind, with the records around them "
+	       "  --examples   gaps printed per kind, with the records around them "
 	       "(default 3, at most %d)\n"
+	       "  --noise      pin the reader and the modifier to two CPUs and wake a thread\n"
+	       "               every USEC microseconds on the reader's (default 0: off);\n"
+	       "               makes the rare fake gaps frequent\n"
 	       "  --states     print the states each kind was checked against (offsets "
 	       "from the layout's start)\n"
 	       "Exit status: 0 whatever it finds, 1 if a system call fails, 2 on bad usage.\n",
 	       MAX_EXAMPLES);
 }
 
-int main(int argc, char **argv)
+/* A whole number in [lo, hi]. Return: 0 or -EINVAL. */
+static int parse_long(const char *val, long lo, long hi, long *out)
 {
-	double duration = 2.0;
-	int max_examples = 3, only = -1;
-	bool show_states = false;
-	unsigned long total[NR_FINDINGS] = { 0 };
-	struct utsname u;
-	int ret;
+	char *end;
+	long n;
 
+	errno = 0;
+	n = strtol(val, &end, 10);
+	if (errno || *end || end == val || n < lo || n > hi)
+		return -EINVAL;
+	*out = n;
+	return 0;
+}
+
+/* The first two CPUs this process may run on. Return: 0 or -ENODEV. */
+static int two_cpus(int cpu[2])
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -ENODEV;
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &set))
+			cpu[n++] = c;
+	return n == 2 ? 0 : -ENODEV;
+}
+
+static int parse_args(int argc, char **argv, struct options *o, int *only)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
+		long n;
 
-		if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-			usage();
-			return 0;
-		}
 		if (!strcmp(opt, "--states")) {
-			show_states = true;
+			o->show_states = true;
 			continue;
 		}
-		if (strcmp(opt, "--kind") && strcmp(opt, "--duration") && strcmp(opt, "--examples"))
+		if (strcmp(opt, "--kind") && strcmp(opt, "--duration") &&
+		    strcmp(opt, "--examples") && strcmp(opt, "--noise"))
 			return usage_error("unexpected argument '%s' (try --help)", opt);
 		if (!val)
 			return usage_error("%s: needs a value", opt);
 		i++;
 		if (!strcmp(opt, "--kind")) {
-			only = -1;
-			if (strcmp(val, "all")) {
-				for (int k = 0; k < NR_KINDS; k++)
-					if (!strcmp(val, kinds[k].name))
-						only = k;
-				if (only < 0)
-					return usage_error("--kind: unknown kind '%s'", val);
-			}
+			*only = -1;
+			for (int k = 0; k < NR_KINDS; k++)
+				if (!strcmp(val, kinds[k].name))
+					*only = k;
+			if (*only < 0 && strcmp(val, "all"))
+				return usage_error("--kind: unknown kind '%s'", val);
 		} else if (!strcmp(opt, "--duration")) {
 			errno = 0;
-			duration = strtod(val, &end);
-			if (errno || *end || end == val || !(duration > 0) || duration > 86400)
+			o->duration = strtod(val, &end);
+			if (errno || *end || end == val || !(o->duration > 0) ||
+			    o->duration > 86400)
 				return usage_error("--duration: bad number of seconds '%s'", val);
-		} else {
-			long n;
-
-			errno = 0;
-			n = strtol(val, &end, 10);
-			if (errno || *end || end == val || n < 0 || n > MAX_EXAMPLES)
+		} else if (!strcmp(opt, "--examples")) {
+			if (parse_long(val, 0, MAX_EXAMPLES, &n))
 				return usage_error("--examples: bad count '%s' (0-%d)", val,
 						   MAX_EXAMPLES);
-			max_examples = (int)n;
+			o->max_examples = (int)n;
+		} else {
+			if (parse_long(val, 0, 1000000, &o->noise_us))
+				return usage_error("--noise: bad number of microseconds '%s'",
+						   val);
+			if (o->noise_us && two_cpus(o->cpu))
+				return usage_error("--noise: needs two CPUs to pin the reader "
+						   "and the modifier apart");
 		}
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .duration = 2.0, .max_examples = 3 };
+	unsigned long total[NR_FINDINGS] = { 0 };
+	struct utsname u;
+	int only = -1, ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage();
+			return 0;
+		}
+	}
+	ret = parse_args(argc, argv, &o, &only);
+	if (ret)
+		return ret;
 
 	page_size = (unsigned long)sysconf(_SC_PAGESIZE);
 	if (uname(&u))
@@ -999,14 +1099,18 @@ int main(int argc, char **argv)
 		return die_errno("no free range for the layout", ret);
 	printf(PROG ": Linux %s, page size %lu, layout 0x%lx-0x%lx: %d regions of %d pages, "
 	       "A = 0x%lx, B = 0x%lx, spare S = 0x%lx; reader: /proc/self/maps in %lu-byte "
-	       "read()s\n", u.release, page_size, base, span_end(), NR_REGIONS, REGION_PAGES,
+	       "read()s", u.release, page_size, base, span_end(), NR_REGIONS, REGION_PAGES,
 	       region(A_REGION), region(A_REGION + 1), spare(), page_size);
+	if (o.noise_us)
+		printf("; noise every %ld us on CPU %d (reader), modifier on CPU %d",
+		       o.noise_us, o.cpu[0], o.cpu[1]);
+	printf("\n");
 	fflush(stdout);
 
 	for (int k = 0; k < NR_KINDS; k++) {
 		if (only >= 0 && k != only)
 			continue;
-		ret = run_kind(&kinds[k], duration, max_examples, show_states, total);
+		ret = run_kind(&kinds[k], &o, total);
 		if (ret)
 			return ret;
 	}

@@ -40,6 +40,7 @@ usage "--duration: bad number of seconds '2x'" "--duration not a number" -- --du
 usage "--examples: bad count '99'" "too many --examples" -- --examples 99
 usage "--kind: needs a value" "--kind without a value" -- --kind
 usage "unexpected argument 'maps'" "a stray argument" -- maps
+usage "--noise: bad number of microseconds '-1'" "negative --noise" -- --noise -1
 
 "$prog" --help >out 2>err
 [ $? -eq 0 ] && grep -q -- '--kind' out && grep -q -- 'remap-whole' out
