@@ -64,6 +64,10 @@
  * first few fake (and transient) gaps, with the modifier's ops that ran
  * during that read().
  *
+ * --query also asks PROCMAP_QUERY, after each pass, for the VMA covering the
+ * middle page of A and of B where every state has it mapped: the ioctl looks
+ * VMAs up the same way (lock_next_vma) and misses what maps misses.
+ *
  * Fake gaps are rare on an idle machine (a few a minute): the reader must be
  * held up for microseconds in a window of a few instructions. --noise USEC
  * pins the reader and the modifier to two CPUs and wakes a thread every USEC
@@ -87,6 +91,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -98,6 +104,15 @@
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
 #endif
+
+/* PROCMAP_QUERY (Linux 6.11, include/uapi/linux/fs.h), for older headers. */
+struct query {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size,
+		 vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define QUERY_IOCTL _IOWR('f', 17, struct query)
 
 #define PROG "maps-fake-gap"
 #define NR_REGIONS 24
@@ -565,7 +580,55 @@ struct run {
 	/* --noise: CPUs to pin the reader (and the noise thread) and the modifier to */
 	long noise_us;
 	int cpu_reader, cpu_modifier;
+	/* --query: PROCMAP_QUERY at addresses mapped in every state */
+	bool query;
+	unsigned long query_addr[2];
+	int nr_query_addr;
+	unsigned long queries, query_misses;
+	char query_example[MAX_EXAMPLES][LINE_MAX_LEN];
 };
+
+/* Is @addr mapped in every state between two system calls? */
+static bool always_mapped(unsigned long addr)
+{
+	for (int j = 0; j < nr_states; j++) {
+		bool in = false;
+
+		if (states[j].internal)
+			continue;
+		for (int i = 0; i < states[j].nr; i++)
+			in |= states[j].v[i].start <= addr && addr < states[j].v[i].end;
+		if (!in)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * --query: ask PROCMAP_QUERY (no flags: the VMA covering the address) for
+ * each address that every state has mapped; an answer of ENOENT, or a VMA not
+ * covering it, is a miss. Return: 0, or -errno if the ioctl is unusable.
+ */
+static int query_pass(struct run *run, int fd)
+{
+	for (int i = 0; i < run->nr_query_addr; i++) {
+		struct query q = { .size = sizeof(q), .query_addr = run->query_addr[i] };
+		int ret = ioctl(fd, QUERY_IOCTL, &q) ? -errno : 0;
+		unsigned long k;
+
+		if (ret && ret != -ENOENT)
+			return ret;
+		run->queries++;
+		if (!ret && q.vma_start <= q.query_addr && q.query_addr < q.vma_end)
+			continue;
+		k = run->query_misses++;
+		if (k < (unsigned long)run->max_examples)
+			snprintf(run->query_example[k], sizeof(run->query_example[k]),
+				 "PROCMAP_QUERY 0x%lx: %s", run->query_addr[i],
+				 ret ? "ENOENT" : "a VMA that does not cover it");
+	}
+	return 0;
+}
 
 /* Pin the calling thread to @cpu; -1: leave it where it is. */
 static void pin_to(int cpu)
@@ -730,6 +793,8 @@ static void *reader(void *arg)
 		check_pass(run, recs, nr, ops_lo,
 			   atomic_load_explicit(&run->ops_started, memory_order_acquire));
 		run->passes++;
+		if (run->query && (run->reader_err = query_pass(run, fd)))
+			break;
 	}
 	close(fd);
 	return NULL;
@@ -862,6 +927,16 @@ static void report(const struct run *run, double secs)
 	       nr_states, nr_states - userspace, run->count[F_FAKE],
 	       run->count[F_FAKE] * 60.0 / secs, run->count[F_TRANSIENT],
 	       run->count[F_TRANSIENT] * 60.0 / secs, run->count[F_OTHER]);
+	if (run->query) {
+		unsigned long shown = run->query_misses < (unsigned long)run->max_examples ?
+				      run->query_misses : (unsigned long)run->max_examples;
+
+		printf("  queries %lu at addresses mapped in every state: %lu missed "
+		       "(%.1f/min)\n", run->queries, run->query_misses,
+		       run->query_misses * 60.0 / secs);
+		for (unsigned long k = 0; k < shown; k++)
+			printf("  query miss: %s\n", run->query_example[k]);
+	}
 	for (int f = 0; f < NR_FINDINGS; f++) {
 		unsigned long shown = run->count[f] < (unsigned long)run->max_examples ?
 				      run->count[f] : (unsigned long)run->max_examples;
@@ -904,10 +979,12 @@ struct options {
 	double duration;		/* seconds per kind */
 	int max_examples;
 	bool show_states;
+	bool query;
 	long noise_us;			/* 0: no noise thread, nothing pinned */
 	int cpu[2];			/* --noise: the reader's CPU, the modifier's */
 };
 
+/* @total: the counts per finding, then the query misses, added to. */
 static int run_kind(const struct kind *k, const struct options *o, unsigned long *total)
 {
 	static struct run run;
@@ -934,6 +1011,13 @@ static int run_kind(const struct kind *k, const struct options *o, unsigned long
 	ret = capture_states(&run);
 	if (ret)
 		return die_errno("capturing the states", ret);
+	run.query = o->query;
+	for (int i = 0; i < 2; i++) {
+		unsigned long addr = region(A_REGION + i) + page_size;
+
+		if (always_mapped(addr))
+			run.query_addr[run.nr_query_addr++] = addr;
+	}
 
 	t0 = now();
 	if (pthread_create(&mod, NULL, modifier, &run) ||
@@ -964,6 +1048,7 @@ static int run_kind(const struct kind *k, const struct options *o, unsigned long
 		print_states(k);
 	for (int f = 0; f < NR_FINDINGS; f++)
 		total[f] += run.count[f];
+	total[NR_FINDINGS] += run.query_misses;
 	return 0;
 }
 
@@ -984,7 +1069,7 @@ static int usage_error(const char *fmt, ...)
 static void usage(void)
 {
 	printf("usage: " PROG " [--kind NAME|all] [--duration SECONDS] [--examples N] "
-	       "[--noise USEC] [--states]\n"
+	       "[--noise USEC] [--query] [--states]\n"
 	       "  --kind       mapfixed, mprotect, remap, remap-over, remap-whole, resize\n"
 	       "               or all (default)\n"
 	       "  --duration   seconds per kind (default 2)\n"
@@ -993,6 +1078,8 @@ static void usage(void)
 	       "  --noise      pin the reader and the modifier to two CPUs and wake a thread\n"
 	       "               every USEC microseconds on the reader's (default 0: off);\n"
 	       "               makes the rare fake gaps frequent\n"
+	       "  --query      also ask PROCMAP_QUERY (6.11+) after each pass for the middle\n"
+	       "               pages of A and B when every state has them mapped\n"
 	       "  --states     print the states each kind was checked against (offsets "
 	       "from the layout's start)\n"
 	       "Exit status: 0 whatever it finds, 1 if a system call fails, 2 on bad usage.\n",
@@ -1038,6 +1125,10 @@ static int parse_args(int argc, char **argv, struct options *o, int *only)
 			o->show_states = true;
 			continue;
 		}
+		if (!strcmp(opt, "--query")) {
+			o->query = true;
+			continue;
+		}
 		if (strcmp(opt, "--kind") && strcmp(opt, "--duration") &&
 		    strcmp(opt, "--examples") && strcmp(opt, "--noise"))
 			return usage_error("unexpected argument '%s' (try --help)", opt);
@@ -1077,7 +1168,7 @@ static int parse_args(int argc, char **argv, struct options *o, int *only)
 int main(int argc, char **argv)
 {
 	struct options o = { .duration = 2.0, .max_examples = 3 };
-	unsigned long total[NR_FINDINGS] = { 0 };
+	unsigned long total[NR_FINDINGS + 1] = { 0 };	/* and the query misses */
 	struct utsname u;
 	int only = -1, ret;
 
@@ -1114,7 +1205,10 @@ int main(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	printf("total: fake gaps %lu, transient gaps %lu, other %lu\n", total[F_FAKE],
+	printf("total: fake gaps %lu, transient gaps %lu, other %lu", total[F_FAKE],
 	       total[F_TRANSIENT], total[F_OTHER]);
+	if (o.query)
+		printf(", query misses %lu", total[NR_FINDINGS]);
+	printf("\n");
 	return 0;
 }

@@ -46,14 +46,15 @@ usage "--noise: bad number of microseconds '-1'" "negative --noise" -- --noise -
 [ $? -eq 0 ] && grep -q -- '--kind' out && grep -q -- 'remap-whole' out
 ok $? "--help"
 
-"$prog" --duration "$secs" >out 2>err
+"$prog" --duration "$secs" --query >out 2>err
 rc=$?
 good=$([ $rc -eq 0 ] && echo 0 || echo 1)
 for k in $kinds; do
 	grep -q "^kind $k: .* fake gaps [0-9]* (.*/min), transient gaps [0-9]*" out || good=1
 done
-grep -q '^total: fake gaps [0-9]*, transient gaps [0-9]*, other [0-9]*$' out || good=1
-ok $good "every kind runs $secs s and prints its counts (exit $rc)"
+grep -q '^total: fake gaps [0-9]*, transient gaps [0-9]*, other [0-9]*, query misses [0-9]*$' out ||
+	good=1
+ok $good "every kind runs $secs s with --query and prints its counts (exit $rc)"
 # The findings, for the log: a gap found is about the kernel, not a failure.
 grep -v '^maps-fake-gap: ' out | sed 's/^/# /'
 
