@@ -53,11 +53,11 @@
  *               under mmap_lock) can see it. The only one here is
  *               mremap(MREMAP_FIXED) over a mapped destination: mremap_to()
  *               unmaps the destination (do_munmap) before move_vma() maps the
- *               moved page there, so the tree has a hole in between
- *               (remap-over). mmap(MAP_FIXED) leaves the old VMAs in the
- *               tree until the new one overwrites them; mprotect and the
- *               in-place resizes store the new layout in one go, and a shrink
- *               only clears what stays cleared;
+ *               moved pages there, so the tree has a hole in between
+ *               (remap-over, remap-whole). mmap(MAP_FIXED) leaves the old
+ *               VMAs in the tree until the new one overwrites them; mprotect
+ *               and the in-place resizes store the new layout in one go, and
+ *               a shrink only clears what stays cleared;
  *   fake        no state had it, not even inside a system call.
  *
  * It prints, per kind, the counts per minute and the two records around the
@@ -66,17 +66,20 @@
  *
  * --query also asks PROCMAP_QUERY, after each pass, for the VMA covering the
  * middle page of A and of B where every state has it mapped: the ioctl looks
- * VMAs up the same way (lock_next_vma) and misses what maps misses.
+ * VMAs up with the same lock_next_vma() (from a fresh iterator), so it misses
+ * what the mremap hole hides.
  *
  * Fake gaps are rare on an idle machine (a few a minute): the reader must be
  * held up for microseconds in a window of a few instructions. --noise USEC
  * pins the reader and the modifier to two CPUs and wakes a thread every USEC
  * microseconds on the reader's CPU; its timer interrupts land in that window
- * often enough to make them frequent, without changing what the kernel does. A gap found is a finding, not a failure: the exit
- * status is 0 whatever it finds, 1 if a system call of the setup or the
- * cycle fails, 2 on bad usage (one line naming the bad argument).
+ * often enough to make them frequent, without changing what the kernel does.
  *
- * Why 6.18 shows fake gaps: docs/findings/maps-fake-gaps.md in vmalock.
+ * A gap found is a finding, not a failure: the exit status is 0 whatever it
+ * finds, 1 if a system call of the setup or the cycle fails, 2 on bad usage
+ * (one line naming the bad argument).
+ *
+ * Why 6.18 shows both: docs/findings/maps-fake-gaps.md in vmalock.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
