@@ -3,7 +3,8 @@
 # Idempotent: installs only what is missing; safe to run on every `make`.
 set -eu
 
-PKGS="meson ninja-build pkg-config gcc clang libclang-rt-dev liburcu-dev gnuplot-nox python3"
+PKGS="meson ninja-build pkg-config gcc clang libclang-rt-dev liburcu-dev gnuplot-nox python3
+      libtracefs-dev libtraceevent-dev libjansson-dev"
 
 missing=""
 for p in $PKGS; do
