@@ -15,6 +15,7 @@ static const struct cli_command commands[] = {
 	{ "replay", cmd_replay, "FILE [options]: apply an op script, print or compare views" },
 	{ "show", cmd_show, "VIEW [options]: print a view of a scripted address space" },
 	{ "fuzz", cmd_fuzz, "[options]: random op sequences, model against the live kernel" },
+	{ "watch", cmd_watch, "PID [options]: who stalls a live process on its mmap_lock (root)" },
 };
 
 static void usage(FILE *f)

@@ -342,6 +342,7 @@ static int hold_end(struct trace_analysis *a, uint32_t mi, uint32_t ti, uint64_t
 	}
 	trace_stat_add(&t->hold[write], since(ts, t->hold_start));
 	t->st_hold = 0;
+	mm->last_free_ts = VML_MAX(mm->last_free_ts, ts);
 	idx_remove(mm->holders, &mm->nr_holders, ti);
 	if (!write) {
 		t->have_release = true;
@@ -376,8 +377,12 @@ static void wait_drop(struct trace_analysis *a, uint32_t mi, uint32_t ti)
 	waiting_remove(a, mi, ti);
 }
 
-/* End @t's wait at @ts: credit the holders still holding, account it. */
-static int wait_end(struct trace_analysis *a, uint32_t mi, uint32_t ti, uint64_t ts)
+/*
+ * End @t's wait at @ts: credit the holders still holding, account it;
+ * *@contended: another task held the lock during it, or @t was woken.
+ */
+static int wait_end(struct trace_analysis *a, uint32_t mi, uint32_t ti, uint64_t ts,
+		    bool *contended)
 {
 	struct trace_mm *mm = &a->mms[mi];
 	struct trace_task *t = &mm->tasks[ti];
@@ -394,7 +399,12 @@ static int wait_end(struct trace_analysis *a, uint32_t mi, uint32_t ti, uint64_t
 		credit(t, h, h->st_hold - 1 == TRACE_WRITE_MODE,
 		       since(ts, VML_MAX(h->hold_start, t->wait_start)));
 	}
-	trace_stat_add(&t->wait[t->st_wait - 1], since(ts, t->wait_start));
+	trace_stat_add(&t->acquire[t->st_wait - 1], since(ts, t->wait_start));
+	*contended = t->nr_cur || t->wait_woken;
+	if (*contended)
+		trace_stat_add(&t->wait[t->st_wait - 1], since(ts, t->wait_start));
+	if (*contended && !t->wait_woken)
+		trace_stat_add(&t->spun, since(ts, t->wait_start));
 	for (size_t i = 0; i < t->nr_cur; i++) {
 		const struct trace_blame *c = &t->cur[i];
 		struct trace_blame *b;
@@ -457,6 +467,7 @@ static int on_start(struct trace_analysis *a, const struct trace_event *ev)
 	t->st_wait = 1 + write;
 	t->wait_start = ev->ts;
 	t->woken = false;
+	t->wait_woken = false;
 	t->nr_cur = 0;
 	mm->waiters[mm->nr_waiters++] = ti;
 	a->waiting[a->nr_waiting++] = (struct trace_ref){ mi, ti };
@@ -466,6 +477,8 @@ static int on_start(struct trace_analysis *a, const struct trace_event *ev)
 static int on_acquired(struct trace_analysis *a, const struct trace_event *ev)
 {
 	bool write = ev->flags & TRACE_WRITE, success = ev->flags & TRACE_SUCCESS;
+	bool contended = false;
+	uint64_t since_ts = ev->ts, wait_start = 0;
 	struct trace_task *t;
 	uint32_t mi, ti;
 	int ret;
@@ -489,9 +502,17 @@ static int on_acquired(struct trace_analysis *a, const struct trace_event *ev)
 			    a->mms[mi].nr_holders + 1, sizeof(uint32_t)))
 		return -ENOMEM;
 	if (t->st_wait) {
-		ret = wait_end(a, mi, ti, ev->ts);
+		wait_start = t->wait_start;
+		ret = wait_end(a, mi, ti, ev->ts, &contended);
 		if (ret)
 			return ret;
+		/* A queued reader got the lock when the last holder let it in. */
+		if (contended && !write && success) {
+			since_ts = VML_MAX(wait_start, a->mms[mi].last_free_ts);
+			if (since_ts > ev->ts)
+				since_ts = ev->ts;
+			trace_stat_add(&a->mms[mi].tasks[ti].granted, ev->ts - since_ts);
+		}
 	} else if (t->have_release && success) {	/* a trylock: no start_locking */
 		trace_stat_add(&t->gap, since(ev->ts, t->release_ts));
 		t->have_release = false;
@@ -507,7 +528,7 @@ static int on_acquired(struct trace_analysis *a, const struct trace_event *ev)
 			return ret;
 		a->inconsistent++;
 	}
-	return hold_begin(a, mi, ti, write, ev->ts);
+	return hold_begin(a, mi, ti, write, since_ts);
 }
 
 static int on_released(struct trace_analysis *a, const struct trace_event *ev)
@@ -535,6 +556,7 @@ static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
 			continue;
 		if (ev->kind == TRACE_SCHED_WAKEUP) {
 			t->wakeups++;
+			t->wait_woken = true;
 			if (!t->woken) {	/* a second wake-up before it runs changes nothing */
 				t->woken = true;
 				t->woken_ts = ev->ts;

@@ -6,15 +6,33 @@
  * model feed it the same records.
  *
  * Per mm, per task that touched its lock:
- *   - waits: start_locking -> acquire_returned, by mode, with a log2
- *     histogram (a failed killable acquire still counts as a wait);
+ *   - acquisitions: every start_locking -> acquire_returned, by mode (the
+ *     kernel traces the blocking path of every mmap_read_lock() and
+ *     mmap_write_lock(), contended or not: most take a fraction of a
+ *     microsecond);
+ *   - waits: the acquisitions that were contended - another task held the
+ *     lock during it, or the task was woken up during it (it slept) - by
+ *     mode, with a log2 histogram (a failed killable acquire counts too);
+ *     ->spun: those in which it was never woken (a writer spinning on the
+ *     owner; meaningful only when its sched_wakeups are fed);
  *   - for each wait, every other task that held the lock meanwhile and for
  *     how long its holds overlapped the wait (a reader that releases and
  *     re-takes the lock during one wait is one holder, its overlaps summed),
  *     aggregated per (holder, mode) into the waiter's blame list;
  *   - holds: acquire_returned(success) -> released, by mode; a downgrade
  *     (acquire_returned(read) while holding for write) ends the write hold
- *     and starts a read hold;
+ *     and starts a read hold. A reader that waited holds the lock from
+ *     before its acquire_returned: the rwsem grants the lock to queued
+ *     readers when it wakes them (rwsem_mark_wake() adds their count), at
+ *     the release or downgrade that lets them in, and the tracepoint fires
+ *     only once the reader runs - which for a low-priority reader on a busy
+ *     CPU can be many milliseconds later, with the lock held all along and
+ *     writers queued behind it. So a contended read wait's hold starts at
+ *     the last release or downgrade on the mm before its acquire_returned
+ *     (not before the wait began), and ->granted counts the time from there
+ *     to the acquire_returned: held, but not yet running. Writers take the
+ *     lock themselves when they run (rwsem_try_write_lock()), so their
+ *     holds start at acquire_returned;
  *   - gaps: a read hold's release -> the task's next attempt on that lock;
  *   - wake-ups during its waits (sched_wakeup of the task) and the latency
  *     from each to the task running (sched_switch to it).
@@ -62,8 +80,11 @@ enum { TRACE_READ = 0, TRACE_WRITE_MODE = 1 };
 struct trace_task {
 	int32_t pid, tgid;	/* tgid 0: never known */
 	char comm[TRACE_COMM_LEN];
-	struct trace_stat wait[2];	/* [TRACE_READ], [TRACE_WRITE_MODE] */
+	struct trace_stat acquire[2];	/* [TRACE_READ], [TRACE_WRITE_MODE]: all */
+	struct trace_stat wait[2];	/* the contended ones */
+	struct trace_stat spun;		/* contended waits it was never woken in */
 	struct trace_stat hold[2];
+	struct trace_stat granted;	/* read lock granted -> the reader ran */
 	struct trace_stat gap;		/* read release -> next attempt */
 	struct trace_stat wake;		/* wake-up -> running, during waits */
 	uint64_t wakeups;		/* sched_wakeups while waiting */
@@ -73,7 +94,7 @@ struct trace_task {
 
 	/* private: the open wait and hold */
 	uint8_t st_wait, st_hold;	/* 0 none, else 1 + TRACE_READ/WRITE_MODE */
-	bool have_release, woken;
+	bool have_release, woken, wait_woken;
 	uint64_t wait_start, hold_start, release_ts, woken_ts;
 	struct trace_blame *cur;	/* the open wait's holders */
 	size_t nr_cur, cap_cur, cap_blame;
@@ -86,6 +107,7 @@ struct trace_mm {
 
 	/* private */
 	size_t cap_tasks;
+	uint64_t last_free_ts;		/* the last hold that ended (release, downgrade) */
 	uint32_t *holders, *waiters;	/* task indices holding / waiting now */
 	size_t nr_holders, nr_waiters, cap_holders, cap_waiters;
 };

@@ -364,7 +364,7 @@ static int apply_filter(struct trace_session *s, int first, int last, const char
 			ret = tracefs_event_filter_apply(s->inst, s->f[i].ev, filter);
 		else
 			ret = tracefs_event_filter_clear(s->inst, s->f[i].ev);
-		if (ret)
+		if (ret < 0)	/* else the bytes written */
 			return errno ? -errno : -EINVAL;
 	}
 	return 0;

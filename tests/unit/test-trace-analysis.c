@@ -88,6 +88,8 @@ static void test_one_wait(void)
 	is_int(w->wait[TRACE_WRITE_MODE].count, 1, "one wait: one write wait");
 	is_int(w->wait[TRACE_WRITE_MODE].total_ns, 50, "one wait: start_locking to acquire");
 	is_int(w->wait[TRACE_READ].count, 0, "one wait: no read wait");
+	is_int(w->acquire[TRACE_WRITE_MODE].count, 1, "one wait: one write acquisition");
+	is_int(r->acquire[TRACE_READ].count, 0, "one wait: a trylock is no acquisition");
 	is_int(w->nr_blame, 1, "one wait: one holder");
 	b = blame(w, 200, R);
 	ok(b, "one wait: the reader is the holder");
@@ -138,7 +140,8 @@ static void test_steal_during_wait(void)
 	is_int(r->gap.count, 2, "steal: two release-to-next-attempt gaps");
 	is_int(r->gap.total_ns, 5 + 3, "steal: gaps of 5 and 3");
 	is_int(r->gap.max_ns, 5, "steal: longest gap");
-	is_int(r->wait[TRACE_READ].count, 3, "steal: three uncontended read waits");
+	is_int(r->acquire[TRACE_READ].count, 3, "steal: three read acquisitions");
+	is_int(r->wait[TRACE_READ].count, 0, "steal: none contended, so no waits");
 }
 
 static void test_downgrade(void)
@@ -172,6 +175,43 @@ static void test_downgrade(void)
 	is_int(a.inconsistent, 0, "downgrade: consistent");
 }
 
+static void test_granted_reader(void)
+{
+	const struct trace_task *r, *m;
+	const struct trace_blame *b;
+
+	/*
+	 * The reader queues behind the mapper's write hold; the downgrade
+	 * grants it the lock, but it runs only much later (nice 15, busy
+	 * CPU). The mapper's next write waits for a reader that holds the
+	 * lock without running.
+	 */
+	fresh(0);
+	START(0, 300, W);
+	ACQ(0, 300, W);
+	START(5, 200, R);
+	ACQ(20, 300, R);		/* downgrade: the reader is let in */
+	REL(30, 300, R);
+	START(40, 300, W);
+	ACQ(1000, 200, R);		/* the reader runs at last */
+	REL(1010, 200, R);
+	ACQ(1020, 300, W);
+	r = task(200);
+	m = task(300);
+	if (!ok(r && m, "granted: both tasks seen"))
+		return;
+	is_int(m->wait[TRACE_WRITE_MODE].count, 1, "granted: the mapper's second write waited");
+	is_int(m->wait[TRACE_WRITE_MODE].total_ns, 980, "granted: 980 ns");
+	b = blame(m, 200, R);
+	ok(b, "granted: the reader is blamed");
+	is_int(b ? b->total_ns : 0, 1010 - 40, "granted: for all its wait until the release");
+	is_int(r->hold[TRACE_READ].total_ns, 1010 - 30, "granted: the hold began at the last release");
+	is_int(r->granted.count, 1, "granted: one read grant");
+	is_int(r->granted.total_ns, 1000 - 30, "granted: held 970 ns before it ran");
+	is_int(m->granted.count, 0, "granted: a writer's hold starts at its acquire");
+	is_int(r->nr_blame, 2, "granted: the reader waited behind the write and the read hold");
+}
+
 static void test_two_waiters_and_self(void)
 {
 	const struct trace_task *w1, *w2, *h;
@@ -192,8 +232,8 @@ static void test_two_waiters_and_self(void)
 		return;
 	ok(blame(w1, 400, W) && blame(w1, 400, W)->total_ns == 40,
 	   "two waiters: the first blames the writer for 40");
-	ok(blame(w1, 1001, R) && blame(w1, 1001, R)->total_ns == 5,
-	   "two waiters: and the reader that got in first for 5");
+	ok(blame(w1, 1001, R) && blame(w1, 1001, R)->total_ns == 10,
+	   "two waiters: and the reader let in first, from the release at 50, for 10");
 	ok(blame(w2, 400, W) && blame(w2, 400, W)->total_ns == 30,
 	   "two waiters: the second blames the writer for 30");
 	is_int(w2->nr_blame, 1, "two waiters: a waiter is not a holder");
@@ -226,6 +266,21 @@ static void test_wakeups(void)
 	is_int(w->wake.count, 2, "wakeups: two of them ran");
 	is_int(w->wake.total_ns, 1 + 10, "wakeups: latency from the first wake-up to running");
 	is_int(w->wake.max_ns, 10, "wakeups: longest");
+
+	/* Woken while waiting, with no holder seen (it took the lock before the
+	 * stream began): it slept, so the wait was contended. */
+	fresh(0);
+	START(10, 100, W);
+	sched(TRACE_SCHED_WAKEUP, 30, 100);
+	sched(TRACE_SCHED_SWITCH, 32, 100);
+	ACQ(33, 100, W);
+	START(40, 100, W);
+	ACQ(41, 100, W);
+	w = task(100);
+	is_int(w->acquire[TRACE_WRITE_MODE].count, 2, "slept: two acquisitions");
+	is_int(w->wait[TRACE_WRITE_MODE].count, 1, "slept: one contended wait");
+	is_int(w->wait[TRACE_WRITE_MODE].total_ns, 23, "slept: the one it slept in");
+	is_int(w->nr_blame, 0, "slept: nobody to blame");
 }
 
 static void test_filter_failed_lost(void)
@@ -245,7 +300,8 @@ static void test_filter_failed_lost(void)
 	if (!ok(w, "failed: waiter seen"))
 		return;
 	is_int(w->failed, 1, "failed: counted");
-	is_int(w->wait[TRACE_READ].count, 1, "failed: still a wait");
+	is_int(w->acquire[TRACE_READ].count, 1, "failed: still an acquisition");
+	is_int(w->wait[TRACE_READ].count, 0, "failed: uncontended, no wait");
 	is_int(w->hold[TRACE_READ].count, 0, "failed: no hold");
 
 	ACQ(20, 200, W);
@@ -255,7 +311,7 @@ static void test_filter_failed_lost(void)
 	REL(110, 200, W);
 	ACQ(120, 100, R);
 	w = task(100);
-	is_int(w->wait[TRACE_READ].count, 1, "lost: the open wait was dropped");
+	is_int(w->acquire[TRACE_READ].count, 1, "lost: the open wait was dropped");
 	is_int(task(200)->hold[TRACE_WRITE_MODE].count, 0, "lost: the open hold was dropped");
 	is_int(w->hold[TRACE_READ].count, 0, "lost: an acquire after it starts a hold");
 	REL(130, 100, R);
@@ -265,8 +321,8 @@ static void test_filter_failed_lost(void)
 	START(150, 100, R);		/* the acquire_returned in between was lost */
 	is_int(a.inconsistent, 1, "contradiction: counted");
 	ACQ(157, 100, R);
-	is_int(w->wait[TRACE_READ].count, 2, "contradiction: the older wait dropped");
-	is_int(w->wait[TRACE_READ].max_ns, 7, "contradiction: the newer one accounted");
+	is_int(w->acquire[TRACE_READ].count, 2, "contradiction: the older wait dropped");
+	is_int(w->acquire[TRACE_READ].max_ns, 7, "contradiction: the newer one accounted");
 
 	struct trace_event bad = { .ts = 200, .kind = 99 };
 	is_int(trace_analysis_feed(&a, &bad), -EINVAL, "an unknown kind is refused");
@@ -285,7 +341,7 @@ static void test_many_tasks(void)
 	for (int pid = 1; pid <= 3000; pid++) {
 		const struct trace_task *t = task(pid);
 
-		all &= t && t->wait[TRACE_READ].total_ns == (uint64_t)(pid % 7) &&
+		all &= t && t->acquire[TRACE_READ].total_ns == (uint64_t)(pid % 7) &&
 		       t->hold[TRACE_READ].count == 1;
 	}
 	ok(all, "3000 tasks: each found with its own wait");
@@ -319,6 +375,7 @@ int main(void)
 	test_one_wait();
 	test_steal_during_wait();
 	test_downgrade();
+	test_granted_reader();
 	test_two_waiters_and_self();
 	test_wakeups();
 	test_filter_failed_lost();
