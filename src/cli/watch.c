@@ -222,16 +222,17 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.3f s", (double)ns / NSEC_PER_SEC);
 }
 
+/* A histogram bound (a power of two of ns), three significant digits. */
 static void fmt_bound(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < NSEC_PER_USEC)
 		snprintf(buf, len, "%lluns", (unsigned long long)ns);
 	else if (ns < NSEC_PER_MSEC)
-		snprintf(buf, len, "%lluus", (unsigned long long)(ns / NSEC_PER_USEC));
+		snprintf(buf, len, "%.3gus", (double)ns / NSEC_PER_USEC);
 	else if (ns < NSEC_PER_SEC)
-		snprintf(buf, len, "%llums", (unsigned long long)(ns / NSEC_PER_MSEC));
+		snprintf(buf, len, "%.3gms", (double)ns / NSEC_PER_MSEC);
 	else
-		snprintf(buf, len, "%llus", (unsigned long long)(ns / NSEC_PER_SEC));
+		snprintf(buf, len, "%.3gs", (double)ns / NSEC_PER_SEC);
 }
 
 static void print_hist(FILE *f, const struct trace_stat *st)
@@ -253,7 +254,7 @@ static void print_hist(FILE *f, const struct trace_stat *st)
 
 		fmt_bound(a, sizeof(a), trace_hist_lo((unsigned int)b));
 		fmt_bound(z, sizeof(z), trace_hist_lo((unsigned int)b + 1));
-		fprintf(f, "    %6s - %-6s %8llu %.*s\n", a, z, (unsigned long long)st->hist[b],
+		fprintf(f, "    %7s - %-7s %8llu %.*s\n", a, z, (unsigned long long)st->hist[b],
 			bar, "########################################");
 	}
 }

@@ -149,14 +149,18 @@ static int tracefs_setup(void)
 /* Remove the vmalock-PID[-N] instances whose process is gone. */
 static void remove_stale_instances(void)
 {
-	char **names = tracefs_instances("^vmalock-[0-9]+(-[0-9]+)?$");
+	/* libtracefs 1.6 compiles the pattern as a basic regex: no + ? ( ) */
+	char **names = tracefs_instances("^vmalock-[0-9]");
 
 	if (!names)
 		return;
 	for (char **n = names; *n; n++) {
-		long pid = strtol(*n + strlen("vmalock-"), NULL, 10);
+		char *end;
+		long pid = strtol(*n + strlen("vmalock-"), &end, 10);
 		struct tracefs_instance *inst;
 
+		if (*end && (*end != '-' || end[1] < '0' || end[1] > '9'))
+			continue;	/* not one of ours */
 		if (pid <= 0 || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		inst = tracefs_instance_alloc(NULL, *n);

@@ -32,7 +32,8 @@
  * Then the same with no reader and two mapper threads (so that there are
  * waits, for each other): watch must attribute nothing to any task
  * outside the mapper. And after each watch, its tracefs instance
- * (vmalock-PID) must be gone.
+ * (vmalock-PID) must be gone. Last, a watched process that exits: watch
+ * ends by itself, says so, and writes what it gathered.
  *
  * Skips (exit 77, one line) without root or when watch says tracing is
  * unavailable. Exit 0 pass, 1 fail.
@@ -332,17 +333,29 @@ static int watch_start(struct watch *w, pid_t target)
 	return -1;
 }
 
-/* SIGINT it (its normal stop), wait, parse its JSON. */
-static json_t *watch_stop(struct watch *w, int *status)
+/*
+ * SIGINT it (its normal stop) - or, with @wait_s, first wait that long for
+ * it to end by itself - then parse its JSON. Its stderr lands in @errtext.
+ */
+static json_t *watch_finish(struct watch *w, int *status, double wait_s, char *errtext,
+			    size_t len)
 {
 	json_error_t err;
 	json_t *root;
-	char buf[4096];
+	size_t got = 0;
+	ssize_t n;
 
+	for (double waited = 0; waited < wait_s; waited += 0.05) {
+		if (waitpid(w->pid, status, WNOHANG) == w->pid)
+			goto ended;
+		usleep(50000);
+	}
 	kill(w->pid, SIGINT);
 	waitpid(w->pid, status, 0);
-	while (read(w->err, buf, sizeof(buf)) > 0)
-		;
+ended:
+	while (got + 1 < len && (n = read(w->err, errtext + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	errtext[got] = '\0';
 	close(w->err);
 	root = json_load_file(w->json, 0, &err);
 	if (!root)
@@ -412,6 +425,7 @@ static void test_planted_stall(double seconds)
 	struct mapper m;
 	struct watch w;
 	json_t *root, *t, *h, *top = NULL;
+	char errtext[4096];
 	pid_t reader;
 	int status;
 	size_t i;
@@ -425,7 +439,7 @@ static void test_planted_stall(double seconds)
 	mapper_run(&m);
 	reap(reader);
 	usleep(300000);
-	root = watch_stop(&w, &status);
+	root = watch_finish(&w, &status, 0, errtext, sizeof(errtext));
 	reap(m.pid);
 	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "stall: watch ends at SIGINT, status 0");
 	check(!instance_exists(w.pid), "stall: watch's tracefs instance vmalock-%d is gone",
@@ -498,6 +512,7 @@ static void test_no_reader(double seconds)
 	json_t *root, *t, *h;
 	uint64_t waits = 0, outside = 0;
 	bool own_holder = false;
+	char errtext[4096];
 	int status;
 	size_t i, j;
 
@@ -507,7 +522,7 @@ static void test_no_reader(double seconds)
 	}
 	mapper_run(&m);
 	usleep(300000);
-	root = watch_stop(&w, &status);
+	root = watch_finish(&w, &status, 0, errtext, sizeof(errtext));
 	reap(m.pid);
 	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "no reader: watch status 0");
 	check(!instance_exists(w.pid), "no reader: watch's instance vmalock-%d is gone", (int)w.pid);
@@ -539,6 +554,35 @@ static void test_no_reader(double seconds)
 	json_decref(root);
 }
 
+/* The watched process exits: watch says so, ends by itself, keeps what it gathered. */
+static void test_exit(void)
+{
+	char errtext[4096];
+	struct watch w;
+	json_t *root;
+	pid_t child;
+	int status;
+
+	child = fork();
+	if (child == 0) {
+		prctl(PR_SET_NAME, "short-lived");
+		usleep(1500000);
+		_exit(0);
+	}
+	if (watch_start(&w, child)) {
+		check(false, "exit: watch starts");
+		reap(child);
+		return;
+	}
+	waitpid(child, NULL, 0);
+	root = watch_finish(&w, &status, 10, errtext, sizeof(errtext));
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0 && strstr(errtext, "exited"),
+	      "exit: watch ends by itself when the process exits, says so, status 0");
+	check(root && json_is_true(json_object_get(root, "exited")),
+	      "exit: its JSON says the process exited");
+	json_decref(root);
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = argc > 2 ? atof(argv[2]) : 3;
@@ -556,6 +600,7 @@ int main(int argc, char **argv)
 		return 1;
 	test_planted_stall(seconds);
 	test_no_reader(seconds > 2 ? 2 : seconds);
+	test_exit();
 	printf("1..%d\n", checks);
 	return failed ? 1 : 0;
 }
