@@ -36,7 +36,8 @@
  * ends by itself, says so, and writes what it gathered.
  *
  * Skips (exit 77, one line) without root or when watch says tracing is
- * unavailable. Exit 0 pass, 1 fail.
+ * unavailable. Exit 0 pass, 1 fail. SECONDS (default 3) is the mapper's
+ * run; REPORT keeps watch's text report of the planted stall.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,6 +87,7 @@ struct shared {
 };
 
 static const char *vmalock;
+static const char *report_path;	/* keep the planted stall's text report here */
 static struct shared *sh;
 static int nr_cpus;
 static int checks, failed;
@@ -285,8 +287,11 @@ struct watch {
 	char json[64];
 };
 
-/* Start `vmalock watch PID --json FILE` and wait until it watches. */
-static int watch_start(struct watch *w, pid_t target)
+/*
+ * Start `vmalock watch PID --json FILE` and wait until it watches; its
+ * text report goes to @report (NULL: /dev/null).
+ */
+static int watch_start(struct watch *w, pid_t target, const char *report)
 {
 	char pidbuf[16], line[512];
 	int p[2];
@@ -298,9 +303,9 @@ static int watch_start(struct watch *w, pid_t target)
 		return -1;
 	w->pid = fork();
 	if (w->pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
+		int out = open(report ? report : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-		dup2(null, 1);
+		dup2(out, 1);
 		dup2(p[1], 2);
 		execl(vmalock, vmalock, "watch", pidbuf, "--json", w->json, (char *)NULL);
 		_exit(127);
@@ -430,7 +435,7 @@ static void test_planted_stall(double seconds)
 	int status;
 	size_t i;
 
-	if (mapper_start(&m, 1, seconds) || watch_start(&w, m.pid)) {
+	if (mapper_start(&m, 1, seconds) || watch_start(&w, m.pid, report_path)) {
 		check(false, "stall: mapper and watch start");
 		return;
 	}
@@ -516,7 +521,7 @@ static void test_no_reader(double seconds)
 	int status;
 	size_t i, j;
 
-	if (mapper_start(&m, 2, seconds) || watch_start(&w, m.pid)) {
+	if (mapper_start(&m, 2, seconds) || watch_start(&w, m.pid, NULL)) {
 		check(false, "no reader: mapper and watch start");
 		return;
 	}
@@ -569,7 +574,7 @@ static void test_exit(void)
 		usleep(1500000);
 		_exit(0);
 	}
-	if (watch_start(&w, child)) {
+	if (watch_start(&w, child, NULL)) {
 		check(false, "exit: watch starts");
 		reap(child);
 		return;
@@ -587,8 +592,9 @@ int main(int argc, char **argv)
 {
 	double seconds = argc > 2 ? atof(argv[2]) : 3;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: test-watch-stall VMALOCK [SECONDS]\n");
+	report_path = argc > 3 ? argv[3] : NULL;
+	if (argc < 2 || seconds <= 0) {
+		fprintf(stderr, "usage: test-watch-stall VMALOCK [SECONDS [REPORT]]\n");
 		return 2;
 	}
 	vmalock = argv[1];
