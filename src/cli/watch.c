@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@
 #define POLL_NS (100 * NSEC_PER_MSEC)
 #define RESCAN_NS NSEC_PER_SEC
 #define MAX_TIDS 4096
+/* Rows of each list while refreshing on a terminal (the final report has all). */
+#define TTY_ROWS 8
 
 static void help(FILE *f)
 {
@@ -180,6 +183,26 @@ static bool process_gone(pid_t pid)
 	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
 }
 
+/* The thread group of task @pid, or @pid when unknown. */
+static pid_t read_tgid(pid_t pid)
+{
+	char path[64], line[128];
+	pid_t tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5)) {
+			tgid = (pid_t)atoi(line + 5);
+			break;
+		}
+	fclose(f);
+	return tgid > 0 ? tgid : pid;
+}
+
 static void read_comm(pid_t pid, char *comm)
 {
 	char path[64], buf[64];
@@ -311,7 +334,7 @@ static const struct trace_task **tasks_of(const struct watch *w, bool own, size_
 	return v;
 }
 
-static void print_thread(FILE *f, const struct watch *w, const struct trace_task *t)
+static void print_thread(FILE *f, const struct watch *w, const struct trace_task *t, size_t rows)
 {
 	struct trace_stat all;
 	struct trace_blame *bl;
@@ -337,6 +360,10 @@ static void print_thread(FILE *f, const struct watch *w, const struct trace_task
 			for (size_t i = 0; i < t->nr_blame; i++) {
 				char who[40];
 
+				if (i == rows) {
+					fprintf(f, "    (%zu more)\n", t->nr_blame - rows);
+					break;
+				}
 				snprintf(who, sizeof(who), "%d (%s)", (int)bl[i].pid,
 					 bl[i].comm[0] ? bl[i].comm : "?");
 				fmt_ns(a, sizeof(a), bl[i].total_ns);
@@ -364,10 +391,11 @@ static void print_thread(FILE *f, const struct watch *w, const struct trace_task
 	}
 }
 
-static void print_report(FILE *f, const struct watch *w, uint64_t now)
+/* The report; @rows limits each list (SIZE_MAX: all). */
+static void print_report(FILE *f, const struct watch *w, uint64_t now, size_t rows)
 {
 	const struct trace_task **own, **out;
-	size_t nr_own, nr_out, idle = 0;
+	size_t nr_own, nr_out, idle = 0, shown = 0;
 	uint64_t idle_acq = 0;
 	char a[32], b[32], c[32];
 
@@ -383,7 +411,13 @@ static void print_report(FILE *f, const struct watch *w, uint64_t now)
 			idle_acq += own[i]->acquire[0].count + own[i]->acquire[1].count;
 			continue;
 		}
-		print_thread(f, w, own[i]);
+		if (shown++ == rows) {
+			fprintf(f, "(more threads waited)\n\n");
+			continue;
+		}
+		if (shown > rows)
+			continue;
+		print_thread(f, w, own[i], rows);
 		fprintf(f, "\n");
 	}
 	if (!nr_own)
@@ -401,6 +435,10 @@ static void print_report(FILE *f, const struct watch *w, uint64_t now)
 			struct trace_stat h = t->hold[TRACE_READ];
 			char who[40];
 
+			if (i == rows) {
+				fprintf(f, "    (%zu more)\n", nr_out - rows);
+				break;
+			}
 			trace_stat_merge(&h, &t->hold[TRACE_WRITE_MODE]);
 			snprintf(who, sizeof(who), "%d (%s)", (int)t->pid, t->comm[0] ? t->comm : "?");
 			fmt_ns(a, sizeof(a), h.total_ns);
@@ -567,7 +605,7 @@ static int watch_loop(struct watch *w, struct trace_session *s, double duration,
 		if (tty && now >= next_show) {
 			next_show = now + every;
 			printf("\033[H\033[2J");
-			print_report(stdout, w, now);
+			print_report(stdout, w, now, TTY_ROWS);
 			fflush(stdout);
 		}
 	}
@@ -625,7 +663,10 @@ int cmd_watch(int argc, char **argv)
 		fprintf(stderr, "vmalock watch: out of memory\n");
 		return EXIT_CHECK_FAILED;
 	}
-	w->pid = (pid_t)pid;
+	w->pid = read_tgid((pid_t)pid);
+	if (w->pid != (pid_t)pid)
+		fprintf(stderr, "vmalock watch: %lu is a thread of process %d: watching %d\n", pid,
+			(int)w->pid, (int)w->pid);
 	read_comm(w->pid, w->comm);
 	tty = isatty(STDOUT_FILENO) && !(json && !strcmp(json, "-"));
 
@@ -684,7 +725,7 @@ int cmd_watch(int argc, char **argv)
 	if (!json || strcmp(json, "-")) {
 		if (tty)
 			printf("\033[H\033[2J");
-		print_report(stdout, w, now);
+		print_report(stdout, w, now, SIZE_MAX);
 		fflush(stdout);
 	}
 	if (json && write_json(w, json, now)) {
