@@ -427,9 +427,11 @@ static void print_report(FILE *f, const struct watch *w, uint64_t now, size_t ro
 			idle == 1 ? "" : "s", (unsigned long long)idle_acq);
 	if (nr_out) {
 		fprintf(f, "outside tasks that took PID %d's mmap_lock (held: from the grant; "
-			"not running: granted, waiting for a CPU):\n"
-			"    %-24s %7s %6s %10s %10s %10s %11s %10s\n", (int)w->pid, "task", "holds",
-			"writes", "held", "median<=", "longest", "not running", "gap med<=");
+			"not running: granted, waiting for a CPU;\nsteals: read acquisitions "
+			"past a queued writer):\n"
+			"    %-24s %7s %6s %10s %10s %10s %11s %10s %7s\n", (int)w->pid, "task",
+			"holds", "writes", "held", "median<=", "longest", "not running", "gap med<=",
+			"steals");
 		for (size_t i = 0; i < nr_out; i++) {
 			const struct trace_task *t = out[i];
 			struct trace_stat h = t->hold[TRACE_READ];
@@ -449,12 +451,11 @@ static void print_report(FILE *f, const struct watch *w, uint64_t now, size_t ro
 				(unsigned long long)t->hold[TRACE_WRITE_MODE].count, a, b, c);
 			fmt_ns(a, sizeof(a), t->granted.total_ns);
 			fprintf(f, "%11s ", a);
-			if (t->gap.count) {
+			if (t->gap.count)
 				fmt_ns(a, sizeof(a), trace_stat_quantile(&t->gap, 0.5));
-				fprintf(f, "%10s\n", a);
-			} else {
-				fprintf(f, "%10s\n", "-");
-			}
+			else
+				snprintf(a, sizeof(a), "-");
+			fprintf(f, "%10s %7llu\n", a, (unsigned long long)t->steals);
 		}
 	} else {
 		fprintf(f, "no outside task took PID %d's mmap_lock\n", (int)w->pid);
@@ -535,14 +536,14 @@ static int write_json(const struct watch *w, const char *path, uint64_t now)
 		struct trace_stat waits;
 
 		trace_task_waits(t, &waits);
-		json_array_append_new(outside, json_pack("{sisssisosososososI}",
+		json_array_append_new(outside, json_pack("{sisssisosososososIsI}",
 			"pid", (int)t->pid, "comm", t->comm, "tgid", (int)t->tgid,
 			"read_holds", json_stat(&t->hold[TRACE_READ], true),
 			"granted_not_running", json_stat(&t->granted, false),
 			"write_holds", json_stat(&t->hold[TRACE_WRITE_MODE], false),
 			"gaps", json_stat(&t->gap, false),
 			"waits", json_stat(&waits, false),
-			"failed", (json_int_t)t->failed));
+			"failed", (json_int_t)t->failed, "steals", (json_int_t)t->steals));
 	}
 	root = json_pack("{sisssssfsbsIsIsIsoso}",
 		"pid", (int)w->pid, "comm", w->comm, "mm", mm,

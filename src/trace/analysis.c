@@ -399,11 +399,20 @@ static int wait_end(struct trace_analysis *a, uint32_t mi, uint32_t ti, uint64_t
 		credit(t, h, h->st_hold - 1 == TRACE_WRITE_MODE,
 		       since(ts, VML_MAX(h->hold_start, t->wait_start)));
 	}
+	if (t->st_wait - 1 == TRACE_READ && !t->wait_woken) {
+		/* Readers share: a read hold delayed this reader only if it slept. */
+		size_t k = 0;
+
+		for (size_t i = 0; i < t->nr_cur; i++)
+			if (t->cur[i].write)
+				t->cur[k++] = t->cur[i];
+		t->nr_cur = k;
+	}
 	trace_stat_add(&t->acquire[t->st_wait - 1], since(ts, t->wait_start));
 	*contended = t->nr_cur || t->wait_woken;
 	if (*contended)
 		trace_stat_add(&t->wait[t->st_wait - 1], since(ts, t->wait_start));
-	if (*contended && !t->wait_woken)
+	if (*contended && !t->wait_woken && t->st_wait - 1 == TRACE_WRITE_MODE)
 		trace_stat_add(&t->spun, since(ts, t->wait_start));
 	for (size_t i = 0; i < t->nr_cur; i++) {
 		const struct trace_blame *c = &t->cur[i];
@@ -502,10 +511,17 @@ static int on_acquired(struct trace_analysis *a, const struct trace_event *ev)
 			    a->mms[mi].nr_holders + 1, sizeof(uint32_t)))
 		return -ENOMEM;
 	if (t->st_wait) {
+		bool writer_queued = false;
+
+		for (size_t i = 0; !write && success && i < a->mms[mi].nr_waiters; i++)
+			writer_queued |= a->mms[mi].tasks[a->mms[mi].waiters[i]].st_wait - 1 ==
+					 TRACE_WRITE_MODE;
 		wait_start = t->wait_start;
 		ret = wait_end(a, mi, ti, ev->ts, &contended);
 		if (ret)
 			return ret;
+		if (writer_queued && !contended)
+			a->mms[mi].tasks[ti].steals++;
 		/* A queued reader got the lock when the last holder let it in. */
 		if (contended && !write && success) {
 			since_ts = VML_MAX(wait_start, a->mms[mi].last_free_ts);

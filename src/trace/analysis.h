@@ -10,15 +10,19 @@
  *     kernel traces the blocking path of every mmap_read_lock() and
  *     mmap_write_lock(), contended or not: most take a fraction of a
  *     microsecond);
- *   - waits: the acquisitions that were contended - another task held the
- *     lock during it, or the task was woken up during it (it slept) - by
- *     mode, with a log2 histogram (a failed killable acquire counts too);
- *     ->spun: those in which it was never woken (a writer spinning on the
- *     owner; meaningful only when its sched_wakeups are fed);
- *   - for each wait, every other task that held the lock meanwhile and for
- *     how long its holds overlapped the wait (a reader that releases and
- *     re-takes the lock during one wait is one holder, its overlaps summed),
- *     aggregated per (holder, mode) into the waiter's blame list;
+ *   - waits: the acquisitions that were contended - a conflicting hold
+ *     overlapped it (any hold for a writer; a write hold for a reader, as
+ *     readers share), or the task was woken up during it (it slept and was
+ *     let in) - by mode, with a log2 histogram (a failed killable acquire
+ *     counts too); ->spun: a writer's waits in which it was never woken
+ *     (spinning on the owner; meaningful only when its sched_wakeups are
+ *     fed); ->steals: read acquisitions that went past a queued writer
+ *     without waiting (the rwsem's reader lock stealing);
+ *   - for each wait, every other task that held the lock meanwhile in a
+ *     conflicting mode and for how long its holds overlapped the wait (a
+ *     reader that releases and re-takes the lock during one wait is one
+ *     holder, its overlaps summed), aggregated per (holder, mode) into the
+ *     waiter's blame list;
  *   - holds: acquire_returned(success) -> released, by mode; a downgrade
  *     (acquire_returned(read) while holding for write) ends the write hold
  *     and starts a read hold. A reader that waited holds the lock from
@@ -89,6 +93,7 @@ struct trace_task {
 	struct trace_stat wake;		/* wake-up -> running, during waits */
 	uint64_t wakeups;		/* sched_wakeups while waiting */
 	uint64_t failed;		/* acquire_returned without success */
+	uint64_t steals;		/* read acquisitions past a queued writer */
 	struct trace_blame *blame;	/* who held the lock while it waited */
 	size_t nr_blame;
 
