@@ -93,15 +93,18 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static const int caught[] = { SIGINT, SIGTERM, SIGHUP };
+/* The last is ignored, not caught: a closed stdout must not kill us with the instance alive. */
+static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
 static void catch_signals(struct sigaction *old)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < ARRAY_SIZE(caught); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(caught); i++) {
+		sa.sa_handler = caught[i] == SIGPIPE ? SIG_IGN : on_signal;
 		sigaction(caught[i], &sa, &old[i]);
+	}
 }
 
 static void restore_signals(const struct sigaction *old)
