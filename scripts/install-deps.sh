@@ -3,7 +3,8 @@
 # Idempotent: installs only what is missing; safe to run on every `make`.
 set -eu
 
-PKGS="meson ninja-build pkg-config gcc clang libclang-rt-dev liburcu-dev libjansson-dev zlib1g-dev gnuplot-nox python3 util-linux"
+PKGS="meson ninja-build pkg-config gcc clang libclang-rt-dev liburcu-dev libjansson-dev zlib1g-dev
+      libtracefs-dev libtraceevent-dev gnuplot-nox python3 util-linux"
 
 missing=""
 for p in $PKGS; do

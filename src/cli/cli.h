@@ -30,6 +30,7 @@ int cmd_show(int argc, char **argv);
 int cmd_race(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_host(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 /*
  * The option parsers of race and fuzz, apart from running anything (for the

@@ -16,6 +16,7 @@ static const struct cli_command commands[] = {
 	{ "show", cmd_show, "VIEW [options]: print a view of a scripted address space" },
 	{ "fuzz", cmd_fuzz, "[options]: random op sequences, model against the live kernel" },
 	{ "host", cmd_host, "[options]: what this machine's kernel does (the host profile)" },
+	{ "watch", cmd_watch, "PID [options]: who stalls a live process on its mmap_lock (root)" },
 };
 
 static void usage(FILE *f)

@@ -121,5 +121,15 @@ ok $? "replay --help"
 [ $? -eq 0 ] && grep -q -- '--script' out
 ok $? "show --help"
 
+expect 2 "missing PID" "watch without PID" -- watch
+expect 2 "PID: bad number 'abc'" "watch with a bad PID" -- watch abc
+expect 2 "interval: bad value '0'" "watch with a zero --interval" -- watch 1 --interval 0
+expect 2 "duration needs a value" "watch --duration without its value" -- watch 1 --duration
+expect 2 "unknown option '--frob'" "watch: unknown option named" -- watch 1 --frob
+expect 2 "no process 999999999" "watch of a PID that does not exist" -- watch 999999999
+"$vmalock" watch --help >out 2>err
+[ $? -eq 0 ] && grep -q -- '--json' out && grep -q 'root' out
+ok $? "watch --help"
+
 echo "1..$n"
 [ $failed -eq 0 ]
