@@ -117,8 +117,6 @@ int bench_khugepaged(const struct bench_opts *o);
 
 /* ---- shared helpers (bench/util.c) ---- */
 
-/* Does the model produce @view (or is it still unimplemented: -EINVAL)? */
-bool bench_model_has_view(enum vml_view view);
 const char *bench_view_name(enum vml_view view);
 const char *bench_lock_name(int lock);
 /* The kernel release, for headers: "6.18.44-..." */

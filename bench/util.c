@@ -18,31 +18,6 @@
 
 extern char **environ;
 
-bool bench_model_has_view(enum vml_view view)
-{
-	struct vml_sys_config cfg = { 0 };
-	struct vml_sys *sys;
-	struct vml_mm *mm;
-	struct vml_reader *r;
-	bool ok = false;
-
-	if (!target_model_available)
-		return false;
-	if (view == TARGET_VIEW_QUERY)
-		return true;
-	if (vml_sys_create(&cfg, &sys))
-		return false;
-	if (!vml_mm_create(sys, &mm)) {
-		if (!vml_reader_open(mm, view, VML_LOCK_VMA, &r)) {
-			ok = true;
-			vml_reader_close(r);
-		}
-		vml_mm_destroy(mm);
-	}
-	vml_sys_destroy(sys);
-	return ok;
-}
-
 const char *bench_view_name(enum vml_view view)
 {
 	return view == TARGET_VIEW_QUERY ? "query" : target_view_name(view);

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "bench.h"
+#include "opts.h"
 #include "race/run.h"
 
 #define VML_VERSION "0.1.0"
@@ -53,16 +55,23 @@ struct fuzz_cli {
 	const char *known;	/* a file of known difference signatures, or NULL */
 	bool smaps;		/* --compare maps,smaps */
 	unsigned int max_failures;
+	unsigned long swap_bytes;	/* --swap: 0 none */
 	bool seed_given;
 	bool help;
 };
 int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli);
 
-/* bench.c: the benchmark options `bench` and `run` share. */
-struct bench_opts;
-struct cli_args;
-void bench_opts_default(struct bench_opts *o);
-/* Return: 1 consumed argv[a->i] (and its value), 0 not a bench option, -1 bad (printed). */
-int bench_parse_opt(struct cli_args *a, struct bench_opts *o, bool *bad);
+/* bench.c: the benchmark options `bench` and `run` share (bench_opt_table). */
+struct bench_cli {
+	struct bench_opts o;
+	const char *scenario;
+	unsigned int targets, locks;	/* CLI_MODEL|CLI_LIVE, CLI_LOCK_* */
+	struct cli_ulist readers, sizes;
+	int policy;			/* khugepaged: mainline, fixed, both */
+};
+extern const struct cli_opt bench_opt_table[];
+void bench_cli_default(struct bench_cli *c);
+/* Copy what the table parsed into c->o's fields. */
+void bench_cli_finish(struct bench_cli *c);
 
 #endif /* VML_CLI_CLI_H */

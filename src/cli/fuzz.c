@@ -4,6 +4,7 @@
  * by side; differences shrunk to minimal scripts (src/race/fuzz.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,10 @@
 
 #include "cli.h"
 #include "race/fuzz.h"
+#include "opts.h"
 #include "scriptrun.h"
+#include "target/host.h"
+#include "target/swap.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
@@ -21,6 +25,58 @@
 #define MAX_OPS 10000
 #define PAIR_RUNS 200		/* sequences before both targets are made afresh */
 #define PAIR_FORKS 200		/* ... or forks: the live child keeps 256 at most */
+
+static int set_seed(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	struct fuzz_cli *cli = dst;
+	int ret = cli_set_u64(cmd, o, val, &cli->seed);
+
+	cli->seed_given |= !ret;
+	return ret;
+}
+
+static int set_compare(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	bool *smaps = dst;
+
+	if (!strcmp(val, "maps"))
+		*smaps = false;
+	else if (!strcmp(val, "maps,smaps") || !strcmp(val, "smaps,maps"))
+		*smaps = true;
+	else
+		return cli_usage_error(cmd, "%s: '%s' (maps or maps,smaps)", o->name, val);
+	return 0;
+}
+
+#define F(f) offsetof(struct fuzz_cli, f)
+static const struct cli_opt fuzz_opt_table[] = {
+	{ "--seed", "N", set_seed, 0, 0, 0, NULL,
+	  "the run's seed [from the clock; printed]" },
+	{ "--ops", "M", cli_set_uint, F(ops), 1, MAX_OPS, NULL,
+	  "ops a sequence, after its two `file` ops [20]" },
+	{ "--runs", "K", cli_set_ulong, F(runs), 1, 100000000, NULL,
+	  "sequences [100]" },
+	{ "--compare", "VIEWS", set_compare, F(smaps), 0, 0, NULL,
+	  "maps,smaps [default], or maps alone" },
+	{ "--save", "DIR", cli_set_string, F(save), 0, 0, NULL,
+	  "where minimal scripts go [" DEFAULT_SAVE "/]" },
+	{ "--known", "FILE", cli_set_string, F(known), 0, 0, NULL,
+	  "differences whose signature (as the summary prints it) is a\n"
+	  "line of FILE are known model bugs: counted, not shrunk, and not\n"
+	  "a failure" },
+	{ "--max-failures", "N", cli_set_uint, F(max_failures), 1, 1000, NULL,
+	  "shrink and save at most N distinct differences, then stop\n"
+	  "[20]; a difference is distinct by what differed, the op, and the\n"
+	  "two results; repeats are counted, not saved again" },
+	{ "--swap", "SIZE", cli_set_size, F(swap_bytes), 1 << 20, 64UL << 30, NULL,
+	  "turn on a swap file of SIZE for the run (root), so that\n"
+	  "MADV_PAGEOUT swaps on both targets; saved scripts get\n"
+	  "`swap SIZE` [no swap of ours]" },
+	CLI_OPT_END,
+};
+#undef F
+
+static const struct cli_opt *const fuzz_tables[] = { fuzz_opt_table, NULL };
 
 static void help(FILE *f)
 {
@@ -35,20 +91,12 @@ static void help(FILE *f)
 "script range after every op. A difference is shrunk (ops dropped, then numbers\n"
 "simplified) to a minimal script, confirmed on fresh targets and saved; replay\n"
 "it with `vmalock replay FILE --target both --compare maps,smaps`. The process\n"
-"and its live child stay on one CPU (the kernel's LRU batches are per CPU).\n"
-"\n"
-"  --seed N            the run's seed (default: from the clock; printed)\n"
-"  --ops M             ops a sequence, after its two `file` ops (default 20)\n"
-"  --runs K            sequences (default 100)\n"
-"  --compare VIEWS     maps,smaps (default), or maps alone\n"
-"  --save DIR          where minimal scripts go (default %s/)\n"
-"  --known FILE        differences whose signature (as the summary prints it) is\n"
-"                      a line of FILE are known model bugs: counted, not\n"
-"                      shrunk, and not a failure\n"
-"  --max-failures N    shrink and save at most N distinct differences, then\n"
-"                      stop (default 20); a difference is distinct by what\n"
-"                      differed, the op, and the two results; repeats are\n"
-"                      counted, not saved again\n"
+"and its live child stay on one CPU (the kernel's LRU batches are per CPU). The\n"
+"model is configured from this host's profile (vmalock host).\n"
+"\n",
+		(unsigned long)(FUZZ_WINDOW_PAGES * 4), SCRIPT_RANGE_LO);
+	cli_print_opts(f, fuzz_tables);
+	fprintf(f,
 "\n"
 "Never generated (the two targets differ there by design):\n"
 "  name                the live kernel has no CONFIG_ANON_VMA_NAME\n"
@@ -57,79 +105,22 @@ static void help(FILE *f)
 "                      wants one VMA (src/mm/mremap.c)\n"
 "  a second fork in one sequence (the live child keeps at most 256 children)\n"
 "\n"
-"Exit status: 0 no difference; 1 a difference (or a target failed); 2 bad usage.\n",
-		(unsigned long)(FUZZ_WINDOW_PAGES * 4), SCRIPT_RANGE_LO, DEFAULT_SAVE);
-}
-
-static int parse_num(const char *opt, const char *s, unsigned long min, unsigned long max,
-		     unsigned long *out)
-{
-	return cli_parse_ulong("fuzz", opt, s, min, max, out);
+"A difference only in Referenced: lines that the shrunk and the whole sequence\n"
+"do not reproduce on fresh targets, on a host where DAMON runs, is counted as\n"
+"transient (DAMON marks sampled pages young) and is not a failure.\n"
+"\n"
+"Exit status: 0 no difference; 1 a difference (or a target failed); 2 bad usage.\n");
 }
 
 int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli)
 {
-	struct cli_args a = { .cmd = "fuzz", .argc = argc, .argv = argv, .i = 1 };
-	const char *val;
-	unsigned long v;
-	bool bad = false;
-
 	memset(cli, 0, sizeof(*cli));
 	cli->ops = 20;
 	cli->runs = 100;
 	cli->save = DEFAULT_SAVE;
 	cli->max_failures = 20;
 	cli->smaps = true;
-	while (a.i < argc && !bad) {
-		const char *arg = argv[a.i];
-
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			cli->help = true;
-			return 0;
-		} else if (cli_opt(&a, "--seed", &val, &bad)) {
-			if (bad || parse_num("--seed", val, 0, ~0UL, &v))
-				return EXIT_USAGE;
-			cli->seed = v;
-			cli->seed_given = true;
-		} else if (cli_opt(&a, "--ops", &val, &bad)) {
-			if (bad || parse_num("--ops", val, 1, MAX_OPS, &v))
-				return EXIT_USAGE;
-			cli->ops = v;
-		} else if (cli_opt(&a, "--runs", &val, &bad)) {
-			if (bad || parse_num("--runs", val, 1, 100000000, &v))
-				return EXIT_USAGE;
-			cli->runs = v;
-		} else if (cli_opt(&a, "--max-failures", &val, &bad)) {
-			if (bad || parse_num("--max-failures", val, 1, 1000, &v))
-				return EXIT_USAGE;
-			cli->max_failures = v;
-		} else if (cli_opt(&a, "--known", &val, &bad)) {
-			if (bad)
-				break;
-			cli->known = val;
-		} else if (cli_opt(&a, "--save", &val, &bad)) {
-			if (bad)
-				break;
-			if (!*val)
-				return cli_usage_error("fuzz", "--save: empty directory name");
-			cli->save = val;
-		} else if (cli_opt(&a, "--compare", &val, &bad)) {
-			if (bad)
-				break;
-			if (!strcmp(val, "maps"))
-				cli->smaps = false;
-			else if (!strcmp(val, "maps,smaps") || !strcmp(val, "smaps,maps"))
-				cli->smaps = true;
-			else
-				return cli_usage_error("fuzz", "--compare: '%s' (maps or "
-						       "maps,smaps)", val);
-		} else if (arg[0] == '-') {
-			return cli_usage_error("fuzz", "unknown option '%s'", arg);
-		} else {
-			return cli_usage_error("fuzz", "unexpected argument '%s'", arg);
-		}
-	}
-	return bad ? EXIT_USAGE : 0;
+	return cli_parse("fuzz", fuzz_tables, argc, argv, cli, NULL, &cli->help);
 }
 
 static volatile sig_atomic_t fuzz_stop;
@@ -148,6 +139,7 @@ static void on_signal(int sig)
 struct sig {
 	char key[96];
 	unsigned long count;
+	unsigned long transient;	/* of count: DAMON's, not reproduced (see help) */
 	char path[256];
 };
 
@@ -242,7 +234,28 @@ static struct sig *find_sig(struct saved *s, const char *key, bool *is_new)
 	return &n[s->nr++];
 }
 
-/* Shrink, confirm on fresh targets, save to @path. Return: 0 or -errno. */
+/* Does @what (a view diff) change nothing but Referenced: lines? */
+static bool referenced_only(const char *what)
+{
+	const char *l = strstr(what, "\n@@");
+
+	if (!l)
+		return false;
+	for (; l && *l; l = strchr(l + 1, '\n')) {
+		const char *t = l + 1;
+
+		if ((*t == '-' || *t == '+') && strncmp(t, "---", 3) && strncmp(t, "+++", 3) &&
+		    strncmp(t + 1, "Referenced:", 11))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Shrink, confirm on fresh targets, save to @path.
+ * Return: 0; 1 a transient difference (Referenced only, reproduced neither
+ * shrunk nor whole, on a host where DAMON runs: not saved); or -errno.
+ */
 static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struct op *ops,
 			     size_t nr, const struct fuzz_diff *first, unsigned long run,
 			     char *path, size_t pathlen)
@@ -250,7 +263,7 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 	struct fuzz_diff d = *first;
 	int *expect = vml_malloc((nr + 1) * sizeof(*expect));
 	struct op *whole = vml_malloc((nr + 1) * sizeof(*whole));
-	char header[1536], *text = NULL;
+	char header[1600], *text = NULL, swap_line[48] = "";
 	size_t before = nr;
 	bool not_reproduced = false;
 	FILE *f;
@@ -261,6 +274,8 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 		goto out;
 	}
 	memcpy(whole, ops, nr * sizeof(*whole));	/* the shrinker edits @ops in place */
+	if (cli->swap_bytes)
+		snprintf(swap_line, sizeof(swap_line), "swap %luK\n", cli->swap_bytes >> 10);
 	fprintf(stderr, "vmalock fuzz: run %lu: %s\n", run, first->what);
 	ret = fuzz_shrink(pair, ops, &nr, cli->smaps, &d);
 	if (ret)
@@ -285,6 +300,13 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 		not_reproduced = ret == 0;
 		ret = 0;
 	}
+	if (not_reproduced && first->kind == FUZZ_SMAPS && referenced_only(first->what) &&
+	    host_damon_running()) {
+		fprintf(stderr, "vmalock fuzz: run %lu: only Referenced differed, not reproduced, "
+			"and DAMON runs here: transient\n", run);
+		ret = 1;
+		goto out;
+	}
 	nr = d.kind ? d.op + 1 : nr;
 	if (not_reproduced)
 		d.kind = first->kind;	/* what the run saw, for the header and the summary */
@@ -292,12 +314,12 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 		 "# vmalock fuzz --seed %llu: run %lu, shrunk from %zu to %zu ops.\n"
 		 "# Difference (%s) at the last op; expect= is what the live kernel returned.\n"
 		 "%s"
-		 "# Replay: vmalock replay THIS --target both --compare maps%s\n",
+		 "# Replay: vmalock replay THIS --target both --compare maps%s\n%s",
 		 (unsigned long long)cli->seed, run, before, nr,
 		 fuzz_diff_name(d.kind),
 		 not_reproduced ? "# Not reproduced on fresh targets, shrunk or whole: the difference\n"
 				  "# depends on what earlier sequences left on the same targets.\n" : "",
-		 cli->smaps ? ",smaps" : "");
+		 cli->smaps ? ",smaps" : "", swap_line);
 	text = fuzz_script_text(ops, expect, nr, header);
 	if (!text) {
 		ret = -ENOMEM;
@@ -333,7 +355,8 @@ int cmd_fuzz(int argc, char **argv)
 	struct saved saved = { 0 };
 	struct sigaction sa, old[2];
 	struct op *ops = NULL;
-	unsigned long run, applied = 0, differences = 0, runs_on_pair = 0;
+	unsigned long run, applied = 0, differences = 0, transient = 0, runs_on_pair = 0;
+	struct target_swap *swap = NULL;
 	uint64_t t0 = vml_now_ns(), last = t0;
 	int status = fuzz_parse_args(argc, argv, &cli), ret = 0;
 
@@ -343,11 +366,17 @@ int cmd_fuzz(int argc, char **argv)
 		help(stdout);
 		return 0;
 	}
-	if (!target_model_available) {
-		fprintf(stderr, "vmalock fuzz: the model is not linked into this build\n");
-		return EXIT_USAGE;
-	}
 	cli_pin_to_this_cpu();
+	if (cli.swap_bytes) {
+		char err[256];
+
+		ret = target_swap_on(cli.swap_bytes, &swap, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "vmalock fuzz: --swap: %s\n", err);
+			return ret == -EPERM ? EXIT_USAGE : EXIT_CHECK_FAILED;
+		}
+		fuzz_set_swap(cli.swap_bytes);
+	}
 	if (cli.smaps) {
 		enum vml_view v = VML_VIEW_SMAPS;
 		bool avail = false;
@@ -430,6 +459,21 @@ int cmd_fuzz(int argc, char **argv)
 				break;
 			}
 			sg->count++;
+			if (!is_new && sg->transient && !sg->path[0]) {
+				/* A signature seen transient: this one must reproduce to count. */
+				struct fuzz_diff d2;
+
+				ret = fuzz_replay(NULL, true, ops, d.op + 1, cli.smaps, &d2, NULL);
+				if (ret < 0)
+					break;
+				if (ret == 0 && referenced_only(d.what)) {
+					sg->transient++;
+					differences--;
+					transient++;
+				}
+				ret = 0;
+				continue;
+			}
 			if (!is_new)
 				continue;
 			if (saved.nr > cli.max_failures)
@@ -439,6 +483,12 @@ int cmd_fuzz(int argc, char **argv)
 			/* the shrinking left the reused targets in some state: start afresh */
 			fuzz_pair_destroy(pair);
 			pair = NULL;
+			if (ret == 1) {
+				sg->transient++;
+				differences--;
+				transient++;
+				ret = 0;
+			}
 			if (ret < 0)
 				break;
 		}
@@ -452,14 +502,20 @@ int cmd_fuzz(int argc, char **argv)
 	sigaction(SIGTERM, &old[1], NULL);
 	fuzz_pair_destroy(pair);
 	vml_free(ops);
+	target_swap_off(swap);
 	printf("fuzz: %lu runs, %lu ops in %.1f s, %lu differences", run, applied,
 	       (double)(vml_now_ns() - t0) / NSEC_PER_SEC, differences);
+	if (transient)
+		printf(" (and %lu transient ones: Referenced only, not reproduced, DAMON runs "
+		       "here)", transient);
 	if (cli.known)
 		printf(" (and %lu known ones, listed in %s)", saved.known_hits, cli.known);
 	printf(saved.nr ? ", %zu distinct:\n" : "\n", saved.nr);
 	for (size_t i = 0; i < saved.nr; i++)
 		printf("  %6lu  %-44s %s\n", saved.sig[i].count, saved.sig[i].key,
-		       saved.sig[i].path[0] ? saved.sig[i].path : "(not shrunk: --max-failures)");
+		       saved.sig[i].path[0] ? saved.sig[i].path :
+		       saved.sig[i].transient ? "(transient: DAMON)" :
+		       "(not shrunk: --max-failures)");
 	for (size_t i = 0; i < saved.nr_known; i++)
 		if (saved.known_count[i])
 			printf("  %6lu  %-44s (known)\n", saved.known_count[i], saved.known[i]);

@@ -4,13 +4,35 @@
  * measured (src/target/host.c); compare it with a saved one.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "scriptrun.h"
 #include "target/host.h"
 #include "util/json.h"
+
+struct host_opts {
+	const char *json, *profile, *compare;
+};
+
+#define H(f) offsetof(struct host_opts, f)
+static const struct cli_opt host_opt_table[] = {
+	{ "--json", "FILE", cli_set_json_path, H(json), 0, 0, NULL,
+	  "also write the profile as JSON (- for stdout: then no text)" },
+	{ "--profile", "FILE", cli_set_string, H(profile), 0, 0, NULL,
+	  "print a saved profile instead of measuring this host" },
+	{ "--compare", "FILE", cli_set_string, H(compare), 0, 0, NULL,
+	  "compare this host (or --profile) with the saved profile FILE\n"
+	  "in the settings that change the corpus scripts' views; exit 0\n"
+	  "if none differs, 1 if some do (listed)" },
+	CLI_OPT_END,
+};
+#undef H
+
+static const struct cli_opt *const host_tables[] = { host_opt_table, NULL };
 
 static void help(FILE *f)
 {
@@ -23,12 +45,9 @@ static void help(FILE *f)
 "vmalock command configures the model from this profile, so that model and\n"
 "live kernel are compared like with like; docs/host-profile.md lists the\n"
 "fields and how each is found.\n"
-"\n"
-"  --json FILE        also write the profile as JSON (- for stdout: then no text)\n"
-"  --profile FILE     print a saved profile instead of measuring this host\n"
-"  --compare FILE     compare this host (or --profile) with the saved profile\n"
-"                     FILE in the settings that change the corpus scripts'\n"
-"                     views; exit 0 if none differs, 1 if some do (listed)\n"
+"\n");
+	cli_print_opts(f, host_tables);
+	fprintf(f,
 "\n"
 "Exit status: 0 success; 1 a measurement failed or --compare found a\n"
 "difference; 2 bad usage or an unreadable profile.\n");
@@ -36,36 +55,23 @@ static void help(FILE *f)
 
 int cmd_host(int argc, char **argv)
 {
-	struct cli_args a = { .cmd = "host", .argc = argc, .argv = argv, .i = 1 };
-	const char *json = NULL, *profile = NULL, *compare = NULL;
+	struct host_opts o = { 0 };
+	const char *json, *profile, *compare;
 	struct host_profile p, other;
 	char err[512], buf[1024];
-	bool bad = false;
+	bool help_wanted;
 	int ret;
 
-	while (a.i < argc && !bad) {
-		const char *arg = argv[a.i];
-
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			help(stdout);
-			return 0;
-		} else if (cli_opt(&a, "--json", &json, &bad)) {
-		} else if (cli_opt(&a, "--profile", &profile, &bad)) {
-		} else if (cli_opt(&a, "--compare", &compare, &bad)) {
-		} else if (arg[0] == '-' && arg[1]) {
-			return cli_usage_error("host", "unknown option '%s'", arg);
-		} else {
-			return cli_usage_error("host", "unexpected argument '%s'", arg);
-		}
+	ret = cli_parse("host", host_tables, argc, argv, &o, NULL, &help_wanted);
+	if (ret)
+		return ret;
+	if (help_wanted) {
+		help(stdout);
+		return 0;
 	}
-	if (bad)
-		return EXIT_USAGE;
-	if (json) {
-		ret = json_check_writable(json);
-		if (ret)
-			return cli_usage_error("host", "--json: cannot write '%s': %s", json,
-					       strerror(-ret));
-	}
+	json = o.json;
+	profile = o.profile;
+	compare = o.compare;
 	if (profile) {
 		ret = host_profile_load(profile, &p, err, sizeof(err));
 		if (ret) {

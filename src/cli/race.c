@@ -4,6 +4,7 @@
  * at the view's read() boundary (src/race/run.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,69 +13,32 @@
 
 #include "cli.h"
 #include "race/run.h"
+#include "opts.h"
 #include "scriptrun.h"
 #include "util/debug.h"
-
-static void help(FILE *f)
-{
-	fprintf(f,
-"usage: vmalock race [options]\n"
-"\n"
-"A modifier splits and merges, shrinks and grows, remaps into, and unmaps and\n"
-"maps again the two VMAs on either side of a read() boundary of a view, while\n"
-"readers read the view across that boundary. Every read is checked against\n"
-"the contract: each VMA in its old or its new form, shown twice only as an old\n"
-"form followed by a new one, never missing, never overlapping otherwise, no gap\n"
-"that existed at no time; per-read snapshots where the reader holds mmap_lock\n"
-"for the whole read(); smaps records consistent in themselves; smaps_rollup\n"
-"totals that some walk over the states gives.\n"
-"\n"
-"  --target model|live   model threads on one address space (default), or a\n"
-"                        live child process on the running kernel\n"
-"  --view LIST|all       maps, smaps, smaps_rollup, numa_maps, query (comma\n"
-"                        list; default all). `all` skips, with a note, views\n"
-"                        the target does not offer\n"
-"  --lock mmap|vma|both  the model's reader locking (default both); the live\n"
-"                        kernel has its own (6.18: maps and query per VMA,\n"
-"                        the others under mmap_lock for each read())\n"
-"  --mod LIST|all        split, resize, remap, unmap (default all)\n"
-"  --duration SECONDS    the whole run, shared by all phases (default 4)\n"
-"  --seed N              seeds the modifier's and readers' timing jitter\n"
-"                        (default: from the clock; printed)\n"
-"  --readers N           reader threads per phase (default 1)\n"
-"  --regions N           3-page regions in the layout (default %lu: a page of\n"
-"                        maps text, as the kernel selftest)\n"
-"  --broken WHAT         debug: break the model's reader on purpose to prove the\n"
-"                        test catches it: skip-fallback (lock_next_vma skips a\n"
-"                        VMA it cannot lock)\n"
-"\n"
-"Output: per (view, lock, modification) the reads checked, reads per second,\n"
-"modification cycles, violations, and the allowed observations seen (a VMA\n"
-"shown twice within a read or across two reads, a read that saw a modified\n"
-"state); then\n"
-"the first violation with the reads that showed it.\n"
-"\n"
-"Exit status: 0 no violation; 1 a violation, or a phase that could not run;\n"
-"2 bad usage. On the live kernel a violation is a finding about the kernel.\n",
-		(unsigned long)RACE_DEFAULT_REGIONS);
-}
 
 static int parse_list(const char *opt, const char *s, char *buf, size_t len, char **items,
 		      int max)
 {
-	char *save, *t;
+	char *p = buf;
 	int n = 0;
 
 	if (strlen(s) >= len)
 		return cli_usage_error("race", "%s: too long", opt);
 	strcpy(buf, s);
-	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (;;) {
+		size_t k = strcspn(p, ",");
+
+		if (!k)
+			return cli_usage_error("race", "%s: empty item in '%s'", opt, s);
 		if (n == max)
 			return cli_usage_error("race", "%s: too many items", opt);
-		items[n++] = t;
+		items[n++] = p;
+		if (!p[k])
+			break;
+		p[k] = '\0';
+		p += k + 1;
 	}
-	if (!n)
-		return cli_usage_error("race", "%s: empty list", opt);
 	return -n;
 }
 
@@ -141,20 +105,139 @@ static int parse_mods(const char *s, struct race_opts *o)
 	return 0;
 }
 
-static int parse_uint(const char *opt, const char *s, unsigned long min, unsigned long max,
-		     unsigned long *out)
+/* Setters that see the whole struct race_cli (offset 0). */
+static int set_views(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
-	return cli_parse_ulong("race", opt, s, min, max, out);
+	return parse_views(val, dst) ? EXIT_USAGE : 0;
+}
+
+static int set_mods(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	return parse_mods(val, &((struct race_cli *)dst)->o) ? EXIT_USAGE : 0;
+}
+
+static int set_target(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	unsigned int t;
+	int ret = cli_set_targets(cmd, o, val, &t);
+
+	if (!ret)
+		((struct race_cli *)dst)->o.target = t == CLI_LIVE ? TARGET_LIVE : TARGET_MODEL;
+	return ret;
+}
+
+static int set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	struct race_opts *ro = &((struct race_cli *)dst)->o;
+	unsigned int l;
+	int ret = cli_set_locks(cmd, o, val, &l);
+
+	if (ret)
+		return ret;
+	ro->nr_locks = 0;
+	if (l & CLI_LOCK_MMAP)
+		ro->locks[ro->nr_locks++] = VML_LOCK_MMAP;
+	if (l & CLI_LOCK_VMA)
+		ro->locks[ro->nr_locks++] = VML_LOCK_VMA;
+	return 0;
+}
+
+static int set_seed(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	struct race_cli *cli = dst;
+	int ret = cli_set_u64(cmd, o, val, &cli->o.seed);
+
+	cli->seed_given |= !ret;
+	return ret;
+}
+
+static int set_broken(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	int i, ret = cli_set_choice(cmd, o, val, &i);
+
+	if (!ret)
+		((struct race_cli *)dst)->o.broken = VML_BROKEN_SKIP_FALLBACK;
+	return ret;
+}
+
+static int set_ulong(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	unsigned long v;
+	int ret = cli_set_ulong(cmd, o, val, &v);
+
+	if (!ret)
+		*(unsigned int *)dst = (unsigned int)v;
+	return ret;
+}
+
+static const char *const target_words[] = { "model", "live", NULL };
+static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
+static const char *const broken_words[] = { "skip-fallback", NULL };
+
+#define C(f) offsetof(struct race_cli, f)
+static const struct cli_opt race_opt_table[] = {
+	{ "--target", "model|live", set_target, 0, 0, 0, target_words,
+	  "model threads on one address space [model], or a live child\n"
+	  "process on the running kernel" },
+	{ "--view", "LIST|all", set_views, 0, 0, 0, NULL,
+	  "maps, smaps, smaps_rollup, numa_maps, query (comma list)\n"
+	  "[all]; `all` skips, with a note, views the target does not offer" },
+	{ "--lock", "mmap|vma|both", set_locks, 0, 0, 0, lock_words,
+	  "the model's reader locking [both]; the live kernel has its own\n"
+	  "(6.18: maps and query per VMA, the others under mmap_lock for\n"
+	  "each read())" },
+	{ "--mod", "LIST|all", set_mods, 0, 0, 0, NULL,
+	  "split, resize, remap, unmap [all]" },
+	{ "--duration", "SECONDS", cli_set_seconds, C(duration), 0.001, 86400 * 7, NULL,
+	  "the whole run, shared by all phases [4]" },
+	{ "--seed", "N", set_seed, 0, 0, 0, NULL,
+	  "seeds the modifier's and readers' timing jitter [from the\n"
+	  "clock; printed]" },
+	{ "--readers", "N", set_ulong, C(o.readers), 1, 64, NULL,
+	  "reader threads per phase [1]" },
+	{ "--regions", "N", set_ulong, C(o.regions), 8, 20000, NULL,
+	  "3-page regions in the layout [129: a page of maps text, as the\n"
+	  "kernel selftest]" },
+	{ "--broken", "skip-fallback", set_broken, 0, 0, 0, broken_words,
+	  "debug: break the model's reader on purpose to prove the test\n"
+	  "catches it (lock_next_vma skips a VMA it cannot lock)" },
+	CLI_OPT_END,
+};
+#undef C
+
+static const struct cli_opt *const race_tables[] = { race_opt_table, cli_common_opts, NULL };
+
+static void help(FILE *f)
+{
+	fprintf(f,
+"usage: vmalock race [options]\n"
+"\n"
+"A modifier splits and merges, shrinks and grows, remaps into, and unmaps and\n"
+"maps again the two VMAs on either side of a read() boundary of a view, while\n"
+"readers read the view across that boundary. Every read is checked against\n"
+"the contract: each VMA in its old or its new form, shown twice only as an old\n"
+"form followed by a new one, never missing, never overlapping otherwise, no gap\n"
+"that existed at no time; per-read snapshots where the reader holds mmap_lock\n"
+"for the whole read(); smaps records consistent in themselves; smaps_rollup\n"
+"totals that some walk over the states gives.\n"
+"\n");
+	cli_print_opts(f, race_tables);
+	fprintf(f,
+"\n"
+"Output: per (view, lock, modification) the reads checked, reads per second,\n"
+"modification cycles, violations, and the allowed observations seen (a VMA\n"
+"shown twice within a read or across two reads, a read that saw a modified\n"
+"state); then the first violation with the reads that showed it.\n"
+"\n"
+"Exit status: 0 no violation; 1 a violation, or a phase that could not run;\n"
+"2 bad usage. On the live kernel a violation is a finding about the kernel\n"
+"(docs/findings/maps-fake-gaps.md).\n");
 }
 
 int race_parse_args(int argc, char **argv, struct race_cli *cli)
 {
-	struct cli_args a = { .cmd = "race", .argc = argc, .argv = argv, .i = 1 };
 	struct race_opts *o = &cli->o;
-	const char *val;
-	unsigned long v;
-	bool bad = false;
-	char *end;
+	int ret;
 
 	memset(cli, 0, sizeof(*cli));
 	o->target = TARGET_MODEL;
@@ -166,76 +249,9 @@ int race_parse_args(int argc, char **argv, struct race_cli *cli)
 	o->locks[0] = VML_LOCK_MMAP;
 	o->locks[1] = VML_LOCK_VMA;
 	o->nr_locks = 2;
-	while (a.i < argc && !bad) {
-		const char *arg = argv[a.i];
-
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			cli->help = true;
-			return 0;
-		} else if (cli_opt(&a, "--target", &val, &bad)) {
-			if (bad)
-				break;
-			if (!strcmp(val, "model"))
-				o->target = TARGET_MODEL;
-			else if (!strcmp(val, "live"))
-				o->target = TARGET_LIVE;
-			else
-				return cli_usage_error("race", "--target: unknown target '%s' "
-						       "(model or live)", val);
-		} else if (cli_opt(&a, "--view", &val, &bad)) {
-			if (!bad && parse_views(val, cli))
-				return EXIT_USAGE;
-		} else if (cli_opt(&a, "--mod", &val, &bad)) {
-			if (!bad && parse_mods(val, o))
-				return EXIT_USAGE;
-		} else if (cli_opt(&a, "--lock", &val, &bad)) {
-			if (bad)
-				break;
-			if (!strcmp(val, "both")) {
-				o->nr_locks = 2;
-			} else {
-				if (cli_parse_lock("race", val, &o->locks[0]))
-					return EXIT_USAGE;
-				o->nr_locks = 1;
-			}
-		} else if (cli_opt(&a, "--duration", &val, &bad)) {
-			if (bad)
-				break;
-			errno = 0;
-			cli->duration = strtod(val, &end);
-			if (!*val || *end || errno || !(cli->duration > 0) ||
-			    cli->duration > 86400 * 7)
-				return cli_usage_error("race", "--duration: bad number of seconds "
-						       "'%s'", val);
-		} else if (cli_opt(&a, "--seed", &val, &bad)) {
-			if (bad || parse_uint("--seed", val, 0, ~0UL, &v))
-				return EXIT_USAGE;
-			o->seed = v;
-			cli->seed_given = true;
-		} else if (cli_opt(&a, "--readers", &val, &bad)) {
-			if (bad || parse_uint("--readers", val, 1, 64, &v))
-				return EXIT_USAGE;
-			o->readers = v;
-		} else if (cli_opt(&a, "--regions", &val, &bad)) {
-			if (bad || parse_uint("--regions", val, 8, 20000, &v))
-				return EXIT_USAGE;
-			o->regions = v;
-		} else if (cli_opt(&a, "--broken", &val, &bad)) {
-			if (bad)
-				break;
-			if (!strcmp(val, "skip-fallback"))
-				o->broken = VML_BROKEN_SKIP_FALLBACK;
-			else
-				return cli_usage_error("race", "--broken: unknown '%s' "
-						       "(only skip-fallback)", val);
-		} else if (arg[0] == '-') {
-			return cli_usage_error("race", "unknown option '%s'", arg);
-		} else {
-			return cli_usage_error("race", "unexpected argument '%s'", arg);
-		}
-	}
-	if (bad)
-		return EXIT_USAGE;
+	ret = cli_parse("race", race_tables, argc, argv, cli, NULL, &cli->help);
+	if (ret || cli->help)
+		return ret;
 	if (o->broken && o->target == TARGET_LIVE)
 		return cli_usage_error("race", "--broken breaks the model's reader: it needs "
 				       "--target model");
@@ -336,10 +352,6 @@ int cmd_race(int argc, char **argv)
 	if (cli.help) {
 		help(stdout);
 		return 0;
-	}
-	if (cli.o.target == TARGET_MODEL && !target_model_available) {
-		fprintf(stderr, "vmalock race: the model is not linked into this build\n");
-		return EXIT_USAGE;
 	}
 	if (!cli.seed_given) {
 		struct timespec ts;

@@ -2,11 +2,13 @@
 /*
  * vmalock replay - apply an op script, print or compare views.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "scriptrun.h"
 #include "target/host.h"
 #include "target/view.h"
@@ -15,38 +17,85 @@
 #define MAX_COMPARE 8
 #define DAMON_RETRIES 4
 
+struct replay_opts {
+	const char *file;
+	unsigned int targets;		/* CLI_MODEL | CLI_LIVE; 0: not given */
+	enum vml_view view;
+	const char *compare;
+	unsigned int locks;		/* CLI_LOCK_* */
+	const char *range;
+	bool raw, quiet;
+};
+
+static int set_script(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	if (*(const char **)dst)
+		return cli_usage_error(cmd, "%s: a second script '%s'", o->name, val);
+	return cli_set_string(cmd, o, val, dst);
+}
+
+static const char *const target_words[] = { "model", "live", "both", NULL };
+static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
+
+#define R(f) offsetof(struct replay_opts, f)
+static const struct cli_opt replay_opts_table[] = {
+	{ "--script", "FILE", set_script, R(file), 0, 0, NULL,
+	  "the op script (or give it as the argument; - reads stdin)" },
+	{ "--target", "model|live|both", cli_set_targets, R(targets), 0, 0, target_words,
+	  "where to run it [model; both with --compare]" },
+	{ "--view", "VIEW", cli_set_view, R(view), 0, 0, NULL,
+	  "maps [default], smaps, smaps_rollup, numa_maps, or query\n"
+	  "(PROCMAP_QUERY, printed as maps lines)" },
+	{ "--compare", "VIEW,...", cli_set_string, R(compare), 0, 0, NULL,
+	  "run on both targets and diff these views; any difference is\n"
+	  "printed as a unified diff (implies --target both)" },
+	{ "--lock", "mmap|vma|both", cli_set_locks, R(locks), 0, 0, lock_words,
+	  "the model's /proc reader locking [vma]; both: each in turn;\n"
+	  "the live kernel uses its own" },
+	{ "--range", "0xLO-0xHI", cli_set_string, R(range), 0, 0, NULL,
+	  "the address range shown [the script range]; smaps_rollup is\n"
+	  "whole-process and never cut (the live one includes the child's\n"
+	  "binary and libc)" },
+	{ "--raw", NULL, cli_set_flag, R(raw), 0, 0, NULL,
+	  "do not normalise device, inode and directory names" },
+	{ "--quiet", NULL, cli_set_flag, R(quiet), 0, 0, NULL,
+	  "print only failures and differences" },
+	CLI_OPT_END,
+};
+#undef R
+
+static const struct cli_opt *const replay_tables[] = { replay_opts_table, cli_common_opts, NULL };
+
 static void help(FILE *f)
 {
 	fprintf(f,
 "usage: vmalock replay FILE [options]\n"
 "\n"
-"Apply the op script FILE (format: tests/scripts/README.md) to a fresh address\n"
-"space and print a view of the script range, with device and inode numbers and\n"
-"the temporary file directories normalised.\n"
-"\n"
-"  --target model|live|both  where to run it (default: %s)%s\n"
-"  --view VIEW               maps (default), smaps, smaps_rollup, numa_maps, or\n"
-"                            query (PROCMAP_QUERY, printed as maps lines)\n"
-"  --compare VIEW,...        run on both targets and diff these views; any\n"
-"                            difference is printed as a unified diff (implies\n"
-"                            --target both)\n"
-"  --profile FILE            run the model as on the saved host profile FILE\n"
-"                            (`vmalock host --json`) instead of this host's\n"
-"  --lock mmap|vma           the model's /proc reader locking (default vma);\n"
-"                            the live kernel uses its own\n"
-"  --range LO-HI             the address range shown (default 0x%lx-0x%lx);\n"
-"                            smaps_rollup is whole-process and never cut (the\n"
-"                            live one includes the child's binary and libc)\n"
-"  --raw                     do not normalise device, inode and directory names\n"
-"  --quiet                   print only failures and differences\n"
+"Apply the op script FILE (format: docs/op-scripts.md) to a fresh address space\n"
+"and print a view of the script range, with device and inode numbers and the\n"
+"temporary file directories normalised. The model is configured from this\n"
+"host's profile (vmalock host), or --profile.\n"
+"\n");
+	cli_print_opts(f, replay_tables);
+	fprintf(f,
 "\n"
 "An op without expect= must succeed; one with expect=ERRNO must fail with it.\n"
+"On a host where DAMON runs, a comparison whose only differences are in\n"
+"Referenced: lines is run again (up to %d times): DAMON marks sampled pages\n"
+"young behind the kernel's back (docs/host-profile.md).\n"
 "Exit status: 0 all as expected; 1 an op ended otherwise, the targets differ,\n"
-"or a target failed; 2 bad usage or a bad script line.\n",
-		target_model_available ? "model" : "live",
-		target_model_available ? "" :
-		"\n                            (the model is not linked into this build yet)",
-		SCRIPT_RANGE_LO, SCRIPT_RANGE_HI);
+"or a target failed; 2 bad usage or a bad script line; 77 the script needs\n"
+"what this host lacks (require, or swap without root).\n", DAMON_RETRIES);
+}
+
+static int positional(void *opts, const char *arg)
+{
+	struct replay_opts *r = opts;
+
+	if (r->file)
+		return cli_usage_error("replay", "unexpected argument '%s'", arg);
+	r->file = arg;
+	return 0;
 }
 
 static int parse_range(const char *s, unsigned long *lo, unsigned long *hi)
@@ -68,23 +117,27 @@ static int parse_range(const char *s, unsigned long *lo, unsigned long *hi)
 
 static int parse_compare(const char *s, enum vml_view *views, int *nr)
 {
-	char buf[256];
-	char *save, *v;
+	const char *p = s;
 
-	if (strlen(s) >= sizeof(buf))
-		return cli_usage_error("replay", "--compare: too long");
-	strcpy(buf, s);
 	*nr = 0;
-	for (v = strtok_r(buf, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		char v[32];
+
+		if (!n || n >= sizeof(v))
+			return cli_usage_error("replay", "--compare: bad list '%s'", s);
 		if (*nr == MAX_COMPARE)
 			return cli_usage_error("replay", "--compare: too many views");
-		if (cli_parse_view("replay", "--compare", v, &views[*nr]))
-			return EXIT_USAGE;
+		memcpy(v, p, n);
+		v[n] = '\0';
+		if (target_view_parse(v, &views[*nr]))
+			return cli_usage_error("replay", "--compare: unknown view '%s' (maps, "
+					       "smaps, smaps_rollup, numa_maps, query)", v);
 		(*nr)++;
+		if (!p[n])
+			return 0;
+		p += n + 1;
 	}
-	if (!*nr)
-		return cli_usage_error("replay", "--compare: no view in '%s'", s);
-	return 0;
 }
 
 static int line_count(const char *s)
@@ -113,12 +166,11 @@ static bool referenced_only(const char *diff)
  * differences were in Referenced: lines.
  */
 static int compare(struct cli_run *run, const enum vml_view *views, int nr_views,
-		   enum vml_lock_policy lock, unsigned long lo, unsigned long hi, bool raw,
-		   bool quiet, FILE *out, bool *ref_only)
+		   enum vml_lock_policy lock, bool lock_label, unsigned long lo, unsigned long hi,
+		   bool raw, bool quiet, FILE *out, bool *ref_only)
 {
 	int status = 0;
 
-	*ref_only = true;
 	for (int v = 0; v < nr_views; v++) {
 		const char *name = target_view_name(views[v]);
 		char *text[2], *diff, la[64], lb[64];
@@ -130,7 +182,8 @@ static int compare(struct cli_run *run, const enum vml_view *views, int nr_views
 			*ref_only = false;
 			return EXIT_CHECK_FAILED;
 		}
-		snprintf(la, sizeof(la), "model/%s", name);
+		snprintf(la, sizeof(la), "model%s/%s",
+			 !lock_label ? "" : lock == VML_LOCK_MMAP ? "(mmap)" : "(vma)", name);
 		snprintf(lb, sizeof(lb), "live/%s", name);
 		diff = view_diff(text[0], text[1], la, lb);
 		if (!diff) {
@@ -142,7 +195,8 @@ static int compare(struct cli_run *run, const enum vml_view *views, int nr_views
 			status = EXIT_CHECK_FAILED;
 			*ref_only &= referenced_only(diff);
 		} else if (!quiet) {
-			fprintf(out, "%s: same on model and live (%d lines)\n", name,
+			fprintf(out, "%s: same on model%s and live (%d lines)\n", name,
+				!lock_label ? "" : lock == VML_LOCK_MMAP ? " (mmap)" : " (vma)",
 				line_count(text[0]));
 		}
 		vml_free(diff);
@@ -154,74 +208,42 @@ static int compare(struct cli_run *run, const enum vml_view *views, int nr_views
 
 int cmd_replay(int argc, char **argv)
 {
-	struct cli_args a = { .cmd = "replay", .argc = argc, .argv = argv, .i = 1 };
-	const char *file = NULL, *val, *target = NULL, *cmp = NULL;
-	enum vml_view view = VML_VIEW_MAPS, views[MAX_COMPARE];
-	enum vml_lock_policy lock = VML_LOCK_VMA;
+	struct replay_opts o = { .view = VML_VIEW_MAPS, .locks = CLI_LOCK_VMA };
+	enum vml_view views[MAX_COMPARE];
 	enum target_kind kinds[2];
+	enum vml_lock_policy locks[2];
 	unsigned long lo = SCRIPT_RANGE_LO, hi = SCRIPT_RANGE_HI;
-	bool quiet = false, raw = false, bad = false;
-	int nr_views = 0, nr_kinds, status;
+	int nr_views = 0, nr_kinds = 0, nr_locks = 0, status;
 	struct cli_run run;
+	bool help_wanted;
 
-	while (a.i < argc && !bad) {
-		const char *arg = argv[a.i];
-
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			help(stdout);
-			return 0;
-		} else if (cli_opt(&a, "--profile", &val, &bad)) {
-			if (!bad && cli_use_profile("replay", val))
-				return EXIT_USAGE;
-		} else if (cli_opt(&a, "--target", &target, &bad)) {
-		} else if (cli_opt(&a, "--compare", &cmp, &bad)) {
-		} else if (cli_opt(&a, "--view", &val, &bad)) {
-			if (!bad && cli_parse_view("replay", "--view", val, &view))
-				return EXIT_USAGE;
-		} else if (cli_opt(&a, "--lock", &val, &bad)) {
-			if (!bad && cli_parse_lock("replay", val, &lock))
-				return EXIT_USAGE;
-		} else if (cli_opt(&a, "--range", &val, &bad)) {
-			if (!bad && parse_range(val, &lo, &hi))
-				return cli_usage_error("replay", "--range: bad range '%s' "
-						       "(want 0xLO-0xHI, LO < HI)", val);
-		} else if (cli_opt(&a, "--quiet", NULL, &bad)) {
-			quiet = true;
-		} else if (cli_opt(&a, "--raw", NULL, &bad)) {
-			raw = true;
-		} else if (arg[0] == '-' && arg[1]) {
-			return cli_usage_error("replay", "unknown option '%s'", arg);
-		} else if (!file) {
-			file = arg;
-			a.i++;
-		} else {
-			return cli_usage_error("replay", "unexpected argument '%s'", arg);
-		}
+	status = cli_parse("replay", replay_tables, argc, argv, &o, positional, &help_wanted);
+	if (status)
+		return status;
+	if (help_wanted) {
+		help(stdout);
+		return 0;
 	}
-	if (bad)
-		return EXIT_USAGE;
-	if (!file)
+	if (!o.file)
 		return cli_usage_error("replay", "missing FILE");
-	if (cmp && parse_compare(cmp, views, &nr_views))
+	if (o.range && parse_range(o.range, &lo, &hi))
+		return cli_usage_error("replay", "--range: bad range '%s' (want 0xLO-0xHI, LO < HI)",
+				       o.range);
+	if (o.compare && parse_compare(o.compare, views, &nr_views))
 		return EXIT_USAGE;
-	if (!target)
-		target = cmp ? "both" : target_model_available ? "model" : "live";
-	if (!strcmp(target, "model")) {
-		kinds[0] = TARGET_MODEL;
-		nr_kinds = 1;
-	} else if (!strcmp(target, "live")) {
-		kinds[0] = TARGET_LIVE;
-		nr_kinds = 1;
-	} else if (!strcmp(target, "both")) {
-		kinds[0] = TARGET_MODEL;
-		kinds[1] = TARGET_LIVE;
-		nr_kinds = 2;
-	} else {
-		return cli_usage_error("replay", "--target: unknown target '%s' "
-				       "(model, live or both)", target);
-	}
-	if (cmp && nr_kinds != 2)
-		return cli_usage_error("replay", "--compare needs --target both, not '%s'", target);
+	if (!o.targets)
+		o.targets = o.compare ? CLI_MODEL | CLI_LIVE : CLI_MODEL;
+	if (o.compare && o.targets != (CLI_MODEL | CLI_LIVE))
+		return cli_usage_error("replay", "--compare needs --target both, not '%s'",
+				       o.targets == CLI_MODEL ? "model" : "live");
+	if (o.targets & CLI_MODEL)
+		kinds[nr_kinds++] = TARGET_MODEL;
+	if (o.targets & CLI_LIVE)
+		kinds[nr_kinds++] = TARGET_LIVE;
+	if (o.locks & CLI_LOCK_MMAP)
+		locks[nr_locks++] = VML_LOCK_MMAP;
+	if (o.locks & CLI_LOCK_VMA)
+		locks[nr_locks++] = VML_LOCK_VMA;
 
 	/*
 	 * DAMON (vmalock host shows it) moves a sampled page's Accessed bit into
@@ -231,22 +253,24 @@ int cmd_replay(int argc, char **argv)
 	 * lines is run again on fresh targets, up to DAMON_RETRIES times.
 	 */
 	for (int attempt = 1;; attempt++) {
-		bool ref_only = false;
+		bool ref_only = true;
 		char *buf = NULL;
 		size_t buflen = 0;
 		FILE *out;
 
-		status = cli_run_start(&run, "replay", file, kinds, nr_kinds);
+		status = cli_run_start(&run, "replay", o.file, kinds, nr_kinds);
 		if (!status)
 			status = cli_run_ops(&run);
-		if (status || !cmp)
+		if (status || !o.compare)
 			break;
 		out = open_memstream(&buf, &buflen);
 		if (!out) {
 			status = EXIT_CHECK_FAILED;
 			break;
 		}
-		status = compare(&run, views, nr_views, lock, lo, hi, raw, quiet, out, &ref_only);
+		for (int l = 0; l < nr_locks; l++)
+			status |= compare(&run, views, nr_views, locks[l], nr_locks > 1, lo, hi,
+					  o.raw, o.quiet, out, &ref_only);
 		fclose(out);
 		if (status && ref_only && !run.op_mismatch && attempt < DAMON_RETRIES &&
 		    host_damon_running()) {
@@ -264,17 +288,23 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (status)
 		goto out;
-	if (!quiet) {
-		for (int i = 0; i < run.nr; i++) {
-			char *text = cli_run_view(&run, i, view, lock, true, lo, hi, !raw);
+	for (int i = 0; i < run.nr && !o.quiet; i++) {
+		for (int l = 0; l < nr_locks; l++) {
+			bool model = target_kind(run.t[i]) == TARGET_MODEL;
+			char *text;
 
+			if (!model && l)
+				break;	/* the live kernel has one policy */
+			text = cli_run_view(&run, i, o.view, locks[l], true, lo, hi, !o.raw);
 			if (!text) {
 				status = EXIT_CHECK_FAILED;
-				break;
+				goto out;
 			}
-			if (run.nr > 1)
-				printf("== %s: %s\n", target_kind_name(kinds[i]),
-				       target_view_name(view));
+			if (run.nr > 1 || (model && nr_locks > 1))
+				printf("== %s%s: %s\n", target_kind_name(kinds[i]),
+				       model && nr_locks > 1 ?
+				       (locks[l] == VML_LOCK_MMAP ? " (mmap)" : " (vma)") : "",
+				       target_view_name(o.view));
 			fputs(text, stdout);
 			vml_free(text);
 		}

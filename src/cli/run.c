@@ -12,11 +12,14 @@
 #include "bench.h"
 #include "cli.h"
 #include "scriptrun.h"
+#include "util/json.h"
 
 #define RUN_JSON "vmalock-run.json"
 #define RUN_PLOT "vmalock-run.png"
 #define RUN_DURATION_S 3	/* Paul's check runs: 3 s; 9 rows x 3 samples is ~1.5 min */
 #define RUN_SAMPLES 3
+
+static const struct cli_opt *const run_tables[] = { bench_opt_table, cli_common_opts, NULL };
 
 static void help(FILE *f)
 {
@@ -27,15 +30,15 @@ static void help(FILE *f)
 "latency while low-priority readers read /proc/PID/smaps of its address space)\n"
 "with 0, 1 and 4 readers, on the model under the mmap and the vma lock policies\n"
 "and on the live kernel; %g s x %u samples a row. Prints the table and a verdict,\n"
-"writes " RUN_JSON " and " RUN_PLOT ". While the model has no smaps view, the\n"
-"run reads maps instead and says so.\n"
+"writes " RUN_JSON " and " RUN_PLOT " (the paths are checked first).\n"
 "\n"
-"Every option of `vmalock bench proc-vs-map` is accepted and overrides the\n"
-"defaults (see vmalock bench --help), e.g. --duration 1 --samples 2, --busy 1,\n"
-"--json FILE, --plot FILE.svg.\n"
+"The options of `vmalock bench` override the defaults, e.g. --duration 1\n"
+"--samples 2, --busy 1, --json FILE, --plot FILE.svg:\n"
+"\n", (double)RUN_DURATION_S, RUN_SAMPLES);
+	cli_print_opts(f, run_tables);
+	fprintf(f,
 "\n"
-"Exit status: 0 success; 1 a target failed; 2 bad usage.\n", (double)RUN_DURATION_S,
-		RUN_SAMPLES);
+"Exit status: 0 success; 1 a target failed; 2 bad usage.\n");
 }
 
 /* Does @kernel (uname -r) read maps under per-VMA locks (6.17 and later)? */
@@ -117,65 +120,50 @@ static void verdict(FILE *f, const struct pvm_result *res)
 
 int cmd_run(int argc, char **argv)
 {
-	struct cli_args a = { .cmd = "run", .argc = argc, .argv = argv, .i = 1 };
-	struct bench_opts o;
+	struct bench_cli c;
+	struct bench_opts *o = &c.o;
 	struct pvm_result res;
-	bool bad = false, view_given = false;
+	bool help_wanted;
 	int ret;
 
-	bench_opts_default(&o);
-	o.duration_s = RUN_DURATION_S;
-	o.samples = RUN_SAMPLES;
-	o.readers[0] = 0;
-	o.readers[1] = 1;
-	o.readers[2] = 4;
-	o.nr_readers = 3;
-	o.json = RUN_JSON;
-	o.plot = RUN_PLOT;
-	o.view = VML_VIEW_SMAPS;
-	while (a.i < argc) {
-		const char *arg = argv[a.i];
-
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			help(stdout);
-			return 0;
-		}
-		if (!strncmp(arg, "--view", 6))
-			view_given = true;
-		ret = bench_parse_opt(&a, &o, &bad);
-		if (ret < 0)
-			return EXIT_USAGE;
-		if (ret > 0)
-			continue;
-		if (arg[0] == '-' && arg[1])
-			return cli_usage_error("run", "unknown option '%s'", arg);
-		return cli_usage_error("run", "unexpected argument '%s'", arg);
+	bench_cli_default(&c);
+	o->duration_s = RUN_DURATION_S;
+	o->samples = RUN_SAMPLES;
+	c.readers = (struct cli_ulist){ .v = { 0, 1, 4 }, .nr = 3 };
+	o->json = RUN_JSON;
+	o->plot = RUN_PLOT;
+	o->view = VML_VIEW_SMAPS;
+	ret = cli_parse("run", run_tables, argc, argv, &c, NULL, &help_wanted);
+	if (ret)
+		return ret;
+	if (help_wanted) {
+		help(stdout);
+		return 0;
 	}
-	if (!o.model && !o.live)
+	bench_cli_finish(&c);
+	if (!o->model && !o->live)
 		return cli_usage_error("run", "--target: nothing to run");
-	if (o.model && !bench_model_has_view(o.view)) {
-		if (view_given)
-			return cli_usage_error("run", "--view: the model has no %s view in this "
-					       "build (try --view maps, or --target live)",
-					       bench_view_name(o.view));
-		/* Until the model's smaps is merged: the whole run reads maps, and says so. */
-		o.note = "the model has no smaps view in this build yet: this run reads maps "
-			 "on both targets";
-		o.view = VML_VIEW_MAPS;
-		fprintf(stderr, "vmalock run: note: %s\n", o.note);
+	/* The defaults' paths are checked as given ones are. */
+	for (int i = 0; i < 2; i++) {
+		const char *path = i ? o->plot : o->json;
+
+		ret = path ? json_check_writable(path) : 0;
+		if (ret)
+			return cli_usage_error("run", "cannot write '%s': %s", path,
+					       strerror(-ret));
 	}
 
-	ret = bench_proc_vs_map(&o, &res);
+	ret = bench_proc_vs_map(o, &res);
 	if (!ret) {
 		pvm_print_table(stdout, &res);
 		fflush(stdout);
-		if (o.json && pvm_write_json(o.json, &res))
+		if (o->json && pvm_write_json(o->json, &res))
 			ret = EXIT_CHECK_FAILED;
-		if (o.plot && pvm_plot(o.plot, &res))
+		if (o->plot && pvm_plot(o->plot, &res))
 			ret = EXIT_CHECK_FAILED;
 		if (!ret)
-			printf("# wrote %s and %s\n", o.json ? o.json : "no JSON",
-			       o.plot ? o.plot : "no plot");
+			printf("# wrote %s and %s\n", o->json ? o->json : "no JSON",
+			       o->plot ? o->plot : "no plot");
 		verdict(stdout, &res);
 	}
 	pvm_result_free(&res);

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,79 +14,6 @@
 #include "target/host.h"
 #include "target/view.h"
 #include "util/alloc.h"
-
-bool cli_opt(struct cli_args *a, const char *name, const char **value, bool *bad)
-{
-	const char *arg = a->argv[a->i];
-	size_t n = strlen(name);
-
-	if (strncmp(arg, name, n) || (arg[n] != '\0' && arg[n] != '='))
-		return false;
-	if (!value) {
-		if (arg[n] == '=') {
-			cli_usage_error(a->cmd, "%s takes no value", name);
-			*bad = true;
-		}
-		a->i++;
-		return true;
-	}
-	if (arg[n] == '=') {
-		*value = arg + n + 1;
-		a->i++;
-		return true;
-	}
-	if (a->i + 1 >= a->argc) {
-		cli_usage_error(a->cmd, "%s needs a value", name);
-		*bad = true;
-		a->i++;
-		return true;
-	}
-	*value = a->argv[a->i + 1];
-	a->i += 2;
-	return true;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "vmalock %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (try vmalock %s --help)\n", cmd);
-	return EXIT_USAGE;
-}
-
-int cli_use_profile(const char *cmd, const char *path)
-{
-	char err[512];
-
-	if (host_profile_use_file(path, err, sizeof(err))) {
-		fprintf(stderr, "vmalock %s: --profile: %s\n", cmd, err);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-int cli_parse_lock(const char *cmd, const char *s, enum vml_lock_policy *out)
-{
-	if (!strcmp(s, "mmap"))
-		*out = VML_LOCK_MMAP;
-	else if (!strcmp(s, "vma"))
-		*out = VML_LOCK_VMA;
-	else
-		return cli_usage_error(cmd, "--lock: unknown policy '%s' (mmap or vma)", s);
-	return 0;
-}
-
-int cli_parse_view(const char *cmd, const char *opt, const char *s, enum vml_view *out)
-{
-	if (target_view_parse(s, out))
-		return cli_usage_error(cmd, "%s: unknown view '%s' (maps, smaps, smaps_rollup, "
-				       "numa_maps, query)", opt, s);
-	return 0;
-}
 
 /*
  * SIGINT, SIGTERM, SIGHUP while a script runs: stop after the current op so
@@ -101,20 +27,6 @@ static const int caught[3] = { SIGINT, SIGTERM, SIGHUP };
 static void on_signal(int sig)
 {
 	cli_interrupted = sig;
-}
-
-int cli_parse_ulong(const char *cmd, const char *opt, const char *s, unsigned long min,
-		    unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
-		return cli_usage_error(cmd, "%s: bad number '%s' (%lu-%lu)", opt, s, min, max);
-	*out = v;
-	return 0;
 }
 
 void cli_pin_to_this_cpu(void)

@@ -11,33 +11,6 @@
 #include "target/script.h"
 #include "target/target.h"
 
-/* A small option scanner: `--name value` or `--name=value`. */
-struct cli_args {
-	const char *cmd;	/* "replay", for messages */
-	int argc;
-	char **argv;
-	int i;			/* next argv index */
-};
-
-/*
- * Is argv[i] the option @name (taking a value when @value is non-NULL)?
- * On a match, advances and sets *@value. A missing value is a usage error:
- * prints one line and sets *@bad.
- */
-bool cli_opt(struct cli_args *a, const char *name, const char **value, bool *bad);
-/* One-line usage error naming the argument; returns EXIT_USAGE. */
-__attribute__((format(printf, 2, 3)))
-int cli_usage_error(const char *cmd, const char *fmt, ...);
-
-/*
- * --profile FILE: run the model as on the saved host profile FILE instead of
- * this host's. Return: 0, or EXIT_USAGE after printing why.
- */
-int cli_use_profile(const char *cmd, const char *path);
-int cli_parse_lock(const char *cmd, const char *s, enum vml_lock_policy *out);
-/* A number in [@min, @max] (any strtoul base); else a usage error naming @opt. */
-int cli_parse_ulong(const char *cmd, const char *opt, const char *s, unsigned long min,
-		    unsigned long max, unsigned long *out);
 /*
  * Keep this process, and a live child it starts later, on the CPU it runs
  * on now. The kernel's LRU folio batches are per CPU: a child that moves
@@ -46,7 +19,6 @@ int cli_parse_ulong(const char *cmd, const char *opt, const char *s, unsigned lo
  * run to run. Best effort: nothing happens if the CPU cannot be known.
  */
 void cli_pin_to_this_cpu(void);
-int cli_parse_view(const char *cmd, const char *opt, const char *s, enum vml_view *out);
 
 /* A script applied to one or two targets (model first when there are two). */
 struct cli_run {

@@ -2,104 +2,126 @@
 /*
  * vmalock show - print one whole view of a scripted address space.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "scriptrun.h"
 #include "util/alloc.h"
+
+struct show_opts {
+	const char *view_name;
+	const char *file;
+	unsigned int targets;		/* CLI_MODEL or CLI_LIVE */
+	unsigned int locks;		/* CLI_LOCK_* */
+};
+
+static int set_script(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	if (*(const char **)dst)
+		return cli_usage_error(cmd, "%s: a second script '%s'", o->name, val);
+	return cli_set_string(cmd, o, val, dst);
+}
+
+static const char *const target_words[] = { "model", "live", NULL };
+static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
+
+#define S(f) offsetof(struct show_opts, f)
+static const struct cli_opt show_opts_table[] = {
+	{ "--script", "FILE", set_script, S(file), 0, 0, NULL,
+	  "the op script (or give it after VIEW; - reads stdin)" },
+	{ "--target", "model|live", cli_set_targets, S(targets), 0, 0, target_words,
+	  "where to run it [model]" },
+	{ "--lock", "mmap|vma|both", cli_set_locks, S(locks), 0, 0, lock_words,
+	  "the model's /proc reader locking [vma]; both: each in turn;\n"
+	  "the live kernel uses its own" },
+	CLI_OPT_END,
+};
+#undef S
+
+static const struct cli_opt *const show_tables[] = { show_opts_table, cli_common_opts, NULL };
 
 static void help(FILE *f)
 {
 	fprintf(f,
-"usage: vmalock show VIEW --script FILE [options]\n"
+"usage: vmalock show VIEW FILE [options]\n"
 "\n"
 "Apply the op script FILE to a fresh address space and print VIEW exactly as\n"
 "read (whole address space, nothing normalised). VIEW is maps, smaps,\n"
 "smaps_rollup, numa_maps, or query (PROCMAP_QUERY over every VMA, printed as\n"
 "maps lines).\n"
-"\n"
-"  --script FILE        the op script (required)\n"
-"  --target model|live  where to run it (default: %s)%s\n"
-"  --profile FILE       run the model as on the saved host profile FILE\n"
-"                       (`vmalock host --json`) instead of this host's\n"
-"  --lock mmap|vma      the model's /proc reader locking (default vma);\n"
-"                       the live kernel uses its own\n"
+"\n");
+	cli_print_opts(f, show_tables);
+	fprintf(f,
 "\n"
 "Exit status: 0 success; 1 an op ended unlike its expect= (default: success)\n"
-"or the target failed; 2 bad usage or a bad script line.\n",
-		target_model_available ? "model" : "live",
-		target_model_available ? "" : "; the model is not linked into this build yet");
+"or the target failed; 2 bad usage or a bad script line; 77 the script needs\n"
+"what this host lacks.\n");
+}
+
+static int positional(void *opts, const char *arg)
+{
+	struct show_opts *s = opts;
+
+	if (!s->view_name)
+		s->view_name = arg;
+	else if (!s->file)
+		s->file = arg;
+	else
+		return cli_usage_error("show", "unexpected argument '%s'", arg);
+	return 0;
 }
 
 int cmd_show(int argc, char **argv)
 {
-	struct cli_args a = { .cmd = "show", .argc = argc, .argv = argv, .i = 1 };
-	const char *script = NULL, *target = NULL, *val, *view_name = NULL;
-	enum vml_lock_policy lock = VML_LOCK_VMA;
+	struct show_opts o = { .targets = CLI_MODEL, .locks = CLI_LOCK_VMA };
 	enum vml_view view;
 	enum target_kind kind;
-	bool bad = false;
+	bool help_wanted;
 	struct cli_run run;
-	char *text;
 	int status;
 
-	while (a.i < argc && !bad) {
-		const char *arg = argv[a.i];
-
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			help(stdout);
-			return 0;
-		} else if (cli_opt(&a, "--script", &script, &bad)) {
-		} else if (cli_opt(&a, "--profile", &val, &bad)) {
-			if (!bad && cli_use_profile("show", val))
-				return EXIT_USAGE;
-		} else if (cli_opt(&a, "--target", &target, &bad)) {
-		} else if (cli_opt(&a, "--lock", &val, &bad)) {
-			if (!bad && cli_parse_lock("show", val, &lock))
-				return EXIT_USAGE;
-		} else if (arg[0] == '-' && arg[1]) {
-			return cli_usage_error("show", "unknown option '%s'", arg);
-		} else if (!view_name) {
-			view_name = arg;
-			a.i++;
-		} else {
-			return cli_usage_error("show", "unexpected argument '%s'", arg);
-		}
+	status = cli_parse("show", show_tables, argc, argv, &o, positional, &help_wanted);
+	if (status)
+		return status;
+	if (help_wanted) {
+		help(stdout);
+		return 0;
 	}
-	if (bad)
-		return EXIT_USAGE;
-	if (!view_name)
+	if (!o.view_name)
 		return cli_usage_error("show", "missing VIEW");
-	if (cli_parse_view("show", "VIEW", view_name, &view))
-		return EXIT_USAGE;
-	if (!script)
-		return cli_usage_error("show", "missing --script FILE");
-	if (!target)
-		target = target_model_available ? "model" : "live";
-	if (!strcmp(target, "model"))
-		kind = TARGET_MODEL;
-	else if (!strcmp(target, "live"))
-		kind = TARGET_LIVE;
-	else
-		return cli_usage_error("show", "--target: unknown target '%s' (model or live)",
-				       target);
+	if (target_view_parse(o.view_name, &view))
+		return cli_usage_error("show", "VIEW: unknown view '%s' (maps, smaps, smaps_rollup, "
+				       "numa_maps, query)", o.view_name);
+	if (!o.file)
+		return cli_usage_error("show", "missing FILE");
+	kind = o.targets == CLI_LIVE ? TARGET_LIVE : TARGET_MODEL;
 
-	status = cli_run_start(&run, "show", script, &kind, 1);
+	status = cli_run_start(&run, "show", o.file, &kind, 1);
 	if (!status)
 		status = cli_run_ops(&run);
-	if (status)
-		goto out;
-	text = cli_run_view(&run, 0, view, lock, false, 0, 0, false);
-	if (!text) {
-		status = EXIT_CHECK_FAILED;
-		goto out;
+	for (int l = 0; !status && l < 2; l++) {
+		enum vml_lock_policy lock = l ? VML_LOCK_VMA : VML_LOCK_MMAP;
+		char *text;
+
+		if (!(o.locks & (l ? CLI_LOCK_VMA : CLI_LOCK_MMAP)))
+			continue;
+		if (kind == TARGET_LIVE && l && (o.locks & CLI_LOCK_MMAP))
+			break;	/* the live kernel has one policy */
+		text = cli_run_view(&run, 0, view, lock, false, 0, 0, false);
+		if (!text) {
+			status = EXIT_CHECK_FAILED;
+			break;
+		}
+		if (kind == TARGET_MODEL && o.locks == (CLI_LOCK_MMAP | CLI_LOCK_VMA))
+			printf("== model (%s): %s\n", l ? "vma" : "mmap", target_view_name(view));
+		fputs(text, stdout);
+		vml_free(text);
 	}
-	fputs(text, stdout);
-	vml_free(text);
-	if (run.op_mismatch)
+	if (!status && run.op_mismatch)
 		status = EXIT_CHECK_FAILED;
-out:
 	cli_run_finish(&run);
 	fflush(stdout);
 	return status;

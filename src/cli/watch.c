@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "scriptrun.h"
 #include "trace/analysis.h"
 #include "trace/session.h"
@@ -39,6 +41,37 @@
 #define MAX_TIDS 4096
 /* Rows of each list while refreshing on a terminal (the final report has all). */
 #define TTY_ROWS 8
+
+struct watch_opts {
+	const char *pid;
+	double duration, interval;
+	const char *json;
+};
+
+#define W(f) offsetof(struct watch_opts, f)
+static const struct cli_opt watch_opt_table[] = {
+	{ "--duration", "S", cli_set_seconds, W(duration), 0.001, 86400 * 365, NULL,
+	  "stop after S seconds [at Ctrl-C, or when PID exits]" },
+	{ "--interval", "S", cli_set_seconds, W(interval), 0.05, 86400, NULL,
+	  "refresh the report every S seconds on a terminal [1]" },
+	{ "--json", "FILE", cli_set_json_path, W(json), 0, 0, NULL,
+	  "also write the result as one JSON document to FILE\n"
+	  "(\"-\": to stdout, instead of the text report)" },
+	CLI_OPT_END,
+};
+#undef W
+
+static const struct cli_opt *const watch_tables[] = { watch_opt_table, NULL };
+
+static int pid_arg(void *opts, const char *arg)
+{
+	struct watch_opts *o = opts;
+
+	if (o->pid)
+		return cli_usage_error("watch", "unexpected argument '%s'", arg);
+	o->pid = arg;
+	return 0;
+}
 
 static void help(FILE *f)
 {
@@ -55,10 +88,9 @@ static void help(FILE *f)
 "took from its wake-up to running, and every outside task's read holds and\n"
 "the gaps between them.\n"
 "\n"
-"  --duration S   stop after S seconds (default: at Ctrl-C, or when PID exits)\n"
-"  --interval S   refresh the report every S seconds on a terminal [1]\n"
-"  --json FILE    also write the result as one JSON document to FILE\n"
-"                 (\"-\": to stdout, instead of the text report)\n"
+"\n");
+	cli_print_opts(f, watch_tables);
+	fprintf(f,
 "\n"
 "Needs root (to mount tracefs, privately, and create a tracing instance of its\n"
 "own; both vanish when watch ends) and a kernel with the mmap_lock tracepoints\n"
@@ -113,19 +145,6 @@ static void restore_signals(const struct sigaction *old)
 		sigaction(caught[i], &old[i], NULL);
 }
 
-static int parse_seconds(const char *opt, const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0.01 || v > 1e7)
-		return cli_usage_error("watch", "%s: bad value '%s' (seconds, at least 0.01)",
-				       opt, s);
-	*out = v;
-	return 0;
-}
 
 static bool is_own(const struct watch *w, int32_t pid, int32_t tgid)
 {
@@ -618,46 +637,32 @@ static int watch_loop(struct watch *w, struct trace_session *s, double duration,
 
 int cmd_watch(int argc, char **argv)
 {
-	struct cli_args a = { .cmd = "watch", .argc = argc, .argv = argv, .i = 1 };
-	const char *val, *json = NULL, *pid_arg = NULL;
-	double duration = 0, interval = 1;
+	struct watch_opts o = { .interval = 1 };
 	struct trace_session_opts so = { .events = TRACE_EV_MMAP_LOCK | TRACE_EV_SCHED };
 	struct trace_session *s = NULL;
 	struct sigaction old[ARRAY_SIZE(caught)];
 	struct watch *w;
 	unsigned long pid;
-	bool bad = false, tty;
+	bool help_wanted, tty;
 	int ret, status = 0;
+	double duration, interval;
+	const char *json;
 	uint64_t now;
 
-	while (a.i < argc && !bad) {
-		const char *arg = argv[a.i];
-
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			help(stdout);
-			return 0;
-		} else if (cli_opt(&a, "--duration", &val, &bad)) {
-			if (!bad && parse_seconds("--duration", val, &duration))
-				return EXIT_USAGE;
-		} else if (cli_opt(&a, "--interval", &val, &bad)) {
-			if (!bad && parse_seconds("--interval", val, &interval))
-				return EXIT_USAGE;
-		} else if (cli_opt(&a, "--json", &json, &bad)) {
-		} else if (arg[0] == '-' && arg[1]) {
-			return cli_usage_error("watch", "unknown option '%s'", arg);
-		} else if (!pid_arg) {
-			pid_arg = arg;
-			a.i++;
-		} else {
-			return cli_usage_error("watch", "unexpected argument '%s'", arg);
-		}
+	ret = cli_parse("watch", watch_tables, argc, argv, &o, pid_arg, &help_wanted);
+	if (ret)
+		return ret;
+	if (help_wanted) {
+		help(stdout);
+		return 0;
 	}
-	if (bad)
-		return EXIT_USAGE;
-	if (!pid_arg)
+	duration = o.duration;
+	interval = o.interval;
+	json = o.json;
+	if (!o.pid)
 		return cli_usage_error("watch", "missing PID");
-	if (cli_parse_ulong("watch", "PID", pid_arg, 1, 0x3fffffff, &pid))
-		return EXIT_USAGE;
+	if (cli_parse_count(o.pid, 1, 0x3fffffff, &pid))
+		return cli_usage_error("watch", "PID: bad value '%s' (a number, 1 to %d)", o.pid, 0x3fffffff);
 	if (process_gone((pid_t)pid)) {
 		fprintf(stderr, "vmalock watch: no process %lu\n", pid);
 		return EXIT_USAGE;

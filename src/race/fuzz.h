@@ -92,6 +92,11 @@ struct fuzz_pair;
 
 /* A model and a live target sharing one file environment. Return: 0 or -errno. */
 int fuzz_pair_create(struct fuzz_pair **out);
+/*
+ * The swap every pair's model gets from now on (the live side's swap file is
+ * the caller's: target_swap_on). 0: none of ours.
+ */
+void fuzz_set_swap(uint64_t bytes);
 void fuzz_pair_destroy(struct fuzz_pair *p);
 
 /* Forget the last sequence: unmap what it mapped. Return: 0 or -errno (a target failed). */

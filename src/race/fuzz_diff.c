@@ -50,14 +50,25 @@ void fuzz_pair_destroy(struct fuzz_pair *p)
 	vml_free(p);
 }
 
+/* Set once by the command before the first pair; read-only afterwards. */
+static uint64_t fuzz_swap_bytes;
+
+void fuzz_set_swap(uint64_t bytes)
+{
+	fuzz_swap_bytes = bytes;
+}
+
 int fuzz_pair_create(struct fuzz_pair **out)
 {
 	struct fuzz_pair *p = vml_zalloc(sizeof(*p));
+	char err[256];
 	int ret;
 
 	if (!p)
 		return -ENOMEM;
 	ret = target_env_create(&p->env);
+	if (!ret && fuzz_swap_bytes)
+		ret = target_env_set_swap(p->env, fuzz_swap_bytes, false, err, sizeof(err));
 	if (!ret)
 		ret = target_create(TARGET_MODEL, p->env, &p->t[0]);
 	if (!ret)

@@ -17,8 +17,6 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 
-const bool target_model_available = true;
-
 struct model {
 	struct vml_sys *sys;
 	struct vml_mm *mm;

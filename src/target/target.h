@@ -212,8 +212,7 @@ struct target_reader {
 };
 
 extern const struct target_ops target_live_ops;
-extern const struct target_ops target_model_ops;	/* NULL-able: see model_stub.c */
-extern const bool target_model_available;
+extern const struct target_ops target_model_ops;
 /* Can a live target be made here (is vmalock-child found)? */
 bool target_live_available(void);
 /* Where vmalock-child is (live.c says where it looks). Return: 0 or -ENOENT. */

@@ -182,7 +182,7 @@ expect "sizes: bad value '0'" "zero --sizes" -- bench read-cost --sizes 0
 expect "iterations: bad value '0'" "zero --iterations" -- bench ops --iterations 0
 expect "vmas: bad value '100000'" "too many --vmas" -- bench ops --vmas 100000
 expect "seed: bad value 'x'" "bad --seed" -- bench proc-vs-map --seed x
-expect "policy: unknown policy 'x'" "bad --policy named" -- bench khugepaged --policy x
+expect "policy: unknown value 'x'" "bad --policy named" -- bench khugepaged --policy x
 expect "skip-vmas: bad value 'x'" "bad --skip-vmas" -- bench khugepaged --skip-vmas x
 expect "view: unknown view 'bogus'" "bad --view named" -- bench proc-vs-map --view bogus
 expect "target: unknown target 'bogus'" "bad --target named" -- bench proc-vs-map --target bogus

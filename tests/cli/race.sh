@@ -36,11 +36,11 @@ usage() {	# usage PATTERN DESCRIPTION -- ARGS...: exit 2, one stderr line matchi
 usage "view: unknown view 'bogus'" "bad --view named" -- --view maps,bogus
 usage "lock: unknown policy 'rcu'" "bad --lock named" -- --lock rcu
 usage "mod: unknown modification 'shuffle'" "bad --mod named" -- --mod shuffle
-usage "duration: bad number of seconds '0'" "zero --duration" -- --duration 0
+usage "duration: bad value '0'" "zero --duration" -- --duration 0
 usage "target: unknown target 'both'" "race takes one target" -- --target both
-usage "broken: unknown 'skip-everything'" "bad --broken named" -- --broken skip-everything
+usage "broken: unknown value 'skip-everything'" "bad --broken named" -- --broken skip-everything
 usage "broken breaks the model's reader" "--broken on the live kernel" -- --broken skip-fallback --target live
-usage "readers: bad number" "zero readers" -- --readers 0
+usage "readers: bad value" "zero readers" -- --readers 0
 usage "unexpected argument 'maps'" "a stray argument" -- maps
 
 "$vmalock" race --help >out 2>err

@@ -54,7 +54,7 @@ expect 2 "quiet takes no value" "value on a flag" -- replay good.ops --quiet=yes
 expect 2 "nosuch.ops: No such file" "missing script file" -- replay nosuch.ops --target live
 expect 2 "missing VIEW" "show without VIEW" -- show --script good.ops
 expect 2 "VIEW: unknown view 'mapz'" "show with a bad VIEW" -- show mapz --script good.ops
-expect 2 "missing --script FILE" "show without --script" -- show maps
+expect 2 "missing FILE" "show without a script" -- show maps
 expect 2 "target: unknown target 'both'" "show takes one target" -- show maps --script good.ops --target both
 
 # bad script lines: exit 2, one line FILE:LINE: OP: reason
@@ -122,7 +122,7 @@ ok $? "replay --help"
 ok $? "show --help"
 
 expect 2 "missing PID" "watch without PID" -- watch
-expect 2 "PID: bad number 'abc'" "watch with a bad PID" -- watch abc
+expect 2 "PID: bad value 'abc'" "watch with a bad PID" -- watch abc
 expect 2 "interval: bad value '0'" "watch with a zero --interval" -- watch 1 --interval 0
 expect 2 "duration needs a value" "watch --duration without its value" -- watch 1 --duration
 expect 2 "unknown option '--frob'" "watch: unknown option named" -- watch 1 --frob
@@ -130,6 +130,46 @@ expect 2 "no process 999999999" "watch of a PID that does not exist" -- watch 99
 "$vmalock" watch --help >out 2>err
 [ $? -eq 0 ] && grep -q -- '--json' out && grep -q 'root' out
 ok $? "watch --help"
+
+# One grammar for all commands (the option tables in src/cli/opts.c).
+expect 2 "seed: bad value '-1'" "a negative --seed refused" -- bench proc-vs-map --seed -1
+expect 2 "readers: bad value '1,,2'" "an empty list item refused" -- bench proc-vs-map --readers 1,,2
+expect 2 "seed: bad value '-1'" "race: the same --seed grammar" -- race --seed -1
+expect 2 "json: cannot write '/nonexistent/x.json'" "an unwritable --json refused before running" -- bench proc-vs-map --json /nonexistent/x.json
+expect 2 "plot: cannot write '/nonexistent/x.svg'" "an unwritable --plot refused before running" -- run --plot /nonexistent/x.svg
+expect 2 "Is a directory" "replay of a directory" -- replay .
+expect 2 "too large for an op script" "replay of /dev/zero ends" -- replay /dev/zero
+expect 2 "profile: nosuch.json: No such file" "--profile of a missing file" -- replay good.ops --profile nosuch.json
+"$vmalock" show maps good.ops --target model >out 2>err
+[ $? -eq 0 ] && grep -q '^100000000000-100000004000 rw-p' out
+ok $? "show takes FILE after VIEW"
+"$vmalock" replay --script good.ops --target model >out 2>err
+[ $? -eq 0 ] && [ "$(wc -l <out)" -eq 2 ]
+ok $? "replay takes --script FILE"
+"$vmalock" replay - --target model <good.ops >out 2>err
+[ $? -eq 0 ] && [ "$(wc -l <out)" -eq 2 ]
+ok $? "replay - reads standard input"
+"$vmalock" replay good.ops --target model --lock both >out 2>err
+[ $? -eq 0 ] && grep -q '^== model (mmap): maps' out && grep -q '^== model (vma): maps' out
+ok $? "replay --lock both shows each policy"
+"$vmalock" show maps good.ops --lock both >out 2>err
+[ $? -eq 0 ] && grep -q '^== model (mmap): maps' out && grep -q '^== model (vma): maps' out
+ok $? "show --lock both shows each policy"
+"$vmalock" replay good.ops --compare maps --lock both >out 2>err
+[ $? -eq 0 ] && grep -q 'maps: same on model (mmap) and live' out && grep -q 'maps: same on model (vma) and live' out
+ok $? "replay --compare --lock both compares each policy"
+printf 'require pkeys no-pkeys\nmmap 0x100000000000 4K rw- private,anon\n' >req.ops
+expect 77 "skipped: it needs" "an unmet require skips with one line (exit 77)" -- replay req.ops --target model
+"$vmalock" host >out 2>err
+[ $? -eq 0 ] && grep -q '^zero_page' out && grep -q '^pkeys' out && grep -q '^mmap_lock_handoff' out
+ok $? "host prints the profile"
+"$vmalock" host --json prof.json >/dev/null 2>err && "$vmalock" host --compare prof.json >out 2>err
+[ $? -eq 0 ] && grep -q 'same as prof.json' out
+ok $? "host --json, then --compare with itself"
+python3 -c 'import json,sys; d=json.load(open("prof.json")); d["zero_page"]=not d["zero_page"]; json.dump(d,open("prof2.json","w"))'
+"$vmalock" host --compare prof2.json >out 2>err
+[ $? -eq 1 ] && grep -q 'zero_page' out
+ok $? "host --compare names the setting that differs (exit 1)"
 
 echo "1..$n"
 [ $failed -eq 0 ]
