@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build vmalock three ways and run the test suites; print `N passed, N failed` last.
 #
-#   build/       debugoptimized, -Werror: suites unit, cli, diff, stress, fuzz
+#   build/       debugoptimized, -Werror: suites unit, cli, diff, stress, fuzz, big,
+#                then system (THP modes, restore after a kill) on its own
 #   build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer: unit, stress
 #   build-tsan/  ThreadSanitizer: stress
 #   build-fi/    fault injection (the N-th allocation fails) + ASan/UBSan: unit
@@ -93,6 +94,9 @@ build_or_fail() {
 if build_or_fail build; then
 	mapfile -t s < <(suites_present build unit cli diff stress fuzz big)
 	[ ${#s[@]} -gt 0 ] && run_suites build plain "${s[@]}"
+	# Tests that change system-wide state, alone (tests/cli/meson.build).
+	mapfile -t s < <(suites_present build system)
+	[ ${#s[@]} -gt 0 ] && run_suites build system "${s[@]}"
 fi
 
 if [ "${VML_TEST_QUICK:-0}" != 1 ]; then

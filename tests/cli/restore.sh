@@ -1,0 +1,82 @@
+#!/bin/sh
+# restore.sh VMALOCK: what vmalock changes system-wide comes back however it
+# ends - a THP mode set with `host --set` when vmalock is SIGKILLed under
+# it, a script's swap file when replay is SIGKILLed mid-script, temporary
+# directories when a benchmark is interrupted, and a stale swap file of a
+# dead run found and removed at the next start. TAP. Needs root (77 if not).
+set -u
+vmalock=$1
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+ok() {	# ok STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+# wait_for CMD...: up to 5 s for CMD to succeed
+wait_for() {
+	for _ in $(seq 50); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+no_swap_of_ours() {
+	! grep -q 'vmalock-swap\.' /proc/swaps && ! ls /var/tmp /tmp / 2>/dev/null | grep -q '^vmalock-swap\.'
+}
+
+before=$(cat "$thp")
+other=never
+[ "$before" = "always madvise [never]" ] && other=always
+"$vmalock" host --set thp=$other -- sh -c 'kill -9 $PPID; sleep 1' >/dev/null 2>&1
+wait_for sh -c "[ \"\$(cat $thp)\" = \"$before\" ]"
+ok $? "THP mode restored after vmalock was SIGKILLed under host --set"
+
+# A long script with swap: kill vmalock while its swap file is on.
+{ echo "swap 64M"; echo "mmap 0x100000000000 16M rw- private,anon";
+  for i in $(seq 400); do echo "touch 0x100000000000 16M write";
+  echo "madvise 0x100000000000 16M pageout"; done; } > "$tmp/long.ops"
+"$vmalock" replay "$tmp/long.ops" --target live >/dev/null 2>&1 &
+pid=$!
+wait_for grep -q 'vmalock-swap\.' /proc/swaps
+on=$?
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+wait_for no_swap_of_ours
+ok $(( on || $? )) "a SIGKILLed replay's swap file is turned off and deleted"
+
+# A stale swap file of a dead run (pid 2^22 - 1 is not a live process here).
+dead=4194303
+kill -0 $dead 2>/dev/null && dead=4194302
+stale=/var/tmp/vmalock-swap.$dead.0
+dd if=/dev/zero of=$stale bs=1M count=4 status=none && chmod 600 $stale && mkswap -q $stale >/dev/null 2>&1 && swapon $stale
+printf 'swap 4M\nmmap 0x100000000000 4K rw- private,anon\n' > "$tmp/s.ops"
+"$vmalock" replay "$tmp/s.ops" --target live >/dev/null 2>&1
+! grep -q "$stale" /proc/swaps && [ ! -e $stale ]
+ok $? "a stale swap file of a dead run is found and removed at the next start"
+
+# A benchmark interrupted (SIGINT, SIGTERM, SIGHUP) leaves no temporary directory.
+for sig in INT TERM HUP; do
+	before_dirs=$(ls -d /tmp/vmalock.* /dev/shm/vmalock.* 2>/dev/null | sort)
+	"$vmalock" bench proc-vs-map --target live --duration 5 --samples 1 --readers 0 --quiet \
+		>/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -$sig $pid
+	wait $pid 2>/dev/null
+	wait_for sh -c "[ \"\$(ls -d /tmp/vmalock.* /dev/shm/vmalock.* 2>/dev/null | sort)\" = \"$before_dirs\" ]"
+	ok $? "bench interrupted by SIG$sig leaves no /tmp or /dev/shm directory"
+done
+echo "1..$n"
+[ $failed -eq 0 ]
