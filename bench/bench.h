@@ -119,6 +119,8 @@ int bench_khugepaged(const struct bench_opts *o);
 
 const char *bench_view_name(enum vml_view view);
 const char *bench_lock_name(int lock);
+/* One comment line with /proc/loadavg, before a run's results. */
+void bench_print_load(FILE *f);
 /* The kernel release, for headers: "6.18.44-..." */
 const char *bench_kernel(void);
 

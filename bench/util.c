@@ -142,3 +142,19 @@ int bench_gnuplot(const char *script)
 	unlink(path);
 	return ret ? -1 : 0;
 }
+
+void bench_print_load(FILE *f)
+{
+	char buf[128] = "";
+	FILE *l = fopen("/proc/loadavg", "r");
+
+	if (l) {
+		if (!fgets(buf, sizeof(buf), l))
+			buf[0] = '\0';
+		fclose(l);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	/* A busy machine moves tails and the kernel's LRU behaviour: say how busy it was. */
+	fprintf(f, "# load average at start (1, 5, 15 min, runnable/total, last pid): %s\n",
+		*buf ? buf : "unknown");
+}

@@ -206,6 +206,7 @@ int cmd_bench(int argc, char **argv)
 	    strcmp(scenario, "ops") && strcmp(scenario, "khugepaged"))
 		return cli_usage_error("bench", "SCENARIO: unknown scenario '%s' (proc-vs-map, "
 				       "read-cost, ops, khugepaged)", scenario);
+	bench_print_load(stdout);
 	if (!strcmp(scenario, "khugepaged")) {
 		if (c.o.plot)
 			return cli_usage_error("bench", "--plot: khugepaged has no plot (use --json)");

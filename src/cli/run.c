@@ -153,6 +153,7 @@ int cmd_run(int argc, char **argv)
 					       strerror(-ret));
 	}
 
+	bench_print_load(stdout);
 	ret = bench_proc_vs_map(o, &res);
 	if (!ret) {
 		pvm_print_table(stdout, &res);
