@@ -14,16 +14,7 @@
 #include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-#ifndef MAP_SHARED_VALIDATE
-#define MAP_SHARED_VALIDATE 0x03
-#endif
-#ifndef MAP_UNINITIALIZED
-#define MAP_UNINITIALIZED 0x4000000
-#endif
+#include "util/linux_compat.h"
 
 /* The flags a MAP_SHARED_VALIDATE file mapping may carry (MAP_SYNC would need DAX). */
 #define LEGACY_MAP_MASK (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_DENYWRITE | \

@@ -30,10 +30,7 @@
 #include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
-
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
+#include "util/linux_compat.h"
 
 struct remap {
 	unsigned long addr, old_len, new_len, flags, new_addr;
