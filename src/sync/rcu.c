@@ -34,10 +34,6 @@
 #include <stddef.h>
 #include <urcu/urcu-memb.h>
 
-/* Ours are C11 atomics (rcu.h); drop liburcu's same-named macros. */
-#undef rcu_dereference
-#undef rcu_assign_pointer
-
 #include "sync/rcu.h"
 #include "util/compiler.h"
 
