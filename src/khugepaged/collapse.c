@@ -19,7 +19,9 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "util/clock.h"
 #include "util/compiler.h"
 

@@ -2,9 +2,11 @@
 /*
  * folio.c - folio allocation, reference and map counting.
  */
+#include <sched.h>
+
 #include "mm/file.h"
 #include "mm/folio.h"
-#include "mm/vma.h"
+#include "mm/rmap.h"
 #include "sync/spinlock.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -26,6 +28,18 @@ struct folio *folio_alloc(struct vml_sys *sys, unsigned int order, int nid)
 		folio->pages[i].folio = folio;
 	}
 	return folio;
+}
+
+int fault_nid(struct mm *mm)
+{
+	unsigned int nodes = mm->sys->cfg.numa_nodes;
+	int cpu;
+
+	if (nodes <= 1)
+		return 0;
+	/* CPUs are spread over the nodes round-robin; a pinned thread allocates locally. */
+	cpu = sched_getcpu();
+	return cpu < 0 ? 0 : cpu % (int)nodes;
 }
 
 void folio_get(struct folio *folio)

@@ -7,6 +7,7 @@
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
 #include "mm/internal.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
 #include "mm/mm.h"
 #include "mm/pgtable.h"

@@ -12,6 +12,7 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
 #include "util/linux_compat.h"

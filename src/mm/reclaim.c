@@ -39,6 +39,7 @@
 #include "mm/mm.h"
 #include "mm/pgtable.h"
 #include "mm/reclaim.h"
+#include "mm/rmap.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/vma.h"

@@ -34,6 +34,7 @@
 
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "sync/futex.h"
 #include "util/compiler.h"
 #include "util/debug.h"
@@ -251,7 +252,7 @@ static struct vma *lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long fr
 	if (mmap_read_lock_killable(mm, cancel))
 		return VMA_ERR_INTR;
 	stat_inc(&mm->stats.proc_mmap_fallbacks);
-	vma = find_vma(mm, from_addr);
+	vma = rtree_find_next(&mm->mm_mt, from_addr, NULL);	/* find_vma */
 	if (vma && !vma_start_read_locked(vma))
 		vma = VMA_ERR_AGAIN;	/* reference overflow */
 	mmap_read_unlock(mm);
@@ -321,29 +322,4 @@ fallback:
 	vml_rcu_read_lock();
 	rtree_cursor_set(cur, &mm->mm_mt, (!vma || vma_is_err(vma)) ? from_addr : vma->vm_end);
 	return vma;
-}
-
-struct vma *vma_lookup(struct mm *mm, unsigned long addr)
-{
-	mmap_assert_locked(mm);
-	return rtree_find(&mm->mm_mt, addr, NULL);
-}
-
-struct vma *find_vma(struct mm *mm, unsigned long addr)
-{
-	mmap_assert_locked(mm);
-	return rtree_find_next(&mm->mm_mt, addr, NULL);
-}
-
-struct vma *find_vma_prev(struct mm *mm, unsigned long addr)
-{
-	mmap_assert_locked(mm);
-	return rtree_find_prev(&mm->mm_mt, addr, NULL);
-}
-
-struct vma *find_vma_intersection(struct mm *mm, unsigned long start, unsigned long end)
-{
-	struct vma *vma = find_vma(mm, start);
-
-	return (vma && vma->vm_start < end) ? vma : NULL;
 }

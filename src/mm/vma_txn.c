@@ -29,8 +29,10 @@
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
 #include "mm/mmap_lock.h"
+#include "mm/rmap.h"
 #include "mm/shmem.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "mm/vma_txn.h"
 #include "util/alloc.h"
 

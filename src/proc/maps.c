@@ -13,6 +13,7 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "proc/internal.h"
 #include "util/compiler.h"
 #include "util/debug.h"

@@ -17,6 +17,7 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "proc/internal.h"
 #include "util/alloc.h"
 

@@ -37,6 +37,7 @@
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "proc/internal.h"
 #include "util/compiler.h"
 
