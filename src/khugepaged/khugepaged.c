@@ -141,7 +141,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	};
 	bool fixed = k->cfg.policy == VML_KHUGEPAGED_FIXED;
 	unsigned int progress = 0, skipped = 0;
-	struct rtree_cursor cur;
+	struct vma_iterator vmi;
 	struct mm_slot *slot;
 	struct vma *vma = NULL;
 	unsigned long *addr;
@@ -171,8 +171,8 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	cc.lock_taken_ns = vml_now_ns();
 	progress++;
 
-	rtree_cursor_set(&cur, &mm->mm_mt, *addr);
-	while ((vma = rtree_cursor_next(&cur, NULL)) != NULL) {
+	vma_iter_init(&vmi, mm, *addr);
+	for_each_vma(vmi, vma) {
 		unsigned long hstart, hend;
 
 		if (!collapse_vma_eligible(vma)) {
@@ -190,7 +190,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 				mmap_read_lock_nosteal(mm);
 				cc.lock_taken_ns = vml_now_ns();
 				stat_inc(&k->st.lock_drops);
-				rtree_cursor_set(&cur, &mm->mm_mt, *addr);
+				vma_iter_set(&vmi, *addr);	/* the next candidate, in the new hold */
 				skipped = 0;
 			}
 			continue;

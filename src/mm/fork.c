@@ -135,7 +135,7 @@ static int dup_vma(struct vma_txn *t, struct mm *child, struct vma *vma, struct 
 int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 {
 	struct mm *parent = to_mm(uparent), *child;
-	struct rtree_cursor cur;
+	struct vma_iterator vmi;
 	struct vma_txn t;
 	struct vma *vma, *copy;
 	int err;
@@ -150,8 +150,8 @@ int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 	mmap_write_lock(parent);
 	mmap_write_lock(child);
 	vma_txn_begin(&t, child);
-	rtree_cursor_set(&cur, &parent->mm_mt, 0);
-	while ((vma = rtree_cursor_next(&cur, NULL))) {
+	vma_iter_init(&vmi, parent, 0);
+	for_each_vma(vmi, vma) {
 		if (vma->vm_flags & VM_DONTCOPY)
 			continue;
 		vma_start_write(vma);	/* no faults while its entries are copied */

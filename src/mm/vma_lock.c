@@ -155,7 +155,7 @@ void vma_mark_detached(struct vma *vma)
 	fetch_sub_release(&vma->vm_refcnt, VMA_LOCK_OFFSET);
 }
 
-struct vma *vma_start_read(struct mm *mm, struct vma *vma)
+int vma_start_read(struct mm *mm, struct vma *vma)
 {
 	uint32_t old;
 
@@ -163,18 +163,18 @@ struct vma *vma_start_read(struct mm *mm, struct vma *vma)
 	/* Cheap pre-check; false "locked" answers are fine, the recheck below decides. */
 	if (load_relaxed(&vma->vm_lock_seq) == load_relaxed(&mm->mm_lock_seq.sequence)) {
 		vml_rcu_read_unlock();
-		return NULL;
+		return -EBUSY;
 	}
 
 	old = load_relaxed(&vma->vm_refcnt);
 	do {
 		if (old == 0) {
 			vml_rcu_read_unlock();
-			return VMA_ERR_AGAIN;
+			return -EAGAIN;
 		}
 		if (old >= VMA_REF_LIMIT) {	/* a writer is excluding readers, or overflow */
 			vml_rcu_read_unlock();
-			return NULL;
+			return -EBUSY;
 		}
 	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
 
@@ -184,12 +184,12 @@ struct vma *vma_start_read(struct mm *mm, struct vma *vma)
 	/* acquire re-read: pairs with the release in vma_end_write_all() */
 	if (load_relaxed(&vma->vm_lock_seq) == mm_lock_seq_now(mm))
 		goto fail;
-	return vma;
+	return 0;
 
 fail:
 	vma_refcount_put(vma);
 	vml_rcu_read_unlock();
-	return NULL;
+	return -EBUSY;
 }
 
 bool vma_start_read_locked(struct vma *vma)
@@ -212,7 +212,8 @@ void vma_end_read(struct vma *vma)
 
 struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr)
 {
-	struct vma *vma, *locked;
+	struct vma *vma;
+	int err;
 
 	/* Ends: each retry means a writer detached the VMA we found; it moved on. */
 	for (;;) {
@@ -223,12 +224,12 @@ struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr)
 			stat_inc(&mm->stats.vma_lock_abort);
 			return NULL;
 		}
-		locked = vma_start_read(mm, vma);
-		if (locked == VMA_ERR_AGAIN) {
+		err = vma_start_read(mm, vma);
+		if (err == -EAGAIN) {
 			stat_inc(&mm->stats.vma_lock_miss);
 			continue;
 		}
-		if (!locked) {
+		if (err) {
 			stat_inc(&mm->stats.vma_lock_abort);
 			return NULL;
 		}
@@ -243,50 +244,58 @@ struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr)
 	}
 }
 
-/* Fallback for lock_next_vma: hold mmap_lock only long enough to lock one VMA. */
-static struct vma *lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long from_addr,
-						 const struct vml_cancel *cancel)
+/*
+ * Fallback for lock_next_vma: hold mmap_lock only long enough to lock one VMA.
+ * Return: 0 with the VMA (or NULL: none) in *@out, -EINTR, or -EAGAIN (overflow).
+ */
+static int lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long from_addr,
+					 const struct vml_cancel *cancel, struct vma **out)
 {
 	struct vma *vma;
+	int err = 0;
 
 	if (mmap_read_lock_killable(mm, cancel))
-		return VMA_ERR_INTR;
+		return -EINTR;
 	stat_inc(&mm->stats.proc_mmap_fallbacks);
 	vma = rtree_find_next(&mm->mm_mt, from_addr, NULL);	/* find_vma */
 	if (vma && !vma_start_read_locked(vma))
-		vma = VMA_ERR_AGAIN;	/* reference overflow */
+		err = -EAGAIN;	/* reference overflow */
 	mmap_read_unlock(mm);
-	return vma;
+	if (!err)
+		*out = vma;
+	return err;
 }
 
-struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long from_addr,
-			  const struct vml_cancel *cancel)
+int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_addr,
+		  const struct vml_cancel *cancel, struct vma **out)
 {
-	struct vma *vma, *locked, *first;
-	struct rtree_range r;
+	struct vma *vma, *first;
 	uint32_t seq;
 	bool mm_unlocked;
+	int err;
 
 	vml_assert(vml_rcu_read_held());
 	/* Ends: every retry follows a detach by a writer that has moved on. */
 	for (;;) {
 		mm_unlocked = mmap_lock_speculate_try_begin(mm, &seq);
-		vma = rtree_cursor_next(cur, &r);
-		if (!vma)
-			return NULL;
+		vma = vma_next(vmi);
+		if (!vma) {
+			*out = NULL;
+			return 0;
+		}
 
-		locked = vma_start_read(mm, vma);
-		if (locked == VMA_ERR_AGAIN) {
+		err = vma_start_read(mm, vma);
+		if (err == -EAGAIN) {
 			stat_inc(&mm->stats.vma_lock_miss);
 			vml_rcu_read_lock();
-			rtree_cursor_set(cur, &mm->mm_mt, from_addr);
+			vma_iter_set(vmi, from_addr);
 			continue;
 		}
-		if (!locked) {
+		if (err) {
 			if (vml_broken(VML_BROKEN_SKIP_FALLBACK)) {
 				/* Deliberately wrong: report as if the VMA were not there. */
 				vml_rcu_read_lock();
-				rtree_cursor_set(cur, &mm->mm_mt, r.end);
+				vma_iter_invalidate(vmi);	/* still after it: at its end */
 				continue;
 			}
 			goto fallback;		/* RCU already dropped */
@@ -313,13 +322,19 @@ struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long
 			}
 		}
 		stat_inc(&mm->stats.vma_lock_success);
-		return vma;
+		*out = vma;
+		return 0;
 	}
 
 fallback:
 	stat_inc(&mm->stats.vma_lock_abort);
-	vma = lock_next_vma_under_mmap_lock(mm, from_addr, cancel);
+	vma = NULL;
+	err = lock_next_vma_under_mmap_lock(mm, from_addr, cancel, &vma);
 	vml_rcu_read_lock();
-	rtree_cursor_set(cur, &mm->mm_mt, (!vma || vma_is_err(vma)) ? from_addr : vma->vm_end);
-	return vma;
+	/* A fresh RCU section: the iterator goes on after what was locked, or from @from_addr. */
+	vma_iter_set(vmi, vma ? vma->vm_end : from_addr);
+	if (err)
+		return err;
+	*out = vma;
+	return 0;
 }

@@ -9,16 +9,7 @@
 #ifndef VML_MM_VMA_LOCK_H
 #define VML_MM_VMA_LOCK_H
 
-#include "mm/mm_types.h"
-
-/* ERR_PTR-style returns for the lock lookups. */
-#define VMA_ERR_AGAIN ((struct vma *)(intptr_t)-11)	/* -EAGAIN: detached, look again */
-#define VMA_ERR_INTR  ((struct vma *)(intptr_t)-4)	/* -EINTR */
-#define VMA_ERR_NOENT ((struct vma *)(intptr_t)-2)	/* -ENOENT */
-static inline bool vma_is_err(const struct vma *v)
-{
-	return (uintptr_t)v >= (uintptr_t)-4095;
-}
+#include "mm/vma.h"
 
 void vma_lock_init(struct vma *vma);
 /* Context: mmap_lock(W). Waits for the VMA's readers to leave. */
@@ -34,10 +25,11 @@ bool vma_is_attached(struct vma *vma);
  * vma_start_read - read-lock @vma found under RCU in @mm's tree
  * Context: RCU read lock held on entry. On success RCU is still held; on
  *          any failure RCU has been released (the 6.18 contract).
- * Return: @vma read-locked; NULL (write-locked, reused, or too many readers:
- *         fall back to mmap_lock); or VMA_ERR_AGAIN (detached: look it up again).
+ * Return: 0: @vma is read-locked; -EAGAIN: it is detached, look it up
+ *         again; -EBUSY: write-locked, reused or too many readers - fall
+ *         back to mmap_lock.
  */
-struct vma *vma_start_read(struct mm *mm, struct vma *vma);
+int vma_start_read(struct mm *mm, struct vma *vma);
 /* Context: caller holds mmap_lock (read or write): no writer can exist. */
 bool vma_start_read_locked(struct vma *vma);
 void vma_end_read(struct vma *vma);
@@ -51,11 +43,16 @@ struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr);
 
 /*
  * lock_next_vma - read-lock the first VMA ending after @from_addr
+ * @vmi: the caller's iterator, at @from_addr (or just past a VMA ending
+ *       there) in the current RCU section; lock_next_vma() moves it past
+ *       the VMA it returns, and sets it again whenever it had to leave RCU.
  * Context: RCU held on entry and on return (every path); may take mmap_lock
- *          briefly as a fallback. @cur is the caller's cursor, reset as needed.
- * Return: the locked VMA, NULL at the end, VMA_ERR_INTR, or VMA_ERR_AGAIN.
+ *          briefly as a fallback (killable with @cancel).
+ * Return: 0 with the read-locked VMA in *@out, or NULL there at the end;
+ *         -EINTR (cancelled); -EAGAIN (its reference count would overflow:
+ *         the caller falls back to mmap_lock). *@out is set only on success.
  */
-struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long from_addr,
-			  const struct vml_cancel *cancel);
+int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_addr,
+		  const struct vml_cancel *cancel, struct vma **out);
 
 #endif /* VML_MM_VMA_LOCK_H */

@@ -136,9 +136,9 @@ out:
 }
 
 const struct seq_operations proc_pid_numa_maps_op = {
-	.start = proc_maps_start,
-	.next = proc_maps_next,
-	.stop = proc_maps_stop,
+	.start = proc_maps_seq_start,
+	.next = proc_maps_seq_next,
+	.stop = proc_maps_seq_stop,
 	.show = show_numa_map,
 };
 
