@@ -66,7 +66,7 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 	ret = vmf_anon_prepare(vma, flags);
 	if (ret)
 		return ret;
-	pt = vml_zalloc(sizeof(*pt));
+	pt = pte_table_alloc();
 	if (!pt)
 		return VM_FAULT_OOM;
 	if (!(flags & FAULT_FLAG_WRITE) && mm->sys->cfg.use_zero_page) {
@@ -130,7 +130,7 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
 		  _Atomic uint64_t *src_pmd, struct vma *vma)
 {
-	struct pte_table *pt = vml_zalloc(sizeof(*pt));
+	struct pte_table *pt = pte_table_alloc();
 	struct folio *folio;
 	uint64_t v;
 

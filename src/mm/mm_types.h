@@ -164,42 +164,7 @@ static inline bool vma_is_anonymous(const struct vma *vma)
 	return vma->vm_file == NULL;
 }
 
-/*
- * Page-table entries. Every level is a table of 512 atomic 64-bit words.
- * Upper levels (PGD, PUD, PMD): 0 = none, or a table pointer | PT_TABLE,
- * or (PMD only) a huge leaf: page pointer | PT_PRESENT | PT_HUGE | bits.
- * PTE level: 0 = none; present: page pointer | PT_PRESENT | access bits;
- * swap: (swap offset << PT_SWAP_SHIFT) | PT_SWAP. struct page is 16-byte
- * aligned so the low four bits are free, and user pointers are below 2^47
- * so the top byte holds PT_HUGE and PT_PROTNONE.
- */
-#define PT_PRESENT	0x1ULL
-#define PT_WRITE	0x2ULL
-#define PT_DIRTY	0x4ULL
-#define PT_YOUNG	0x8ULL
-#define PT_FLAGS_MASK	0xfULL
-#define PT_TABLE	0x1ULL		/* upper levels only */
-#define PT_HUGE		(1ULL << 56)	/* a PMD leaf; pointers are < 2^47 */
-#define PT_PROTNONE	(1ULL << 57)	/* present but inaccessible (PROT_NONE VMA) */
-#define PT_HIGH_MASK	(0xffULL << 56)
-#define PT_SWAP		0x10ULL		/* non-present PTE holding a swap entry */
-#define PT_SWAP_SHIFT	8
-
-/*
- * A table below the PGD dies an RCU grace period after free_pgtables()
- * cleared the entry above it (lock-free walkers may still be reading it).
- */
-struct pt_table {
-	_Atomic uint64_t e[PTRS_PER_TABLE];
-	struct vml_rcu_head rcu;
-};
-
-/* A PTE table carries its own lock: the split page-table lock. */
-struct pte_table {
-	_Atomic uint64_t e[PTRS_PER_TABLE];	/* [PTL] written under ptl; read under ptl or racily (CAS) */
-	_Atomic uint32_t ptl;			/* the lock: 0 free, 1 held */
-	struct vml_rcu_head rcu;
-};
+struct pt_table;	/* pgtable_types.h */
 
 /*
  * struct page / struct folio. Folios are metadata only: the model keeps no

@@ -19,27 +19,62 @@ int pgtable_alloc_pgd(struct mm *mm)
 	return mm->pgd ? 0 : -ENOMEM;
 }
 
-static void free_level(struct pt_table *t, int level)
+/* Zeroed tables of each kind (the allocators populate_entry() takes). */
+static void *pud_table_alloc(void)
+{
+	return vml_zalloc(sizeof(struct pt_table));
+}
+
+static void *pmd_table_alloc(void)
+{
+	return vml_zalloc(sizeof(struct pmd_table));
+}
+
+struct pte_table *pte_table_alloc(void)
+{
+	return vml_zalloc(sizeof(struct pte_table));
+}
+
+static void *pte_table_alloc_any(void)
+{
+	return pte_table_alloc();
+}
+
+/* Free a PMD table with its PTE tables and deposits. Context: nobody else uses the mm. */
+static void free_pmd_table(struct pmd_table *pmd)
 {
 	for (int i = 0; i < PTRS_PER_TABLE; i++) {
-		uint64_t v = load_relaxed(&t->e[i]);
+		uint64_t v = load_relaxed(&pmd->e[i]);
 
-		if (level == 1)	/* PMD level: deposited tables, then PTE tables */
-			vml_free(((struct pmd_table *)t)->deposit[i]);
-		if (!v || pmd_is_huge(v))
-			continue;
-		if (level == 1)
+		vml_free(pmd->deposit[i]);
+		if (v && !pmd_is_huge(v))
 			vml_free(pmd_pte_table(v));
-		else
-			free_level((struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK), level - 1);
 	}
-	vml_free(t);
+	vml_free(pmd);
+}
+
+static void free_pud_table(struct pt_table *pud)
+{
+	for (int i = 0; i < PTRS_PER_TABLE; i++) {
+		uint64_t v = load_relaxed(&pud->e[i]);
+
+		if (v)
+			free_pmd_table(pud_pmd_table(v));
+	}
+	vml_free(pud);
 }
 
 void pgtable_free_all(struct mm *mm)
 {
-	if (mm->pgd)
-		free_level(mm->pgd, 3);
+	if (!mm->pgd)
+		return;
+	for (int i = 0; i < PTRS_PER_TABLE; i++) {
+		uint64_t v = load_relaxed(&mm->pgd->e[i]);
+
+		if (v)
+			free_pud_table(pgd_pud_table(v));
+	}
+	vml_free(mm->pgd);
 	mm->pgd = NULL;
 }
 
@@ -48,15 +83,15 @@ void pgtable_free_all(struct mm *mm)
  * under page_table_lock; the loser frees its table. The release store pairs
  * with the acquire loads of lock-free walkers: they see a zeroed table.
  */
-static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, size_t table_size, bool alloc,
-			       int *err)
+static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, void *(*table_alloc)(void),
+			       bool alloc, int *err)
 {
 	uint64_t v = load_acquire(e);
 	void *fresh;
 
 	if (v || !alloc)
 		return v;
-	fresh = vml_zalloc(table_size);
+	fresh = table_alloc();
 	if (!fresh) {
 		*err = -ENOMEM;
 		return 0;
@@ -76,19 +111,16 @@ static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, size_t table_
 _Atomic uint64_t *pmd_offset(struct mm *mm, unsigned long addr, bool alloc, int *err)
 {
 	_Atomic uint64_t *e = &mm->pgd->e[pgd_index(addr)];
-	struct pt_table *t;
 	uint64_t v;
 
-	v = populate_entry(mm, e, sizeof(struct pt_table), alloc, err);
+	v = populate_entry(mm, e, pud_table_alloc, alloc, err);
 	if (!v)
 		return NULL;
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	e = &t->e[pud_index(addr)];
-	v = populate_entry(mm, e, sizeof(struct pmd_table), alloc, err);
+	e = &pgd_pud_table(v)->e[pud_index(addr)];
+	v = populate_entry(mm, e, pmd_table_alloc, alloc, err);
 	if (!v)
 		return NULL;
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	return &t->e[pmd_index(addr)];
+	return &pud_pmd_table(v)->e[pmd_index(addr)];
 }
 
 struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, bool alloc, int *err)
@@ -97,7 +129,7 @@ struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, bool alloc
 
 	if (pmd_is_huge(v))
 		return NULL;
-	v = populate_entry(mm, pmd, sizeof(struct pte_table), alloc, err);
+	v = populate_entry(mm, pmd, pte_table_alloc_any, alloc, err);
 	/* A huge leaf may have been installed meanwhile. */
 	if (!v || pmd_is_huge(v))
 		return NULL;
@@ -143,20 +175,17 @@ void pte_unmap_unlock(struct pte_table *pt)
 static _Atomic uint64_t *pmd_lookup(struct mm *mm, unsigned long addr, unsigned long *skip_to)
 {
 	uint64_t v = load_acquire(&mm->pgd->e[pgd_index(addr)]);
-	struct pt_table *t;
 
 	if (!v) {
 		*skip_to = (addr & ~((1UL << PGDIR_SHIFT) - 1)) + (1UL << PGDIR_SHIFT);
 		return NULL;
 	}
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	v = load_acquire(&t->e[pud_index(addr)]);
+	v = load_acquire(&pgd_pud_table(v)->e[pud_index(addr)]);
 	if (!v) {
 		*skip_to = (addr & ~((1UL << PUD_SHIFT) - 1)) + (1UL << PUD_SHIFT);
 		return NULL;
 	}
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	return &t->e[pmd_index(addr)];
+	return &pud_pmd_table(v)->e[pmd_index(addr)];
 }
 
 int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
@@ -260,10 +289,10 @@ static bool span_is_free(unsigned long base, unsigned long size, const struct un
 	return base >= u->floor && (!u->ceiling || base + size <= u->ceiling);
 }
 
-static bool table_is_empty(struct pt_table *t)
+static bool entries_empty(const _Atomic uint64_t *e)
 {
 	for (int i = 0; i < PTRS_PER_TABLE; i++)
-		if (load_relaxed(&t->e[i]))
+		if (load_relaxed(&e[i]))
 			return false;
 	return true;
 }
@@ -292,38 +321,47 @@ static void clear_table_entry(struct mm *mm, _Atomic uint64_t *e)
 }
 
 /*
- * Free the tables under @t, a PUD (@level 2) or PMD (@level 1) table, whose
- * span meets [start, end) and lies in u's free space (free_pud_range,
- * free_pmd_range). Return: whether @t is empty now.
+ * Free the PTE tables under @pmd whose span meets [start, end) and lies in
+ * u's free space (free_pmd_range). Return: whether @pmd is empty now.
  */
-static bool free_pgtables_level(struct mm *mm, struct pt_table *t, int level,
-				unsigned long start, unsigned long end, const struct unmap_range *u)
+static bool free_pmd_range(struct mm *mm, struct pmd_table *pmd, unsigned long start,
+			   unsigned long end, const struct unmap_range *u)
 {
-	unsigned int shift = level == 2 ? PUD_SHIFT : PMD_SHIFT;
-	unsigned long size = 1UL << shift;
+	for (unsigned long a = start & PMD_MASK; a < end; a += PMD_SIZE) {
+		_Atomic uint64_t *e = &pmd->e[pmd_index(a)];
+		uint64_t v = load_relaxed(e);
+		struct pte_table *pt;
+
+		if (!v || !span_is_free(a, PMD_SIZE, u))
+			continue;
+		/* No VMA in the span: the zap has emptied it. */
+		VML_BUG_ON(pmd_is_huge(v));
+		pt = pmd_pte_table(v);
+		vml_assert(entries_empty(pt->e));
+		clear_table_entry(mm, e);
+		vml_call_rcu(&pt->rcu, pte_table_free_cb);
+	}
+	return entries_empty(pmd->e);
+}
+
+/* The same one level up (free_pud_range): PMD tables under @pud. */
+static bool free_pud_range(struct mm *mm, struct pt_table *pud, unsigned long start,
+			   unsigned long end, const struct unmap_range *u)
+{
+	const unsigned long size = 1UL << PUD_SHIFT;
 
 	for (unsigned long a = start & ~(size - 1); a < end; a += size) {
-		_Atomic uint64_t *e = &t->e[(a >> shift) & (PTRS_PER_TABLE - 1)];
+		_Atomic uint64_t *e = &pud->e[pud_index(a)];
 		uint64_t v = load_relaxed(e);
-		struct pt_table *child = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+		struct pmd_table *pmd = pud_pmd_table(v);
 
-		if (!v)
-			continue;
-		if (level == 1) {
-			if (!span_is_free(a, size, u))
-				continue;
-			/* No VMA in the span: the zap has emptied it. */
-			VML_BUG_ON(pmd_is_huge(v));
-			vml_assert(table_is_empty(child));
+		if (v && free_pmd_range(mm, pmd, VML_MAX(a, start), VML_MIN(a + size, end), u) &&
+		    span_is_free(a, size, u)) {
 			clear_table_entry(mm, e);
-			vml_call_rcu(&pmd_pte_table(v)->rcu, pte_table_free_cb);
-		} else if (free_pgtables_level(mm, child, 1, VML_MAX(a, start), VML_MIN(a + size, end),
-					       u) && span_is_free(a, size, u)) {
-			clear_table_entry(mm, e);
-			vml_call_rcu(&((struct pmd_table *)child)->rcu, pmd_table_free_cb);
+			vml_call_rcu(&pmd->rcu, pmd_table_free_cb);
 		}
 	}
-	return table_is_empty(t);
+	return entries_empty(pud->e);
 }
 
 void free_pgtables(struct mm *mm, const struct unmap_range *u)
@@ -336,10 +374,9 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u)
 	for (unsigned long a = u->start & ~(size - 1); a < u->end; a += size) {
 		_Atomic uint64_t *e = &mm->pgd->e[pgd_index(a)];
 		uint64_t v = load_relaxed(e);
-		struct pt_table *pud = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+		struct pt_table *pud = pgd_pud_table(v);
 
-		if (v && free_pgtables_level(mm, pud, 2, VML_MAX(a, u->start),
-					     VML_MIN(a + size, u->end), u) &&
+		if (v && free_pud_range(mm, pud, VML_MAX(a, u->start), VML_MIN(a + size, u->end), u) &&
 		    span_is_free(a, size, u)) {
 			clear_table_entry(mm, e);
 			vml_call_rcu(&pud->rcu, pud_table_free_cb);
@@ -451,36 +488,61 @@ static unsigned long move_extent(unsigned long old_addr, unsigned long new_addr,
 	return VML_MIN(extent, left);
 }
 
-/* Set zeroed table @t aside on @list; the list is linked through e[0]. */
-static void reserve_push(struct pt_table **list, struct pt_table *t)
-{
-	store_relaxed(&t->e[0], (uint64_t)(uintptr_t)*list);
-	*list = t;
-}
+/*
+ * The reserve lists: zeroed tables of one kind each, linked through their
+ * e[0] (typed macros: a table is only ever on the list of its kind).
+ */
+#define reserve_push(list, t)                                                  \
+	do {                                                                   \
+		store_relaxed(&(t)->e[0], (uint64_t)(uintptr_t)(list));        \
+		(list) = (t);                                                  \
+	} while (0)
 
-static void *reserve_pop(struct pt_table **list)
-{
-	struct pt_table *t = *list;
-
-	VML_BUG_ON(!t);	/* pgtable_prepare_move() counted every table the move takes */
-	*list = (struct pt_table *)(uintptr_t)load_relaxed(&t->e[0]);
-	store_relaxed(&t->e[0], 0);
-	return t;
-}
+/* The first table on @list, taken off it and zeroed again. */
+#define reserve_pop(list)                                                      \
+	({                                                                     \
+		__typeof__(list) t_ = (list);                                  \
+		/* pgtable_prepare_move() counted every table the move takes */ \
+		VML_BUG_ON(!t_);                                               \
+		(list) = (__typeof__(list))(uintptr_t)load_relaxed(&t_->e[0]); \
+		store_relaxed(&t_->e[0], 0);                                   \
+		t_;                                                            \
+	})
 
 void pgt_reserve_release(struct pgt_reserve *res)
 {
-	for (int i = 0; i < 3; i++)
-		while (res->list[i])
-			vml_free(reserve_pop(&res->list[i]));
+	while (res->pte)
+		vml_free(reserve_pop(res->pte));
+	while (res->pmd)
+		vml_free(reserve_pop(res->pmd));
+	while (res->pud)
+		vml_free(reserve_pop(res->pud));
 }
 
-static bool reserve_one(struct pgt_reserve *res, int level, size_t size)
+static bool reserve_pte(struct pgt_reserve *res)
 {
-	struct pt_table *t = vml_zalloc(size);
+	struct pte_table *t = pte_table_alloc();
 
 	if (t)
-		reserve_push(&res->list[level], t);
+		reserve_push(res->pte, t);
+	return t != NULL;
+}
+
+static bool reserve_pmd(struct pgt_reserve *res)
+{
+	struct pmd_table *t = pmd_table_alloc();
+
+	if (t)
+		reserve_push(res->pmd, t);
+	return t != NULL;
+}
+
+static bool reserve_pud(struct pgt_reserve *res)
+{
+	struct pt_table *t = pud_table_alloc();
+
+	if (t)
+		reserve_push(res->pud, t);
 	return t != NULL;
 }
 
@@ -506,13 +568,11 @@ int pgtable_prepare_move(struct mm *mm, unsigned long old_addr, unsigned long ne
 		extent = move_extent(old_addr + off, n, len - off);
 		if (!pmd || !load_acquire(pmd))
 			continue;
-		if ((first || n >> PGDIR_SHIFT != last_pud) &&
-		    !reserve_one(res, 2, sizeof(struct pt_table)))
+		if ((first || n >> PGDIR_SHIFT != last_pud) && !reserve_pud(res))
 			goto nomem;
-		if ((first || n >> PUD_SHIFT != last_pmd) &&
-		    !reserve_one(res, 1, sizeof(struct pmd_table)))
+		if ((first || n >> PUD_SHIFT != last_pmd) && !reserve_pmd(res))
 			goto nomem;
-		if (!reserve_one(res, 0, sizeof(struct pte_table)))
+		if (!reserve_pte(res))
 			goto nomem;
 		last_pud = n >> PGDIR_SHIFT;
 		last_pmd = n >> PUD_SHIFT;
@@ -524,14 +584,11 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Follow the entry @e, installing a reserved table from @list if it is none. */
-static uint64_t reserve_entry(struct mm *mm, _Atomic uint64_t *e, struct pt_table **list)
+/* Install the reserved table @t at the empty upper-level entry @e. Return the entry. */
+static uint64_t reserve_install(struct mm *mm, _Atomic uint64_t *e, void *t)
 {
-	uint64_t v = load_acquire(e);
+	uint64_t v = (uint64_t)(uintptr_t)t | PT_TABLE;
 
-	if (v)
-		return v;
-	v = (uint64_t)(uintptr_t)reserve_pop(list) | PT_TABLE;
 	spin_lock(&mm->page_table_lock);
 	store_release(e, v);	/* pairs with the acquire loads of walkers */
 	spin_unlock(&mm->page_table_lock);
@@ -542,14 +599,27 @@ static uint64_t reserve_entry(struct mm *mm, _Atomic uint64_t *e, struct pt_tabl
 static _Atomic uint64_t *pmd_offset_reserved(struct mm *mm, unsigned long addr,
 					     struct pgt_reserve *res)
 {
-	struct pt_table *t;
-	uint64_t v;
+	_Atomic uint64_t *e = &mm->pgd->e[pgd_index(addr)];
+	uint64_t v = load_acquire(e);
 
-	v = reserve_entry(mm, &mm->pgd->e[pgd_index(addr)], &res->list[2]);
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	v = reserve_entry(mm, &t->e[pud_index(addr)], &res->list[1]);
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	return &t->e[pmd_index(addr)];
+	if (!v)
+		v = reserve_install(mm, e, reserve_pop(res->pud));
+	e = &pgd_pud_table(v)->e[pud_index(addr)];
+	v = load_acquire(e);
+	if (!v)
+		v = reserve_install(mm, e, reserve_pop(res->pmd));
+	return &pud_pmd_table(v)->e[pmd_index(addr)];
+}
+
+/* The PTE table under the PMD entry @pmd, taken from @res if there is none. */
+static struct pte_table *pte_table_reserved(struct mm *mm, _Atomic uint64_t *pmd,
+					    struct pgt_reserve *res)
+{
+	uint64_t v = load_acquire(pmd);
+
+	if (!v)
+		v = reserve_install(mm, pmd, reserve_pop(res->pte));
+	return pmd_pte_table(v);
 }
 
 /* Move the entries of [old_addr, old_addr + len) in @opt to @npt (move_ptes). */
@@ -608,7 +678,7 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 		}
 		if (pmd_is_huge(v))
 			split_huge_pmd_address(mm, o);	/* misaligned: per page */
-		npt = pmd_pte_table(reserve_entry(mm, npmd, &res->list[0]));
+		npt = pte_table_reserved(mm, npmd, res);
 		move_ptes(pmd_pte_table(load_acquire(opmd)), npt, o, n, extent);
 	}
 	pgt_reserve_release(res);
