@@ -84,20 +84,11 @@ void proc_maps_seq_stop(struct seq_file *m, void *v);
  * (unless the read fell back to mmap_lock) RCU is dropped for the walk while
  * @vma stays read-locked, then re-taken; the iterator, still at @vma's end,
  * is invalidated meanwhile.
- * Context: @vma is priv->locked_vma, or mmap_lock(R) is held.
+ * Context: @vma is priv->locked_vma, or mmap_lock(R) is held. proc_walk_end
+ * calls the test hook vml_proc_walk_hook first (util/debug.h).
  */
 void proc_walk_begin(struct proc_maps_private *priv, struct vma *vma);
 void proc_walk_end(struct proc_maps_private *priv, struct vma *vma);
-
-/*
- * vml_proc_walk_hook - a test hook: when set, called after each VMA's page
- * walk, still inside it (under policy VMA: RCU dropped, only @vma
- * read-locked; under policy MMAP or after a fallback: mmap_lock(R) held).
- * tests/unit/test-smaps-lock.c parks a reader here to show what a writer
- * can do meanwhile. NULL (the default) costs one load per VMA.
- */
-typedef void (*vml_proc_walk_fn)(struct vma *vma);
-extern _Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
 
 /* The maps line prefix and name of one VMA (show_map_vma). */
 void show_map_vma(struct seq_file *m, struct vma *vma);

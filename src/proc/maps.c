@@ -18,8 +18,6 @@
 #include "util/compiler.h"
 #include "util/debug.h"
 
-_Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
-
 /*
  * Take what one read() holds: mmap_lock(R) (policy MMAP; @nosteal: without
  * stealing it from a queued writer) or RCU (policy VMA).
@@ -251,10 +249,7 @@ void proc_walk_begin(struct proc_maps_private *priv, struct vma *vma)
 
 void proc_walk_end(struct proc_maps_private *priv, struct vma *vma)
 {
-	vml_proc_walk_fn hook = load_acquire(&vml_proc_walk_hook);
-
-	if (hook)
-		hook(vma);
+	vml_proc_walk_hook_call(vma);
 	if (priv->mmap_locked)
 		return;
 	vml_rcu_read_lock();

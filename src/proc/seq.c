@@ -11,7 +11,8 @@
 
 #include "proc/seq.h"
 #include "util/alloc.h"
-#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/debug.h"
 
 #define SEQ_PAGE_SIZE 4096
 
@@ -170,18 +171,15 @@ void seq_escape(struct seq_file *m, const char *s, const char *esc)
 /*
  * Show one record, then spend m->record_ns more of CPU time before the next:
  * a calibration that makes a reader's lock hold as long as the live
- * kernel's for the same records (see vml_reader_set_record_cost).
+ * kernel's for the same records (see vml_reader_set_record_cost and
+ * util/debug.h).
  */
 static int seq_show(struct seq_file *m, void *p)
 {
 	int err = m->op->show(m, p);
 
-	if (m->record_ns) {
-		uint64_t until = vml_now_ns() + m->record_ns;
-
-		while (vml_now_ns() < until)
-			;
-	}
+	if (unlikely(m->record_ns))
+		vml_spin_ns(m->record_ns);
 	return err;
 }
 
