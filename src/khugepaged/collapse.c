@@ -57,6 +57,7 @@ struct scan_counts {
 static enum scan_result count_ptes(struct pte_table *pt, struct collapse_control *cc,
 				   struct scan_counts *c)
 {
+	spin_assert_held(&pt->ptl);
 	*c = (struct scan_counts){ 0 };
 	for (unsigned int i = 0; i < PTRS_PER_TABLE; i++) {
 		uint64_t pte = load_relaxed(&pt->e[i]);

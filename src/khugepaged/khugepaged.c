@@ -33,6 +33,13 @@
 #include "util/compiler.h"
 #include "vmalock/khugepaged.h"
 
+/*
+ * [k->lock], [lock]  the scanner's spinlock k->lock
+ * [scanner]          the thread running a scan of k's list; scans of one
+ *                    list never overlap (the scanner thread, or a caller of
+ *                    vml_khugepaged_scan() while that thread is stopped)
+ * [owner]            the caller of vml_khugepaged_start/stop/destroy
+ */
 struct mm_slot {
 	struct list_head node;		/* [k->lock] on k->mm_head */
 	struct mm *mm;			/* [I] pinned with mmgrab */
@@ -42,10 +49,11 @@ struct mm_slot {
 struct vml_khugepaged {
 	struct vml_sys *sys;				/* [I] */
 	struct vml_khugepaged_config cfg;		/* [I] */
-	_Atomic uint32_t lock;				/* khugepaged_mm_lock */
+	spinlock_t lock;				/* khugepaged_mm_lock */
 	struct list_head mm_head;			/* [lock] */
 	struct mm_slot *cursor;				/* [lock] the mm being scanned */
-	unsigned long address;				/* [lock] MAINLINE: the global cursor address */
+	unsigned long address;				/* [lock] to reset, [scanner] to advance:
+							 * MAINLINE's global cursor address */
 
 	pthread_t thread;
 	bool running;					/* [owner] */
@@ -86,6 +94,7 @@ int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_confi
 	if (!k->cfg.max_skip_batch)
 		k->cfg.max_skip_batch = 1024;
 	INIT_LIST_HEAD(&k->mm_head);
+	spin_lock_init(&k->lock, LOCK_CLASS_KHUGEPAGED);
 	*out = k;
 	return 0;
 }
@@ -148,6 +157,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	bool exiting = false;
 	struct mm *mm;
 
+	spin_assert_held(&k->lock);
 	if (!k->cursor) {
 		k->cursor = list_first_entry(&k->mm_head, struct mm_slot, node);
 		k->address = 0;

@@ -41,6 +41,7 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 		file->dev_minor = VML_SHM_MNT_DEV_MINOR;	/* the kernel's internal shm mount */
 	store_relaxed(&file->refcount, 1);
 	rwsem_init(&file->i_mmap_rwsem, NULL);
+	spin_lock_init(&file->i_pages_lock, LOCK_CLASS_I_PAGES);
 	INIT_LIST_HEAD(&file->i_mmap);
 	fetch_add_relaxed(&sys->nr_files, 1);
 	*out = file;

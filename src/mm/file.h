@@ -35,7 +35,7 @@ struct vml_file {
 	struct list_head i_mmap;	/* [i_mmap_rwsem] VMAs mapping this file */
 	unsigned long i_mmap_count;	/* [i_mmap_rwsem] */
 
-	_Atomic uint32_t i_pages_lock;	/* protects the page cache below */
+	spinlock_t i_pages_lock;	/* protects the page cache below */
 	struct xmap pages;		/* [i_pages_lock] index -> struct folio * (sparse) */
 	struct xmap swap_slots;		/* [i_pages_lock] shmem: index -> swap slot;
 					 * regular: FILE_SHADOW where a page was reclaimed */

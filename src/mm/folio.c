@@ -177,6 +177,7 @@ static unsigned int lru_move_batch(struct vml_sys *sys, enum lru_op op, struct f
 {
 	unsigned int n = sys->lru_nr[op];
 
+	spin_assert_held(&sys->lru_lock);
 	for (unsigned int i = 0; i < n; i++) {
 		lru_apply(sys->lru_batch[op][i], op);
 		put[i] = sys->lru_batch[op][i];

@@ -42,7 +42,7 @@ bool thp_vma_allowable(struct vma *vma, unsigned long vm_flags, bool smaps)
 void huge_pmd_install(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
 		      struct pte_table *pt, uint64_t bits)
 {
-	vml_assert(spin_is_locked(&mm->page_table_lock));
+	spin_assert_held(&mm->page_table_lock);
 	*pmd_deposit_slot(pmd) = pt;
 	if (!folio_is_zero(folio)) {
 		folio_add_rmap_pmd(folio, mm);
@@ -168,7 +168,7 @@ void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 	struct folio *folio = page_folio(pte_page(v));
 	struct pte_table **slot = pmd_deposit_slot(pmd);
 
-	vml_assert(spin_is_locked(&mm->page_table_lock));
+	spin_assert_held(&mm->page_table_lock);
 	store_release(pmd, 0);
 	vml_free(*slot);
 	*slot = NULL;
@@ -190,7 +190,7 @@ static void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
 	struct folio *folio;
 	uint64_t bits;
 
-	vml_assert(spin_is_locked(&mm->page_table_lock));
+	spin_assert_held(&mm->page_table_lock);
 	if (!pmd_is_huge(v))
 		return;
 	VML_BUG_ON(!pt);

@@ -35,7 +35,7 @@ int mm_alloc(struct vml_sys *sys, struct mm **out)
 	mm->mmap_base = DEFAULT_MMAP_BASE;
 	store_relaxed(&mm->mm_users, 1);
 	store_relaxed(&mm->mm_count, 1);
-	INIT_LIST_HEAD(&mm->sys_link);
+	spin_lock_init(&mm->page_table_lock, LOCK_CLASS_PAGE_TABLE);
 	fetch_add_relaxed(&sys->nr_mms, 1);
 	*out = mm;
 	return 0;

@@ -15,7 +15,6 @@
  *   [PTL]  the page-table lock of the PTE table holding the entry
  *   [PT]   mm->page_table_lock
  *   [atomic] C11 atomic; the comment says what orders it
- *   [sys]  sys->lock
  *
  * Lifetimes: an mm lives while mm_users > 0 (the owner and open readers
  * pin it with mmget); its memory lives while mm_count > 0 (mmgrab). A VMA
@@ -31,6 +30,7 @@
 #include "sync/rcu.h"
 #include "sync/rwsem.h"
 #include "sync/seqcount.h"
+#include "sync/spinlock.h"
 #include "tree/rtree.h"
 #include "util/list.h"
 #include "vmalock/mm.h"
@@ -264,7 +264,7 @@ struct mm {
 	unsigned long locked_vm;	/* [M] pages in VM_LOCKED VMAs */
 
 	struct pt_table *pgd;		/* [I] root page table */
-	_Atomic uint32_t page_table_lock; /* [PT] upper-level table population, PMD leaves, anon_vma */
+	spinlock_t page_table_lock;	/* upper-level table population, PMD leaves, anon_vma */
 
 	_Atomic long rss[NR_MM_COUNTERS]; /* [atomic] resident pages by kind */
 	_Atomic int mm_users;		/* [atomic] address space alive while > 0 */
@@ -272,7 +272,6 @@ struct mm {
 	bool exiting;			/* [M] set by exit before teardown */
 
 	struct mm_stats stats;
-	struct list_head sys_link;	/* [sys] on sys->mms */
 };
 
 /* struct vml_sys - the modelled kernel: settings shared by every mm. */
@@ -283,7 +282,7 @@ struct vml_sys {
 	_Atomic long nr_files;		/* [atomic] live files */
 	struct folio *zero_folio;	/* [I] the shared zero page */
 	struct folio *huge_zero_folio;	/* [I] the PMD-sized zero page (use_zero_page=1) */
-	_Atomic uint32_t swap_lock;	/* protects the swap allocator below */
+	spinlock_t swap_lock;		/* protects the swap allocator below */
 	_Atomic int32_t *swap_map;	/* [swap_lock] users of each slot (index 0 unused) */
 	unsigned long swap_next;	/* [swap_lock] where the next search starts */
 	unsigned long swap_used;	/* [swap_lock] */
@@ -293,7 +292,7 @@ struct vml_sys {
 	 * and MADV_FREE take effect only when its batch is moved: when full,
 	 * when a large folio joins it, or at an lru_add_drain() (folio.c).
 	 */
-	_Atomic uint32_t lru_lock;	/* protects the batches below */
+	spinlock_t lru_lock;		/* protects the batches below */
 	struct folio *lru_batch[3][31];	/* [lru_lock] a reference each; enum lru_op */
 	unsigned int lru_nr[3];		/* [lru_lock] */
 };

@@ -32,7 +32,11 @@ static void *pmd_table_alloc(void)
 
 struct pte_table *pte_table_alloc(void)
 {
-	return vml_zalloc(sizeof(struct pte_table));
+	struct pte_table *pt = vml_zalloc(sizeof(*pt));
+
+	if (pt)
+		spin_lock_init(&pt->ptl, LOCK_CLASS_PTL);
+	return pt;
 }
 
 static void *pte_table_alloc_any(void)

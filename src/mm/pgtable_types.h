@@ -64,7 +64,7 @@ struct pmd_table {
 /* A PTE table carries its own lock: the split page-table lock. */
 struct pte_table {
 	_Atomic uint64_t e[PTRS_PER_TABLE];	/* [PTL] written under ptl; read under ptl or racily (CAS) */
-	_Atomic uint32_t ptl;			/* the lock: 0 free, 1 held */
+	spinlock_t ptl;				/* the split page-table lock */
 	struct vml_rcu_head rcu;
 };
 

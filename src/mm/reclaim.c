@@ -241,6 +241,7 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 	_Atomic uint64_t *ptep = &pt->e[pte_index(a)];
 	unsigned long slot;
 
+	spin_assert_held(&pt->ptl);
 	folio_clear(folio, PG_referenced);
 	if (folio_is_anon(folio)) {
 		if (folio->order) {

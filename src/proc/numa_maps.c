@@ -63,6 +63,7 @@ static int gather_pte_stats(struct mm *mm, struct pte_table *pt, unsigned long s
 			    unsigned long end, void *priv)
 {
 	(void)mm;
+	spin_assert_held(&pt->ptl);
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 

@@ -170,6 +170,7 @@ static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 	struct smaps_walk *w = priv;
 	bool locked = w->vma->vm_flags & VM_LOCKED;
 
+	spin_assert_held(&pt->ptl);
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 		struct page *page;
@@ -197,9 +198,9 @@ static int smaps_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long st
 	struct page *page = pte_page(v);
 	struct folio *folio = page_folio(page);
 
-	(void)mm;
 	(void)start;
 	(void)end;
+	spin_assert_held(&mm->page_table_lock);
 	if (folio_is_zero(folio))
 		return 0;	/* the huge zero page is not a normal page */
 	if (folio_test(folio, PG_anon))
