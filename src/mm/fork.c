@@ -148,7 +148,7 @@ int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 	child->mmap_base = parent->mmap_base;
 
 	mmap_write_lock(parent);
-	mmap_write_lock(child);
+	mmap_write_lock_nested(child);
 	vma_txn_begin(&t, child);
 	vma_iter_init(&vmi, parent, 0);
 	for_each_vma(vmi, vma) {

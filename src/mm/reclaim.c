@@ -501,10 +501,10 @@ static void split_file_folio(struct folio *folio)
 	struct folio *small[1U << HPAGE_PMD_ORDER];
 	struct vma *vma;
 
-	down_read(&file->i_mmap_rwsem);
+	i_mmap_lock_read(file);
 	list_for_each_entry(vma, &file->i_mmap, i_mmap_link)
 		unmap_folio_vma(vma, folio);
-	up_read(&file->i_mmap_rwsem);
+	i_mmap_unlock_read(file);
 
 	for (unsigned long i = 0; i < nr; i++) {
 		small[i] = folio_alloc(file->sys, 0, folio->nid);

@@ -94,6 +94,11 @@ void vma_start_write(struct vma *vma)
 	seq = load_relaxed(&mm->mm_lock_seq.sequence);
 	if (load_relaxed(&vma->vm_lock_seq) == seq)
 		return;		/* already write-locked in this section */
+	/*
+	 * All the VMA write locks of this mmap_lock(W) hold count as one lock
+	 * (lockdep.h); another mm's (fork's child) nest as their mmap_locks do.
+	 */
+	lockdep_acquire(LOCK_CLASS_VMA, &mm->mm_lock_seq, LOCKDEP_REENTER | LOCKDEP_NESTED);
 
 	/* Exclude readers unless detached (nothing to wait for then). */
 	old = load_relaxed(&vma->vm_refcnt);
@@ -143,6 +148,8 @@ bool vma_is_attached(struct vma *vma)
 void vma_mark_detached(struct vma *vma)
 {
 	vma_assert_write_locked(vma);
+	/* May wait for transient readers, like vma_start_write (same lockdep record). */
+	lockdep_acquire(LOCK_CLASS_VMA, &vma->vm_mm->mm_lock_seq, LOCKDEP_REENTER | LOCKDEP_NESTED);
 	if (fetch_sub_release(&vma->vm_refcnt, 1) == 1)
 		return;
 	/*
@@ -184,6 +191,8 @@ int vma_start_read(struct mm *mm, struct vma *vma)
 	/* acquire re-read: pairs with the release in vma_end_write_all() */
 	if (load_relaxed(&vma->vm_lock_seq) == mm_lock_seq_now(mm))
 		goto fail;
+	/* Never waits (it fails instead): a trylock for lockdep. */
+	lockdep_acquire(LOCK_CLASS_VMA, vma, LOCKDEP_READ | LOCKDEP_TRY);
 	return 0;
 
 fail:
@@ -202,11 +211,13 @@ bool vma_start_read_locked(struct vma *vma)
 		if (old == 0 || old >= VMA_REF_LIMIT)
 			return false;
 	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
+	lockdep_acquire(LOCK_CLASS_VMA, vma, LOCKDEP_READ | LOCKDEP_TRY);
 	return true;
 }
 
 void vma_end_read(struct vma *vma)
 {
+	lockdep_release(LOCK_CLASS_VMA, vma);
 	vma_refcount_put(vma);
 }
 
