@@ -94,6 +94,7 @@ static struct pte_table *pmd_table(struct mm *mm, unsigned long addr, enum scan_
 	int err = 0;
 
 	pmd = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (pgtable.c's P1) */
 	v = pmd ? load_acquire(pmd) : 0;
 	if (!v) {
 		*res = SCAN_PMD_NULL;
@@ -168,13 +169,15 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 	/* Detach the table: lock-free accessors now fault and find the huge PMD. */
 	pmd = pmd_offset(mm, addr, false, &err);
 	spin_lock(&mm->page_table_lock);
+	/* release: pairs with the walkers' acquire loads (P1; a 0 publishes nothing) */
 	store_release(pmd, 0);
 	spin_unlock(&mm->page_table_lock);
 
 	bits = PT_DIRTY | PT_YOUNG | ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0);
 	pte_lock(pt);
 	for (unsigned int i = 0; i < PTRS_PER_TABLE; i++) {
-		uint64_t pte = atomic_exchange_explicit(&pt->e[i], 0, memory_order_acq_rel);
+		/* An exchange: a hardware walk that began before the detach may CAS young/dirty (P2). */
+		uint64_t pte = xchg_relaxed(&pt->e[i], 0);
 		struct folio *old;
 
 		if (!pte_present(pte))

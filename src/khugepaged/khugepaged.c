@@ -289,6 +289,7 @@ static void *khugepaged_thread(void *arg)
 	struct vml_khugepaged *k = arg;
 
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);	/* nice 19, as the kernel's */
+	/* acquire: pairs with the store_release in vml_khugepaged_stop() */
 	while (!load_acquire(&k->stop)) {
 		vml_khugepaged_scan(k);
 		futex_wait(&k->stop, 0, (uint64_t)k->cfg.scan_sleep_ms * NSEC_PER_MSEC);
@@ -300,6 +301,7 @@ int vml_khugepaged_start(struct vml_khugepaged *k)
 {
 	if (!k || k->running)
 		return -EINVAL;
+	/* release: pairs with the thread's load_acquire (pthread_create orders it as well) */
 	store_release(&k->stop, 0);
 	if (pthread_create(&k->thread, NULL, khugepaged_thread, k))
 		return -EAGAIN;
@@ -311,6 +313,7 @@ void vml_khugepaged_stop(struct vml_khugepaged *k)
 {
 	if (!k || !k->running)
 		return;
+	/* release: pairs with the load_acquire in khugepaged_thread() */
 	store_release(&k->stop, 1);
 	futex_wake(&k->stop, 1);
 	pthread_join(k->thread, NULL);

@@ -487,13 +487,14 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	pmd = pmd_offset(mm, addr, true, &err);
 	if (!pmd)
 		return VM_FAULT_OOM;
+	/* acquire (here and in the two loads below): pairs with pgtable.c's P1 releases */
 	if (!load_acquire(pmd) && thp_vma_allowable(vma, vma->vm_flags, false)) {
 		vm_fault_t ret = do_huge_pmd_anonymous_page(vma, pmd, addr, flags);
 
 		if (!(ret & VM_FAULT_FALLBACK))
 			return ret;
 	}
-	if (pmd_is_huge(load_acquire(pmd))) {
+	if (pmd_is_huge(load_acquire(pmd))) {	/* pairs with P1, as above */
 		if (!write) {
 			pte_access_fast(mm, addr, false);
 			return 0;
@@ -504,7 +505,7 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 			return 0;
 	}
 	/* No page table yet: fault-around may leave it so (do_fault_around). */
-	pt_was_none = !load_acquire(pmd);
+	pt_was_none = !load_acquire(pmd);	/* pairs with P1, as above */
 	if (pt_was_none && !vma_is_anonymous(vma) &&
 	    file_index_beyond_eof(vma->vm_file, linear_page_index(vma, addr)) &&
 	    (write || !fault_around_installs_table(vma, addr)))
@@ -513,7 +514,8 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	if (!pt)
 		return err ? VM_FAULT_OOM : 0;	/* a huge leaf appeared: the access retries */
 
-	pte = load_acquire(&pt->e[pte_index(addr)]);
+	/* A first look, relaxed: every path below rechecks the entry under the ptl (P2). */
+	pte = load_relaxed(&pt->e[pte_index(addr)]);
 	if (!pte) {
 		if (vma_is_anonymous(vma))
 			return do_anonymous_page(vma, pt, addr, flags);

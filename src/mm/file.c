@@ -160,6 +160,7 @@ void vml_file_get(struct vml_file *file)
 
 void vml_file_put(struct vml_file *file)
 {
+	/* acq_rel: pairs with the other puts' decrements: the last sees their accesses */
 	if (!file || fetch_sub_acq_rel(&file->refcount, 1) != 1)
 		return;
 	vml_assert(list_empty(&file->i_mmap));

@@ -53,7 +53,7 @@ void folio_put(struct folio *folio)
 {
 	if (folio_is_zero(folio))
 		return;
-	/* acq_rel: the last put sees every earlier user's accesses before freeing */
+	/* acq_rel: pairs with the other puts' decrements: the last sees their accesses */
 	if (fetch_sub_acq_rel(&folio->refcount, 1) == 1) {
 		vml_assert(load_relaxed(&folio->total_mapcount) == 0);
 		if (folio_is_anon(folio))

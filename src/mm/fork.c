@@ -40,6 +40,7 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 		_Atomic uint64_t *dpmd;
 		struct pte_table *spt, *dpt;
 
+		/* acquire: pairs with pgtable.c's P1 releases */
 		if (spmd && pmd_is_huge(load_acquire(spmd))) {
 			/* The VMA holds the whole aligned range: share the huge page. */
 			dpmd = pmd_offset(dst, addr, true, &err);

@@ -48,6 +48,7 @@ bool mmget_not_zero(struct mm *mm)
 	do {
 		if (users == 0)
 			return false;
+	/* acquire: pairs with the release half of mmput()'s decrement: we see what leaving users did */
 	} while (!cas_acquire(&mm->mm_users, &users, users + 1));
 	return true;
 }
@@ -59,6 +60,7 @@ void mmgrab(struct mm *mm)
 
 void mmdrop(struct mm *mm)
 {
+	/* acq_rel: pairs with the other mmdrops' decrements: the last sees their accesses */
 	if (fetch_sub_acq_rel(&mm->mm_count, 1) != 1)
 		return;
 	rtree_destroy(&mm->mm_mt);
@@ -70,6 +72,7 @@ void mmdrop(struct mm *mm)
 
 void mmput(struct mm *mm)
 {
+	/* acq_rel: pairs with the other mmputs' decrements and mmget_not_zero's acquire */
 	if (fetch_sub_acq_rel(&mm->mm_users, 1) != 1)
 		return;
 	exit_mmap(mm);

@@ -1,6 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pgtable.c - page-table allocation, walking, zapping and moving.
+ * pgtable.c - page tables: allocation, walking, zapping, freeing,
+ * protection changes and moving (mm/memory.c, mm/pagewalk.c,
+ * mm/pgtable-generic.c, mm/mprotect.c change_pte_range, mm/mremap.c
+ * move_page_tables). The types are in pgtable_types.h.
+ *
+ * Design
+ * ======
+ *
+ * Walkers. Nothing in vmalock locks a page table to walk down it: every
+ * walk reads the upper-level entries (PGD, PUD, PMD) with plain atomic
+ * loads, and locks only at the bottom - a PTE table's ptl, or
+ * page_table_lock for a huge PMD leaf. Four kinds of walker:
+ *   - a holder of mmap_lock (R or W): a writer's zap, protection change or
+ *     move, fork, populate, khugepaged, a /proc view under policy MMAP;
+ *   - a holder of a VMA read lock, for addresses in that VMA: a fault under
+ *     the VMA lock, a /proc view under policy VMA (RCU dropped for the walk);
+ *   - the "hardware" access path (pte_access_fast), which holds neither, as
+ *     an MMU does: RCU for the whole walk;
+ *   - the reverse map (split_file_folio -> pte_offset_map_lock), which holds
+ *     i_mmap_rwsem and can reach a VMA of another mm, also neither: RCU until
+ *     pte_unmap_unlock(), and a recheck of the PMD entry under the ptl.
+ *
+ * Who changes what:
+ *   - Upper-level entries change only under mm->page_table_lock.
+ *     0 -> table: populate_entry() (faults, populate, fork: whoever needs a
+ *     table; the loser of a race frees its copy) and reserve_install()
+ *     (mremap, from tables set aside before its commit). Table -> 0:
+ *     free_pgtables() and khugepaged's collapse, under mmap_lock(W). A whole
+ *     PTE table or huge leaf moves from one PMD entry to another
+ *     (move_page_tables, move_huge_pmd) under mmap_lock(W) with both VMAs
+ *     write-locked. A PMD entry also turns into a huge leaf and back
+ *     (huge_pmd_install, zap_huge_pmd, split_huge_pmd_locked: huge_memory.c).
+ *   - A PTE changes under its table's ptl, with one exception: the
+ *     "hardware" sets young and dirty with a compare-and-swap on an entry
+ *     it found present and allowing the access. So whoever replaces a
+ *     present entry does it with an exchange or a CAS (zap, unmap, move,
+ *     change_protection, clear_pte_bits, fork's write-protect) or stores a
+ *     value that already has those bits (do_wp_page); plain stores go to
+ *     empty or non-present entries and to tables nobody can reach yet. Two
+ *     exceptions, noted rather than fixed: split_anon_folio() (reclaim.c)
+ *     re-points a present PTE, and copy_huge_pmd() (fork) write-protects a
+ *     huge leaf, each with a plain store after a load under the lock; a
+ *     concurrent hardware access could lose a young or dirty bit there.
+ *
+ * Why a lock-free walk never meets a freed table. Tables are freed only by
+ * free_pgtables(): under mmap_lock(W), after the commit and the zap, only
+ * where no VMA meets the table's span but the writer's own new ones, which
+ * stay write-locked until mmap_write_unlock(); the entry above is cleared
+ * under page_table_lock and the table freed through vml_call_rcu(). So a
+ * holder of mmap_lock excludes it, a holder of a VMA read lock walks only
+ * tables under its own VMA (which no writer may unmap while it is locked),
+ * and an RCU walker finishes before the grace period ends. Collapse clears
+ * a PMD entry but keeps the table (it becomes the huge leaf's deposit), and
+ * a move only changes which entry points to a table. A walker that locks a
+ * PTE table found without mmap_lock or a VMA lock (pte_offset_map_lock)
+ * rechecks under the ptl that the PMD entry still points to it: a table
+ * moved or freed meanwhile maps nothing of its address any more.
+ *
+ * Ordering, in pairs:
+ *  P1  publication: every store to an upper-level entry is a release
+ *      (populate_entry, reserve_install, move_page_tables, the huge_memory.c
+ *      leaf changes, the clears), and every lock-free read of one is an
+ *      acquire (the walks here, handle_mm_fault, collapse, fork): a walker
+ *      that sees a table pointer sees that table's entries as they were when
+ *      it was published (zeroed, or filled by a split); one that sees a huge
+ *      leaf sees its folio set up. A 0 publishes nothing; it is a release
+ *      only so that every value a walker can read is.
+ *  P2  PTEs carry no ordering of their own: whoever uses what a PTE points
+ *      to holds the ptl (its unlock, a release, pairs with the next lock's
+ *      acquire), and the lock-free readers of a PTE - the hardware path,
+ *      handle_mm_fault's first look - use only the entry's bits, and
+ *      recheck under the ptl before anything else. PTEs are read and
+ *      changed with relaxed atomics.
+ *  P3  freeing: the grace period between clearing an entry and freeing the
+ *      table orders every RCU walker that may still hold the old pointer
+ *      before the free (vml_call_rcu; rcu.c tells ThreadSanitizer).
+ *
+ * Cost: a walk is four dependent loads to the PMD entry; a walk over a
+ * sparse range skips a whole empty PGD or PUD entry at once (pmd_lookup).
  */
 #include <errno.h>
 
@@ -84,12 +162,12 @@ void pgtable_free_all(struct mm *mm)
 
 /*
  * Follow (or create) one upper-level entry. Racing creators are resolved
- * under page_table_lock; the loser frees its table. The release store pairs
- * with the acquire loads of lock-free walkers: they see a zeroed table.
+ * under page_table_lock; the loser frees its table.
  */
 static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, void *(*table_alloc)(void),
 			       bool alloc, int *err)
 {
+	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(e);
 	void *fresh;
 
@@ -104,6 +182,7 @@ static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, void *(*table
 	v = load_relaxed(e);
 	if (!v) {
 		v = (uint64_t)(uintptr_t)fresh | PT_TABLE;
+		/* release: pairs with the walkers' acquire loads of the entry: they see a zeroed table (P1) */
 		store_release(e, v);
 		fresh = NULL;
 	}
@@ -129,6 +208,7 @@ _Atomic uint64_t *pmd_offset(struct mm *mm, unsigned long addr, bool alloc, int 
 
 struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, bool alloc, int *err)
 {
+	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(pmd);
 
 	if (pmd_is_huge(v))
@@ -149,6 +229,7 @@ struct pte_table *pte_offset_map_lock(struct mm *mm, unsigned long addr)
 
 	vml_rcu_read_lock();
 	pmd = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (P1) */
 	v = pmd ? load_acquire(pmd) : 0;
 	if (!v || pmd_is_huge(v)) {
 		vml_rcu_read_unlock();
@@ -178,13 +259,14 @@ void pte_unmap_unlock(struct pte_table *pt)
  */
 static _Atomic uint64_t *pmd_lookup(struct mm *mm, unsigned long addr, unsigned long *skip_to)
 {
+	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(&mm->pgd->e[pgd_index(addr)]);
 
 	if (!v) {
 		*skip_to = (addr & ~((1UL << PGDIR_SHIFT) - 1)) + (1UL << PGDIR_SHIFT);
 		return NULL;
 	}
-	v = load_acquire(&pgd_pud_table(v)->e[pud_index(addr)]);
+	v = load_acquire(&pgd_pud_table(v)->e[pud_index(addr)]);	/* the same pairs with (P1) */
 	if (!v) {
 		*skip_to = (addr & ~((1UL << PUD_SHIFT) - 1)) + (1UL << PUD_SHIFT);
 		return NULL;
@@ -206,6 +288,7 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 		next = pmd ? (addr & PMD_MASK) + PMD_SIZE : skip_to;
 		if (next > end || next < addr)
 			next = end;
+		/* acquire: pairs with the release that published the entry (P1) */
 		v = pmd ? load_acquire(pmd) : 0;
 		if (!v) {
 			if (ops->pte_hole)
@@ -237,7 +320,8 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 /* Clear one present or swap PTE; the caller holds the ptl. */
 static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep)
 {
-	uint64_t pte = atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
+	/* An exchange, not a store: a hardware CAS may set young/dirty meanwhile (P2). */
+	uint64_t pte = xchg_relaxed(ptep, 0);
 	struct folio *folio;
 	struct page *page;
 
@@ -320,6 +404,7 @@ static void pud_table_free_cb(struct vml_rcu_head *head)
 static void clear_table_entry(struct mm *mm, _Atomic uint64_t *e)
 {
 	spin_lock(&mm->page_table_lock);
+	/* release: pairs with the walkers' acquire loads of the entry (P1; a 0 publishes nothing) */
 	store_release(e, 0);
 	spin_unlock(&mm->page_table_lock);
 }
@@ -463,10 +548,11 @@ bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)
 	/* Like the MMU's walk: no lock; RCU keeps the tables it passes through alive. */
 	vml_rcu_read_lock();
 	ptep = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (P1) */
 	v = ptep ? load_acquire(ptep) : 0;
 	if (v && !pmd_is_huge(v)) {
 		ptep = &pmd_pte_table(v)->e[pte_index(addr)];
-		v = load_acquire(ptep);
+		v = load_relaxed(ptep);	/* only its bits are used (P2) */
 	}
 	/* Like a TLB fill: only an entry that already permits the access. */
 	while (pte_present(v) && !(v & PT_PROTNONE) && (!write || (v & PT_WRITE))) {
@@ -570,6 +656,7 @@ int pgtable_prepare_move(struct mm *mm, unsigned long old_addr, unsigned long ne
 		_Atomic uint64_t *pmd = pmd_offset(mm, old_addr + off, false, &err);
 
 		extent = move_extent(old_addr + off, n, len - off);
+		/* acquire: pairs with the release that published the entry (P1) */
 		if (!pmd || !load_acquire(pmd))
 			continue;
 		if ((first || n >> PGDIR_SHIFT != last_pud) && !reserve_pud(res))
@@ -594,7 +681,7 @@ static uint64_t reserve_install(struct mm *mm, _Atomic uint64_t *e, void *t)
 	uint64_t v = (uint64_t)(uintptr_t)t | PT_TABLE;
 
 	spin_lock(&mm->page_table_lock);
-	store_release(e, v);	/* pairs with the acquire loads of walkers */
+	store_release(e, v);	/* pairs with the walkers' acquire loads of the entry (P1) */
 	spin_unlock(&mm->page_table_lock);
 	return v;
 }
@@ -604,12 +691,13 @@ static _Atomic uint64_t *pmd_offset_reserved(struct mm *mm, unsigned long addr,
 					     struct pgt_reserve *res)
 {
 	_Atomic uint64_t *e = &mm->pgd->e[pgd_index(addr)];
+	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(e);
 
 	if (!v)
 		v = reserve_install(mm, e, reserve_pop(res->pud));
 	e = &pgd_pud_table(v)->e[pud_index(addr)];
-	v = load_acquire(e);
+	v = load_acquire(e);	/* the same pairs with (P1) */
 	if (!v)
 		v = reserve_install(mm, e, reserve_pop(res->pmd));
 	return &pud_pmd_table(v)->e[pmd_index(addr)];
@@ -619,6 +707,7 @@ static _Atomic uint64_t *pmd_offset_reserved(struct mm *mm, unsigned long addr,
 static struct pte_table *pte_table_reserved(struct mm *mm, _Atomic uint64_t *pmd,
 					    struct pgt_reserve *res)
 {
+	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(pmd);
 
 	if (!v)
@@ -634,8 +723,8 @@ static void move_ptes(struct pte_table *opt, struct pte_table *npt, unsigned lon
 		uint64_t pte;
 
 		pte_lock(opt);
-		pte = atomic_exchange_explicit(&opt->e[pte_index(old_addr + off)], 0,
-					       memory_order_acq_rel);
+		/* An exchange: a hardware CAS may set young/dirty meanwhile (P2). */
+		pte = xchg_relaxed(&opt->e[pte_index(old_addr + off)], 0);
 		pte_unlock(opt);
 		if (!pte)
 			continue;
@@ -657,6 +746,7 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 	for (unsigned long off = 0; off < len; off += extent) {
 		unsigned long o = old_addr + off, n = new_addr + off;
 		_Atomic uint64_t *opmd = pmd_offset(mm, o, false, &err), *npmd;
+		/* acquire: pairs with the release that published the entry (P1) */
 		uint64_t v = opmd ? load_acquire(opmd) : 0;
 		struct pte_table *npt;
 
@@ -664,7 +754,7 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 		if (!v)
 			continue;	/* nothing here: the destination gets no table */
 		npmd = pmd_offset_reserved(mm, n, res);
-		if (extent == PMD_SIZE && !load_acquire(npmd)) {
+		if (extent == PMD_SIZE && !load_acquire(npmd)) {	/* pairs with P1's releases */
 			if (pmd_is_huge(v)) {
 				move_huge_pmd(mm, opmd, npmd);
 				continue;
@@ -675,15 +765,15 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 			 * the entries wherever they now are: it only unmaps.
 			 */
 			spin_lock(&mm->page_table_lock);
-			store_release(npmd, v);
-			store_release(opmd, 0);
+			store_release(npmd, v);	/* pairs with the walkers' acquire loads (P1) */
+			store_release(opmd, 0);	/* pairs with the same (P1; a 0 publishes nothing) */
 			spin_unlock(&mm->page_table_lock);
 			continue;
 		}
 		if (pmd_is_huge(v))
 			split_huge_pmd_address(mm, o);	/* misaligned: per page */
 		npt = pte_table_reserved(mm, npmd, res);
-		move_ptes(pmd_pte_table(load_acquire(opmd)), npt, o, n, extent);
+		move_ptes(pmd_pte_table(load_acquire(opmd)), npt, o, n, extent);	/* pairs with P1 */
 	}
 	pgt_reserve_release(res);
 }

@@ -221,7 +221,8 @@ static void age_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio)
 /* Clear a present PTE (the caller holds the ptl); its reference is the caller's to drop. */
 static void unmap_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio)
 {
-	uint64_t pte = atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
+	/* An exchange: a hardware CAS may set young/dirty meanwhile (pgtable.c's P2). */
+	uint64_t pte = xchg_relaxed(ptep, 0);
 
 	if (pte & PT_DIRTY)
 		folio_set(folio, PG_dirty);
@@ -267,7 +268,8 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 			folio_set(folio, PG_active);
 			return false;
 		}
-		atomic_exchange_explicit(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP, memory_order_acq_rel);
+		/* An exchange, as in unmap_pte() (P2). */
+		xchg_relaxed(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP);
 		folio_remove_rmap_pte(folio, pte_page(pte));
 		mm_dec_counter(mm, MM_ANONPAGES);
 		mm_inc_counter(mm, MM_SWAPENTS);

@@ -28,6 +28,7 @@ void anon_vma_get(struct anon_vma *av)
 
 void anon_vma_put(struct anon_vma *av)
 {
+	/* acq_rel: pairs with the other puts' decrements: the last sees their accesses */
 	if (av && fetch_sub_acq_rel(&av->refcount, 1) == 1)
 		vml_free(av);
 }

@@ -108,6 +108,7 @@ void anon_vma_name_get(struct anon_vma_name *n)
 
 void anon_vma_name_put(struct anon_vma_name *n)
 {
+	/* acq_rel: pairs with the other puts' decrements: the last sees their accesses */
 	if (n && fetch_sub_acq_rel(&n->refcount, 1) == 1)
 		vml_free(n);
 }

@@ -65,6 +65,7 @@ static void vma_refcount_put(struct vma *vma)
 	/* release: pairs with the acquire load in vma_wait_refcnt() */
 	newcnt = fetch_sub_release(&vma->vm_refcnt, 1) - 1;
 	if (newcnt && vma_writer_only(newcnt)) {
+		/* release: pairs with the load_acquire of the word in vma_wait_refcnt() */
 		fetch_add_release(&mm->vma_writer_wait, 1);
 		futex_wake(&mm->vma_writer_wait, INT_MAX);
 	}
@@ -77,8 +78,10 @@ static void vma_wait_refcnt(struct vma *vma, uint32_t target)
 
 	/* Ends: readers hold the lock for a bounded time and new ones cannot enter. */
 	for (;;) {
+		/* acquire: pairs with the fetch_add_release of the word in vma_refcount_put() */
 		uint32_t word = load_acquire(&mm->vma_writer_wait);
 
+		/* acquire: pairs with the readers' release decrement in vma_refcount_put() */
 		if (load_acquire(&vma->vm_refcnt) == target)
 			return;
 		futex_wait(&mm->vma_writer_wait, word, 0);
@@ -105,12 +108,16 @@ void vma_start_write(struct vma *vma)
 	do {
 		if (old == 0)
 			break;
+	/* acq_rel: pairs with the readers' release decrements and their cas_acquire increments */
 	} while (!cas_acq_rel(&vma->vm_refcnt, &old, old + VMA_LOCK_OFFSET));
 	if (old)
 		vma_wait_refcnt(vma, VMA_LOCK_OFFSET + 1);
 
 	store_relaxed(&vma->vm_lock_seq, seq);
-	/* release: the stamp above is visible to any reader that increments after this */
+	/*
+	 * release: pairs with the cas_acquire in vma_start_read(): a reader that
+	 * increments after this sees the stamp above and backs out.
+	 */
 	if (old)
 		fetch_sub_release(&vma->vm_refcnt, VMA_LOCK_OFFSET);
 }
@@ -136,7 +143,7 @@ void vma_mark_attached(struct vma *vma)
 {
 	vma_assert_write_locked(vma);
 	vml_assert(load_relaxed(&vma->vm_refcnt) == 0);
-	/* release: the VMA's fields are visible to a reader whose increment succeeds */
+	/* release: pairs with the cas_acquire in vma_start_read(): the reader sees the VMA's fields */
 	store_release(&vma->vm_refcnt, 1);
 }
 
@@ -150,6 +157,7 @@ void vma_mark_detached(struct vma *vma)
 	vma_assert_write_locked(vma);
 	/* May wait for transient readers, like vma_start_write (same lockdep record). */
 	lockdep_acquire(LOCK_CLASS_VMA, &vma->vm_mm->mm_lock_seq, LOCKDEP_REENTER | LOCKDEP_NESTED);
+	/* release: pairs with the acquire increments of readers, as every change of vm_refcnt */
 	if (fetch_sub_release(&vma->vm_refcnt, 1) == 1)
 		return;
 	/*
@@ -157,8 +165,10 @@ void vma_mark_detached(struct vma *vma)
 	 * and back out; wait for them so nobody holds a reference to a VMA
 	 * that is about to be freed.
 	 */
+	/* acq_rel: pairs with the transient readers' release decrements and cas_acquire increments */
 	fetch_add_acq_rel(&vma->vm_refcnt, VMA_LOCK_OFFSET);
 	vma_wait_refcnt(vma, VMA_LOCK_OFFSET);
+	/* release: pairs with the acquire increments of readers, as above */
 	fetch_sub_release(&vma->vm_refcnt, VMA_LOCK_OFFSET);
 }
 
@@ -183,6 +193,7 @@ int vma_start_read(struct mm *mm, struct vma *vma)
 			vml_rcu_read_unlock();
 			return -EBUSY;
 		}
+	/* acquire: pairs with the releases in vma_mark_attached() and vma_start_write() */
 	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
 
 	/* VMAs are never reused for another mm here, but the check is cheap. */
@@ -210,6 +221,7 @@ bool vma_start_read_locked(struct vma *vma)
 	do {
 		if (old == 0 || old >= VMA_REF_LIMIT)
 			return false;
+	/* acquire: pairs with the releases in vma_mark_attached() and vma_start_write() */
 	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
 	lockdep_acquire(LOCK_CLASS_VMA, vma, LOCKDEP_READ | LOCKDEP_TRY);
 	return true;

@@ -133,6 +133,7 @@ static unsigned int search_start(const struct rtree_node *node, unsigned long ad
 /* Pairs with the commit's release store of the root (everything in a node was written before it). */
 static inline struct rtree_node *node_child(const struct rtree_node *node, unsigned int i)
 {
+	/* acquire: pairs with the commit's vml_rcu_assign_pointer of the root */
 	return vml_rcu_dereference(node->child[i]);
 }
 
@@ -210,16 +211,19 @@ static void *lookup(const struct rtree_node *root, unsigned long addr, struct rt
 
 void *rtree_find(struct rtree *t, unsigned long addr, struct rtree_range *r)
 {
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
 	return lookup(vml_rcu_dereference(t->root), addr, r);
 }
 
 void *rtree_find_next(struct rtree *t, unsigned long addr, struct rtree_range *r)
 {
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
 	return lookup_next(vml_rcu_dereference(t->root), addr, r);
 }
 
 void *rtree_find_prev(struct rtree *t, unsigned long addr, struct rtree_range *r)
 {
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
 	return lookup_prev(vml_rcu_dereference(t->root), addr, r);
 }
 
@@ -264,6 +268,7 @@ void rtree_cursor_set(struct rtree_cursor *c, struct rtree *t, unsigned long add
  */
 static void cursor_seek(struct rtree_cursor *c)
 {
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
 	const struct rtree_node *node = vml_rcu_dereference(c->tree->root);
 	int d = 0;
 
@@ -918,6 +923,7 @@ static int validate_root(const struct rtree_node *root, size_t count, unsigned l
 
 int rtree_validate(struct rtree *t)
 {
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
 	return validate_root(vml_rcu_dereference(t->root), t->count, t->gen);
 }
 
@@ -942,6 +948,7 @@ static void stats_node(const struct rtree_node *node, struct rtree_stats *s)
 
 void rtree_stats(struct rtree *t, struct rtree_stats *s)
 {
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
 	const struct rtree_node *root = vml_rcu_dereference(t->root);
 
 	memset(s, 0, sizeof(*s));
