@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mm_types.h - the address space (struct mm), its mappings (struct vma),
- * anon_vma objects, folios and pages, and the page-table entry encoding.
+ * anon_vma objects, folios and pages, and the modelled kernel (struct
+ * vml_sys). The page-table types are in pgtable_types.h.
  *
  * Lock tags used on fields (see docs/locking.md for the whole picture):
  *
