@@ -59,14 +59,18 @@
  * moved or freed meanwhile maps nothing of its address any more.
  *
  * Ordering, in pairs:
- *  P1  publication: every store to an upper-level entry is a release
+ *  P1  publication: every store that changes what an upper-level entry
+ *      points to - a table, a huge leaf, or nothing - is a release
  *      (populate_entry, reserve_install, move_page_tables, the huge_memory.c
  *      leaf changes, the clears), and every lock-free read of one is an
  *      acquire (the walks here, handle_mm_fault, collapse, fork): a walker
  *      that sees a table pointer sees that table's entries as they were when
  *      it was published (zeroed, or filled by a split); one that sees a huge
  *      leaf sees its folio set up. A 0 publishes nothing; it is a release
- *      only so that every value a walker can read is.
+ *      only so that every value a walker can read is. Changing only a huge
+ *      leaf's permission or access bits (change_protection, the hardware
+ *      path, MADV_COLD and MADV_FREE) publishes nothing either: those are
+ *      relaxed CASes, as on PTEs.
  *  P2  PTEs carry no ordering of their own: whoever uses what a PTE points
  *      to holds the ptl (its unlock, a release, pairs with the next lock's
  *      acquire), and the lock-free readers of a PTE - the hardware path,
