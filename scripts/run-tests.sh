@@ -100,12 +100,14 @@ if build_or_fail build; then
 fi
 
 if [ "${VML_TEST_QUICK:-0}" != 1 ]; then
-	if build_or_fail build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug; then
+	if build_or_fail build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug \
+			-Dlockdep=true; then
 		mapfile -t s < <(suites_present build-asan unit stress)
 		[ ${#s[@]} -gt 0 ] && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_suites build-asan asan "${s[@]}"
 	fi
-	if build_or_fail build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized; then
+	if build_or_fail build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized \
+			-Dlockdep=true; then
 		mapfile -t s < <(suites_present build-tsan stress)
 		[ ${#s[@]} -gt 0 ] && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp" \
 			run_suites build-tsan tsan "${s[@]}"

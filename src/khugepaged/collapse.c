@@ -20,7 +20,9 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "util/clock.h"
 #include "util/compiler.h"
 
@@ -56,6 +58,7 @@ struct scan_counts {
 static enum scan_result count_ptes(struct pte_table *pt, struct collapse_control *cc,
 				   struct scan_counts *c)
 {
+	spin_assert_held(&pt->ptl);
 	*c = (struct scan_counts){ 0 };
 	for (unsigned int i = 0; i < PTRS_PER_TABLE; i++) {
 		uint64_t pte = load_relaxed(&pt->e[i]);
@@ -92,6 +95,7 @@ static struct pte_table *pmd_table(struct mm *mm, unsigned long addr, enum scan_
 	int err = 0;
 
 	pmd = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (pgtable.c's P1) */
 	v = pmd ? load_acquire(pmd) : 0;
 	if (!v) {
 		*res = SCAN_PMD_NULL;
@@ -166,13 +170,15 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 	/* Detach the table: lock-free accessors now fault and find the huge PMD. */
 	pmd = pmd_offset(mm, addr, false, &err);
 	spin_lock(&mm->page_table_lock);
+	/* release: pairs with the walkers' acquire loads (P1; a 0 publishes nothing) */
 	store_release(pmd, 0);
 	spin_unlock(&mm->page_table_lock);
 
 	bits = PT_DIRTY | PT_YOUNG | ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0);
 	pte_lock(pt);
 	for (unsigned int i = 0; i < PTRS_PER_TABLE; i++) {
-		uint64_t pte = atomic_exchange_explicit(&pt->e[i], 0, memory_order_acq_rel);
+		/* An exchange: a hardware walk that began before the detach may CAS young/dirty (P2). */
+		uint64_t pte = xchg_relaxed(&pt->e[i], 0);
 		struct folio *old;
 
 		if (!pte_present(pte))

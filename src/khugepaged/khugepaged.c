@@ -33,6 +33,13 @@
 #include "util/compiler.h"
 #include "vmalock/khugepaged.h"
 
+/*
+ * [k->lock], [lock]  the scanner's spinlock k->lock
+ * [scanner]          the thread running a scan of k's list; scans of one
+ *                    list never overlap (the scanner thread, or a caller of
+ *                    vml_khugepaged_scan() while that thread is stopped)
+ * [owner]            the caller of vml_khugepaged_start/stop/destroy
+ */
 struct mm_slot {
 	struct list_head node;		/* [k->lock] on k->mm_head */
 	struct mm *mm;			/* [I] pinned with mmgrab */
@@ -42,10 +49,11 @@ struct mm_slot {
 struct vml_khugepaged {
 	struct vml_sys *sys;				/* [I] */
 	struct vml_khugepaged_config cfg;		/* [I] */
-	_Atomic uint32_t lock;				/* khugepaged_mm_lock */
+	spinlock_t lock;				/* khugepaged_mm_lock */
 	struct list_head mm_head;			/* [lock] */
 	struct mm_slot *cursor;				/* [lock] the mm being scanned */
-	unsigned long address;				/* [lock] MAINLINE: the global cursor address */
+	unsigned long address;				/* [lock] to reset, [scanner] to advance:
+							 * MAINLINE's global cursor address */
 
 	pthread_t thread;
 	bool running;					/* [owner] */
@@ -86,6 +94,7 @@ int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_confi
 	if (!k->cfg.max_skip_batch)
 		k->cfg.max_skip_batch = 1024;
 	INIT_LIST_HEAD(&k->mm_head);
+	spin_lock_init(&k->lock, LOCK_CLASS_KHUGEPAGED);
 	*out = k;
 	return 0;
 }
@@ -141,13 +150,14 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	};
 	bool fixed = k->cfg.policy == VML_KHUGEPAGED_FIXED;
 	unsigned int progress = 0, skipped = 0;
-	struct rtree_cursor cur;
+	struct vma_iterator vmi;
 	struct mm_slot *slot;
 	struct vma *vma = NULL;
 	unsigned long *addr;
 	bool exiting = false;
 	struct mm *mm;
 
+	spin_assert_held(&k->lock);
 	if (!k->cursor) {
 		k->cursor = list_first_entry(&k->mm_head, struct mm_slot, node);
 		k->address = 0;
@@ -171,8 +181,8 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	cc.lock_taken_ns = vml_now_ns();
 	progress++;
 
-	rtree_cursor_set(&cur, &mm->mm_mt, *addr);
-	while ((vma = rtree_cursor_next(&cur, NULL)) != NULL) {
+	vma_iter_init(&vmi, mm, *addr);
+	for_each_vma(vmi, vma) {
 		unsigned long hstart, hend;
 
 		if (!collapse_vma_eligible(vma)) {
@@ -190,7 +200,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 				mmap_read_lock_nosteal(mm);
 				cc.lock_taken_ns = vml_now_ns();
 				stat_inc(&k->st.lock_drops);
-				rtree_cursor_set(&cur, &mm->mm_mt, *addr);
+				vma_iter_set(&vmi, *addr);	/* the next candidate, in the new hold */
 				skipped = 0;
 			}
 			continue;
@@ -279,6 +289,7 @@ static void *khugepaged_thread(void *arg)
 	struct vml_khugepaged *k = arg;
 
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);	/* nice 19, as the kernel's */
+	/* acquire: pairs with the store_release in vml_khugepaged_stop() */
 	while (!load_acquire(&k->stop)) {
 		vml_khugepaged_scan(k);
 		futex_wait(&k->stop, 0, (uint64_t)k->cfg.scan_sleep_ms * NSEC_PER_MSEC);
@@ -290,6 +301,7 @@ int vml_khugepaged_start(struct vml_khugepaged *k)
 {
 	if (!k || k->running)
 		return -EINVAL;
+	/* release: pairs with the thread's load_acquire (pthread_create orders it as well) */
 	store_release(&k->stop, 0);
 	if (pthread_create(&k->thread, NULL, khugepaged_thread, k))
 		return -EAGAIN;
@@ -301,6 +313,7 @@ void vml_khugepaged_stop(struct vml_khugepaged *k)
 {
 	if (!k || !k->running)
 		return;
+	/* release: pairs with the load_acquire in khugepaged_thread() */
 	store_release(&k->stop, 1);
 	futex_wake(&k->stop, 1);
 	pthread_join(k->thread, NULL);

@@ -1,137 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fault.c - page faults: the arch handler (per-VMA lock first, mmap_lock as
- * the fallback), anonymous and file faults, copy-on-write, fault-around,
- * and populate (MAP_POPULATE, mlock).
+ * fault.c - handle_mm_fault: anonymous and file faults, copy-on-write,
+ * swap-in, fault-around (mm/memory.c). The arch handler that calls it is
+ * user_fault.c; populate (GUP) is gup.c.
  *
  * A fault under the VMA lock may need mmap_lock after all: the first write
  * fault on a VMA without an anon_vma looks at the neighbouring VMAs, so it
  * needs mmap_lock for read; under the VMA lock it only tries for it
  * (mmap_read_trylock) and otherwise returns VM_FAULT_RETRY, and the handler
- * redoes the fault under mmap_lock (vmf_anon_prepare).
+ * redoes the fault under mmap_lock (vmf_anon_prepare, rmap.c).
  */
-#include <errno.h>
-#include <sched.h>
-
 #include "mm/file.h"
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
 #include "mm/internal.h"
 #include "mm/mm.h"
-#include "mm/mmap_lock.h"
 #include "mm/pkeys.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
-
-int fault_nid(struct mm *mm)
-{
-	unsigned int nodes = mm->sys->cfg.numa_nodes;
-	int cpu;
-
-	if (nodes <= 1)
-		return 0;
-	/* CPUs are spread over the nodes round-robin; a pinned thread allocates locally. */
-	cpu = sched_getcpu();
-	return cpu < 0 ? 0 : cpu % (int)nodes;
-}
-
-bool access_error(struct vma *vma, bool write)
-{
-	/*
-	 * Protection keys deny data access before anything else (x86's
-	 * access_error, arch_vma_access_permitted). The model's only non-zero
-	 * key is the execute-only one, which its thread can neither read nor
-	 * write (the PKRU that execute_only_pkey() set up).
-	 */
-	if (vma_pkey(vma))
-		return true;
-	if (write)
-		return !(vma->vm_flags & VM_WRITE);
-	return !(vma->vm_flags & VM_ACCESS_FLAGS);
-}
-
-/* Can @b reuse @old's anon_vma (reusable_anon_vma)? a and b are in address order. */
-static struct anon_vma *reusable_anon_vma(struct vma *old, struct vma *a, struct vma *b)
-{
-	struct anon_vma *av;
-
-	if (a->vm_end != b->vm_start || a->vm_file != b->vm_file ||
-	    ((a->vm_flags ^ b->vm_flags) & ~(VM_ACCESS_FLAGS | VM_IGNORE_MERGE)) ||
-	    b->vm_pgoff != a->vm_pgoff + ((b->vm_start - a->vm_start) >> PAGE_SHIFT))
-		return NULL;
-	av = vma_anon_vma(old);
-	return (av && !old->fork_child) ? av : NULL;
-}
-
-/*
- * find_mergeable_anon_vma - share a neighbour's anon_vma when the two could
- * merge but for their protections, so that a later mprotect() can merge them.
- * Context: mmap_lock held.
- */
-static struct anon_vma *find_mergeable_anon_vma(struct vma *vma)
-{
-	struct mm *mm = vma->vm_mm;
-	struct vma *next = rtree_find(&mm->mm_mt, vma->vm_end, NULL);
-	struct vma *prev = rtree_find_prev(&mm->mm_mt, vma->vm_start, NULL);
-	struct anon_vma *av = NULL;
-
-	if (next)
-		av = reusable_anon_vma(next, vma, next);
-	if (!av && prev)
-		av = reusable_anon_vma(prev, prev, vma);
-	return av;
-}
-
-/* Context: mmap_lock held (read or write). */
-int anon_vma_prepare(struct vma *vma)
-{
-	struct mm *mm = vma->vm_mm;
-	struct anon_vma *av;
-	bool fresh = false;
-
-	mmap_assert_locked(mm);
-	if (vma_anon_vma(vma))
-		return 0;
-	av = find_mergeable_anon_vma(vma);
-	if (av) {
-		anon_vma_get(av);
-	} else {
-		av = anon_vma_alloc();
-		if (!av)
-			return -ENOMEM;
-		fresh = true;
-	}
-	spin_lock(&mm->page_table_lock);
-	if (!load_relaxed(&vma->anon_vma)) {
-		/* release: pairs with the acquire in vma_anon_vma() */
-		store_release(&vma->anon_vma, av);
-		av = NULL;
-	}
-	spin_unlock(&mm->page_table_lock);
-	if (av)
-		anon_vma_put(av);	/* lost a race; drop our reference */
-	(void)fresh;
-	return 0;
-}
-
-vm_fault_t vmf_anon_prepare(struct vma *vma, unsigned int flags)
-{
-	struct mm *mm = vma->vm_mm;
-	int err;
-
-	if (vma_anon_vma(vma))
-		return 0;
-	if (flags & FAULT_FLAG_VMA_LOCK) {
-		if (!mmap_read_trylock(mm))
-			return VM_FAULT_RETRY;
-	}
-	err = anon_vma_prepare(vma);
-	if (flags & FAULT_FLAG_VMA_LOCK)
-		mmap_read_unlock(mm);
-	return err ? VM_FAULT_OOM : 0;
-}
 
 static struct folio *alloc_anon_folio(struct vma *vma, unsigned long addr)
 {
@@ -638,13 +527,14 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	pmd = pmd_offset(mm, addr, true, &err);
 	if (!pmd)
 		return VM_FAULT_OOM;
+	/* acquire (here and in the two loads below): pairs with pgtable.c's P1 releases */
 	if (!load_acquire(pmd) && thp_vma_allowable(vma, vma->vm_flags, false)) {
 		vm_fault_t ret = do_huge_pmd_anonymous_page(vma, pmd, addr, flags);
 
 		if (!(ret & VM_FAULT_FALLBACK))
 			return ret;
 	}
-	if (pmd_is_huge(load_acquire(pmd))) {
+	if (pmd_is_huge(load_acquire(pmd))) {	/* pairs with P1, as above */
 		if (!write) {
 			pte_access_fast(mm, addr, false);
 			return 0;
@@ -655,7 +545,7 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 			return 0;
 	}
 	/* No page table yet: fault-around may leave it so (do_fault_around). */
-	pt_was_none = !load_acquire(pmd);
+	pt_was_none = !load_acquire(pmd);	/* pairs with P1, as above */
 	if (pt_was_none && !vma_is_anonymous(vma) &&
 	    file_index_beyond_eof(vma->vm_file, linear_page_index(vma, addr)) &&
 	    (write || !fault_around_installs_table(vma, addr)))
@@ -664,7 +554,8 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	if (!pt)
 		return err ? VM_FAULT_OOM : 0;	/* a huge leaf appeared: the access retries */
 
-	pte = load_acquire(&pt->e[pte_index(addr)]);
+	/* A first look, relaxed: every path below rechecks the entry under the ptl (P2). */
+	pte = load_relaxed(&pt->e[pte_index(addr)]);
 	if (!pte) {
 		if (vma_is_anonymous(vma))
 			return do_anonymous_page(vma, pt, addr, flags);
@@ -681,165 +572,4 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	/* Spurious: the entry allows the access now; just mark it. */
 	pte_access_fast(mm, addr, write);
 	return 0;
-}
-
-static int fault_result_errno(vm_fault_t ret)
-{
-	if (ret & VM_FAULT_OOM)
-		return -ENOMEM;
-	if (ret & VM_FAULT_SIGBUS)
-		return -EIO;
-	if (ret & VM_FAULT_SIGSEGV)
-		return -EFAULT;
-	return 0;
-}
-
-int do_user_fault(struct mm *mm, unsigned long addr, bool write)
-{
-	unsigned int flags = write ? FAULT_FLAG_WRITE : 0;
-	struct vma *vma;
-	vm_fault_t ret;
-
-	vma = lock_vma_under_rcu(mm, addr);
-	if (vma) {
-		if (access_error(vma, write)) {
-			vma_end_read(vma);
-			return -EFAULT;
-		}
-		ret = handle_mm_fault(vma, addr, flags | FAULT_FLAG_VMA_LOCK);
-		vma_end_read(vma);
-		if (!(ret & VM_FAULT_RETRY)) {
-			stat_inc(&mm->stats.faults_vma_locked);
-			return fault_result_errno(ret);
-		}
-		stat_inc(&mm->stats.vma_lock_retry);
-	}
-
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, addr);
-	if (!vma) {
-		/* Below a stack VMA: grow it down (lock_mm_and_find_vma -> expand_stack). */
-		vma = find_vma(mm, addr);
-		if (vma && (vma->vm_flags & VM_GROWSDOWN)) {
-			mmap_read_unlock(mm);
-			mmap_write_lock(mm);
-			expand_stack(mm, addr);
-			mmap_write_downgrade(mm);
-		}
-		vma = vma_lookup(mm, addr);
-	}
-	if (!vma || access_error(vma, write)) {
-		mmap_read_unlock(mm);
-		return -EFAULT;
-	}
-	ret = handle_mm_fault(vma, addr, flags);
-	mmap_read_unlock(mm);
-	return fault_result_errno(ret);
-}
-
-int vml_touch(struct vml_mm *umm, unsigned long addr, unsigned long len, int access)
-{
-	struct mm *mm = to_mm(umm);
-	bool write = access == VML_TOUCH_WRITE;
-	unsigned long a, end;
-
-	if (!mm || (access != VML_TOUCH_READ && access != VML_TOUCH_WRITE))
-		return -EINVAL;
-	if (!len)
-		return 0;
-	end = addr + len;
-	if (end < addr || end > TASK_SIZE)
-		return -EFAULT;
-	/* Ends: each page is accessed once; a fault either maps it or fails. */
-	for (a = addr & PAGE_MASK; a < end; a += PAGE_SIZE) {
-		int tries = 0;
-
-		while (!pte_access_fast(mm, a, write)) {
-			int err = do_user_fault(mm, a, write);
-
-			if (err)
-				return err;
-			/* A racing unmap can undo the fault; try a bounded number of times. */
-			if (++tries > 16)
-				break;
-		}
-	}
-	return 0;
-}
-
-/* GUP's FOLL_TOUCH on a page it found mapped by a PTE: the folio is marked accessed. */
-static void follow_page_touch(struct mm *mm, unsigned long addr)
-{
-	_Atomic uint64_t *pmd;
-	struct pte_table *pt;
-	uint64_t pte;
-	int err = 0;
-
-	pmd = pmd_offset(mm, addr, false, &err);
-	pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
-	if (!pt)
-		return;		/* none, or a huge PMD (touch_pmd: already young) */
-	pte_lock(pt);
-	pte = load_relaxed(&pt->e[pte_index(addr)]);
-	if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
-		folio_mark_accessed(mm->sys, page_folio(pte_page(pte)));
-	pte_unlock(pt);
-}
-
-int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long end)
-{
-	struct mm *mm = vma->vm_mm;
-	bool write = (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE;
-	int err = 0;
-
-	mmap_assert_locked(mm);
-	if (vma->vm_flags & VM_LOCKONFAULT)
-		return 0;
-	/*
-	 * GUP refuses a PROT_NONE mapping, and one whose protection key denies
-	 * access (check_vma_flags, arch_vma_access_permitted): mlock then fails
-	 * with ENOMEM, as on live.
-	 */
-	if (!(vma->vm_flags & VM_ACCESS_FLAGS) || vma_pkey(vma))
-		return -EFAULT;
-	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
-		vm_fault_t ret;
-
-		if (!pte_access_fast(mm, a, write)) {
-			ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
-			/* GUP reports SIGBUS and SIGSEGV alike, as -EFAULT. */
-			if (ret & VM_FAULT_OOM)
-				err = -ENOMEM;
-			else if (ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
-				err = -EFAULT;
-			if (err)
-				break;
-		}
-		follow_page_touch(mm, a);
-	}
-	/*
-	 * What GUP queued takes effect, and with it anything else waiting in
-	 * the batches (a page MADV_FREE'd earlier shows LazyFree), also when
-	 * the populate stopped at a fault: the live kernel shows both.
-	 */
-	lru_add_drain(mm->sys);
-	return err;
-}
-
-void mm_populate(struct mm *mm, unsigned long start, unsigned long len)
-{
-	unsigned long end = start + len, nstart;
-	struct vma *vma;
-
-	mmap_read_lock(mm);
-	for (nstart = start; nstart < end; nstart = vma->vm_end) {
-		vma = find_vma(mm, nstart);
-		if (!vma || vma->vm_start >= end)
-			break;
-		if (vma->vm_flags & (VM_IO | VM_PFNMAP))
-			continue;
-		/* Errors are ignored, as for mmap(MAP_POPULATE). */
-		populate_vma_page_range(vma, VML_MAX(nstart, vma->vm_start), VML_MIN(end, vma->vm_end));
-	}
-	mmap_read_unlock(mm);
 }

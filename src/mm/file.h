@@ -14,6 +14,7 @@
 
 #include "mm/mm_types.h"
 #include "mm/xmap.h"
+#include "sync/lockdep.h"
 
 #define VML_FILE_DEV_MAJOR 0xfe		/* a regular file's device, as on the live root fs */
 #define VML_FILE_DEV_MINOR 0x00
@@ -35,7 +36,7 @@ struct vml_file {
 	struct list_head i_mmap;	/* [i_mmap_rwsem] VMAs mapping this file */
 	unsigned long i_mmap_count;	/* [i_mmap_rwsem] */
 
-	_Atomic uint32_t i_pages_lock;	/* protects the page cache below */
+	spinlock_t i_pages_lock;	/* protects the page cache below */
 	struct xmap pages;		/* [i_pages_lock] index -> struct folio * (sparse) */
 	struct xmap swap_slots;		/* [i_pages_lock] shmem: index -> swap slot;
 					 * regular: FILE_SHADOW where a page was reclaimed */
@@ -49,6 +50,31 @@ struct vml_file {
  * model's roomy machine - the new folio starts active (workingset_refault).
  */
 #define FILE_SHADOW (~0UL)
+
+/* i_mmap_rwsem (include/linux/fs.h i_mmap_lock_read/write). */
+static inline void i_mmap_lock_read(struct vml_file *file)
+{
+	lockdep_acquire(LOCK_CLASS_I_MMAP, &file->i_mmap_rwsem, LOCKDEP_READ);
+	down_read(&file->i_mmap_rwsem);
+}
+
+static inline void i_mmap_unlock_read(struct vml_file *file)
+{
+	lockdep_release(LOCK_CLASS_I_MMAP, &file->i_mmap_rwsem);
+	up_read(&file->i_mmap_rwsem);
+}
+
+static inline void i_mmap_lock_write(struct vml_file *file)
+{
+	lockdep_acquire(LOCK_CLASS_I_MMAP, &file->i_mmap_rwsem, 0);
+	down_write(&file->i_mmap_rwsem);
+}
+
+static inline void i_mmap_unlock_write(struct vml_file *file)
+{
+	lockdep_release(LOCK_CLASS_I_MMAP, &file->i_mmap_rwsem);
+	up_write(&file->i_mmap_rwsem);
+}
 
 int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned long size,
 			     bool shmem, bool deleted, struct vml_file **out);

@@ -2,9 +2,11 @@
 /*
  * folio.c - folio allocation, reference and map counting.
  */
+#include <sched.h>
+
 #include "mm/file.h"
 #include "mm/folio.h"
-#include "mm/vma.h"
+#include "mm/rmap.h"
 #include "sync/spinlock.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -28,6 +30,18 @@ struct folio *folio_alloc(struct vml_sys *sys, unsigned int order, int nid)
 	return folio;
 }
 
+int fault_nid(struct mm *mm)
+{
+	unsigned int nodes = mm->sys->cfg.numa_nodes;
+	int cpu;
+
+	if (nodes <= 1)
+		return 0;
+	/* CPUs are spread over the nodes round-robin; a pinned thread allocates locally. */
+	cpu = sched_getcpu();
+	return cpu < 0 ? 0 : cpu % (int)nodes;
+}
+
 void folio_get(struct folio *folio)
 {
 	if (folio_is_zero(folio))
@@ -39,7 +53,7 @@ void folio_put(struct folio *folio)
 {
 	if (folio_is_zero(folio))
 		return;
-	/* acq_rel: the last put sees every earlier user's accesses before freeing */
+	/* acq_rel: pairs with the other puts' decrements: the last sees their accesses */
 	if (fetch_sub_acq_rel(&folio->refcount, 1) == 1) {
 		vml_assert(load_relaxed(&folio->total_mapcount) == 0);
 		if (folio_is_anon(folio))
@@ -163,6 +177,7 @@ static unsigned int lru_move_batch(struct vml_sys *sys, enum lru_op op, struct f
 {
 	unsigned int n = sys->lru_nr[op];
 
+	spin_assert_held(&sys->lru_lock);
 	for (unsigned int i = 0; i < n; i++) {
 		lru_apply(sys->lru_batch[op][i], op);
 		put[i] = sys->lru_batch[op][i];

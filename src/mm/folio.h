@@ -15,6 +15,8 @@
 #include "mm/mm_types.h"
 
 struct folio *folio_alloc(struct vml_sys *sys, unsigned int order, int nid);
+/* The node a new page goes to: the faulting CPU's ("default" policy = local). */
+int fault_nid(struct mm *mm);
 void folio_get(struct folio *folio);
 void folio_put(struct folio *folio);
 

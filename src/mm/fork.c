@@ -19,8 +19,10 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "mm/vma_txn.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -38,6 +40,7 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 		_Atomic uint64_t *dpmd;
 		struct pte_table *spt, *dpt;
 
+		/* acquire: pairs with pgtable.c's P1 releases */
 		if (spmd && pmd_is_huge(load_acquire(spmd))) {
 			/* The VMA holds the whole aligned range: share the huge page. */
 			dpmd = pmd_offset(dst, addr, true, &err);
@@ -133,7 +136,7 @@ static int dup_vma(struct vma_txn *t, struct mm *child, struct vma *vma, struct 
 int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 {
 	struct mm *parent = to_mm(uparent), *child;
-	struct rtree_cursor cur;
+	struct vma_iterator vmi;
 	struct vma_txn t;
 	struct vma *vma, *copy;
 	int err;
@@ -149,10 +152,10 @@ int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 	mmap_read_unlock(parent);
 
 	mmap_write_lock(parent);
-	mmap_write_lock(child);
+	mmap_write_lock_nested(child);
 	vma_txn_begin(&t, child);
-	rtree_cursor_set(&cur, &parent->mm_mt, 0);
-	while ((vma = rtree_cursor_next(&cur, NULL))) {
+	vma_iter_init(&vmi, parent, 0);
+	for_each_vma(vmi, vma) {
 		if (vma->vm_flags & VM_DONTCOPY)
 			continue;
 		vma_start_write(vma);	/* no faults while its entries are copied */

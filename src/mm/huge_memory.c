@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * huge_memory.c - zapping and splitting PMD-mapped huge pages.
+ * huge_memory.c - PMD-mapped huge pages: the fault paths, fork's sharing,
+ * moving, zapping and splitting (mm/huge_memory.c).
+ *
+ * A huge leaf is an upper-level entry like a table pointer and follows
+ * pgtable.c's rules: it changes only under mm->page_table_lock, every store
+ * of it is a release that pairs with the acquire loads of lock-free walkers
+ * (pgtable.c's P1: a walker that sees the leaf sees its folio set up, one
+ * that sees the deposited table after a split sees its 512 entries), and
+ * the "hardware" path may set young/dirty on a present leaf with a CAS
+ * meanwhile.
  */
 #include <errno.h>
 
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
 #include "mm/internal.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
 #include "mm/mm.h"
 #include "mm/pgtable.h"
@@ -41,13 +51,13 @@ bool thp_vma_allowable(struct vma *vma, unsigned long vm_flags, bool smaps)
 void huge_pmd_install(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
 		      struct pte_table *pt, uint64_t bits)
 {
-	vml_assert(spin_is_locked(&mm->page_table_lock));
+	spin_assert_held(&mm->page_table_lock);
 	*pmd_deposit_slot(pmd) = pt;
 	if (!folio_is_zero(folio)) {
 		folio_add_rmap_pmd(folio, mm);
 		mm_add_counter(mm, MM_ANONPAGES, (long)HPAGE_PMD_NR);
 	}
-	/* release: a walker that sees the leaf sees the folio's state */
+	/* release: pairs with the walkers' acquire loads: they see the folio's state (P1) */
 	store_release(pmd, mk_pte(&folio->pages[0], bits | PT_HUGE));
 }
 
@@ -65,7 +75,7 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 	ret = vmf_anon_prepare(vma, flags);
 	if (ret)
 		return ret;
-	pt = vml_zalloc(sizeof(*pt));
+	pt = pte_table_alloc();
 	if (!pt)
 		return VM_FAULT_OOM;
 	if (!(flags & FAULT_FLAG_WRITE) && mm->sys->cfg.use_huge_zero_page) {
@@ -117,6 +127,7 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 	/* Reuse an exclusive huge page; a zero or shared one is split and copied per page. */
 	if (!folio_is_zero(folio) && load_relaxed(&folio->entire_mapcount) == 1 &&
 	    folio_mapcount(folio) == (int)HPAGE_PMD_NR && folio_ref_count(folio) == 1) {
+		/* release: pairs with the walkers' acquire loads (P1); the bits the hardware sets are in */
 		store_release(pmd, v | PT_WRITE | PT_DIRTY | PT_YOUNG);
 		spin_unlock(&mm->page_table_lock);
 		return 0;
@@ -129,7 +140,7 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
 		  _Atomic uint64_t *src_pmd, struct vma *vma)
 {
-	struct pte_table *pt = vml_zalloc(sizeof(*pt));
+	struct pte_table *pt = pte_table_alloc();
 	struct folio *folio;
 	uint64_t v;
 
@@ -140,6 +151,11 @@ int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
 	folio = page_folio(pte_page(v));
 	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE && (v & PT_WRITE)) {
 		v &= ~PT_WRITE;
+		/*
+		 * release: pairs with the walkers' acquire loads (P1). A plain store:
+		 * a dirty bit the hardware set since the load above would be lost
+		 * (noted in pgtable.c's essay).
+		 */
 		store_release(src_pmd, v);
 	}
 	folio_get(folio);
@@ -156,8 +172,8 @@ void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *n
 	VML_BUG_ON(load_relaxed(new_pmd) != 0);
 	*pmd_deposit_slot(new_pmd) = *pmd_deposit_slot(old_pmd);
 	*pmd_deposit_slot(old_pmd) = NULL;
-	store_release(new_pmd, load_relaxed(old_pmd));
-	store_release(old_pmd, 0);
+	store_release(new_pmd, load_relaxed(old_pmd));	/* pairs with the walkers' acquires (P1) */
+	store_release(old_pmd, 0);	/* pairs with the same (P1; a 0 publishes nothing) */
 	spin_unlock(&mm->page_table_lock);
 }
 
@@ -167,7 +183,8 @@ void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 	struct folio *folio = page_folio(pte_page(v));
 	struct pte_table **slot = pmd_deposit_slot(pmd);
 
-	vml_assert(spin_is_locked(&mm->page_table_lock));
+	spin_assert_held(&mm->page_table_lock);
+	/* release: pairs with the walkers' acquire loads (P1; a 0 publishes nothing) */
 	store_release(pmd, 0);
 	vml_free(*slot);
 	*slot = NULL;
@@ -189,7 +206,7 @@ static void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
 	struct folio *folio;
 	uint64_t bits;
 
-	vml_assert(spin_is_locked(&mm->page_table_lock));
+	spin_assert_held(&mm->page_table_lock);
 	if (!pmd_is_huge(v))
 		return;
 	VML_BUG_ON(!pt);
@@ -211,7 +228,7 @@ static void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
 		fetch_add_relaxed(&folio->refcount, (int)HPAGE_PMD_NR - 1);
 		fetch_sub_relaxed(&folio->entire_mapcount, 1);
 	}
-	/* release: walkers that load the table see its entries */
+	/* release: pairs with the walkers' acquire loads: they see the table's entries (P1) */
 	store_release(pmd, (uint64_t)(uintptr_t)pt | PT_TABLE);
 }
 
@@ -220,7 +237,7 @@ void split_huge_pmd_address(struct mm *mm, unsigned long addr)
 	int err = 0;
 	_Atomic uint64_t *pmd = pmd_offset(mm, addr, false, &err);
 
-	if (!pmd || !pmd_is_huge(load_acquire(pmd)))
+	if (!pmd || !pmd_is_huge(load_acquire(pmd)))	/* pairs with the P1 releases */
 		return;
 	spin_lock(&mm->page_table_lock);
 	split_huge_pmd_locked(mm, pmd);

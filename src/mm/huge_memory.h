@@ -9,19 +9,7 @@
 #ifndef VML_MM_HUGE_MEMORY_H
 #define VML_MM_HUGE_MEMORY_H
 
-#include "mm/mm_types.h"
-
-/* A PMD-level table: entries, then the deposited PTE table for each huge entry. */
-struct pmd_table {
-	_Atomic uint64_t e[PTRS_PER_TABLE];
-	struct pte_table *deposit[PTRS_PER_TABLE];	/* [PT] */
-	struct vml_rcu_head rcu;
-};
-
-static inline struct pte_table **pmd_deposit_slot(_Atomic uint64_t *pmd)
-{
-	return (struct pte_table **)((char *)pmd + sizeof(((struct pmd_table *)0)->e));
-}
+#include "mm/pgtable_types.h"
 
 /*
  * thp_vma_allowable - may @vma have PMD-sized THPs (__thp_vma_allowable_orders)?

@@ -23,12 +23,26 @@ typedef unsigned int vm_fault_t;
 /* fault.c */
 /* Context: @vma read-locked (FAULT_FLAG_VMA_LOCK) or mmap_lock held. */
 vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int flags);
-/* A user access that missed: the arch fault handler. Return 0, -EFAULT, -EIO or -ENOMEM. */
+
+/* user_fault.c: a user access that missed. Return 0, -EFAULT, -EIO or -ENOMEM. */
 int do_user_fault(struct mm *mm, unsigned long addr, bool write);
-/* Fault in [start, end) of @vma as GUP would. Context: mmap_lock(R). */
+
+/* gup.c */
+/*
+ * Fault in [start, end) of @vma as GUP would. Context: mmap_lock(R).
+ * Return: 0, -EFAULT (SIGBUS, SIGSEGV, PROT_NONE) or -ENOMEM.
+ */
 int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long end);
-/* Populate [start, start+len): takes mmap_lock(R) itself, ignores errors (mm_populate). */
-void mm_populate(struct mm *mm, unsigned long start, unsigned long len);
+/*
+ * Populate the VMAs of [start, start+len) (takes mmap_lock(R) itself); stop
+ * at the first error unless @ignore_errors. Return: 0 or that error.
+ */
+int __mm_populate(struct mm *mm, unsigned long start, unsigned long len, bool ignore_errors);
+/* mmap(MAP_POPULATE), mremap: errors are ignored. */
+static inline void mm_populate(struct mm *mm, unsigned long start, unsigned long len)
+{
+	__mm_populate(mm, start, len, true);
+}
 
 /* mmap.c */
 /*
@@ -61,14 +75,5 @@ int vm_enough_memory(struct vml_sys *sys, unsigned long pages);
  * Context: mmap_lock(W).
  */
 int expand_stack(struct mm *mm, unsigned long addr);
-
-/* fault.c: the arch's access check. */
-bool access_error(struct vma *vma, bool write);
-/* Give @vma an anon_vma (a mergeable neighbour's or a new one). Context: mmap_lock held. */
-int anon_vma_prepare(struct vma *vma);
-/* Make sure @vma has an anon_vma; under the VMA lock only with mmap_read_trylock (else RETRY). */
-vm_fault_t vmf_anon_prepare(struct vma *vma, unsigned int flags);
-/* The node a new page goes to: the faulting CPU's ("default" policy = local). */
-int fault_nid(struct mm *mm);
 
 #endif /* VML_MM_INTERNAL_H */

@@ -19,20 +19,7 @@
 #include "mm/vma.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
-
-#ifndef MADV_COLD
-#define MADV_COLD 20
-#endif
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
-#ifndef MADV_WIPEONFORK
-#define MADV_WIPEONFORK 18
-#define MADV_KEEPONFORK 19
-#endif
-#ifndef MADV_DONTNEED_LOCKED
-#define MADV_DONTNEED_LOCKED 24
-#endif
+#include "util/linux_compat.h"
 
 #define ANON_VMA_NAME_MAX_LEN 80
 

@@ -193,26 +193,11 @@ static int apply_vma_lock_flags(struct mm *mm, unsigned long start, unsigned lon
 	return error;
 }
 
-/* mlock's populate: like mm_populate, but errors count (ignore_errors = 0). */
+/* mlock's populate: errors count (ignore_errors = 0) and become mlock's (__mlock_posix_error_return). */
 static int mlock_populate(struct mm *mm, unsigned long start, unsigned long len)
 {
-	unsigned long end = start + len, nstart;
-	struct vma *vma;
-	int ret = 0;
+	int ret = __mm_populate(mm, start, len, false);
 
-	mmap_read_lock(mm);
-	for (nstart = start; nstart < end; nstart = vma->vm_end) {
-		vma = find_vma(mm, nstart);
-		if (!vma || vma->vm_start >= end)
-			break;
-		if (vma->vm_flags & (VM_IO | VM_PFNMAP))
-			continue;
-		ret = populate_vma_page_range(vma, VML_MAX(nstart, vma->vm_start),
-					      VML_MIN(end, vma->vm_end));
-		if (ret)
-			break;
-	}
-	mmap_read_unlock(mm);
 	if (ret == -EFAULT)
 		return -ENOMEM;
 	if (ret == -ENOMEM)

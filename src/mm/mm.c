@@ -36,7 +36,7 @@ int mm_alloc(struct vml_sys *sys, struct mm **out)
 	mm->execute_only_pkey = -1;
 	store_relaxed(&mm->mm_users, 1);
 	store_relaxed(&mm->mm_count, 1);
-	INIT_LIST_HEAD(&mm->sys_link);
+	spin_lock_init(&mm->page_table_lock, LOCK_CLASS_PAGE_TABLE);
 	fetch_add_relaxed(&sys->nr_mms, 1);
 	*out = mm;
 	return 0;
@@ -49,6 +49,7 @@ bool mmget_not_zero(struct mm *mm)
 	do {
 		if (users == 0)
 			return false;
+	/* acquire: pairs with the release half of mmput()'s decrement: we see what leaving users did */
 	} while (!cas_acquire(&mm->mm_users, &users, users + 1));
 	return true;
 }
@@ -60,6 +61,7 @@ void mmgrab(struct mm *mm)
 
 void mmdrop(struct mm *mm)
 {
+	/* acq_rel: pairs with the other mmdrops' decrements: the last sees their accesses */
 	if (fetch_sub_acq_rel(&mm->mm_count, 1) != 1)
 		return;
 	rtree_destroy(&mm->mm_mt);
@@ -71,6 +73,7 @@ void mmdrop(struct mm *mm)
 
 void mmput(struct mm *mm)
 {
+	/* acq_rel: pairs with the other mmputs' decrements and mmget_not_zero's acquire */
 	if (fetch_sub_acq_rel(&mm->mm_users, 1) != 1)
 		return;
 	exit_mmap(mm);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mm_types.h - the address space (struct mm), its mappings (struct vma),
- * anon_vma objects, folios and pages, and the page-table entry encoding.
+ * anon_vma objects, folios and pages, and the modelled kernel (struct
+ * vml_sys). The page-table types are in pgtable_types.h.
  *
  * Lock tags used on fields (see docs/locking.md for the whole picture):
  *
@@ -15,7 +16,6 @@
  *   [PTL]  the page-table lock of the PTE table holding the entry
  *   [PT]   mm->page_table_lock
  *   [atomic] C11 atomic; the comment says what orders it
- *   [sys]  sys->lock
  *
  * Lifetimes: an mm lives while mm_users > 0 (the owner and open readers
  * pin it with mmget); its memory lives while mm_count > 0 (mmgrab). A VMA
@@ -31,6 +31,7 @@
 #include "sync/rcu.h"
 #include "sync/rwsem.h"
 #include "sync/seqcount.h"
+#include "sync/spinlock.h"
 #include "tree/rtree.h"
 #include "util/list.h"
 #include "vmalock/mm.h"
@@ -172,44 +173,7 @@ static inline bool vma_is_anonymous(const struct vma *vma)
 	return vma->vm_file == NULL;
 }
 
-/*
- * Page-table entries. Every level is a table of 512 atomic 64-bit words.
- * Upper levels (PGD, PUD, PMD): 0 = none, or a table pointer | PT_TABLE,
- * or (PMD only) a huge leaf: page pointer | PT_PRESENT | PT_HUGE | bits.
- * PTE level: 0 = none; present: page pointer | PT_PRESENT | access bits;
- * swap: (swap offset << PT_SWAP_SHIFT) | PT_SWAP. struct page is 16-byte
- * aligned so the low four bits are free, and user pointers are below 2^47
- * so the top byte holds PT_HUGE, PT_PROTNONE and PT_PKEY.
- */
-#define PT_PRESENT	0x1ULL
-#define PT_WRITE	0x2ULL
-#define PT_DIRTY	0x4ULL
-#define PT_YOUNG	0x8ULL
-#define PT_FLAGS_MASK	0xfULL
-#define PT_TABLE	0x1ULL		/* upper levels only */
-#define PT_HUGE		(1ULL << 56)	/* a PMD leaf; pointers are < 2^47 */
-#define PT_PROTNONE	(1ULL << 57)	/* present but inaccessible (PROT_NONE VMA) */
-#define PT_PKEY		(1ULL << 58)	/* present, but its protection key denies data
-					 * access (the execute-only key: mm/pkeys.h) */
-#define PT_HIGH_MASK	(0xffULL << 56)
-#define PT_SWAP		0x10ULL		/* non-present PTE holding a swap entry */
-#define PT_SWAP_SHIFT	8
-
-/*
- * A table below the PGD dies an RCU grace period after free_pgtables()
- * cleared the entry above it (lock-free walkers may still be reading it).
- */
-struct pt_table {
-	_Atomic uint64_t e[PTRS_PER_TABLE];
-	struct vml_rcu_head rcu;
-};
-
-/* A PTE table carries its own lock: the split page-table lock. */
-struct pte_table {
-	_Atomic uint64_t e[PTRS_PER_TABLE];	/* [PTL] written under ptl; read under ptl or racily (CAS) */
-	_Atomic uint32_t ptl;			/* the lock: 0 free, 1 held */
-	struct vml_rcu_head rcu;
-};
+struct pt_table;	/* pgtable_types.h */
 
 /*
  * struct page / struct folio. Folios are metadata only: the model keeps no
@@ -312,7 +276,7 @@ struct mm {
 					 * allocated yet (mm->context.execute_only_pkey) */
 
 	struct pt_table *pgd;		/* [I] root page table */
-	_Atomic uint32_t page_table_lock; /* [PT] upper-level table population, PMD leaves, anon_vma */
+	spinlock_t page_table_lock;	/* upper-level table population, PMD leaves, anon_vma */
 
 	_Atomic long rss[NR_MM_COUNTERS]; /* [atomic] resident pages by kind */
 	_Atomic int mm_users;		/* [atomic] address space alive while > 0 */
@@ -320,7 +284,6 @@ struct mm {
 	bool exiting;			/* [M] set by exit before teardown */
 
 	struct mm_stats stats;
-	struct list_head sys_link;	/* [sys] on sys->mms */
 };
 
 /* struct vml_sys - the modelled kernel: settings shared by every mm. */
@@ -331,7 +294,7 @@ struct vml_sys {
 	_Atomic long nr_files;		/* [atomic] live files */
 	struct folio *zero_folio;	/* [I] the shared zero page */
 	struct folio *huge_zero_folio;	/* [I] the PMD-sized zero page (use_huge_zero_page) */
-	_Atomic uint32_t swap_lock;	/* protects the swap allocator below */
+	spinlock_t swap_lock;		/* protects the swap allocator below */
 	_Atomic int32_t *swap_map;	/* [swap_lock] swap entries referring to each slot
 					 * (index 0 unused); a slot is in use while it has
 					 * one, or a swap-cache folio */
@@ -346,7 +309,7 @@ struct vml_sys {
 	 * and MADV_FREE take effect only when its batch is moved: when full,
 	 * when a large folio joins it, or at an lru_add_drain() (folio.c).
 	 */
-	_Atomic uint32_t lru_lock;	/* protects the batches below */
+	spinlock_t lru_lock;		/* protects the batches below */
 	struct folio *lru_batch[3][31];	/* [lru_lock] a reference each; enum lru_op */
 	unsigned int lru_nr[3];		/* [lru_lock] */
 };

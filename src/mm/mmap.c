@@ -13,18 +13,10 @@
 #include "mm/mmap_lock.h"
 #include "mm/pkeys.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-#ifndef MAP_SHARED_VALIDATE
-#define MAP_SHARED_VALIDATE 0x03
-#endif
-#ifndef MAP_UNINITIALIZED
-#define MAP_UNINITIALIZED 0x4000000
-#endif
+#include "util/linux_compat.h"
 
 /* The flags a MAP_SHARED_VALIDATE file mapping may carry (MAP_SYNC would need DAX). */
 #define LEGACY_MAP_MASK (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_DENYWRITE | \
@@ -69,20 +61,19 @@ static unsigned long vm_start_gap(struct vma *vma)
 static long unmapped_area_topdown(struct mm *mm, unsigned long len, unsigned long low,
 				  unsigned long high, unsigned long align)
 {
-	struct rtree_cursor cur;
-	struct rtree_range r;
+	struct vma_iterator vmi;
 	unsigned long gap_end = high;
 	struct vma *vma;
 
 	/* A VMA straddling @high limits the first gap. */
-	vma = rtree_find(&mm->mm_mt, high - 1, NULL);
+	vma = vma_lookup(mm, high - 1);
 	if (vma)
 		gap_end = vm_start_gap(vma);
-	rtree_cursor_set(&cur, &mm->mm_mt, gap_end);
+	vma_iter_init(&vmi, mm, gap_end);
 	for (;;) {
 		unsigned long gap_start, cand;
 
-		vma = rtree_cursor_prev(&cur, &r);
+		vma = vma_prev(&vmi);
 		gap_start = vma ? vma->vm_end : low;
 		if (gap_start < low)
 			gap_start = low;
@@ -121,8 +112,7 @@ long get_unmapped_area(struct mm *mm, struct vml_file *file, unsigned long addr,
 	if (addr) {
 		addr = PAGE_ALIGN(addr);
 		vma = find_vma(mm, addr);
-		prev = vma ? rtree_find_prev(&mm->mm_mt, vma->vm_start, NULL)
-			   : rtree_find_prev(&mm->mm_mt, TASK_SIZE, NULL);
+		prev = find_vma_prev(mm, vma ? vma->vm_start : TASK_SIZE);
 		if (TASK_SIZE - len >= addr && addr >= MMAP_MIN_ADDR &&
 		    (!vma || addr + len <= vm_start_gap(vma)) && (!prev || addr >= prev->vm_end))
 			return (long)addr;
@@ -202,7 +192,7 @@ int expand_stack(struct mm *mm, unsigned long addr)
 		return -EFAULT;
 	if (addr < MMAP_MIN_ADDR)
 		return -EPERM;
-	prev = rtree_find_prev(&mm->mm_mt, vma->vm_start, NULL);
+	prev = find_vma_prev(mm, vma->vm_start);
 	/* Keep the guard gap above a neighbour that is not itself a stack (expand_downwards). */
 	if (prev && !(prev->vm_flags & VM_GROWSDOWN) && (prev->vm_flags & VM_ACCESS_FLAGS) &&
 	    (addr < prev->vm_end || addr - prev->vm_end < STACK_GUARD_GAP))

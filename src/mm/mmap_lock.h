@@ -11,6 +11,7 @@
 #define VML_MM_MMAP_LOCK_H
 
 #include "mm/mm_types.h"
+#include "sync/lockdep.h"
 #include "util/compiler.h"
 
 static inline void mmap_assert_locked(struct mm *mm)
@@ -23,8 +24,13 @@ static inline void mmap_assert_write_locked(struct mm *mm)
 	vml_assert(rwsem_is_write_locked_by_me(&mm->mmap_lock));
 }
 
+/*
+ * Every acquisition goes through lockdep (a no-op unless -Dlockdep=true):
+ * checked before it may wait, recorded while held (sync/lockdep.h).
+ */
 static inline void mmap_read_lock(struct mm *mm)
 {
+	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
 	down_read(&mm->mmap_lock);
 	stat_inc(&mm->stats.mmap_read_locks);
 }
@@ -32,27 +38,38 @@ static inline void mmap_read_lock(struct mm *mm)
 /* Return: 0 or -EINTR (cancelled). */
 static inline int mmap_read_lock_killable(struct mm *mm, const struct vml_cancel *cancel)
 {
-	int err = down_read_killable(&mm->mmap_lock, cancel);
+	int err;
 
-	if (!err)
-		stat_inc(&mm->stats.mmap_read_locks);
-	return err;
+	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
+	err = down_read_killable(&mm->mmap_lock, cancel);
+	if (err) {
+		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
+		return err;
+	}
+	stat_inc(&mm->stats.mmap_read_locks);
+	return 0;
 }
 
 /* A reader acquire that never steals the lock past a queued writer (2026 proposal). */
 static inline void mmap_read_lock_nosteal(struct mm *mm)
 {
+	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
 	down_read_nosteal(&mm->mmap_lock);
 	stat_inc(&mm->stats.mmap_read_locks);
 }
 
 static inline int mmap_read_lock_killable_nosteal(struct mm *mm, const struct vml_cancel *cancel)
 {
-	int err = down_read_killable_nosteal(&mm->mmap_lock, cancel);
+	int err;
 
-	if (!err)
-		stat_inc(&mm->stats.mmap_read_locks);
-	return err;
+	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
+	err = down_read_killable_nosteal(&mm->mmap_lock, cancel);
+	if (err) {
+		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
+		return err;
+	}
+	stat_inc(&mm->stats.mmap_read_locks);
+	return 0;
 }
 
 /* Fails if a writer holds the lock or anyone is queued (down_read_trylock). */
@@ -60,18 +77,35 @@ static inline bool mmap_read_trylock(struct mm *mm)
 {
 	bool ok = down_read_trylock(&mm->mmap_lock);
 
-	if (ok)
+	if (ok) {
+		lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ | LOCKDEP_TRY);
 		stat_inc(&mm->stats.mmap_read_locks);
+	}
 	return ok;
 }
 
 static inline void mmap_read_unlock(struct mm *mm)
 {
+	lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
 	up_read(&mm->mmap_lock);
 }
 
 static inline void mmap_write_lock(struct mm *mm)
 {
+	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, 0);
+	down_write(&mm->mmap_lock);
+	seqcount_write_begin(&mm->mm_lock_seq);
+	stat_inc(&mm->stats.mmap_write_locks);
+}
+
+/*
+ * mmap_write_lock_nested - write-lock a second mm while holding another's
+ * mmap_lock(W): fork locks the parent, then the new child, which nobody
+ * else can reach yet (the kernel's SINGLE_DEPTH_NESTING).
+ */
+static inline void mmap_write_lock_nested(struct mm *mm)
+{
+	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_NESTED);
 	down_write(&mm->mmap_lock);
 	seqcount_write_begin(&mm->mm_lock_seq);
 	stat_inc(&mm->stats.mmap_write_locks);
@@ -79,10 +113,14 @@ static inline void mmap_write_lock(struct mm *mm)
 
 static inline int mmap_write_lock_killable(struct mm *mm, const struct vml_cancel *cancel)
 {
-	int err = down_write_killable(&mm->mmap_lock, cancel);
+	int err;
 
-	if (err)
+	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, 0);
+	err = down_write_killable(&mm->mmap_lock, cancel);
+	if (err) {
+		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
 		return err;
+	}
 	seqcount_write_begin(&mm->mm_lock_seq);
 	stat_inc(&mm->stats.mmap_write_locks);
 	return 0;
@@ -97,15 +135,18 @@ static inline int mmap_write_lock_killable(struct mm *mm, const struct vml_cance
 static inline void vma_end_write_all(struct mm *mm)
 {
 	mmap_assert_write_locked(mm);
+	lockdep_release_if_held(LOCK_CLASS_VMA, &mm->mm_lock_seq);
 	seqcount_write_end(&mm->mm_lock_seq);
 }
 
 static inline void mmap_write_unlock(struct mm *mm)
 {
 	vma_end_write_all(mm);
+	lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
 	up_write(&mm->mmap_lock);
 }
 
+/* Still held, for read now: lockdep's record of it stays. */
 static inline void mmap_write_downgrade(struct mm *mm)
 {
 	vma_end_write_all(mm);

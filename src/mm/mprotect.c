@@ -19,10 +19,7 @@
 #include "mm/vma.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
-
-#ifndef PROT_SEM
-#define PROT_SEM 0x8
-#endif
+#include "util/linux_compat.h"
 
 /* A VMA part whose flags mprotect_fixup changed: its PTEs follow after the commit. */
 struct prot_change {

@@ -28,12 +28,10 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
-
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
+#include "util/linux_compat.h"
 
 struct remap {
 	unsigned long addr, old_len, new_len, flags, new_addr;

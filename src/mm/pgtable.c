@@ -1,6 +1,88 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pgtable.c - page-table allocation, walking, zapping and moving.
+ * pgtable.c - page tables: allocation, walking, zapping, freeing,
+ * protection changes and moving (mm/memory.c, mm/pagewalk.c,
+ * mm/pgtable-generic.c, mm/mprotect.c change_pte_range, mm/mremap.c
+ * move_page_tables). The types are in pgtable_types.h.
+ *
+ * Design
+ * ======
+ *
+ * Walkers. Nothing in vmalock locks a page table to walk down it: every
+ * walk reads the upper-level entries (PGD, PUD, PMD) with plain atomic
+ * loads, and locks only at the bottom - a PTE table's ptl, or
+ * page_table_lock for a huge PMD leaf. Four kinds of walker:
+ *   - a holder of mmap_lock (R or W): a writer's zap, protection change or
+ *     move, fork, populate, khugepaged, a /proc view under policy MMAP;
+ *   - a holder of a VMA read lock, for addresses in that VMA: a fault under
+ *     the VMA lock, a /proc view under policy VMA (RCU dropped for the walk);
+ *   - the "hardware" access path (pte_access_fast), which holds neither, as
+ *     an MMU does: RCU for the whole walk;
+ *   - the reverse map (split_file_folio -> pte_offset_map_lock), which holds
+ *     i_mmap_rwsem and can reach a VMA of another mm, also neither: RCU until
+ *     pte_unmap_unlock(), and a recheck of the PMD entry under the ptl.
+ *
+ * Who changes what:
+ *   - Upper-level entries change only under mm->page_table_lock.
+ *     0 -> table: populate_entry() (faults, populate, fork: whoever needs a
+ *     table; the loser of a race frees its copy) and reserve_install()
+ *     (mremap, from tables set aside before its commit). Table -> 0:
+ *     free_pgtables() and khugepaged's collapse, under mmap_lock(W). A whole
+ *     PTE table or huge leaf moves from one PMD entry to another
+ *     (move_page_tables, move_huge_pmd) under mmap_lock(W) with both VMAs
+ *     write-locked. A PMD entry also turns into a huge leaf and back
+ *     (huge_pmd_install, zap_huge_pmd, split_huge_pmd_locked: huge_memory.c).
+ *   - A PTE changes under its table's ptl, with one exception: the
+ *     "hardware" sets young and dirty with a compare-and-swap on an entry
+ *     it found present and allowing the access. So whoever replaces a
+ *     present entry does it with an exchange or a CAS (zap, unmap, move,
+ *     change_protection, clear_pte_bits, fork's write-protect) or stores a
+ *     value that already has those bits (do_wp_page); plain stores go to
+ *     empty or non-present entries and to tables nobody can reach yet. Two
+ *     exceptions, noted rather than fixed: split_anon_folio() (reclaim.c)
+ *     re-points a present PTE, and copy_huge_pmd() (fork) write-protects a
+ *     huge leaf, each with a plain store after a load under the lock; a
+ *     concurrent hardware access could lose a young or dirty bit there.
+ *
+ * Why a lock-free walk never meets a freed table. Tables are freed only by
+ * free_pgtables(): under mmap_lock(W), after the commit and the zap, only
+ * where no VMA meets the table's span but the writer's own new ones, which
+ * stay write-locked until mmap_write_unlock(); the entry above is cleared
+ * under page_table_lock and the table freed through vml_call_rcu(). So a
+ * holder of mmap_lock excludes it, a holder of a VMA read lock walks only
+ * tables under its own VMA (which no writer may unmap while it is locked),
+ * and an RCU walker finishes before the grace period ends. Collapse clears
+ * a PMD entry but keeps the table (it becomes the huge leaf's deposit), and
+ * a move only changes which entry points to a table. A walker that locks a
+ * PTE table found without mmap_lock or a VMA lock (pte_offset_map_lock)
+ * rechecks under the ptl that the PMD entry still points to it: a table
+ * moved or freed meanwhile maps nothing of its address any more.
+ *
+ * Ordering, in pairs:
+ *  P1  publication: every store that changes what an upper-level entry
+ *      points to - a table, a huge leaf, or nothing - is a release
+ *      (populate_entry, reserve_install, move_page_tables, the huge_memory.c
+ *      leaf changes, the clears), and every lock-free read of one is an
+ *      acquire (the walks here, handle_mm_fault, collapse, fork): a walker
+ *      that sees a table pointer sees that table's entries as they were when
+ *      it was published (zeroed, or filled by a split); one that sees a huge
+ *      leaf sees its folio set up. A 0 publishes nothing; it is a release
+ *      only so that every value a walker can read is. Changing only a huge
+ *      leaf's permission or access bits (change_protection, the hardware
+ *      path, MADV_COLD and MADV_FREE) publishes nothing either: those are
+ *      relaxed CASes, as on PTEs.
+ *  P2  PTEs carry no ordering of their own: whoever uses what a PTE points
+ *      to holds the ptl (its unlock, a release, pairs with the next lock's
+ *      acquire), and the lock-free readers of a PTE - the hardware path,
+ *      handle_mm_fault's first look - use only the entry's bits, and
+ *      recheck under the ptl before anything else. PTEs are read and
+ *      changed with relaxed atomics.
+ *  P3  freeing: the grace period between clearing an entry and freeing the
+ *      table orders every RCU walker that may still hold the old pointer
+ *      before the free (vml_call_rcu; rcu.c tells ThreadSanitizer).
+ *
+ * Cost: a walk is four dependent loads to the PMD entry; a walk over a
+ * sparse range skips a whole empty PGD or PUD entry at once (pmd_lookup).
  */
 #include <errno.h>
 
@@ -19,44 +101,83 @@ int pgtable_alloc_pgd(struct mm *mm)
 	return mm->pgd ? 0 : -ENOMEM;
 }
 
-static void free_level(struct pt_table *t, int level)
+/* Zeroed tables of each kind (the allocators populate_entry() takes). */
+static void *pud_table_alloc(void)
+{
+	return vml_zalloc(sizeof(struct pt_table));
+}
+
+static void *pmd_table_alloc(void)
+{
+	return vml_zalloc(sizeof(struct pmd_table));
+}
+
+struct pte_table *pte_table_alloc(void)
+{
+	struct pte_table *pt = vml_zalloc(sizeof(*pt));
+
+	if (pt)
+		spin_lock_init(&pt->ptl, LOCK_CLASS_PTL);
+	return pt;
+}
+
+static void *pte_table_alloc_any(void)
+{
+	return pte_table_alloc();
+}
+
+/* Free a PMD table with its PTE tables and deposits. Context: nobody else uses the mm. */
+static void free_pmd_table(struct pmd_table *pmd)
 {
 	for (int i = 0; i < PTRS_PER_TABLE; i++) {
-		uint64_t v = load_relaxed(&t->e[i]);
+		uint64_t v = load_relaxed(&pmd->e[i]);
 
-		if (level == 1)	/* PMD level: deposited tables, then PTE tables */
-			vml_free(((struct pmd_table *)t)->deposit[i]);
-		if (!v || pmd_is_huge(v))
-			continue;
-		if (level == 1)
+		vml_free(pmd->deposit[i]);
+		if (v && !pmd_is_huge(v))
 			vml_free(pmd_pte_table(v));
-		else
-			free_level((struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK), level - 1);
 	}
-	vml_free(t);
+	vml_free(pmd);
+}
+
+static void free_pud_table(struct pt_table *pud)
+{
+	for (int i = 0; i < PTRS_PER_TABLE; i++) {
+		uint64_t v = load_relaxed(&pud->e[i]);
+
+		if (v)
+			free_pmd_table(pud_pmd_table(v));
+	}
+	vml_free(pud);
 }
 
 void pgtable_free_all(struct mm *mm)
 {
-	if (mm->pgd)
-		free_level(mm->pgd, 3);
+	if (!mm->pgd)
+		return;
+	for (int i = 0; i < PTRS_PER_TABLE; i++) {
+		uint64_t v = load_relaxed(&mm->pgd->e[i]);
+
+		if (v)
+			free_pud_table(pgd_pud_table(v));
+	}
+	vml_free(mm->pgd);
 	mm->pgd = NULL;
 }
 
 /*
  * Follow (or create) one upper-level entry. Racing creators are resolved
- * under page_table_lock; the loser frees its table. The release store pairs
- * with the acquire loads of lock-free walkers: they see a zeroed table.
+ * under page_table_lock; the loser frees its table.
  */
-static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, size_t table_size, bool alloc,
-			       int *err)
+static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, void *(*table_alloc)(void),
+			       bool alloc, int *err)
 {
+	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(e);
 	void *fresh;
 
 	if (v || !alloc)
 		return v;
-	fresh = vml_zalloc(table_size);
+	fresh = table_alloc();
 	if (!fresh) {
 		*err = -ENOMEM;
 		return 0;
@@ -65,6 +186,7 @@ static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, size_t table_
 	v = load_relaxed(e);
 	if (!v) {
 		v = (uint64_t)(uintptr_t)fresh | PT_TABLE;
+		/* release: pairs with the walkers' acquire loads of the entry: they see a zeroed table (P1) */
 		store_release(e, v);
 		fresh = NULL;
 	}
@@ -76,28 +198,26 @@ static uint64_t populate_entry(struct mm *mm, _Atomic uint64_t *e, size_t table_
 _Atomic uint64_t *pmd_offset(struct mm *mm, unsigned long addr, bool alloc, int *err)
 {
 	_Atomic uint64_t *e = &mm->pgd->e[pgd_index(addr)];
-	struct pt_table *t;
 	uint64_t v;
 
-	v = populate_entry(mm, e, sizeof(struct pt_table), alloc, err);
+	v = populate_entry(mm, e, pud_table_alloc, alloc, err);
 	if (!v)
 		return NULL;
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	e = &t->e[pud_index(addr)];
-	v = populate_entry(mm, e, sizeof(struct pmd_table), alloc, err);
+	e = &pgd_pud_table(v)->e[pud_index(addr)];
+	v = populate_entry(mm, e, pmd_table_alloc, alloc, err);
 	if (!v)
 		return NULL;
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	return &t->e[pmd_index(addr)];
+	return &pud_pmd_table(v)->e[pmd_index(addr)];
 }
 
 struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, bool alloc, int *err)
 {
+	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(pmd);
 
 	if (pmd_is_huge(v))
 		return NULL;
-	v = populate_entry(mm, pmd, sizeof(struct pte_table), alloc, err);
+	v = populate_entry(mm, pmd, pte_table_alloc_any, alloc, err);
 	/* A huge leaf may have been installed meanwhile. */
 	if (!v || pmd_is_huge(v))
 		return NULL;
@@ -113,6 +233,7 @@ struct pte_table *pte_offset_map_lock(struct mm *mm, unsigned long addr)
 
 	vml_rcu_read_lock();
 	pmd = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (P1) */
 	v = pmd ? load_acquire(pmd) : 0;
 	if (!v || pmd_is_huge(v)) {
 		vml_rcu_read_unlock();
@@ -142,21 +263,19 @@ void pte_unmap_unlock(struct pte_table *pt)
  */
 static _Atomic uint64_t *pmd_lookup(struct mm *mm, unsigned long addr, unsigned long *skip_to)
 {
+	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(&mm->pgd->e[pgd_index(addr)]);
-	struct pt_table *t;
 
 	if (!v) {
 		*skip_to = (addr & ~((1UL << PGDIR_SHIFT) - 1)) + (1UL << PGDIR_SHIFT);
 		return NULL;
 	}
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	v = load_acquire(&t->e[pud_index(addr)]);
+	v = load_acquire(&pgd_pud_table(v)->e[pud_index(addr)]);	/* the same pairs with (P1) */
 	if (!v) {
 		*skip_to = (addr & ~((1UL << PUD_SHIFT) - 1)) + (1UL << PUD_SHIFT);
 		return NULL;
 	}
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	return &t->e[pmd_index(addr)];
+	return &pud_pmd_table(v)->e[pmd_index(addr)];
 }
 
 int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
@@ -173,6 +292,7 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 		next = pmd ? (addr & PMD_MASK) + PMD_SIZE : skip_to;
 		if (next > end || next < addr)
 			next = end;
+		/* acquire: pairs with the release that published the entry (P1) */
 		v = pmd ? load_acquire(pmd) : 0;
 		if (!v) {
 			if (ops->pte_hole)
@@ -204,7 +324,8 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 /* Clear one present or swap PTE; the caller holds the ptl. */
 static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep)
 {
-	uint64_t pte = atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
+	/* An exchange, not a store: a hardware CAS may set young/dirty meanwhile (P2). */
+	uint64_t pte = xchg_relaxed(ptep, 0);
 	struct folio *folio;
 	struct page *page;
 
@@ -261,10 +382,10 @@ static bool span_is_free(unsigned long base, unsigned long size, const struct un
 	return base >= u->floor && (!u->ceiling || base + size <= u->ceiling);
 }
 
-static bool table_is_empty(struct pt_table *t)
+static bool entries_empty(const _Atomic uint64_t *e)
 {
 	for (int i = 0; i < PTRS_PER_TABLE; i++)
-		if (load_relaxed(&t->e[i]))
+		if (load_relaxed(&e[i]))
 			return false;
 	return true;
 }
@@ -288,43 +409,53 @@ static void pud_table_free_cb(struct vml_rcu_head *head)
 static void clear_table_entry(struct mm *mm, _Atomic uint64_t *e)
 {
 	spin_lock(&mm->page_table_lock);
+	/* release: pairs with the walkers' acquire loads of the entry (P1; a 0 publishes nothing) */
 	store_release(e, 0);
 	spin_unlock(&mm->page_table_lock);
 }
 
 /*
- * Free the tables under @t, a PUD (@level 2) or PMD (@level 1) table, whose
- * span meets [start, end) and lies in u's free space (free_pud_range,
- * free_pmd_range). Return: whether @t is empty now.
+ * Free the PTE tables under @pmd whose span meets [start, end) and lies in
+ * u's free space (free_pmd_range). Return: whether @pmd is empty now.
  */
-static bool free_pgtables_level(struct mm *mm, struct pt_table *t, int level,
-				unsigned long start, unsigned long end, const struct unmap_range *u)
+static bool free_pmd_range(struct mm *mm, struct pmd_table *pmd, unsigned long start,
+			   unsigned long end, const struct unmap_range *u)
 {
-	unsigned int shift = level == 2 ? PUD_SHIFT : PMD_SHIFT;
-	unsigned long size = 1UL << shift;
+	for (unsigned long a = start & PMD_MASK; a < end; a += PMD_SIZE) {
+		_Atomic uint64_t *e = &pmd->e[pmd_index(a)];
+		uint64_t v = load_relaxed(e);
+		struct pte_table *pt;
+
+		if (!v || !span_is_free(a, PMD_SIZE, u))
+			continue;
+		/* No VMA in the span: the zap has emptied it. */
+		VML_BUG_ON(pmd_is_huge(v));
+		pt = pmd_pte_table(v);
+		vml_assert(entries_empty(pt->e));
+		clear_table_entry(mm, e);
+		vml_call_rcu(&pt->rcu, pte_table_free_cb);
+	}
+	return entries_empty(pmd->e);
+}
+
+/* The same one level up (free_pud_range): PMD tables under @pud. */
+static bool free_pud_range(struct mm *mm, struct pt_table *pud, unsigned long start,
+			   unsigned long end, const struct unmap_range *u)
+{
+	const unsigned long size = 1UL << PUD_SHIFT;
 
 	for (unsigned long a = start & ~(size - 1); a < end; a += size) {
-		_Atomic uint64_t *e = &t->e[(a >> shift) & (PTRS_PER_TABLE - 1)];
+		_Atomic uint64_t *e = &pud->e[pud_index(a)];
 		uint64_t v = load_relaxed(e);
-		struct pt_table *child = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+		struct pmd_table *pmd = pud_pmd_table(v);
 
-		if (!v)
-			continue;
-		if (level == 1) {
-			if (!span_is_free(a, size, u))
-				continue;
-			/* No VMA in the span: the zap has emptied it. */
-			VML_BUG_ON(pmd_is_huge(v));
-			vml_assert(table_is_empty(child));
+		if (v && free_pmd_range(mm, pmd, VML_MAX(a, start), VML_MIN(a + size, end), u) &&
+		    span_is_free(a, size, u)) {
 			clear_table_entry(mm, e);
-			vml_call_rcu(&pmd_pte_table(v)->rcu, pte_table_free_cb);
-		} else if (free_pgtables_level(mm, child, 1, VML_MAX(a, start), VML_MIN(a + size, end),
-					       u) && span_is_free(a, size, u)) {
-			clear_table_entry(mm, e);
-			vml_call_rcu(&((struct pmd_table *)child)->rcu, pmd_table_free_cb);
+			vml_call_rcu(&pmd->rcu, pmd_table_free_cb);
 		}
 	}
-	return table_is_empty(t);
+	return entries_empty(pud->e);
 }
 
 void free_pgtables(struct mm *mm, const struct unmap_range *u)
@@ -337,10 +468,9 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u)
 	for (unsigned long a = u->start & ~(size - 1); a < u->end; a += size) {
 		_Atomic uint64_t *e = &mm->pgd->e[pgd_index(a)];
 		uint64_t v = load_relaxed(e);
-		struct pt_table *pud = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
+		struct pt_table *pud = pgd_pud_table(v);
 
-		if (v && free_pgtables_level(mm, pud, 2, VML_MAX(a, u->start),
-					     VML_MIN(a + size, u->end), u) &&
+		if (v && free_pud_range(mm, pud, VML_MAX(a, u->start), VML_MIN(a + size, u->end), u) &&
 		    span_is_free(a, size, u)) {
 			clear_table_entry(mm, e);
 			vml_call_rcu(&pud->rcu, pud_table_free_cb);
@@ -428,10 +558,11 @@ bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)
 	/* Like the MMU's walk: no lock; RCU keeps the tables it passes through alive. */
 	vml_rcu_read_lock();
 	ptep = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (P1) */
 	v = ptep ? load_acquire(ptep) : 0;
 	if (v && !pmd_is_huge(v)) {
 		ptep = &pmd_pte_table(v)->e[pte_index(addr)];
-		v = load_acquire(ptep);
+		v = load_relaxed(ptep);	/* only its bits are used (P2) */
 	}
 	/* Like a TLB fill: only an entry that already permits the access. */
 	while (pte_present(v) && !(v & (PT_PROTNONE | PT_PKEY)) && (!write || (v & PT_WRITE))) {
@@ -457,36 +588,61 @@ static unsigned long move_extent(unsigned long old_addr, unsigned long new_addr,
 	return VML_MIN(extent, left);
 }
 
-/* Set zeroed table @t aside on @list; the list is linked through e[0]. */
-static void reserve_push(struct pt_table **list, struct pt_table *t)
-{
-	store_relaxed(&t->e[0], (uint64_t)(uintptr_t)*list);
-	*list = t;
-}
+/*
+ * The reserve lists: zeroed tables of one kind each, linked through their
+ * e[0] (typed macros: a table is only ever on the list of its kind).
+ */
+#define reserve_push(list, t)                                                  \
+	do {                                                                   \
+		store_relaxed(&(t)->e[0], (uint64_t)(uintptr_t)(list));        \
+		(list) = (t);                                                  \
+	} while (0)
 
-static void *reserve_pop(struct pt_table **list)
-{
-	struct pt_table *t = *list;
-
-	VML_BUG_ON(!t);	/* pgtable_prepare_move() counted every table the move takes */
-	*list = (struct pt_table *)(uintptr_t)load_relaxed(&t->e[0]);
-	store_relaxed(&t->e[0], 0);
-	return t;
-}
+/* The first table on @list, taken off it and zeroed again. */
+#define reserve_pop(list)                                                      \
+	({                                                                     \
+		__typeof__(list) t_ = (list);                                  \
+		/* pgtable_prepare_move() counted every table the move takes */ \
+		VML_BUG_ON(!t_);                                               \
+		(list) = (__typeof__(list))(uintptr_t)load_relaxed(&t_->e[0]); \
+		store_relaxed(&t_->e[0], 0);                                   \
+		t_;                                                            \
+	})
 
 void pgt_reserve_release(struct pgt_reserve *res)
 {
-	for (int i = 0; i < 3; i++)
-		while (res->list[i])
-			vml_free(reserve_pop(&res->list[i]));
+	while (res->pte)
+		vml_free(reserve_pop(res->pte));
+	while (res->pmd)
+		vml_free(reserve_pop(res->pmd));
+	while (res->pud)
+		vml_free(reserve_pop(res->pud));
 }
 
-static bool reserve_one(struct pgt_reserve *res, int level, size_t size)
+static bool reserve_pte(struct pgt_reserve *res)
 {
-	struct pt_table *t = vml_zalloc(size);
+	struct pte_table *t = pte_table_alloc();
 
 	if (t)
-		reserve_push(&res->list[level], t);
+		reserve_push(res->pte, t);
+	return t != NULL;
+}
+
+static bool reserve_pmd(struct pgt_reserve *res)
+{
+	struct pmd_table *t = pmd_table_alloc();
+
+	if (t)
+		reserve_push(res->pmd, t);
+	return t != NULL;
+}
+
+static bool reserve_pud(struct pgt_reserve *res)
+{
+	struct pt_table *t = pud_table_alloc();
+
+	if (t)
+		reserve_push(res->pud, t);
 	return t != NULL;
 }
 
@@ -510,15 +666,14 @@ int pgtable_prepare_move(struct mm *mm, unsigned long old_addr, unsigned long ne
 		_Atomic uint64_t *pmd = pmd_offset(mm, old_addr + off, false, &err);
 
 		extent = move_extent(old_addr + off, n, len - off);
+		/* acquire: pairs with the release that published the entry (P1) */
 		if (!pmd || !load_acquire(pmd))
 			continue;
-		if ((first || n >> PGDIR_SHIFT != last_pud) &&
-		    !reserve_one(res, 2, sizeof(struct pt_table)))
+		if ((first || n >> PGDIR_SHIFT != last_pud) && !reserve_pud(res))
 			goto nomem;
-		if ((first || n >> PUD_SHIFT != last_pmd) &&
-		    !reserve_one(res, 1, sizeof(struct pmd_table)))
+		if ((first || n >> PUD_SHIFT != last_pmd) && !reserve_pmd(res))
 			goto nomem;
-		if (!reserve_one(res, 0, sizeof(struct pte_table)))
+		if (!reserve_pte(res))
 			goto nomem;
 		last_pud = n >> PGDIR_SHIFT;
 		last_pmd = n >> PUD_SHIFT;
@@ -530,16 +685,13 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Follow the entry @e, installing a reserved table from @list if it is none. */
-static uint64_t reserve_entry(struct mm *mm, _Atomic uint64_t *e, struct pt_table **list)
+/* Install the reserved table @t at the empty upper-level entry @e. Return the entry. */
+static uint64_t reserve_install(struct mm *mm, _Atomic uint64_t *e, void *t)
 {
-	uint64_t v = load_acquire(e);
+	uint64_t v = (uint64_t)(uintptr_t)t | PT_TABLE;
 
-	if (v)
-		return v;
-	v = (uint64_t)(uintptr_t)reserve_pop(list) | PT_TABLE;
 	spin_lock(&mm->page_table_lock);
-	store_release(e, v);	/* pairs with the acquire loads of walkers */
+	store_release(e, v);	/* pairs with the walkers' acquire loads of the entry (P1) */
 	spin_unlock(&mm->page_table_lock);
 	return v;
 }
@@ -548,14 +700,29 @@ static uint64_t reserve_entry(struct mm *mm, _Atomic uint64_t *e, struct pt_tabl
 static _Atomic uint64_t *pmd_offset_reserved(struct mm *mm, unsigned long addr,
 					     struct pgt_reserve *res)
 {
-	struct pt_table *t;
-	uint64_t v;
+	_Atomic uint64_t *e = &mm->pgd->e[pgd_index(addr)];
+	/* acquire: pairs with the release that published the entry (P1) */
+	uint64_t v = load_acquire(e);
 
-	v = reserve_entry(mm, &mm->pgd->e[pgd_index(addr)], &res->list[2]);
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	v = reserve_entry(mm, &t->e[pud_index(addr)], &res->list[1]);
-	t = (struct pt_table *)(uintptr_t)(v & ~PT_FLAGS_MASK);
-	return &t->e[pmd_index(addr)];
+	if (!v)
+		v = reserve_install(mm, e, reserve_pop(res->pud));
+	e = &pgd_pud_table(v)->e[pud_index(addr)];
+	v = load_acquire(e);	/* the same pairs with (P1) */
+	if (!v)
+		v = reserve_install(mm, e, reserve_pop(res->pmd));
+	return &pud_pmd_table(v)->e[pmd_index(addr)];
+}
+
+/* The PTE table under the PMD entry @pmd, taken from @res if there is none. */
+static struct pte_table *pte_table_reserved(struct mm *mm, _Atomic uint64_t *pmd,
+					    struct pgt_reserve *res)
+{
+	/* acquire: pairs with the release that published the entry (P1) */
+	uint64_t v = load_acquire(pmd);
+
+	if (!v)
+		v = reserve_install(mm, pmd, reserve_pop(res->pte));
+	return pmd_pte_table(v);
 }
 
 /* Move the entries of [old_addr, old_addr + len) in @opt to @npt (move_ptes). */
@@ -566,8 +733,8 @@ static void move_ptes(struct pte_table *opt, struct pte_table *npt, unsigned lon
 		uint64_t pte;
 
 		pte_lock(opt);
-		pte = atomic_exchange_explicit(&opt->e[pte_index(old_addr + off)], 0,
-					       memory_order_acq_rel);
+		/* An exchange: a hardware CAS may set young/dirty meanwhile (P2). */
+		pte = xchg_relaxed(&opt->e[pte_index(old_addr + off)], 0);
 		pte_unlock(opt);
 		if (!pte)
 			continue;
@@ -589,6 +756,7 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 	for (unsigned long off = 0; off < len; off += extent) {
 		unsigned long o = old_addr + off, n = new_addr + off;
 		_Atomic uint64_t *opmd = pmd_offset(mm, o, false, &err), *npmd;
+		/* acquire: pairs with the release that published the entry (P1) */
 		uint64_t v = opmd ? load_acquire(opmd) : 0;
 		struct pte_table *npt;
 
@@ -596,7 +764,7 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 		if (!v)
 			continue;	/* nothing here: the destination gets no table */
 		npmd = pmd_offset_reserved(mm, n, res);
-		if (extent == PMD_SIZE && !load_acquire(npmd)) {
+		if (extent == PMD_SIZE && !load_acquire(npmd)) {	/* pairs with P1's releases */
 			if (pmd_is_huge(v)) {
 				move_huge_pmd(mm, opmd, npmd);
 				continue;
@@ -607,15 +775,15 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 			 * the entries wherever they now are: it only unmaps.
 			 */
 			spin_lock(&mm->page_table_lock);
-			store_release(npmd, v);
-			store_release(opmd, 0);
+			store_release(npmd, v);	/* pairs with the walkers' acquire loads (P1) */
+			store_release(opmd, 0);	/* pairs with the same (P1; a 0 publishes nothing) */
 			spin_unlock(&mm->page_table_lock);
 			continue;
 		}
 		if (pmd_is_huge(v))
 			split_huge_pmd_address(mm, o);	/* misaligned: per page */
-		npt = pmd_pte_table(reserve_entry(mm, npmd, &res->list[0]));
-		move_ptes(pmd_pte_table(load_acquire(opmd)), npt, o, n, extent);
+		npt = pte_table_reserved(mm, npmd, res);
+		move_ptes(pmd_pte_table(load_acquire(opmd)), npt, o, n, extent);	/* pairs with P1 */
 	}
 	pgt_reserve_release(res);
 }

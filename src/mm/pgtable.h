@@ -19,44 +19,12 @@
 #define VML_MM_PGTABLE_H
 
 #include "mm/mm_types.h"
+#include "mm/pgtable_types.h"
 #include "sync/spinlock.h"
 
-#define pte_index(a) (((a) >> PAGE_SHIFT) & (PTRS_PER_TABLE - 1))
-#define pmd_index(a) (((a) >> PMD_SHIFT) & (PTRS_PER_TABLE - 1))
-#define pud_index(a) (((a) >> PUD_SHIFT) & (PTRS_PER_TABLE - 1))
-#define pgd_index(a) (((a) >> PGDIR_SHIFT) & (PTRS_PER_TABLE - 1))
-
-static inline struct page *pte_page(uint64_t pte)
-{
-	return (struct page *)(uintptr_t)(pte & ~(PT_FLAGS_MASK | PT_HIGH_MASK));
-}
-
-static inline uint64_t mk_pte(struct page *page, uint64_t bits)
-{
-	return (uint64_t)(uintptr_t)page | PT_PRESENT | bits;
-}
-
-static inline bool pte_present(uint64_t pte)
-{
-	return pte & PT_PRESENT;
-}
-
-static inline bool pte_is_swap(uint64_t pte)
-{
-	return !(pte & PT_PRESENT) && (pte & PT_SWAP);
-}
-
-static inline bool pmd_is_huge(uint64_t pmd)
-{
-	return (pmd & PT_HUGE) != 0;
-}
-
-static inline struct pte_table *pmd_pte_table(uint64_t pmd)
-{
-	return (struct pte_table *)(uintptr_t)(pmd & ~PT_FLAGS_MASK);
-}
-
 int pgtable_alloc_pgd(struct mm *mm);
+/* A zeroed PTE table with its lock initialised, or NULL (huge PMD deposits; pgtable.c). */
+struct pte_table *pte_table_alloc(void);
 /* Context: no other user of the mm; every entry already zapped. */
 void pgtable_free_all(struct mm *mm);
 
@@ -139,12 +107,11 @@ void change_protection(struct mm *mm, unsigned long start, unsigned long end,
 		       unsigned long vm_flags, bool writable_prot);
 /* Lock-free "hardware" access: set young (and dirty) on a PTE that already allows it. */
 bool pte_access_fast(struct mm *mm, unsigned long addr, bool write);
-/*
- * Tables set aside before a commit, so that moving the page tables after it
- * cannot fail: list[0] PTE tables, list[1] PMD tables, list[2] PUD tables.
- */
+/* Tables set aside before a commit, so that moving the page tables after it cannot fail. */
 struct pgt_reserve {
-	struct pt_table *list[3];
+	struct pte_table *pte;
+	struct pmd_table *pmd;
+	struct pt_table *pud;
 };
 
 /*

@@ -39,6 +39,7 @@
 #include "mm/mm.h"
 #include "mm/pgtable.h"
 #include "mm/reclaim.h"
+#include "mm/rmap.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
@@ -54,6 +55,7 @@ struct reclaim_walk {
 	unsigned long split_nr;		/* PTE-mapped: its PTEs at resume */
 	struct folio *unmapped;		/* file/shmem, just unmapped (a mapping's reference) */
 	unsigned long resume;		/* where the walk goes on */
+	bool pageout;			/* COLD or PAGEOUT: which of the two */
 };
 
 /*
@@ -206,8 +208,9 @@ static int free_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start, u
 	return 0;
 }
 
-/* ---- MADV_COLD ---- */
+/* ---- MADV_COLD and MADV_PAGEOUT ---- */
 
+/* COLD: age a folio's mapping (the PTE's or the huge PMD's young bit) and the folio. */
 static void age_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio)
 {
 	clear_pte_bits(ptep, PT_YOUNG);
@@ -215,8 +218,87 @@ static void age_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio)
 	folio_lru_op(mm->sys, folio, LRU_DEACTIVATE);
 }
 
-static int cold_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
-			  unsigned long end, void *priv)
+/* Clear a present PTE (the caller holds the ptl); its reference is the caller's to drop. */
+static void unmap_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio)
+{
+	/* An exchange: a hardware CAS may set young/dirty meanwhile (pgtable.c's P2). */
+	uint64_t pte = xchg_relaxed(ptep, 0);
+
+	if (pte & PT_DIRTY)
+		folio_set(folio, PG_dirty);
+	folio_remove_rmap_pte(folio, pte_page(pte));
+	mm_dec_counter(mm, folio_mm_counter(folio));
+}
+
+/*
+ * PAGEOUT of the @nr PTEs at @a that map @folio, which this mapping maps
+ * alone and wholly; @pte is the first. Context: the table's ptl held.
+ * Return: true if the walk must stop for the folio to be finished outside
+ * the ptl (w->unmapped, a file or shmem folio).
+ */
+static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table *pt,
+			 unsigned long a, unsigned long nr, uint64_t pte, struct folio *folio)
+{
+	_Atomic uint64_t *ptep = &pt->e[pte_index(a)];
+	unsigned long slot;
+
+	spin_assert_held(&pt->ptl);
+	folio_clear(folio, PG_referenced);
+	if (folio_is_anon(folio)) {
+		if (folio->order) {
+			/* No swap: back to the active list (none swapped here). */
+			if (!mm->sys->cfg.swap_pages)
+				folio_set(folio, PG_active);
+			return false;
+		}
+		if (!folio_test(folio, PG_swapbacked)) {
+			if (!(pte & PT_DIRTY) && !folio_test(folio, PG_dirty) &&
+			    folio_ref_count(folio) == 1) {
+				/* Clean lazily freed memory is dropped, swap or not. */
+				unmap_pte(mm, ptep, folio);
+				folio_put(folio);
+				return false;
+			}
+			/* Written again since MADV_FREE: it must be kept after all. */
+			folio_set(folio, PG_swapbacked);
+		}
+		/*
+		 * Reclaim that cannot swap it out puts it back active (activate_locked).
+		 * A page still in the swap cache goes back to its own slot.
+		 */
+		if (!mm->sys->cfg.swap_pages ||
+		    folio_ref_count(folio) != 1 + folio_test(folio, PG_swapcache)) {
+			folio_set(folio, PG_active);
+			return false;
+		}
+		slot = folio_test(folio, PG_swapcache) ? swap_cache_take_slot(mm->sys, folio) :
+							 swap_alloc(mm->sys);
+		if (!slot) {
+			folio_set(folio, PG_active);
+			return false;
+		}
+		/* An exchange, as in unmap_pte() (P2). */
+		xchg_relaxed(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP);
+		folio_remove_rmap_pte(folio, pte_page(pte));
+		mm_dec_counter(mm, MM_ANONPAGES);
+		mm_inc_counter(mm, MM_SWAPENTS);
+		folio_put(folio);
+		return false;
+	}
+	/* File or shmem: unmapped; the cache decides after the ptl is dropped. */
+	for (unsigned long i = 0; i < nr; i++)
+		unmap_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], folio);
+	/* All the mappings' references but one go here; that one, to the caller. */
+	for (unsigned long i = 1; i < nr; i++)
+		folio_put(folio);
+	w->unmapped = folio;
+	w->resume = a + nr * PAGE_SIZE;
+	return true;
+}
+
+/* madvise_cold_or_pageout_pte_range: one walk, w->pageout says which. */
+static int cold_or_pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
+				     unsigned long end, void *priv)
 {
 	struct reclaim_walk *w = priv;
 	unsigned long nr;
@@ -241,126 +323,24 @@ static int cold_pte_range(struct mm *mm, struct pte_table *pt, unsigned long sta
 		/* Only a folio this mapping maps alone, wholly. */
 		if (folio_mapcount(folio) != (int)folio_nr_pages(folio))
 			continue;
+		if (w->pageout) {
+			if (pageout_ptes(mm, w, pt, a, nr, pte, folio))
+				return 1;
+			continue;
+		}
 		for (unsigned long i = 0; i < nr; i++)
 			age_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], folio);
 	}
 	return 0;
 }
 
-static int cold_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start, unsigned long end,
-		    void *priv)
-{
-	struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
-
-	if (folio_is_zero(folio) || folio_maybe_mapped_shared(folio))
-		return 0;
-	if (pmd_partial(priv, folio, start, end))
-		return 1;
-	if (folio_mapcount(folio) == (int)folio_nr_pages(folio))
-		age_pte(mm, pmd, folio);
-	return 0;
-}
-
-/* ---- MADV_PAGEOUT ---- */
-
-/* Clear a present PTE (the caller holds the ptl); its reference is the caller's to drop. */
-static void unmap_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio)
-{
-	uint64_t pte = atomic_exchange_explicit(ptep, 0, memory_order_acq_rel);
-
-	if (pte & PT_DIRTY)
-		folio_set(folio, PG_dirty);
-	folio_remove_rmap_pte(folio, pte_page(pte));
-	mm_dec_counter(mm, folio_mm_counter(folio));
-}
-
-static int pageout_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
-			     unsigned long end, void *priv)
-{
-	struct reclaim_walk *w = priv;
-	unsigned long nr;
-	bool split;
-
-	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
-		_Atomic uint64_t *ptep = &pt->e[pte_index(a)];
-		uint64_t pte = load_relaxed(ptep);
-		struct folio *folio;
-		unsigned long slot;
-
-		nr = 1;
-		if (!pte_present(pte))
-			continue;
-		folio = page_folio(pte_page(pte));
-		if (folio_is_zero(folio))
-			continue;
-		nr = batch_or_split(w, pt, a, end, pte, &split);
-		if (split) {
-			if (w->split)
-				return 1;
-			continue;
-		}
-		if (folio_mapcount(folio) != (int)folio_nr_pages(folio))
-			continue;
-		folio_clear(folio, PG_referenced);
-		if (folio_is_anon(folio)) {
-			if (folio->order) {
-				/* No swap: back to the active list (none swapped here). */
-				if (!mm->sys->cfg.swap_pages)
-					folio_set(folio, PG_active);
-				continue;
-			}
-			if (!folio_test(folio, PG_swapbacked)) {
-				if (!(pte & PT_DIRTY) && !folio_test(folio, PG_dirty) &&
-				    folio_ref_count(folio) == 1) {
-					/* Clean lazily freed memory is dropped, swap or not. */
-					unmap_pte(mm, ptep, folio);
-					folio_put(folio);
-					continue;
-				}
-				/* Written again since MADV_FREE: it must be kept after all. */
-				folio_set(folio, PG_swapbacked);
-			}
-			/* Reclaim that cannot swap it out puts it back active (activate_locked). */
-			/* A page still in the swap cache goes back to its own slot. */
-			if (!mm->sys->cfg.swap_pages ||
-			    folio_ref_count(folio) != 1 + folio_test(folio, PG_swapcache)) {
-				folio_set(folio, PG_active);
-				continue;
-			}
-			slot = folio_test(folio, PG_swapcache) ?
-			       swap_cache_take_slot(mm->sys, folio) : swap_alloc(mm->sys);
-			if (!slot) {
-				folio_set(folio, PG_active);
-				continue;
-			}
-			atomic_exchange_explicit(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP,
-						 memory_order_acq_rel);
-			folio_remove_rmap_pte(folio, pte_page(pte));
-			mm_dec_counter(mm, MM_ANONPAGES);
-			mm_inc_counter(mm, MM_SWAPENTS);
-			folio_put(folio);
-			continue;
-		}
-		/* File or shmem: unmapped; the cache decides after the ptl is dropped. */
-		for (unsigned long i = 0; i < nr; i++)
-			unmap_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], folio);
-		/* All the mappings' references but one go here; that one, to the caller. */
-		for (unsigned long i = 1; i < nr; i++)
-			folio_put(folio);
-		w->unmapped = folio;
-		w->resume = a + nr * PAGE_SIZE;
-		return 1;
-	}
-	return 0;
-}
-
 /*
- * A whole PMD-mapped THP: without swap, reclaim splits it (add_to_swap
- * fails, split_folio_to_list) and puts every page back active; with swap
- * the model leaves it (see the header).
+ * A whole PMD-mapped THP: COLD ages it in place. PAGEOUT without swap:
+ * reclaim splits it (add_to_swap fails, split_folio_to_list) and puts
+ * every page back active; with swap the model leaves it (see the header).
  */
-static int pageout_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
-		       unsigned long end, void *priv)
+static int cold_or_pageout_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
+			       unsigned long end, void *priv)
 {
 	struct reclaim_walk *w = priv;
 	struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
@@ -371,6 +351,10 @@ static int pageout_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start
 		return 1;
 	if (folio_mapcount(folio) != (int)folio_nr_pages(folio))
 		return 0;
+	if (!w->pageout) {
+		age_pte(mm, pmd, folio);
+		return 0;
+	}
 	folio_clear(folio, PG_referenced);
 	if (mm->sys->cfg.swap_pages)
 		return 0;
@@ -528,10 +512,10 @@ static void split_file_folio(struct folio *folio)
 	struct folio *small[1U << HPAGE_PMD_ORDER];
 	struct vma *vma;
 
-	down_read(&file->i_mmap_rwsem);
+	i_mmap_lock_read(file);
 	list_for_each_entry(vma, &file->i_mmap, i_mmap_link)
 		unmap_folio_vma(vma, folio);
-	up_read(&file->i_mmap_rwsem);
+	i_mmap_unlock_read(file);
 
 	for (unsigned long i = 0; i < nr; i++) {
 		small[i] = folio_alloc(file->sys, 0, folio->nid);
@@ -568,11 +552,11 @@ static void split_file_folio(struct folio *folio)
  * step hands back. Context: mmap_lock(W) (madvise), the range's VMAs allow it.
  */
 static void reclaim_walk_range(struct mm *mm, unsigned long start, unsigned long end,
-			       const struct pt_walk_ops *ops)
+			       const struct pt_walk_ops *ops, bool pageout)
 {
 	/* Ends: each step resumes past what it handled, or splits a folio and retries once. */
 	while (start < end) {
-		struct reclaim_walk w = { .resume = end };
+		struct reclaim_walk w = { .resume = end, .pageout = pageout };
 		struct folio *folio;
 
 		walk_page_range(mm, start, end, ops, &w);
@@ -606,22 +590,22 @@ void madvise_free_range(struct mm *mm, unsigned long start, unsigned long end)
 
 	/* madvise_free_single_vma drains before its walk: what an earlier VMA queued shows. */
 	lru_add_drain(mm->sys);
-	reclaim_walk_range(mm, start, end, &ops);
+	reclaim_walk_range(mm, start, end, &ops, false);
 }
+
+static const struct pt_walk_ops cold_or_pageout_ops = {
+	.pte_range = cold_or_pageout_pte_range,
+	.pmd_huge = cold_or_pageout_pmd,
+};
 
 void madvise_cold_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	static const struct pt_walk_ops ops = { .pte_range = cold_pte_range, .pmd_huge = cold_pmd };
-
 	lru_add_drain(mm->sys);
-	reclaim_walk_range(mm, start, end, &ops);
+	reclaim_walk_range(mm, start, end, &cold_or_pageout_ops, false);
 }
 
 void madvise_pageout_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	static const struct pt_walk_ops ops = { .pte_range = pageout_pte_range,
-						.pmd_huge = pageout_pmd };
-
 	lru_add_drain(mm->sys);
-	reclaim_walk_range(mm, start, end, &ops);
+	reclaim_walk_range(mm, start, end, &cold_or_pageout_ops, true);
 }

@@ -89,9 +89,9 @@ bool shmem_zero_unmap_drains(struct vml_file *file)
 
 	if (!file->shmem || !file->deleted)
 		return false;
-	down_read(&file->i_mmap_rwsem);
+	i_mmap_lock_read(file);
 	last = !file->i_mmap_count;
-	up_read(&file->i_mmap_rwsem);
+	i_mmap_unlock_read(file);
 	if (!last)
 		return false;
 	spin_lock(&file->i_pages_lock);

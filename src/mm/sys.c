@@ -47,6 +47,8 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 	if (!sys->cfg.stack_rlimit)
 		sys->cfg.stack_rlimit = 8UL << 20;
 	store_relaxed(&sys->next_inode, 1000);
+	spin_lock_init(&sys->swap_lock, LOCK_CLASS_SWAP);
+	spin_lock_init(&sys->lru_lock, LOCK_CLASS_LRU);
 	if (zero_folio_init(sys) || swap_init(sys)) {
 		zero_folio_fini(sys);
 		vml_free(sys);

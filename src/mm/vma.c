@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * vma.c - VMA objects, anon_vma identities and anonymous VMA names.
+ * vma.c - VMA objects, anonymous VMA names, and the writer-side lookups.
  *
  * A VMA is allocated detached, filled in, attached by the transaction that
  * publishes it (vma_txn.c), and freed an RCU grace period after it was
@@ -10,7 +10,10 @@
 #include <string.h>
 
 #include "mm/file.h"
+#include "mm/mmap_lock.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "util/alloc.h"
 
 struct vma *vma_alloc(struct mm *mm)
@@ -86,26 +89,6 @@ void vma_free_rcu(struct vma *vma)
 	vml_call_rcu(&vma->rcu, vma_free_cb);
 }
 
-struct anon_vma *anon_vma_alloc(void)
-{
-	struct anon_vma *av = vml_zalloc(sizeof(*av));
-
-	if (av)
-		store_relaxed(&av->refcount, 1);
-	return av;
-}
-
-void anon_vma_get(struct anon_vma *av)
-{
-	fetch_add_relaxed(&av->refcount, 1);
-}
-
-void anon_vma_put(struct anon_vma *av)
-{
-	if (av && fetch_sub_acq_rel(&av->refcount, 1) == 1)
-		vml_free(av);
-}
-
 struct anon_vma_name *anon_vma_name_alloc(const char *name)
 {
 	size_t len = strlen(name) + 1;
@@ -125,6 +108,7 @@ void anon_vma_name_get(struct anon_vma_name *n)
 
 void anon_vma_name_put(struct anon_vma_name *n)
 {
+	/* acq_rel: pairs with the other puts' decrements: the last sees their accesses */
 	if (n && fetch_sub_acq_rel(&n->refcount, 1) == 1)
 		vml_free(n);
 }
@@ -134,4 +118,29 @@ bool anon_vma_name_eq(const struct anon_vma_name *a, const struct anon_vma_name 
 	if (a == b)
 		return true;
 	return a && b && strcmp(a->name, b->name) == 0;
+}
+
+struct vma *vma_lookup(struct mm *mm, unsigned long addr)
+{
+	mmap_assert_locked(mm);
+	return rtree_find(&mm->mm_mt, addr, NULL);
+}
+
+struct vma *find_vma(struct mm *mm, unsigned long addr)
+{
+	mmap_assert_locked(mm);
+	return rtree_find_next(&mm->mm_mt, addr, NULL);
+}
+
+struct vma *find_vma_prev(struct mm *mm, unsigned long addr)
+{
+	mmap_assert_locked(mm);
+	return rtree_find_prev(&mm->mm_mt, addr, NULL);
+}
+
+struct vma *find_vma_intersection(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct vma *vma = find_vma(mm, start);
+
+	return (vma && vma->vm_start < end) ? vma : NULL;
 }

@@ -34,6 +34,7 @@
 
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "sync/futex.h"
 #include "util/compiler.h"
 #include "util/debug.h"
@@ -64,6 +65,7 @@ static void vma_refcount_put(struct vma *vma)
 	/* release: pairs with the acquire load in vma_wait_refcnt() */
 	newcnt = fetch_sub_release(&vma->vm_refcnt, 1) - 1;
 	if (newcnt && vma_writer_only(newcnt)) {
+		/* release: pairs with the load_acquire of the word in vma_wait_refcnt() */
 		fetch_add_release(&mm->vma_writer_wait, 1);
 		futex_wake(&mm->vma_writer_wait, INT_MAX);
 	}
@@ -76,8 +78,10 @@ static void vma_wait_refcnt(struct vma *vma, uint32_t target)
 
 	/* Ends: readers hold the lock for a bounded time and new ones cannot enter. */
 	for (;;) {
+		/* acquire: pairs with the fetch_add_release of the word in vma_refcount_put() */
 		uint32_t word = load_acquire(&mm->vma_writer_wait);
 
+		/* acquire: pairs with the readers' release decrement in vma_refcount_put() */
 		if (load_acquire(&vma->vm_refcnt) == target)
 			return;
 		futex_wait(&mm->vma_writer_wait, word, 0);
@@ -93,18 +97,27 @@ void vma_start_write(struct vma *vma)
 	seq = load_relaxed(&mm->mm_lock_seq.sequence);
 	if (load_relaxed(&vma->vm_lock_seq) == seq)
 		return;		/* already write-locked in this section */
+	/*
+	 * All the VMA write locks of this mmap_lock(W) hold count as one lock
+	 * (lockdep.h); another mm's (fork's child) nest as their mmap_locks do.
+	 */
+	lockdep_acquire(LOCK_CLASS_VMA, &mm->mm_lock_seq, LOCKDEP_REENTER | LOCKDEP_NESTED);
 
 	/* Exclude readers unless detached (nothing to wait for then). */
 	old = load_relaxed(&vma->vm_refcnt);
 	do {
 		if (old == 0)
 			break;
+	/* acq_rel: pairs with the readers' release decrements and their cas_acquire increments */
 	} while (!cas_acq_rel(&vma->vm_refcnt, &old, old + VMA_LOCK_OFFSET));
 	if (old)
 		vma_wait_refcnt(vma, VMA_LOCK_OFFSET + 1);
 
 	store_relaxed(&vma->vm_lock_seq, seq);
-	/* release: the stamp above is visible to any reader that increments after this */
+	/*
+	 * release: pairs with the cas_acquire in vma_start_read(): a reader that
+	 * increments after this sees the stamp above and backs out.
+	 */
 	if (old)
 		fetch_sub_release(&vma->vm_refcnt, VMA_LOCK_OFFSET);
 }
@@ -130,7 +143,7 @@ void vma_mark_attached(struct vma *vma)
 {
 	vma_assert_write_locked(vma);
 	vml_assert(load_relaxed(&vma->vm_refcnt) == 0);
-	/* release: the VMA's fields are visible to a reader whose increment succeeds */
+	/* release: pairs with the cas_acquire in vma_start_read(): the reader sees the VMA's fields */
 	store_release(&vma->vm_refcnt, 1);
 }
 
@@ -142,6 +155,9 @@ bool vma_is_attached(struct vma *vma)
 void vma_mark_detached(struct vma *vma)
 {
 	vma_assert_write_locked(vma);
+	/* May wait for transient readers, like vma_start_write (same lockdep record). */
+	lockdep_acquire(LOCK_CLASS_VMA, &vma->vm_mm->mm_lock_seq, LOCKDEP_REENTER | LOCKDEP_NESTED);
+	/* release: pairs with the acquire increments of readers, as every change of vm_refcnt */
 	if (fetch_sub_release(&vma->vm_refcnt, 1) == 1)
 		return;
 	/*
@@ -149,12 +165,14 @@ void vma_mark_detached(struct vma *vma)
 	 * and back out; wait for them so nobody holds a reference to a VMA
 	 * that is about to be freed.
 	 */
+	/* acq_rel: pairs with the transient readers' release decrements and cas_acquire increments */
 	fetch_add_acq_rel(&vma->vm_refcnt, VMA_LOCK_OFFSET);
 	vma_wait_refcnt(vma, VMA_LOCK_OFFSET);
+	/* release: pairs with the acquire increments of readers, as above */
 	fetch_sub_release(&vma->vm_refcnt, VMA_LOCK_OFFSET);
 }
 
-struct vma *vma_start_read(struct mm *mm, struct vma *vma)
+int vma_start_read(struct mm *mm, struct vma *vma)
 {
 	uint32_t old;
 
@@ -162,19 +180,20 @@ struct vma *vma_start_read(struct mm *mm, struct vma *vma)
 	/* Cheap pre-check; false "locked" answers are fine, the recheck below decides. */
 	if (load_relaxed(&vma->vm_lock_seq) == load_relaxed(&mm->mm_lock_seq.sequence)) {
 		vml_rcu_read_unlock();
-		return NULL;
+		return -EBUSY;
 	}
 
 	old = load_relaxed(&vma->vm_refcnt);
 	do {
 		if (old == 0) {
 			vml_rcu_read_unlock();
-			return VMA_ERR_AGAIN;
+			return -EAGAIN;
 		}
 		if (old >= VMA_REF_LIMIT) {	/* a writer is excluding readers, or overflow */
 			vml_rcu_read_unlock();
-			return NULL;
+			return -EBUSY;
 		}
+	/* acquire: pairs with the releases in vma_mark_attached() and vma_start_write() */
 	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
 
 	/* VMAs are never reused for another mm here, but the check is cheap. */
@@ -183,12 +202,14 @@ struct vma *vma_start_read(struct mm *mm, struct vma *vma)
 	/* acquire re-read: pairs with the release in vma_end_write_all() */
 	if (load_relaxed(&vma->vm_lock_seq) == mm_lock_seq_now(mm))
 		goto fail;
-	return vma;
+	/* Never waits (it fails instead): a trylock for lockdep. */
+	lockdep_acquire(LOCK_CLASS_VMA, vma, LOCKDEP_READ | LOCKDEP_TRY);
+	return 0;
 
 fail:
 	vma_refcount_put(vma);
 	vml_rcu_read_unlock();
-	return NULL;
+	return -EBUSY;
 }
 
 bool vma_start_read_locked(struct vma *vma)
@@ -200,18 +221,22 @@ bool vma_start_read_locked(struct vma *vma)
 	do {
 		if (old == 0 || old >= VMA_REF_LIMIT)
 			return false;
+	/* acquire: pairs with the releases in vma_mark_attached() and vma_start_write() */
 	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
+	lockdep_acquire(LOCK_CLASS_VMA, vma, LOCKDEP_READ | LOCKDEP_TRY);
 	return true;
 }
 
 void vma_end_read(struct vma *vma)
 {
+	lockdep_release(LOCK_CLASS_VMA, vma);
 	vma_refcount_put(vma);
 }
 
 struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr)
 {
-	struct vma *vma, *locked;
+	struct vma *vma;
+	int err;
 
 	/* Ends: each retry means a writer detached the VMA we found; it moved on. */
 	for (;;) {
@@ -222,12 +247,12 @@ struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr)
 			stat_inc(&mm->stats.vma_lock_abort);
 			return NULL;
 		}
-		locked = vma_start_read(mm, vma);
-		if (locked == VMA_ERR_AGAIN) {
+		err = vma_start_read(mm, vma);
+		if (err == -EAGAIN) {
 			stat_inc(&mm->stats.vma_lock_miss);
 			continue;
 		}
-		if (!locked) {
+		if (err) {
 			stat_inc(&mm->stats.vma_lock_abort);
 			return NULL;
 		}
@@ -242,50 +267,58 @@ struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr)
 	}
 }
 
-/* Fallback for lock_next_vma: hold mmap_lock only long enough to lock one VMA. */
-static struct vma *lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long from_addr,
-						 const struct vml_cancel *cancel)
+/*
+ * Fallback for lock_next_vma: hold mmap_lock only long enough to lock one VMA.
+ * Return: 0 with the VMA (or NULL: none) in *@out, -EINTR, or -EAGAIN (overflow).
+ */
+static int lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long from_addr,
+					 const struct vml_cancel *cancel, struct vma **out)
 {
 	struct vma *vma;
+	int err = 0;
 
 	if (mmap_read_lock_killable(mm, cancel))
-		return VMA_ERR_INTR;
+		return -EINTR;
 	stat_inc(&mm->stats.proc_mmap_fallbacks);
-	vma = find_vma(mm, from_addr);
+	vma = rtree_find_next(&mm->mm_mt, from_addr, NULL);	/* find_vma */
 	if (vma && !vma_start_read_locked(vma))
-		vma = VMA_ERR_AGAIN;	/* reference overflow */
+		err = -EAGAIN;	/* reference overflow */
 	mmap_read_unlock(mm);
-	return vma;
+	if (!err)
+		*out = vma;
+	return err;
 }
 
-struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long from_addr,
-			  const struct vml_cancel *cancel)
+int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_addr,
+		  const struct vml_cancel *cancel, struct vma **out)
 {
-	struct vma *vma, *locked, *first;
-	struct rtree_range r;
+	struct vma *vma, *first;
 	uint32_t seq;
 	bool mm_unlocked;
+	int err;
 
 	vml_assert(vml_rcu_read_held());
 	/* Ends: every retry follows a detach by a writer that has moved on. */
 	for (;;) {
 		mm_unlocked = mmap_lock_speculate_try_begin(mm, &seq);
-		vma = rtree_cursor_next(cur, &r);
-		if (!vma)
-			return NULL;
+		vma = vma_next(vmi);
+		if (!vma) {
+			*out = NULL;
+			return 0;
+		}
 
-		locked = vma_start_read(mm, vma);
-		if (locked == VMA_ERR_AGAIN) {
+		err = vma_start_read(mm, vma);
+		if (err == -EAGAIN) {
 			stat_inc(&mm->stats.vma_lock_miss);
 			vml_rcu_read_lock();
-			rtree_cursor_set(cur, &mm->mm_mt, from_addr);
+			vma_iter_set(vmi, from_addr);
 			continue;
 		}
-		if (!locked) {
+		if (err) {
 			if (vml_broken(VML_BROKEN_SKIP_FALLBACK)) {
 				/* Deliberately wrong: report as if the VMA were not there. */
 				vml_rcu_read_lock();
-				rtree_cursor_set(cur, &mm->mm_mt, r.end);
+				vma_iter_invalidate(vmi);	/* still after it: at its end */
 				continue;
 			}
 			goto fallback;		/* RCU already dropped */
@@ -312,38 +345,19 @@ struct vma *lock_next_vma(struct mm *mm, struct rtree_cursor *cur, unsigned long
 			}
 		}
 		stat_inc(&mm->stats.vma_lock_success);
-		return vma;
+		*out = vma;
+		return 0;
 	}
 
 fallback:
 	stat_inc(&mm->stats.vma_lock_abort);
-	vma = lock_next_vma_under_mmap_lock(mm, from_addr, cancel);
+	vma = NULL;
+	err = lock_next_vma_under_mmap_lock(mm, from_addr, cancel, &vma);
 	vml_rcu_read_lock();
-	rtree_cursor_set(cur, &mm->mm_mt, (!vma || vma_is_err(vma)) ? from_addr : vma->vm_end);
-	return vma;
-}
-
-struct vma *vma_lookup(struct mm *mm, unsigned long addr)
-{
-	mmap_assert_locked(mm);
-	return rtree_find(&mm->mm_mt, addr, NULL);
-}
-
-struct vma *find_vma(struct mm *mm, unsigned long addr)
-{
-	mmap_assert_locked(mm);
-	return rtree_find_next(&mm->mm_mt, addr, NULL);
-}
-
-struct vma *find_vma_prev(struct mm *mm, unsigned long addr)
-{
-	mmap_assert_locked(mm);
-	return rtree_find_prev(&mm->mm_mt, addr, NULL);
-}
-
-struct vma *find_vma_intersection(struct mm *mm, unsigned long start, unsigned long end)
-{
-	struct vma *vma = find_vma(mm, start);
-
-	return (vma && vma->vm_start < end) ? vma : NULL;
+	/* A fresh RCU section: the iterator goes on after what was locked, or from @from_addr. */
+	vma_iter_set(vmi, vma ? vma->vm_end : from_addr);
+	if (err)
+		return err;
+	*out = vma;
+	return 0;
 }

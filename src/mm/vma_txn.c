@@ -29,8 +29,10 @@
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
 #include "mm/mmap_lock.h"
+#include "mm/rmap.h"
 #include "mm/shmem.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "mm/vma_txn.h"
 #include "util/alloc.h"
 
@@ -252,7 +254,7 @@ static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert)
 			i++;
 			continue;
 		}
-		down_write(&file->i_mmap_rwsem);
+		i_mmap_lock_write(file);
 		while (i < nr && n < I_MMAP_BATCH && vmas[i]->vm_file == file) {
 			if (insert) {
 				list_add_tail(&vmas[i]->i_mmap_link, &file->i_mmap);
@@ -264,7 +266,7 @@ static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert)
 			i++;
 			n++;
 		}
-		up_write(&file->i_mmap_rwsem);
+		i_mmap_unlock_write(file);
 	}
 }
 

@@ -8,16 +8,23 @@
  * read() calls. Within one read():
  *   lock policy VMA  - RCU for the whole call plus exactly one VMA read
  *                      lock at a time (locked_vma); views that walk page
- *                      tables drop RCU around the walk and reset the cursor
- *                      after re-taking it; a failed VMA lock falls back to
+ *                      tables drop RCU around the walk, keeping the VMA
+ *                      read-locked; a failed VMA lock falls back to
  *                      mmap_lock for one VMA (lock_next_vma), an overflow
  *                      to mmap_lock for the rest of the call;
  *   lock policy MMAP - mmap_lock(R) for the whole call.
+ *
+ * The iterator. priv->iter is mm's VMA iterator (mm/vma.h). Its position is
+ * always the end of the VMA last returned (or where the read() started):
+ * proc_maps_start() sets it, lock_next_vma() and vma_next() move it, and
+ * whoever here drops RCU or mmap_lock while keeping it invalidates it
+ * (proc_walk_begin, the fallback to mmap_lock, proc_maps_relock), so the
+ * next step walks the tree of the section it runs in.
  */
 #ifndef VML_PROC_INTERNAL_H
 #define VML_PROC_INTERNAL_H
 
-#include "mm/mm_types.h"
+#include "mm/vma.h"
 #include "proc/seq.h"
 #include "vmalock/proc.h"
 
@@ -27,55 +34,61 @@
 struct proc_maps_private {
 	struct mm *mm;			/* pinned with mmgrab while the reader is open */
 	enum vml_lock_policy lock;
-	struct rtree_cursor iter;	/* valid only inside one read() */
+	struct vma_iterator iter;	/* valid only inside one read(); see above */
 	int64_t last_pos;		/* position before the last VMA was selected */
 	bool mm_held;			/* mmget taken by start(), dropped by stop() */
 	bool mmap_locked;		/* this read() holds mmap_lock(R) */
 	struct vma *locked_vma;		/* the VMA this read() holds a read lock on */
-	unsigned long walk_resume;	/* where the cursor goes after a page walk */
+	unsigned long walk_resume;	/* VML_BROKEN_SKIP_RESET: where the iterator
+					 * goes after a page walk (0: unbroken) */
 	const struct vml_cancel *cancel;
 	unsigned int flags;		/* VML_READER_* */
 	struct numa_maps *numa;		/* numa_maps: the per-VMA scratch counters */
 };
 
-/* The shared seq_operations pieces of the VMA-walking views. */
-void *proc_maps_start(struct seq_file *m, int64_t *ppos);
-void *proc_maps_next(struct seq_file *m, void *v, int64_t *ppos);
-void proc_maps_stop(struct seq_file *m, void *v);
+/*
+ * One pass over the VMAs in address order (task_mmu.c m_start/m_next/m_stop),
+ * shared by every VMA-walking view and by smaps_rollup.
+ *
+ * proc_maps_start - take what one read() holds - mmget, then mmap_lock(R)
+ * (policy MMAP) or RCU (policy VMA) - and return the first VMA from *@ppos
+ * (an address, or a sentinel). A positive *@ppos restarts from last_pos,
+ * before the record a previous read() could not fit (REFERENCE.md 2.3).
+ * Return: 0 with the VMA, or NULL, in *@vma; -ESRCH (the address space is
+ * gone) or -EINTR (cancelled while waiting), with nothing held.
+ *
+ * proc_maps_next - the next VMA, read-locked under policy VMA: 0 with it in
+ * *@vma (*@ppos = its end, last_pos = the old *@ppos), or NULL at the end
+ * (*@ppos = SENTINEL_VMA_GATE, then SENTINEL_VMA_END); -EINTR or -EAGAIN.
+ *
+ * proc_maps_stop - release everything start() took. Safe to call when
+ * start() failed or after a failed proc_maps_relock().
+ *
+ * proc_maps_relock - drop what the read() holds and take it again
+ * (@nosteal: re-take mmap_lock without stealing it from a queued writer);
+ * the next proc_maps_next() goes on from *@ppos. On failure (-EINTR)
+ * nothing is held any more.
+ */
+int proc_maps_start(struct proc_maps_private *priv, int64_t *ppos, struct vma **vma);
+int proc_maps_next(struct proc_maps_private *priv, int64_t *ppos, struct vma **vma);
+void proc_maps_stop(struct proc_maps_private *priv);
+int proc_maps_relock(struct proc_maps_private *priv, bool nosteal);
 
-/*
- * lock_vma_range - take what one read() holds: mmap_lock(R) (policy MMAP;
- * @nosteal: without stealing it from a queued writer) or RCU (policy VMA).
- * Return: 0 or -EINTR (the reader's cancel token fired while waiting).
- */
-int lock_vma_range(struct proc_maps_private *priv, bool nosteal);
-void unlock_vma_range(struct proc_maps_private *priv);
-/*
- * proc_get_vma - the next VMA from *@ppos, read-locked under policy VMA.
- * Context: inside lock_vma_range(). Return: the VMA (*@ppos = its end,
- * last_pos = the old *@ppos), NULL at the end (*@ppos = SENTINEL_VMA_GATE),
- * or SEQ_ERR(-EINTR / -EAGAIN).
- */
-void *proc_get_vma(struct seq_file *m, int64_t *ppos);
+/* The seq_file operations on top of them; a view adds its show(). */
+int proc_maps_seq_start(struct seq_file *m, int64_t *ppos, void **v);
+int proc_maps_seq_next(struct seq_file *m, void *v, int64_t *ppos, void **next);
+void proc_maps_seq_stop(struct seq_file *m, void *v);
 
 /*
  * proc_walk_begin/end - bracket a page-table walk of @vma. Under policy VMA
  * (unless the read fell back to mmap_lock) RCU is dropped for the walk while
- * @vma stays read-locked, then re-taken and the cursor set to @vma's end.
- * Context: @vma is priv->locked_vma, or mmap_lock(R) is held.
+ * @vma stays read-locked, then re-taken; the iterator, still at @vma's end,
+ * is invalidated meanwhile.
+ * Context: @vma is priv->locked_vma, or mmap_lock(R) is held. proc_walk_end
+ * calls the test hook vml_proc_walk_hook first (util/debug.h).
  */
 void proc_walk_begin(struct proc_maps_private *priv, struct vma *vma);
 void proc_walk_end(struct proc_maps_private *priv, struct vma *vma);
-
-/*
- * vml_proc_walk_hook - a test hook: when set, called after each VMA's page
- * walk, still inside it (under policy VMA: RCU dropped, only @vma
- * read-locked; under policy MMAP or after a fallback: mmap_lock(R) held).
- * tests/unit/test-smaps-lock.c parks a reader here to show what a writer
- * can do meanwhile. NULL (the default) costs one load per VMA.
- */
-typedef void (*vml_proc_walk_fn)(struct vma *vma);
-extern _Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
 
 /* The maps line prefix and name of one VMA (show_map_vma). */
 void show_map_vma(struct seq_file *m, struct vma *vma);

@@ -13,13 +13,17 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "proc/internal.h"
 #include "util/compiler.h"
 #include "util/debug.h"
 
-_Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
-
-int lock_vma_range(struct proc_maps_private *priv, bool nosteal)
+/*
+ * Take what one read() holds: mmap_lock(R) (policy MMAP; @nosteal: without
+ * stealing it from a queued writer) or RCU (policy VMA).
+ * Return: 0 or -EINTR (the reader's cancel token fired while waiting).
+ */
+static int lock_vma_range(struct proc_maps_private *priv, bool nosteal)
 {
 	int err;
 
@@ -47,7 +51,7 @@ static void unlock_vma(struct proc_maps_private *priv)
 	}
 }
 
-void unlock_vma_range(struct proc_maps_private *priv)
+static void unlock_vma_range(struct proc_maps_private *priv)
 {
 	if (priv->mmap_locked) {
 		mmap_read_unlock(priv->mm);
@@ -58,44 +62,56 @@ void unlock_vma_range(struct proc_maps_private *priv)
 	}
 }
 
-static struct vma *get_next_vma(struct proc_maps_private *priv, int64_t last_pos)
+static int get_next_vma(struct proc_maps_private *priv, int64_t last_pos, struct vma **vma)
 {
-	struct vma *vma;
+	int err;
 
-	if (priv->mmap_locked)
-		return rtree_cursor_next(&priv->iter, NULL);
+	if (priv->mmap_locked) {
+		*vma = vma_next(&priv->iter);
+		return 0;
+	}
 	unlock_vma(priv);
-	vma = lock_next_vma(priv->mm, &priv->iter, (unsigned long)last_pos, priv->cancel);
-	if (vma && !vma_is_err(vma))
-		priv->locked_vma = vma;
-	return vma;
+	err = lock_next_vma(priv->mm, &priv->iter, (unsigned long)last_pos, priv->cancel, vma);
+	if (!err)
+		priv->locked_vma = *vma;
+	return err;
 }
 
-/* A VMA's reference count overflowed: hold mmap_lock for the rest of this read(). */
-static bool fallback_to_mmap_lock(struct proc_maps_private *priv, int64_t pos)
+/*
+ * A VMA's reference count overflowed: hold mmap_lock for the rest of this
+ * read(). lock_next_vma() left the iterator at the position it failed from.
+ */
+static bool fallback_to_mmap_lock(struct proc_maps_private *priv)
 {
 	if (priv->mmap_locked)
 		return false;
 	vml_rcu_read_unlock();
+	vma_iter_invalidate(&priv->iter);
 	mmap_read_lock(priv->mm);
 	stat_inc(&priv->mm->stats.proc_mmap_fallbacks);
-	rtree_cursor_set(&priv->iter, &priv->mm->mm_mt, (unsigned long)pos);
 	priv->mmap_locked = true;
 	return true;
 }
 
-void *proc_get_vma(struct seq_file *m, int64_t *ppos)
+/*
+ * proc_get_vma - the next VMA from *@ppos, read-locked under policy VMA.
+ * Context: inside lock_vma_range(). Return: 0 with the VMA in *@out
+ * (*@ppos = its end, last_pos = the old *@ppos) or NULL at the end
+ * (*@ppos = SENTINEL_VMA_GATE); -EINTR or -EAGAIN.
+ */
+static int proc_get_vma(struct proc_maps_private *priv, int64_t *ppos, struct vma **out)
 {
-	struct proc_maps_private *priv = m->private;
 	struct vma *vma;
+	int err;
 
+	/* Ends: the fallback happens at most once (then mmap_locked is set). */
 	for (;;) {
-		vma = get_next_vma(priv, *ppos);
-		if (!vma_is_err(vma))
+		err = get_next_vma(priv, *ppos, &vma);
+		if (!err)
 			break;
-		if (vma == VMA_ERR_AGAIN && fallback_to_mmap_lock(priv, *ppos))
+		if (err == -EAGAIN && fallback_to_mmap_lock(priv))
 			continue;
-		return SEQ_ERR(vma == VMA_ERR_INTR ? -EINTR : -EAGAIN);
+		return err;
 	}
 	priv->last_pos = *ppos;
 	if (vma) {
@@ -103,49 +119,49 @@ void *proc_get_vma(struct seq_file *m, int64_t *ppos)
 	} else {
 		*ppos = SENTINEL_VMA_GATE;	/* the model has no gate VMA */
 	}
-	return vma;
+	*out = vma;
+	return 0;
 }
 
-void *proc_maps_start(struct seq_file *m, int64_t *ppos)
+int proc_maps_start(struct proc_maps_private *priv, int64_t *ppos, struct vma **vma)
 {
-	struct proc_maps_private *priv = m->private;
 	int64_t last_addr = *ppos;
 
-	if (last_addr == SENTINEL_VMA_END)
-		return NULL;
+	if (last_addr == SENTINEL_VMA_END) {
+		*vma = NULL;
+		return 0;
+	}
 	if (!mmget_not_zero(priv->mm))
-		return NULL;
+		return -ESRCH;
 	priv->mm_held = true;
 	if (lock_vma_range(priv, false)) {
 		mmput(priv->mm);
 		priv->mm_held = false;
-		return SEQ_ERR(-EINTR);
+		return -EINTR;
 	}
 	/* Restart from before the VMA a previous read() could not fit. */
 	if (last_addr > 0)
 		*ppos = last_addr = priv->last_pos;
-	rtree_cursor_set(&priv->iter, &priv->mm->mm_mt,
-			 last_addr < 0 ? TASK_SIZE : (unsigned long)last_addr);
-	if (last_addr == SENTINEL_VMA_GATE)
-		return NULL;
-	return proc_get_vma(m, ppos);
+	vma_iter_init(&priv->iter, priv->mm, last_addr < 0 ? TASK_SIZE : (unsigned long)last_addr);
+	if (last_addr == SENTINEL_VMA_GATE) {
+		*vma = NULL;
+		return 0;
+	}
+	return proc_get_vma(priv, ppos, vma);
 }
 
-void *proc_maps_next(struct seq_file *m, void *v, int64_t *ppos)
+int proc_maps_next(struct proc_maps_private *priv, int64_t *ppos, struct vma **vma)
 {
-	(void)v;
 	if (*ppos == SENTINEL_VMA_GATE) {
 		*ppos = SENTINEL_VMA_END;
-		return NULL;
+		*vma = NULL;
+		return 0;
 	}
-	return proc_get_vma(m, ppos);
+	return proc_get_vma(priv, ppos, vma);
 }
 
-void proc_maps_stop(struct seq_file *m, void *v)
+void proc_maps_stop(struct proc_maps_private *priv)
 {
-	struct proc_maps_private *priv = m->private;
-
-	(void)v;
 	if (!priv->mm_held)
 		return;
 	unlock_vma_range(priv);
@@ -153,13 +169,58 @@ void proc_maps_stop(struct seq_file *m, void *v)
 	priv->mm_held = false;
 }
 
+int proc_maps_relock(struct proc_maps_private *priv, bool nosteal)
+{
+	unlock_vma_range(priv);
+	vma_iter_invalidate(&priv->iter);
+	if (lock_vma_range(priv, nosteal)) {
+		mmput(priv->mm);
+		priv->mm_held = false;
+		return -EINTR;
+	}
+	return 0;
+}
+
+int proc_maps_seq_start(struct seq_file *m, int64_t *ppos, void **v)
+{
+	struct vma *vma;
+	int err = proc_maps_start(m->private, ppos, &vma);
+
+	if (err == -ESRCH) {
+		*v = NULL;	/* the address space is gone: end of file */
+		return 0;
+	}
+	if (!err)
+		*v = vma;
+	return err;
+}
+
+int proc_maps_seq_next(struct seq_file *m, void *v, int64_t *ppos, void **next)
+{
+	struct vma *vma;
+	int err;
+
+	(void)v;
+	err = proc_maps_next(m->private, ppos, &vma);
+	if (!err)
+		*next = vma;
+	return err;
+}
+
+void proc_maps_seq_stop(struct seq_file *m, void *v)
+{
+	(void)v;
+	proc_maps_stop(m->private);
+}
+
 /*
  * The per-VMA-lock readers that walk page tables (smaps, numa_maps,
  * smaps_rollup) cannot do so under RCU: the walk takes page-table locks and
  * may sleep. The VMA read lock is independent of RCU and keeps the VMA and
  * its page tables stable, so RCU is left for the walk and re-taken after
- * it; the tree cursor belongs to the RCU section it was set in, so it is
- * set again, to the walked VMA's end (REFERENCE.md 2.6).
+ * it; the iterator's path belongs to the RCU section it was taken in, so it
+ * is invalidated, and the next step walks down to the walked VMA's end
+ * again in the new section (REFERENCE.md 2.6).
  *
  * With vml_broken(VML_BROKEN_SKIP_RESET) the reader deliberately continues
  * from the snapshot it walked away from instead: before leaving RCU it notes
@@ -172,29 +233,28 @@ void proc_maps_stop(struct seq_file *m, void *v)
  */
 void proc_walk_begin(struct proc_maps_private *priv, struct vma *vma)
 {
-	priv->walk_resume = vma->vm_end;
+	priv->walk_resume = 0;
 	if (priv->mmap_locked)
 		return;
 	vml_assert(priv->locked_vma == vma);
 	if (vml_broken(VML_BROKEN_SKIP_RESET)) {
-		struct rtree_cursor peek = priv->iter;
-		struct rtree_range r;
+		struct vma_iterator peek = priv->iter;
+		struct vma *next = vma_next(&peek);
 
-		priv->walk_resume = rtree_cursor_next(&peek, &r) ? r.start : TASK_SIZE;
+		priv->walk_resume = next ? next->vm_start : TASK_SIZE;
 	}
 	vml_rcu_read_unlock();
+	vma_iter_invalidate(&priv->iter);
 }
 
 void proc_walk_end(struct proc_maps_private *priv, struct vma *vma)
 {
-	vml_proc_walk_fn hook = load_acquire(&vml_proc_walk_hook);
-
-	if (hook)
-		hook(vma);
+	vml_proc_walk_hook_call(vma);
 	if (priv->mmap_locked)
 		return;
 	vml_rcu_read_lock();
-	rtree_cursor_set(&priv->iter, &priv->mm->mm_mt, priv->walk_resume);
+	if (priv->walk_resume)
+		vma_iter_set(&priv->iter, priv->walk_resume);	/* broken: the old snapshot's next */
 }
 
 void show_vma_header_prefix(struct seq_file *m, unsigned long start, unsigned long end,
@@ -255,8 +315,8 @@ static int show_map(struct seq_file *m, void *v)
 }
 
 const struct seq_operations proc_pid_maps_op = {
-	.start = proc_maps_start,
-	.next = proc_maps_next,
-	.stop = proc_maps_stop,
+	.start = proc_maps_seq_start,
+	.next = proc_maps_seq_next,
+	.stop = proc_maps_seq_stop,
 	.show = show_map,
 };

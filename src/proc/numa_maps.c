@@ -63,6 +63,7 @@ static int gather_pte_stats(struct mm *mm, struct pte_table *pt, unsigned long s
 			    unsigned long end, void *priv)
 {
 	(void)mm;
+	spin_assert_held(&pt->ptl);
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 
@@ -136,9 +137,9 @@ out:
 }
 
 const struct seq_operations proc_pid_numa_maps_op = {
-	.start = proc_maps_start,
-	.next = proc_maps_next,
-	.stop = proc_maps_stop,
+	.start = proc_maps_seq_start,
+	.next = proc_maps_seq_next,
+	.stop = proc_maps_seq_stop,
 	.show = show_numa_map,
 };
 

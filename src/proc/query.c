@@ -17,6 +17,7 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "proc/internal.h"
 #include "util/alloc.h"
 
@@ -55,43 +56,53 @@ static void query_vma_teardown(struct query_lock *ql)
 	ql->locked_vma = NULL;
 }
 
-static struct vma *query_vma_find_by_addr(struct query_lock *ql, unsigned long addr)
+/* The first VMA ending after @addr, read-locked under policy VMA. Return: 0 (*@out may be NULL), -EINTR. */
+static int query_vma_find_by_addr(struct query_lock *ql, unsigned long addr, struct vma **out)
 {
-	struct rtree_cursor cur;
+	struct vma_iterator vmi;
 	struct vma *vma;
+	int err;
 
-	if (ql->mmap_locked)
-		return find_vma(ql->mm, addr);
+	if (ql->mmap_locked) {
+		*out = find_vma(ql->mm, addr);
+		return 0;
+	}
 	if (ql->locked_vma) {
 		vma_end_read(ql->locked_vma);
 		ql->locked_vma = NULL;
 	}
 	vml_rcu_read_lock();
-	rtree_cursor_set(&cur, &ql->mm->mm_mt, addr);
-	vma = lock_next_vma(ql->mm, &cur, addr, NULL);
+	vma_iter_init(&vmi, ql->mm, addr);
+	err = lock_next_vma(ql->mm, &vmi, addr, NULL, &vma);
 	vml_rcu_read_unlock();
-	if (vma == VMA_ERR_AGAIN) {
+	if (err == -EAGAIN) {
 		/* Reference overflow: mmap_lock for the rest of this call. */
 		mmap_read_lock(ql->mm);
 		ql->mmap_locked = true;
-		return find_vma(ql->mm, addr);
+		*out = find_vma(ql->mm, addr);
+		return 0;
 	}
-	if (vma && !vma_is_err(vma))
-		ql->locked_vma = vma;
-	return vma;
+	if (err)
+		return err;
+	ql->locked_vma = vma;
+	*out = vma;
+	return 0;
 }
 
-static struct vma *query_matching_vma(struct query_lock *ql, unsigned long addr, uint64_t flags)
+/* The VMA the query asks for. Return: 0 with it in *@out; -ENOENT (none), -EINTR. */
+static int query_matching_vma(struct query_lock *ql, unsigned long addr, uint64_t flags,
+			      struct vma **out)
 {
 	struct vma *vma;
+	int err;
 
 	/* Ends: each skip moves addr past a VMA. */
 	for (;;) {
-		vma = query_vma_find_by_addr(ql, addr);
-		if (vma_is_err(vma))
-			return vma;
+		err = query_vma_find_by_addr(ql, addr, &vma);
+		if (err)
+			return err;
 		if (!vma)
-			return VMA_ERR_NOENT;
+			return -ENOENT;
 		if ((flags & VML_PROCMAP_QUERY_FILE_BACKED_VMA) && !vma->vm_file)
 			goto skip;
 		if ((flags & VML_PROCMAP_QUERY_VMA_READABLE) && !(vma->vm_flags & VM_READ))
@@ -102,11 +113,13 @@ static struct vma *query_matching_vma(struct query_lock *ql, unsigned long addr,
 			goto skip;
 		if ((flags & VML_PROCMAP_QUERY_VMA_SHARED) && !(vma->vm_flags & VM_MAYSHARE))
 			goto skip;
-		if ((flags & VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA) || addr >= vma->vm_start)
-			return vma;
+		if ((flags & VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA) || addr >= vma->vm_start) {
+			*out = vma;
+			return 0;
+		}
 skip:
 		if (!(flags & VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA))
-			return VMA_ERR_NOENT;
+			return -ENOENT;
 		addr = vma->vm_end;
 	}
 }
@@ -162,11 +175,9 @@ int vml_procmap_query(struct vml_mm *umm, enum vml_lock_policy lock, struct vml_
 		mmput(ql.mm);
 		return err;
 	}
-	vma = query_matching_vma(&ql, q.query_addr, q.query_flags);
-	if (vma_is_err(vma)) {
-		err = vma == VMA_ERR_NOENT ? -ENOENT : vma == VMA_ERR_INTR ? -EINTR : -EAGAIN;
+	err = query_matching_vma(&ql, q.query_addr, q.query_flags, &vma);
+	if (err)
 		goto out;
-	}
 	q.vma_start = vma->vm_start;
 	q.vma_end = vma->vm_end;
 	q.vma_flags = ((vma->vm_flags & VM_READ) ? VML_PROCMAP_QUERY_VMA_READABLE : 0) |

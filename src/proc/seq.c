@@ -11,7 +11,8 @@
 
 #include "proc/seq.h"
 #include "util/alloc.h"
-#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/debug.h"
 
 #define SEQ_PAGE_SIZE 4096
 
@@ -170,18 +171,15 @@ void seq_escape(struct seq_file *m, const char *s, const char *esc)
 /*
  * Show one record, then spend m->record_ns more of CPU time before the next:
  * a calibration that makes a reader's lock hold as long as the live
- * kernel's for the same records (see vml_reader_set_record_cost).
+ * kernel's for the same records (see vml_reader_set_record_cost and
+ * util/debug.h).
  */
 static int seq_show(struct seq_file *m, void *p)
 {
 	int err = m->op->show(m, p);
 
-	if (m->record_ns) {
-		uint64_t until = vml_now_ns() + m->record_ns;
-
-		while (vml_now_ns() < until)
-			;
-	}
+	if (unlikely(m->record_ns))
+		vml_spin_ns(m->record_ns);
 	return err;
 }
 
@@ -196,8 +194,8 @@ static int seq_buf_alloc(struct seq_file *m, size_t size)
 ssize_t seq_read(struct seq_file *m, char *out, size_t len)
 {
 	size_t copied = 0, n;
+	void *p = NULL;
 	int err = 0;
-	void *p;
 
 	if (!len)
 		return 0;
@@ -217,10 +215,13 @@ ssize_t seq_read(struct seq_file *m, char *out, size_t len)
 
 	/* At least one non-empty record in the buffer. */
 	m->from = 0;
-	p = m->op->start(m, &m->index);
+	err = m->op->start(m, &m->index, &p);
 	for (;;) {
-		err = SEQ_IS_ERR(p) ? SEQ_PTR_ERR(p) : 0;
-		if (!p || SEQ_IS_ERR(p))
+		if (err) {
+			p = NULL;
+			break;
+		}
+		if (!p)
 			break;
 		err = seq_show(m, p);
 		if (err < 0)
@@ -228,7 +229,7 @@ ssize_t seq_read(struct seq_file *m, char *out, size_t len)
 		if (err)
 			m->count = 0;
 		if (!m->count) {
-			p = m->op->next(m, p, &m->index);
+			err = m->op->next(m, p, &m->index, &p);
 			continue;
 		}
 		if (!seq_has_overflowed(m))
@@ -238,7 +239,8 @@ ssize_t seq_read(struct seq_file *m, char *out, size_t len)
 		m->count = 0;
 		if (seq_buf_alloc(m, m->size << 1))
 			return copied ? (ssize_t)copied : -ENOMEM;
-		p = m->op->start(m, &m->index);
+		p = NULL;
+		err = m->op->start(m, &m->index, &p);
 	}
 	/* EOF or an error */
 	m->op->stop(m, p);
@@ -251,10 +253,12 @@ fill:
 		size_t offs = m->count;
 		int64_t pos = m->index;
 
-		p = m->op->next(m, p, &m->index);
+		/* An error here ends the fill quietly, as in the kernel: what fitted is returned. */
+		if (m->op->next(m, p, &m->index, &p))
+			p = NULL;
 		if (pos == m->index)
 			m->index++;	/* a buggy next(); the kernel does the same */
-		if (!p || SEQ_IS_ERR(p))
+		if (!p)
 			break;
 		if (m->count >= len - copied)
 			break;

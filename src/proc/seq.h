@@ -19,17 +19,20 @@
 
 struct seq_file;
 
+/*
+ * A view's iteration. Errors are negative errnos; a record pointer is set
+ * only on success (NULL: no record, the end).
+ */
 struct seq_operations {
-	/* Return a record, NULL at the end, or an error pointer (SEQ_ERR). */
-	void *(*start)(struct seq_file *m, int64_t *pos);
+	/* 0 with the record at *@pos in *@v, or -errno. */
+	int (*start)(struct seq_file *m, int64_t *pos, void **v);
+	/* Release what start() took; @v is the last record, or NULL. */
 	void (*stop)(struct seq_file *m, void *v);
-	void *(*next)(struct seq_file *m, void *v, int64_t *pos);
+	/* 0 with the record after @v in *@next (*@pos advanced), or -errno. */
+	int (*next)(struct seq_file *m, void *v, int64_t *pos, void **next);
+	/* 0, a positive value to drop the record, or -errno. */
 	int (*show)(struct seq_file *m, void *v);
 };
-
-#define SEQ_ERR(e)	((void *)(intptr_t)(e))
-#define SEQ_IS_ERR(p)	((uintptr_t)(p) >= (uintptr_t)-4095)
-#define SEQ_PTR_ERR(p)	((int)(intptr_t)(p))
 
 struct seq_file {
 	char *buf;

@@ -38,6 +38,7 @@
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "proc/internal.h"
 #include "util/compiler.h"
 
@@ -170,6 +171,7 @@ static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 	struct smaps_walk *w = priv;
 	bool locked = w->vma->vm_flags & VM_LOCKED;
 
+	spin_assert_held(&pt->ptl);
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 		struct page *page;
@@ -197,9 +199,9 @@ static int smaps_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long st
 	struct page *page = pte_page(v);
 	struct folio *folio = page_folio(page);
 
-	(void)mm;
 	(void)start;
 	(void)end;
+	spin_assert_held(&mm->page_table_lock);
 	if (folio_is_zero(folio))
 		return 0;	/* the huge zero page is not a normal page */
 	if (folio_test(folio, PG_anon))
@@ -326,9 +328,9 @@ static int show_smap(struct seq_file *m, void *v)
 }
 
 const struct seq_operations proc_pid_smaps_op = {
-	.start = proc_maps_start,
-	.next = proc_maps_next,
-	.stop = proc_maps_stop,
+	.start = proc_maps_seq_start,
+	.next = proc_maps_seq_next,
+	.stop = proc_maps_seq_stop,
 	.show = show_smap,
 };
 
@@ -363,7 +365,6 @@ static bool is_mmap_lock_contended(struct proc_maps_private *priv)
 static int show_smaps_rollup(struct seq_file *m, void *v)
 {
 	struct proc_maps_private *priv = m->private;
-	struct mm *mm = priv->mm;
 	struct mem_size_stats mss = { 0 };
 	unsigned long vma_start = 0, last_vma_end = 0;
 	int64_t pos = 0;
@@ -371,17 +372,9 @@ static int show_smaps_rollup(struct seq_file *m, void *v)
 	int ret;
 
 	(void)v;
-	if (!mmget_not_zero(mm))
-		return -ESRCH;
-	ret = lock_vma_range(priv, false);
+	ret = proc_maps_start(priv, &pos, &vma);
 	if (ret)
-		goto out_put_mm;
-	rtree_cursor_set(&priv->iter, &mm->mm_mt, 0);
-	vma = proc_get_vma(m, &pos);
-	if (SEQ_IS_ERR(vma)) {
-		ret = SEQ_PTR_ERR(vma);
-		goto out_unlock;
-	}
+		goto out;
 	if (vma)
 		vma_start = vma->vm_start;
 	/* Ends: each step moves pos past a VMA's end, and addresses are bounded. */
@@ -390,47 +383,43 @@ static int show_smaps_rollup(struct seq_file *m, void *v)
 		smap_gather_stats(priv, vma, &mss, vma->vm_start < last_vma_end ? last_vma_end : 0);
 		last_vma_end = vma->vm_end;
 
+		/* Let a queued writer in; pos (last_vma_end) is where the walk resumes. */
 		if (is_mmap_lock_contended(priv)) {
-			stat_inc(&mm->stats.proc_contended_drops);
-			unlock_vma_range(priv);
-			ret = lock_vma_range(priv, priv->flags & VML_READER_NOSTEAL);
+			stat_inc(&priv->mm->stats.proc_contended_drops);
+			ret = proc_maps_relock(priv, priv->flags & VML_READER_NOSTEAL);
 			if (ret)
-				goto out_put_mm;
-			pos = (int64_t)last_vma_end;
-			rtree_cursor_set(&priv->iter, &mm->mm_mt, last_vma_end);
+				goto out;
 		}
-		vma = proc_get_vma(m, &pos);
-		if (SEQ_IS_ERR(vma)) {
-			ret = SEQ_PTR_ERR(vma);
-			goto out_unlock;
-		}
+		ret = proc_maps_next(priv, &pos, &vma);
+		if (ret)
+			goto out;
 	}
 	show_vma_header_prefix(m, vma_start, last_vma_end, 0, 0, 0, 0, 0);
 	seq_pad(m, ' ');
 	seq_puts(m, "[rollup]\n");
 	__show_smap(m, &mss, true);
-out_unlock:
-	unlock_vma_range(priv);
-out_put_mm:
-	mmput(mm);
+out:
+	proc_maps_stop(priv);
 	return ret;
 }
 
 #undef SEQ_PUT_DEC
 
 /* single_open: one record at position 0. */
-static void *single_start(struct seq_file *m, int64_t *pos)
+static int single_start(struct seq_file *m, int64_t *pos, void **v)
 {
 	(void)m;
-	return *pos == 0 ? (void *)1 : NULL;
+	*v = *pos == 0 ? (void *)1 : NULL;
+	return 0;
 }
 
-static void *single_next(struct seq_file *m, void *v, int64_t *pos)
+static int single_next(struct seq_file *m, void *v, int64_t *pos, void **next)
 {
 	(void)m;
 	(void)v;
 	++*pos;
-	return NULL;
+	*next = NULL;
+	return 0;
 }
 
 static void single_stop(struct seq_file *m, void *v)

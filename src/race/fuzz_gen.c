@@ -17,16 +17,7 @@
 #include "target/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
-
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
-#ifndef MADV_COLD
-#define MADV_COLD 20
-#endif
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
+#include "util/linux_compat.h"
 
 #define PG 4096UL
 #define WIN_LO SCRIPT_RANGE_LO

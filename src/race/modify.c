@@ -10,10 +10,7 @@
 #include "race/modify.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
-
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
+#include "util/linux_compat.h"
 
 #define RP_MAPPED 0x1
 #define RP_RESIDENT 0x2

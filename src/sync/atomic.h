@@ -23,6 +23,7 @@
 #define fetch_sub_acq_rel(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel)
 #define fetch_or_acq_rel(p, v)  atomic_fetch_or_explicit((p), (v), memory_order_acq_rel)
 #define fetch_and_acq_rel(p, v) atomic_fetch_and_explicit((p), (v), memory_order_acq_rel)
+#define xchg_relaxed(p, v)      atomic_exchange_explicit((p), (v), memory_order_relaxed)
 #define xchg_acq_rel(p, v)      atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 
 /* Compare-and-swap; on failure *expected holds the current value. */

@@ -18,6 +18,7 @@ bool vml_cancel_pending(const struct vml_cancel *c)
 {
 	if (!c)
 		return false;
+	/* acquire: pairs with the store_release in vml_cancel_fire() */
 	if (load_acquire((_Atomic uint32_t *)&c->fired))
 		return true;
 	return c->deadline_ns && vml_now_ns() >= c->deadline_ns;

@@ -34,10 +34,6 @@
 #include <stddef.h>
 #include <urcu/urcu-memb.h>
 
-/* Ours are C11 atomics (rcu.h); drop liburcu's same-named macros. */
-#undef rcu_dereference
-#undef rcu_assign_pointer
-
 #include "sync/rcu.h"
 #include "util/compiler.h"
 
@@ -108,7 +104,10 @@ void vml_rcu_read_unlock(void)
 {
 	vml_assert(rcu_nesting > 0);
 	rcu_nesting--;
-	/* Everything this reader did precedes a later grace period's end. */
+	/*
+	 * Everything this reader did precedes a later grace period's end:
+	 * pairs with the tsan_acquire in rcu_trampoline() and vml_synchronize_rcu().
+	 */
 	tsan_release(gp_token);
 	urcu_memb_read_unlock();
 }
@@ -137,7 +136,7 @@ void vml_call_rcu(struct vml_rcu_head *head, vml_rcu_cb cb)
 	vml_assert(cb);
 	rcu_register_self();
 	head->cb = cb;
-	/* The caller's accesses (and head->cb) precede the callback. */
+	/* The caller's accesses (and head->cb) precede the callback: pairs with rcu_trampoline's acquire. */
 	tsan_release(gp_token);
 	urcu_memb_call_rcu((struct rcu_head *)(void *)&head->urcu, rcu_trampoline);
 }
@@ -155,5 +154,6 @@ void vml_rcu_barrier(void)
 	vml_assert(rcu_nesting == 0);
 	vml_assert(rcu_state != RCU_THREAD_URCU);	/* would wait for itself */
 	urcu_memb_barrier();
+	/* Pairs with the tsan_release at the end of every callback (rcu_trampoline). */
 	tsan_acquire(cb_token);
 }

@@ -76,6 +76,16 @@
  * it. Without it a writer would keep catching the moment between two reads
  * of a looping reader and never meet the steal pathology the kernel shows.
  *
+ * Ordering. The count word is the lock: every RMW that takes it is an
+ * acquire (the fast paths, the trylocks, the writer's cmpxchg, a waker
+ * granting readers) and every RMW that releases it is a release (up_read,
+ * up_write, downgrade_write), so a locker sees what the last holder did.
+ * The flag updates made under wait_lock are acq_rel RMWs of the same word:
+ * they pass an unlock's release on to the next locker rather than hide it.
+ * A reader's grant is handed over through its futex word: the waker's
+ * store_release pairs with the waiter's load_acquire. Everything else a
+ * waiter and a waker share is under wait_lock.
+ *
  * Not modelled: the osq queue of spinners, RT-task hand-off and READFAIL
  * (2^55 readers).
  */
@@ -208,13 +218,14 @@ static bool rwsem_del_waiter(struct rwsem *sem, struct rwsem_waiter *w)
 	list_del_init(&w->list);
 	fetch_sub_relaxed(&sem->nr_waiters, 1);
 	if (list_empty(&sem->wait_list)) {
+		/* acq_rel: pairs with the lock and unlock RMWs of count ("Ordering") */
 		fetch_and_acq_rel(&sem->count, ~(RWSEM_FLAG_WAITERS | RWSEM_FLAG_HANDOFF |
 						 RWSEM_FLAG_FIRST_WRITER));
 		return false;
 	}
 	delta = rwsem_first_writer_delta(sem, load_relaxed(&sem->count));
 	if (delta)
-		fetch_add_acq_rel(&sem->count, delta);
+		fetch_add_acq_rel(&sem->count, delta);	/* pairs with the lock/unlock RMWs, as above */
 	return true;
 }
 
@@ -236,7 +247,8 @@ static void rwsem_mark_wake(struct rwsem *sem, enum rwsem_wake_type type, struct
 		 * stealing readers may take the lock first.
 		 */
 		if (type == RWSEM_WAKE_ANY) {
-			fetch_add_release(&first->futex, 1);
+			/* Relaxed: only "try again"; the writer re-takes wait_lock before it acts. */
+			fetch_add_relaxed(&first->futex, 1);
 			wq->word[wq->n++] = &first->futex;
 			rwsem_stat_inc(sem, wake_writer);
 		}
@@ -244,13 +256,13 @@ static void rwsem_mark_wake(struct rwsem *sem, enum rwsem_wake_type type, struct
 	}
 
 	if (type != RWSEM_WAKE_READ_OWNED) {
+		adjustment = RWSEM_READER_BIAS;
 		/*
 		 * Grant the first reader before counting the others, so we can
 		 * back off at once if a writer got the lock meanwhile. acq_rel:
 		 * pairs with the release in up_write/up_read, and the grant
 		 * below passes it on to the woken readers.
 		 */
-		adjustment = RWSEM_READER_BIAS;
 		old = fetch_add_acq_rel(&sem->count, adjustment);
 		if (old & RWSEM_WRITER_LOCKED) {
 			/* A reader queued too long forces the issue, as a writer would. */
@@ -261,7 +273,7 @@ static void rwsem_mark_wake(struct rwsem *sem, enum rwsem_wake_type type, struct
 				}
 				first->handoff_set = true;
 			}
-			fetch_add_acq_rel(&sem->count, -adjustment);
+			fetch_add_acq_rel(&sem->count, -adjustment);	/* pairs with the lock/unlock RMWs */
 			return;
 		}
 		rwsem_set_reader_owned(sem);
@@ -296,7 +308,7 @@ static void rwsem_mark_wake(struct rwsem *sem, enum rwsem_wake_type type, struct
 	}
 	adjustment += rwsem_first_writer_delta(sem, old);
 	if (adjustment)
-		fetch_add_acq_rel(&sem->count, adjustment);
+		fetch_add_acq_rel(&sem->count, adjustment);	/* pairs with the lock/unlock RMWs */
 
 	/* Pairs with the load_acquire in the reader's wait loop. */
 	for (unsigned int i = 0; i < wq->n; i++)
@@ -415,7 +427,10 @@ queue:
 	list_add_tail(&waiter.list, &sem->wait_list);
 	fetch_add_relaxed(&sem->nr_waiters, 1);
 
-	/* Now waiting, no longer locking: give the bias back, maybe wake the head. */
+	/*
+	 * Now waiting, no longer locking: give the bias back, maybe wake the
+	 * head. acq_rel: pairs with the lock/unlock RMWs of count ("Ordering").
+	 */
 	count = fetch_add_acq_rel(&sem->count, adjustment) + adjustment;
 	rwsem_cond_wake_waiter(sem, count, &wq);
 	pthread_mutex_unlock(&sem->wait_lock);
@@ -483,6 +498,7 @@ bool down_read_trylock(struct rwsem *sem)
 	uint64_t c = load_relaxed(&sem->count);
 
 	while (!(c & RWSEM_READ_FAILED_MASK)) {
+		/* acquire: pairs with the release in up_write/downgrade_write */
 		if (cas_acquire(&sem->count, &c, c + RWSEM_READER_BIAS)) {
 			rwsem_set_reader_owned(sem);
 			rwsem_stat_inc(sem, read_fast);
@@ -518,6 +534,7 @@ static bool rwsem_try_write_lock_unqueued(struct rwsem *sem)
 	uint64_t c = load_relaxed(&sem->count);
 
 	while (!(c & (RWSEM_LOCK_MASK | RWSEM_FLAG_HANDOFF))) {
+		/* acquire: pairs with the releases in up_read/up_write */
 		if (cas_acquire(&sem->count, &c, c | RWSEM_WRITER_LOCKED))
 			return true;
 	}
@@ -644,6 +661,7 @@ static int rwsem_down_write_slowpath(struct rwsem *sem, const struct vml_cancel 
 			pthread_mutex_lock(&sem->wait_lock);
 		}
 	} else {
+		/* acq_rel: pairs with the lock and unlock RMWs of count ("Ordering") */
 		fetch_or_acq_rel(&sem->count, RWSEM_FLAG_WAITERS | RWSEM_FLAG_FIRST_WRITER);
 	}
 	rwsem_stat_inc(sem, write_wait);
@@ -681,6 +699,7 @@ static int __down_write(struct rwsem *sem, const struct vml_cancel *cancel)
 {
 	uint64_t c = 0;
 
+	/* acquire: pairs with the releases in up_read/up_write */
 	if (likely(cas_acquire(&sem->count, &c, RWSEM_WRITER_LOCKED))) {
 		rwsem_set_writer_owner(sem);
 		rwsem_stat_inc(sem, write_fast);
@@ -703,7 +722,7 @@ bool down_write_trylock(struct rwsem *sem)
 {
 	uint64_t c = 0;
 
-	/* Strong CAS: a weak one could fail spuriously on a free lock. */
+	/* Strong CAS: a weak one could fail spuriously on a free lock. Pairs with up_read/up_write. */
 	if (atomic_compare_exchange_strong_explicit(&sem->count, &c, RWSEM_WRITER_LOCKED,
 						    memory_order_acquire, memory_order_relaxed)) {
 		rwsem_set_writer_owner(sem);
@@ -733,6 +752,7 @@ void downgrade_write(struct rwsem *sem)
 	uint64_t c;
 
 	vml_assert(rwsem_is_write_locked_by_me(sem));
+	/* release: pairs with the acquire of the readers who share it now (fast path, grant) */
 	c = fetch_add_release(&sem->count, RWSEM_READER_BIAS - RWSEM_WRITER_LOCKED);
 	rwsem_set_reader_owned(sem);
 	if (c & RWSEM_FLAG_WAITERS) {

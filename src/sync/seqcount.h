@@ -31,18 +31,21 @@ static inline void seqcount_init(struct seqcount *s)
 /* Context: caller holds the writer lock. Makes the count odd. */
 static inline void seqcount_write_begin(struct seqcount *s)
 {
+	/* acq_rel: its acquire half keeps the writer's stores after it; pairs with seqcount_retry's re-read */
 	fetch_add_acq_rel(&s->sequence, 1);
 }
 
 /* Context: caller holds the writer lock. Makes the count even; pairs with read_begin/read_retry. */
 static inline void seqcount_write_end(struct seqcount *s)
 {
+	/* release: pairs with the acquire in seqcount_raw_read (read_begin, retry, vma_start_read) */
 	fetch_add_release(&s->sequence, 1);
 }
 
 /* The raw value: odd while a writer is inside. Acquire, pairs with write_end. */
 static inline uint32_t seqcount_raw_read(const struct seqcount *s)
 {
+	/* acquire: pairs with the release in seqcount_write_end (and write_begin's) */
 	return load_acquire((_Atomic uint32_t *)&s->sequence);
 }
 

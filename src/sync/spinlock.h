@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * spinlock.h - a test-and-test-and-set spinlock on one 32-bit word, for the
- * short critical sections the kernel guards with spinlocks (page-table
- * locks). Userspace threads can be preempted while holding it, so waiters
+ * spinlock.h - spinlock_t, a test-and-test-and-set lock on one 32-bit word,
+ * for the short critical sections the kernel guards with spinlocks
+ * (page-table locks, the page cache, swap, the LRU batches, the scanner's
+ * list). Userspace threads can be preempted while holding one, so waiters
  * yield the CPU after a short spin instead of burning their time slice.
+ *
+ * Every spinlock has a lock class (lockdep.h), given by spin_lock_init()
+ * and checked against the lock order when the build has -Dlockdep=true; a
+ * zero-filled spinlock_t is unlocked, but must still be initialised.
+ * spin_assert_held() checks that the calling thread holds the lock under
+ * lockdep, and only that someone holds it otherwise.
  */
 #ifndef VML_SYNC_SPINLOCK_H
 #define VML_SYNC_SPINLOCK_H
@@ -13,23 +20,51 @@
 #include <stdint.h>
 
 #include "sync/atomic.h"
+#include "sync/lockdep.h"
+#include "util/compiler.h"
 
-static inline bool spin_trylock(_Atomic uint32_t *lock)
+typedef struct spinlock {
+	_Atomic uint32_t locked;	/* [atomic] 0 free, 1 held */
+#if VML_LOCKDEP
+	enum lock_class class;		/* [I] set by spin_lock_init() */
+#endif
+} spinlock_t;
+
+static inline void spin_lock_init(spinlock_t *lock, enum lock_class class)
+{
+	store_relaxed(&lock->locked, 0);
+#if VML_LOCKDEP
+	lock->class = class;
+#else
+	(void)class;
+#endif
+}
+
+static inline bool __spin_trylock(spinlock_t *lock)
 {
 	uint32_t expected = 0;
 
 	/* acquire: pairs with the release in spin_unlock() */
-	return atomic_compare_exchange_strong_explicit(lock, &expected, 1, memory_order_acquire,
-						       memory_order_relaxed);
+	return atomic_compare_exchange_strong_explicit(&lock->locked, &expected, 1,
+						       memory_order_acquire, memory_order_relaxed);
 }
 
-static inline void spin_lock(_Atomic uint32_t *lock)
+static inline bool spin_trylock(spinlock_t *lock)
+{
+	if (!__spin_trylock(lock))
+		return false;
+	lockdep_acquire(lock->class, lock, LOCKDEP_TRY);
+	return true;
+}
+
+static inline void spin_lock(spinlock_t *lock)
 {
 	unsigned int spins = 0;
 
+	lockdep_acquire(lock->class, lock, 0);
 	/* Ends: the holder's critical section is bounded and it never sleeps holding it. */
-	while (!spin_trylock(lock)) {
-		while (load_relaxed(lock)) {
+	while (!__spin_trylock(lock)) {
+		while (load_relaxed(&lock->locked)) {
 			if (++spins < 128)
 				cpu_relax();
 			else
@@ -38,14 +73,26 @@ static inline void spin_lock(_Atomic uint32_t *lock)
 	}
 }
 
-static inline void spin_unlock(_Atomic uint32_t *lock)
+static inline void spin_unlock(spinlock_t *lock)
 {
-	store_release(lock, 0);
+	lockdep_release(lock->class, lock);
+	/* release: pairs with the acquire in spin_trylock(): the next holder sees our stores */
+	store_release(&lock->locked, 0);
 }
 
-static inline bool spin_is_locked(_Atomic uint32_t *lock)
+static inline bool spin_is_locked(spinlock_t *lock)
 {
-	return load_relaxed(lock) != 0;
+	return load_relaxed(&lock->locked) != 0;
+}
+
+/* Context: the caller claims to hold @lock. */
+static inline void spin_assert_held(spinlock_t *lock)
+{
+#if VML_LOCKDEP
+	VML_BUG_ON(!lockdep_is_held(lock));
+#else
+	vml_assert(spin_is_locked(lock));
+#endif
 }
 
 #endif /* VML_SYNC_SPINLOCK_H */

@@ -37,16 +37,8 @@
 #include "target/child_proto.h"
 #include "target/keeper_proto.h"
 #include "util/clock.h"
+#include "util/linux_compat.h"
 #include "util/rand.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-
-#ifndef PR_SET_VMA
-#define PR_SET_VMA 0x53564d41
-#define PR_SET_VMA_ANON_NAME 0
-#endif
 
 #define MAX_FORKS 256
 

@@ -19,19 +19,7 @@
 #include "target/script.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
-#ifndef MADV_COLD
-#define MADV_COLD 20
-#endif
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
+#include "util/linux_compat.h"
 
 #define MAX_TOKENS 16
 #define MAX_LINE 4096

@@ -26,10 +26,7 @@
 #include "target/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
+#include "util/linux_compat.h"
 
 #define VIEW_READ_CHUNK 4096	/* what `cat` and the kernel's seq_file use */
 #define TARGET_PAGE_SIZE 4096UL	/* x86-64, as the live machine */

@@ -30,8 +30,8 @@
  * later stores in the same region copy nothing.
  *
  * Publishing. Commit makes the working root the tree's root with one
- * release store (rcu_assign_pointer), which pairs with the acquire load
- * (rcu_dereference) of the root in every lookup: a reader sees either the
+ * release store (vml_rcu_assign_pointer), which pairs with the acquire load
+ * (vml_rcu_dereference) of the root in every lookup: a reader sees either the
  * whole old tree or the whole new one, and everything the transaction wrote
  * into its nodes is visible to it. Child pointers are C11 atomics read with
  * acquire too; the writer fills them with relaxed stores because its nodes
@@ -133,7 +133,8 @@ static unsigned int search_start(const struct rtree_node *node, unsigned long ad
 /* Pairs with the commit's release store of the root (everything in a node was written before it). */
 static inline struct rtree_node *node_child(const struct rtree_node *node, unsigned int i)
 {
-	return rcu_dereference(node->child[i]);
+	/* acquire: pairs with the commit's vml_rcu_assign_pointer of the root */
+	return vml_rcu_dereference(node->child[i]);
 }
 
 static inline unsigned long node_min(const struct rtree_node *node)
@@ -210,17 +211,20 @@ static void *lookup(const struct rtree_node *root, unsigned long addr, struct rt
 
 void *rtree_find(struct rtree *t, unsigned long addr, struct rtree_range *r)
 {
-	return lookup(rcu_dereference(t->root), addr, r);
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
+	return lookup(vml_rcu_dereference(t->root), addr, r);
 }
 
 void *rtree_find_next(struct rtree *t, unsigned long addr, struct rtree_range *r)
 {
-	return lookup_next(rcu_dereference(t->root), addr, r);
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
+	return lookup_next(vml_rcu_dereference(t->root), addr, r);
 }
 
 void *rtree_find_prev(struct rtree *t, unsigned long addr, struct rtree_range *r)
 {
-	return lookup_prev(rcu_dereference(t->root), addr, r);
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
+	return lookup_prev(vml_rcu_dereference(t->root), addr, r);
 }
 
 static inline void txn_assert_open(struct rtree_txn *tx)
@@ -264,7 +268,8 @@ void rtree_cursor_set(struct rtree_cursor *c, struct rtree *t, unsigned long add
  */
 static void cursor_seek(struct rtree_cursor *c)
 {
-	const struct rtree_node *node = rcu_dereference(c->tree->root);
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
+	const struct rtree_node *node = vml_rcu_dereference(c->tree->root);
 	int d = 0;
 
 	if (!node) {
@@ -823,8 +828,8 @@ void rtree_txn_commit(struct rtree_txn *tx)
 			vml_free(node);
 	}
 	if (tx->root != load_relaxed(&t->root)) {
-		/* Pairs with rcu_dereference(t->root) in lookups and cursor_seek. */
-		rcu_assign_pointer(t->root, tx->root);
+		/* Pairs with vml_rcu_dereference(t->root) in lookups and cursor_seek. */
+		vml_rcu_assign_pointer(t->root, tx->root);
 	}
 	t->count = tx->count;
 	/*
@@ -918,7 +923,8 @@ static int validate_root(const struct rtree_node *root, size_t count, unsigned l
 
 int rtree_validate(struct rtree *t)
 {
-	return validate_root(rcu_dereference(t->root), t->count, t->gen);
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
+	return validate_root(vml_rcu_dereference(t->root), t->count, t->gen);
 }
 
 int rtree_txn_validate(struct rtree_txn *tx)
@@ -942,7 +948,8 @@ static void stats_node(const struct rtree_node *node, struct rtree_stats *s)
 
 void rtree_stats(struct rtree *t, struct rtree_stats *s)
 {
-	const struct rtree_node *root = rcu_dereference(t->root);
+	/* acquire: pairs with vml_rcu_assign_pointer(t->root) in rtree_txn_commit() */
+	const struct rtree_node *root = vml_rcu_dereference(t->root);
 
 	memset(s, 0, sizeof(*s));
 	s->slots = RTREE_SLOTS;

@@ -9,7 +9,3 @@ void vml_assert_fail(const char *expr, const char *file, int line, const char *f
 	fprintf(stderr, "vmalock: assertion failed: %s (%s:%d, %s)\n", expr, file, line, func);
 	abort();
 }
-
-#include "util/debug.h"
-
-_Atomic unsigned int vml_debug_broken;

@@ -1,13 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * debug.h - switches that deliberately break a reader, so the race tests can
- * prove they catch what they claim to catch (`vmalock race --broken ...`).
- * Never set outside those tests.
+ * debug.h - every test and calibration hook of the library, in one place.
+ * Each costs one load and a predicted-not-taken branch where it is
+ * consulted when it is off (the default), and does nothing else; none is
+ * ever set outside tests, `vmalock race --broken ...` and the benchmarks'
+ * calibration.
+ *
+ *   vml_debug_broken    switches that deliberately break a /proc reader, so
+ *                       the race tests can prove they catch what they claim
+ *                       to catch (src/race, tests/unit/test-smaps-lock.c).
+ *                       Consulted where lock_next_vma() cannot lock a VMA
+ *                       and where a page-walking view leaves and re-enters
+ *                       RCU (src/mm/vma_lock.c, src/proc/maps.c).
+ *   vml_proc_walk_hook  called after each VMA's page walk by smaps,
+ *                       numa_maps and smaps_rollup, still inside the walk
+ *                       (policy VMA: RCU dropped, only that VMA
+ *                       read-locked; policy MMAP or after a fallback:
+ *                       mmap_lock(R) held). tests/unit/test-smaps-lock.c
+ *                       parks a reader there to show what a writer can do
+ *                       meanwhile.
+ *   per-record cost     not global: a reader's seq_file spends record_ns
+ *                       of CPU time after each record it shows
+ *                       (vml_reader_set_record_cost, the benchmarks'
+ *                       calibration against the live kernel), through
+ *                       vml_spin_ns() below (src/proc/seq.c).
  */
 #ifndef VML_UTIL_DEBUG_H
 #define VML_UTIL_DEBUG_H
 
 #include <stdatomic.h>
+#include <stdint.h>
+
+#include "util/compiler.h"
 
 /* lock_next_vma: when a VMA cannot be read-locked, skip it instead of falling back. */
 #define VML_BROKEN_SKIP_FALLBACK 0x1
@@ -16,9 +40,27 @@
 
 extern _Atomic unsigned int vml_debug_broken;
 
+/* Is the breakage @what switched on? Relaxed: a test sets it before the reads it breaks. */
 static inline unsigned int vml_broken(unsigned int what)
 {
-	return atomic_load_explicit(&vml_debug_broken, memory_order_relaxed) & what;
+	return unlikely(atomic_load_explicit(&vml_debug_broken, memory_order_relaxed) & what);
 }
+
+struct vma;
+typedef void (*vml_proc_walk_fn)(struct vma *vma);
+extern _Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
+
+/* Call the walk hook for @vma, if one is set. */
+static inline void vml_proc_walk_hook_call(struct vma *vma)
+{
+	/* acquire: pairs with the test's (seq_cst) store of the hook: it sees what the test set up */
+	vml_proc_walk_fn hook = atomic_load_explicit(&vml_proc_walk_hook, memory_order_acquire);
+
+	if (unlikely(hook))
+		hook(vma);
+}
+
+/* Spend @ns nanoseconds of CPU time (a busy wait; out of line and cold). */
+void vml_spin_ns(uint64_t ns);
 
 #endif /* VML_UTIL_DEBUG_H */

@@ -91,7 +91,7 @@ static unsigned int walk(void)
 
 	if (!vml_rcu_read_held())
 		fail("walk outside a read-side section");
-	for (n = rcu_dereference(g.head); n; n = rcu_dereference(n->next)) {
+	for (n = vml_rcu_dereference(g.head); n; n = vml_rcu_dereference(n->next)) {
 		if (n->magic != NODE_LIVE) {
 			fail("reader reached a reclaimed node");
 			break;
@@ -197,16 +197,16 @@ static struct node *update(struct vml_rand *r)
 			/* Replace with a new version: copy, then publish. */
 			n = node_new(key, cur->version + 1);
 			store_relaxed(&n->next, load_relaxed(&cur->next));
-			rcu_assign_pointer(*link, n);
+			vml_rcu_assign_pointer(*link, n);
 		} else {
 			/* Unlink; readers on @cur still see its next. */
-			rcu_assign_pointer(*link, load_relaxed(&cur->next));
+			vml_rcu_assign_pointer(*link, load_relaxed(&cur->next));
 		}
 		return cur;
 	}
 	n = node_new(key, 0);
 	store_relaxed(&n->next, cur);
-	rcu_assign_pointer(*link, n);
+	vml_rcu_assign_pointer(*link, n);
 	return NULL;
 }
 
@@ -251,7 +251,7 @@ int main(void)
 	for (i = NR_KEYS - 2; i >= 0; i -= 2) {
 		n = node_new((uint64_t)i, 0);
 		store_relaxed(&n->next, load_relaxed(&g.head));
-		rcu_assign_pointer(g.head, n);
+		vml_rcu_assign_pointer(g.head, n);
 	}
 	for (i = 0; i < NR_READERS; i++)
 		pthread_create(&readers[i], NULL, reader_fn, (void *)(uintptr_t)i);
@@ -274,7 +274,7 @@ int main(void)
 	/* Tear down: unlink everything, defer the frees, wait for the chains. */
 	pthread_mutex_lock(&g.list_lock);
 	n = load_relaxed(&g.head);
-	rcu_assign_pointer(g.head, NULL);
+	vml_rcu_assign_pointer(g.head, NULL);
 	pthread_mutex_unlock(&g.list_lock);
 	for (; n; n = next) {
 		next = load_relaxed(&n->next);

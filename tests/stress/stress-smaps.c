@@ -23,14 +23,8 @@
 #include "tap.h"
 #include "util/clock.h"
 #include "util/compiler.h"
+#include "util/linux_compat.h"
 #include "util/rand.h"
-
-#ifndef MADV_COLD
-#define MADV_COLD 20
-#endif
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
 
 #define NWRITERS 2
 #define NREADERS 2

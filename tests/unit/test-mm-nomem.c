@@ -24,10 +24,7 @@
 #include "tap.h"
 #include "target/view.h"
 #include "util/alloc.h"
-
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
+#include "util/linux_compat.h"
 
 #define SLOT (64UL << 20)
 #define MAX_N 100000		/* more allocations than any op here makes */

@@ -26,6 +26,7 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "mm_helpers.h"
 #include "proc/internal.h"
 #include "tap.h"

@@ -13,14 +13,8 @@
 #include "mm_helpers.h"
 #include "tap.h"
 #include "util/compiler.h"
+#include "util/linux_compat.h"
 #include "util/rand.h"
-
-#ifndef MADV_COLD
-#define MADV_COLD 20
-#endif
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
 
 static const char *const exact[] = {
 	"Rss", "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty", "Referenced",

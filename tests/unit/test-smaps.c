@@ -12,13 +12,7 @@
 
 #include "mm_helpers.h"
 #include "tap.h"
-
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
-#ifndef MADV_WIPEONFORK
-#define MADV_WIPEONFORK 18
-#endif
+#include "util/linux_compat.h"
 
 static struct vml_sys *new_sys(unsigned long swap_pages, unsigned int nodes)
 {

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gup.c - faulting a range in as get_user_pages would (mm/gup.c
+ * populate_vma_page_range, __mm_populate): MAP_POPULATE, mlock(),
+ * mprotect() of a locked VMA, mremap() growing a locked one.
+ *
+ * Every page of the range is accessed (write access for a private writable
+ * mapping, as FOLL_WRITE would): through the "hardware" path if the entry
+ * already allows it, else by handle_mm_fault under mmap_lock(R). A page
+ * found mapped is then marked accessed (FOLL_TOUCH).
+ */
+#include <errno.h>
+
+#include "mm/pkeys.h"
+#include "mm/folio.h"
+#include "mm/internal.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm/vma.h"
+#include "util/compiler.h"
+
+/* GUP's FOLL_TOUCH on a page it found mapped by a PTE: the folio is marked accessed. */
+static void follow_page_touch(struct mm *mm, unsigned long addr)
+{
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	uint64_t pte;
+	int err = 0;
+
+	pmd = pmd_offset(mm, addr, false, &err);
+	pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+	if (!pt)
+		return;		/* none, or a huge PMD (touch_pmd: already young) */
+	pte_lock(pt);
+	pte = load_relaxed(&pt->e[pte_index(addr)]);
+	if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
+		folio_mark_accessed(mm->sys, page_folio(pte_page(pte)));
+	pte_unlock(pt);
+}
+
+int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long end)
+{
+	struct mm *mm = vma->vm_mm;
+	bool write = (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE;
+	int err = 0;
+
+	mmap_assert_locked(mm);
+	if (vma->vm_flags & VM_LOCKONFAULT)
+		return 0;
+	/*
+	 * GUP refuses a PROT_NONE mapping, and one whose protection key denies
+	 * access (check_vma_flags, arch_vma_access_permitted): mlock then fails
+	 * with ENOMEM, as on live.
+	 */
+	if (!(vma->vm_flags & VM_ACCESS_FLAGS) || vma_pkey(vma))
+		return -EFAULT;
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		vm_fault_t ret;
+
+		if (!pte_access_fast(mm, a, write)) {
+			ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
+			/* GUP reports SIGBUS and SIGSEGV alike, as -EFAULT. */
+			if (ret & VM_FAULT_OOM)
+				err = -ENOMEM;
+			else if (ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
+				err = -EFAULT;
+			if (err)
+				break;
+		}
+		follow_page_touch(mm, a);
+	}
+	/*
+	 * What GUP queued takes effect, and with it anything else waiting in
+	 * the batches (a page MADV_FREE'd earlier shows LazyFree), also when
+	 * the populate stopped at a fault: the live kernel shows both.
+	 */
+	lru_add_drain(mm->sys);
+	return err;
+}
+
+int __mm_populate(struct mm *mm, unsigned long start, unsigned long len, bool ignore_errors)
+{
+	unsigned long end = start + len, nstart;
+	struct vma *vma;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	/* Ends: each step moves nstart past a VMA. */
+	for (nstart = start; nstart < end; nstart = vma->vm_end) {
+		vma = find_vma(mm, nstart);
+		if (!vma || vma->vm_start >= end)
+			break;
+		if (vma->vm_flags & (VM_IO | VM_PFNMAP))
+			continue;
+		ret = populate_vma_page_range(vma, VML_MAX(nstart, vma->vm_start),
+					      VML_MIN(end, vma->vm_end));
+		if (ret && !ignore_errors)
+			break;
+		ret = 0;	/* ignored: go on with the next VMA */
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
