@@ -18,8 +18,13 @@
  * move that fails after them (-EFAULT, or -ENOMEM at max_map_count or on
  * overcommit) leaves them done; mremap_to() then does them for good too.
  *
- * Divergence (documented): 6.17 also lets MREMAP_FIXED move several VMAs at
- * once; here, as in 6.16, the source must lie in one VMA (-EFAULT).
+ * A pure move (6.17+: MREMAP_FIXED, with or without DONTUNMAP, and equal
+ * lengths) may span several VMAs and the gaps between them (remap_move):
+ * the range must start in a VMA; each VMA's part of it is moved on its own,
+ * in address order, to the same place relative to the destination, as if
+ * by one single-VMA mremap_to() each. So the destination is unmapped only
+ * where a VMA lands - what is mapped there in the gaps stays - and a move
+ * that fails half-way leaves the VMAs before it moved.
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -353,6 +358,62 @@ undone:
 	return res;
 }
 
+/*
+ * Is this a pure move (vrm_move_only): a fixed destination and no resize?
+ * Only such a move may span several VMAs (6.17+).
+ */
+static bool move_only(const struct remap *r)
+{
+	return (r->flags & MREMAP_FIXED) && r->old_len == r->new_len;
+}
+
+/*
+ * remap_move - move every VMA of [r->addr, r->addr + r->old_len) to the
+ * same offset from r->new_addr, one VMA at a time (mm/mremap.c remap_move).
+ * The gaps keep their size, so VMA n lands at the end of VMA n-1's
+ * destination plus the gap between them. Each piece is checked and moved
+ * as a single-VMA mremap_to(); an error ends the walk with the pieces
+ * before it moved. Context: mmap_lock(W).
+ * Return: the first piece's new address, or -errno (-EFAULT: the range
+ * starts in a gap, or has no VMA at all).
+ */
+static long remap_move(struct mm *mm, const struct remap *r)
+{
+	unsigned long start = r->addr, end = r->addr + r->old_len;
+	unsigned long target = r->new_addr, pos = start, last_end = 0;
+	bool seen = false;
+	long res = -EFAULT;
+	struct vma *vma;
+
+	/* Ends: pos moves to the end of the VMA just moved, and VMAs never start below it. */
+	while ((vma = find_vma(mm, pos)) && vma->vm_start < end) {
+		unsigned long a = VML_MAX(vma->vm_start, start);
+		unsigned long len = VML_MIN(end, vma->vm_end) - a;
+		struct remap sub = *r;
+		long ret;
+
+		if (!seen && start < vma->vm_start)
+			return -EFAULT;		/* no gap at the start of the range */
+		sub.vma = vma;
+		sub.addr = a;
+		sub.old_len = sub.new_len = len;
+		sub.delta = 0;
+		sub.new_addr = target + (seen ? vma->vm_start - last_end : 0);
+		last_end = vma->vm_end;
+		ret = check_prep_vma(&sub);
+		if (!ret)
+			ret = mremap_to(mm, &sub);
+		if (ret < 0)
+			return ret;
+		if (!seen)
+			res = ret;
+		seen = true;
+		target = (unsigned long)ret + len;
+		pos = last_end;
+	}
+	return res;
+}
+
 static long mremap_at(struct mm *mm, struct remap *r)
 {
 	struct vma_txn t;
@@ -403,10 +464,14 @@ int vml_mremap(struct vml_mm *umm, unsigned long old_addr, unsigned long old_len
 	r.delta = r.new_len > r.old_len ? r.new_len - r.old_len : r.old_len - r.new_len;
 
 	mmap_write_lock(mm);
-	r.vma = vma_lookup(mm, r.addr);
-	res = check_prep_vma(&r);
-	if (!res)
-		res = implies_new_addr(&r) ? mremap_to(mm, &r) : mremap_at(mm, &r);
+	if (move_only(&r)) {
+		res = remap_move(mm, &r);
+	} else {
+		r.vma = vma_lookup(mm, r.addr);
+		res = check_prep_vma(&r);
+		if (!res)
+			res = implies_new_addr(&r) ? mremap_to(mm, &r) : mremap_at(mm, &r);
+	}
 	mmap_write_unlock(mm);
 	if (res < 0)
 		return (int)res;

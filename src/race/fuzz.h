@@ -13,10 +13,6 @@
  * 256 KiB window at SCRIPT_RANGE_LO, so that ops collide. Excluded, because
  * the two targets answer differently by design:
  *   - `name`: the live kernel has no CONFIG_ANON_VMA_NAME;
- *   - mremap moving a range that starts in a VMA and runs past its end with
- *     MREMAP_FIXED and an unchanged length: 6.17+ moves every VMA in the
- *     range, the model (documented in src/mm/mremap.c) still wants one VMA
- *     (-EFAULT);
  *   - more than one `fork` a sequence (the live child keeps at most 256
  *     forked children alive).
  *
@@ -62,13 +58,6 @@ size_t fuzz_gen_prologue(struct op *ops, size_t max);
  * Return: 0 or -ENOMEM.
  */
 int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op);
-
-/*
- * fuzz_divergent - is @op one the targets answer differently by design,
- * given @maps (the layout before it)? Then it is never generated, and a
- * difference it causes is counted apart.
- */
-bool fuzz_divergent(const struct op *op, const char *maps);
 
 /* ---- the runner ---- */
 

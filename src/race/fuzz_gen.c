@@ -227,7 +227,7 @@ static void gen_mmap(struct fuzz_gen *g, struct op *op)
 			r < 95 ? OP_PLACE_NOREPLACE : OP_PLACE_HINT;
 }
 
-static void gen_mremap(struct fuzz_gen *g, struct op *op, const char *maps)
+static void gen_mremap(struct fuzz_gen *g, struct op *op)
 {
 	unsigned int r = below(g, 100);
 
@@ -263,8 +263,6 @@ static void gen_mremap(struct fuzz_gen *g, struct op *op, const char *maps)
 		op->new_len = 64 * PG;
 	if (op->new_addr && op->new_addr + op->new_len > SCRIPT_RANGE_HI)
 		op->new_addr = WIN_LO;
-	if (fuzz_divergent(op, maps))
-		op->new_len = op->len + PG;	/* a move that resizes is judged alike */
 }
 
 static int pick_advice(struct fuzz_gen *g)
@@ -297,7 +295,7 @@ int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 		op->len = pick_len(g, op->addr);
 		op->prot = pick_prot(g);
 	} else if (r < 690) {
-		gen_mremap(g, op, maps);
+		gen_mremap(g, op);
 	} else if (r < 770) {
 		op->kind = OP_MADVISE;
 		op->addr = pick_addr(g);
@@ -325,37 +323,4 @@ int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 		g->forks++;
 	}
 	return 0;
-}
-
-/* The script-range VMA containing @addr in @maps: its end, or 0. */
-static unsigned long vma_end_at(const char *maps, unsigned long addr)
-{
-	const char *s = maps;
-
-	while (s && *s) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		struct maps_line ml;
-
-		if (maps_line_parse(s, len, &ml) && addr >= ml.start && addr < ml.end)
-			return ml.end;
-		s = nl ? nl + 1 : NULL;
-	}
-	return 0;
-}
-
-bool fuzz_divergent(const struct op *op, const char *maps)
-{
-	unsigned long end;
-
-	/*
-	 * 6.17+: MREMAP_FIXED with an unchanged length moves every VMA of a
-	 * range that starts in a VMA; the model wants the range in one VMA.
-	 */
-	if (op->kind != OP_MREMAP || !(op->flags & MREMAP_FIXED) ||
-	    !(op->flags & MREMAP_MAYMOVE) || (op->addr & (PG - 1)) ||
-	    ((op->len + PG - 1) & ~(PG - 1)) != ((op->new_len + PG - 1) & ~(PG - 1)))
-		return false;
-	end = vma_end_at(maps, op->addr);
-	return end && op->addr + ((op->len + PG - 1) & ~(PG - 1)) > end;
 }
