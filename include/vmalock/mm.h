@@ -100,6 +100,8 @@ void vml_file_put(struct vml_file *file);
 
 /*
  * mmap(2). @file is the mapped file, or NULL with MAP_ANONYMOUS in @flags.
+ * MAP_DROPPABLE (0x08, a mapping type) makes anonymous memory whose pages
+ * reclaim may drop, written or not.
  * Without MAP_ANONYMOUS a NULL @file is mmap(..., fd = -1, ...): -EBADF,
  * as the kernel returns. With MAP_ANONYMOUS @file is ignored, as the fd is.
  */
@@ -109,9 +111,19 @@ int vml_munmap(struct vml_mm *mm, unsigned long addr, unsigned long len);
 int vml_mprotect(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot);
 int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
 	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out);
+/* madvise(2), with MADV_GUARD_INSTALL (102) and MADV_GUARD_REMOVE (103) among the advices. */
 int vml_madvise(struct vml_mm *mm, unsigned long addr, unsigned long len, int advice);
 int vml_mlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
+/* mlock2(2): @flags 0 or MLOCK_ONFAULT (lock pages as they fault in; populate nothing). */
+int vml_mlock2(struct vml_mm *mm, unsigned long addr, unsigned long len, unsigned int flags);
 int vml_munlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
+/*
+ * mlockall(2): @flags a mix of MCL_CURRENT, MCL_FUTURE and MCL_ONFAULT
+ * (not alone). MCL_FUTURE locks every later mapping of @mm. munlockall(2)
+ * undoes both.
+ */
+int vml_mlockall(struct vml_mm *mm, int flags);
+int vml_munlockall(struct vml_mm *mm);
 /* prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name); NULL name clears. */
 int vml_set_anon_name(struct vml_mm *mm, unsigned long addr, unsigned long len, const char *name);
 

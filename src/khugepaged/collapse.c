@@ -64,6 +64,8 @@ static enum scan_result count_ptes(struct pte_table *pt, struct collapse_control
 		uint64_t pte = load_relaxed(&pt->e[i]);
 		struct folio *folio;
 
+		if (pte_is_guard(pte))
+			return SCAN_PTE_NON_PRESENT;	/* the kernel never collapses over one */
 		if (pte_is_swap(pte)) {
 			if (++c->swapped > cc->max_ptes_swap)
 				return SCAN_EXCEED_SWAP;

@@ -17,6 +17,7 @@ enum scan_result {
 	SCAN_PMD_MAPPED,	/* already a huge page */
 	SCAN_EXCEED_NONE,
 	SCAN_EXCEED_SWAP,
+	SCAN_PTE_NON_PRESENT,	/* a guard marker: collapse would drop it */
 	SCAN_EXCEED_SHARED,
 	SCAN_NO_REFERENCED,
 	SCAN_PAGE_NOT_ANON,

@@ -29,7 +29,8 @@ static struct folio *alloc_anon_folio(struct vma *vma, unsigned long addr)
 
 	if (!folio)
 		return NULL;
-	folio_set(folio, PG_anon | PG_swapbacked);
+	/* A droppable VMA's pages are never swap-backed (folio_add_new_anon_rmap). */
+	folio_set(folio, PG_anon | ((vma->vm_flags & VM_DROPPABLE) ? 0 : PG_swapbacked));
 	anon_vma_get(av);
 	folio->mapping = av;
 	folio->index = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
@@ -565,6 +566,8 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 			return do_cow_fault(vma, pt, addr, flags, 0);
 		return do_shared_fault(vma, pt, addr);
 	}
+	if (pte_is_guard(pte))
+		return VM_FAULT_SIGSEGV;	/* handle_pte_marker: a guard region */
 	if (pte_is_swap(pte))
 		return do_swap_page(vma, pt, addr, flags, pte);
 	if (write && !(pte & PT_WRITE))

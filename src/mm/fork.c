@@ -9,7 +9,9 @@
  * PSS splits it and the next write on either side copies it. The child's
  * VMAs get their own anon_vma chained to the parent's (fork_child), which
  * restricts their merges. File-backed VMAs without anonymous pages are not
- * copied at all: the child faults them in again (vma_needs_copy).
+ * copied at all: the child faults them in again (vma_needs_copy) - unless
+ * they may hold guard markers (VM_COPY_ON_FORK), which are copied as they
+ * are, like everything else in such a VMA's page tables.
  */
 #include <errno.h>
 
@@ -64,6 +66,10 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 			uint64_t pte = load_relaxed(sp);
 			struct folio *folio;
 
+			if (pte_is_guard(pte)) {
+				store_relaxed(&dpt->e[pte_index(addr)], pte);	/* copy_pte_marker */
+				continue;
+			}
 			if (pte_is_swap(pte)) {
 				swap_dup(src->sys, pte >> PT_SWAP_SHIFT);
 				mm_inc_counter(dst, MM_SWAPENTS);
@@ -162,7 +168,8 @@ int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 		err = dup_vma(&t, child, vma, &copy);
 		if (err)
 			break;
-		if (!(vma->vm_flags & VM_WIPEONFORK) && vma_anon_vma(vma)) {
+		if (!(vma->vm_flags & VM_WIPEONFORK) &&
+		    (vma_anon_vma(vma) || (vma->vm_flags & VM_COPY_ON_FORK))) {
 			err = copy_pte_range(child, parent, vma, vma->vm_start, vma->vm_end);
 			if (err)
 				break;

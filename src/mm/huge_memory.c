@@ -86,7 +86,7 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 			vml_free(pt);
 			return VM_FAULT_FALLBACK;	/* no huge page: small pages will do */
 		}
-		folio_set(folio, PG_anon | PG_swapbacked);
+		folio_set(folio, PG_anon | ((vma->vm_flags & VM_DROPPABLE) ? 0 : PG_swapbacked));
 		/* A new anonymous folio in a locked VMA goes unevictable (mlock_new_folio). */
 		if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
 			mlock_folio(folio);

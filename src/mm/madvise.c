@@ -4,6 +4,14 @@
  *
  * Both walk the VMAs of a range the kernel's way: a hole is remembered as
  * -ENOMEM and skipped, the rest of the range is still advised.
+ *
+ * Guard regions (6.13+): MADV_GUARD_INSTALL zaps the range (keeping the
+ * markers already there) and puts a guard marker in every entry, which a
+ * fault turns into SIGSEGV; MADV_GUARD_REMOVE clears them. Neither splits a
+ * VMA: install marks the whole VMA VM_MAYBE_GUARD (6.18.y, smaps `gu`, a
+ * sticky flag: merges keep it, and fork copies the page tables of such a
+ * VMA) and gives an anonymous one its anon_vma. Locked VMAs (install only)
+ * and special ones are refused with EINVAL, which ends the walk.
  */
 #include <errno.h>
 #include <string.h>
@@ -16,6 +24,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
 #include "mm/reclaim.h"
+#include "mm/rmap.h"
 #include "mm/vma.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -65,6 +74,8 @@ static bool advice_valid(int advice)
 	case MADV_WILLNEED:
 	case MADV_COLD:
 	case MADV_PAGEOUT:
+	case MADV_GUARD_INSTALL:
+	case MADV_GUARD_REMOVE:
 		return true;
 	default:
 		return advice_changes_vmas(advice);
@@ -92,7 +103,7 @@ static long advice_new_flags(struct vma *vma, int advice)
 	case MADV_DONTDUMP:
 		return (long)(f | VM_DONTDUMP);
 	case MADV_DODUMP:
-		if (f & VM_SPECIAL)
+		if (f & (VM_SPECIAL | VM_DROPPABLE))
 			return -EINVAL;
 		return (long)(f & ~VM_DONTDUMP);
 	case MADV_WIPEONFORK:
@@ -100,6 +111,8 @@ static long advice_new_flags(struct vma *vma, int advice)
 			return -EINVAL;
 		return (long)(f | VM_WIPEONFORK);
 	case MADV_KEEPONFORK:
+		if (f & VM_DROPPABLE)
+			return -EINVAL;
 		return (long)(f & ~VM_WIPEONFORK);
 	case MADV_HUGEPAGE:
 		return (long)((f & ~VM_NOHUGEPAGE) | VM_HUGEPAGE);
@@ -120,6 +133,36 @@ static int record_range(struct madvise_behavior *b, unsigned long start, unsigne
 	b->nr_ranges++;
 	b->ranges = n;
 	return 0;
+}
+
+/*
+ * MADV_GUARD_INSTALL on one VMA's part: refuse locked and special VMAs, mark
+ * the whole VMA VM_MAYBE_GUARD (staged: VMAs are copy-on-write here; the
+ * kernel sets the bit in place, without splitting), give an anonymous one
+ * its anon_vma (madvise_guard_install), and record the range for the
+ * markers, which go in after the commit.
+ */
+static int guard_install_vma(struct madvise_behavior *b, struct vma *vma, struct vma **prev,
+			     unsigned long start, unsigned long end, bool *fatal)
+{
+	struct vma *staged;
+
+	if (vma->vm_flags & (VM_SPECIAL | VM_HUGETLB | VM_LOCKED))
+		return -EINVAL;
+	*fatal = true;
+	if (vma_is_anonymous(vma) && anon_vma_prepare(vma))
+		return -ENOMEM;
+	if (!(vma->vm_flags & VM_MAYBE_GUARD)) {
+		staged = vt_modify(b->t, vma);
+		if (!staged)
+			return -ENOMEM;
+		staged->vm_flags |= VM_MAYBE_GUARD;
+		if (vma_anon_vma(vma))
+			vt_set_anon_vma(staged, vma_anon_vma(vma));
+		vma = staged;
+	}
+	*prev = vma;
+	return record_range(b, start, end);
 }
 
 /*
@@ -183,6 +226,15 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 		*prev = vma;
 		*fatal = true;
 		return record_range(b, start, end);
+	case MADV_GUARD_INSTALL:
+		return guard_install_vma(b, vma, prev, start, end, fatal);
+	case MADV_GUARD_REMOVE:
+		/* is_valid_guard_vma(allow_locked): removing markers destroys nothing */
+		if (vma->vm_flags & (VM_SPECIAL | VM_HUGETLB))
+			return -EINVAL;
+		*prev = vma;
+		*fatal = true;
+		return record_range(b, start, end);
 	case MADV_WILLNEED:
 		/*
 		 * Swap-in readahead for anonymous memory and for a shmem object
@@ -209,7 +261,7 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 		*fatal = true;
 		return vmg.err;
 	}
-	res->vm_flags = (unsigned long)nf;
+	res->vm_flags = (unsigned long)nf | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
 	*prev = res;
 	return 0;
 }
@@ -261,7 +313,7 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 	unsigned long len, end;
 	struct vma_txn t;
 	bool fatal = false;
-	int err;
+	int err, ret;
 
 	if (!set_name && !advice_valid(advice))
 		return -EINVAL;
@@ -294,7 +346,17 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 		switch (advice) {
 		case MADV_DONTNEED:
 		case MADV_DONTNEED_LOCKED:
-			zap_page_range(mm, s, e);
+			zap_page_range_single(mm, s, e);	/* guard markers stay */
+			break;
+		case MADV_GUARD_INSTALL:
+			/* Make room (existing markers stay), then a marker in every entry. */
+			zap_page_range_single(mm, s, e);
+			ret = guard_install_range(mm, s, e);
+			if (ret && !err)
+				err = ret;
+			break;
+		case MADV_GUARD_REMOVE:
+			guard_remove_range(mm, s, e);
 			break;
 		case MADV_FREE:
 			madvise_free_range(mm, s, e);

@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * mlock.c - mlock(2) and munlock(2) (mm/mlock.c apply_vma_lock_flags).
+ * mlock.c - mlock(2), mlock2(2), munlock(2), mlockall(2) and munlockall(2)
+ * (mm/mlock.c apply_vma_lock_flags, apply_mlockall_flags).
  *
  * Like the kernel: an unaligned start is rounded down (and the length up),
  * a hole fails with -ENOMEM after the VMAs before it were changed (and
  * nothing is faulted in), and a successful mlock() then faults the range in,
  * turning populate errors into mlock's (-EFAULT becomes -ENOMEM, -ENOMEM
- * becomes -EAGAIN).
+ * becomes -EAGAIN). MLOCK_ONFAULT (VM_LOCKONFAULT) locks what is mapped
+ * and what faults in later, and populates nothing.
+ *
+ * mlockall() changes every VMA whole (so merges, never splits), ignoring
+ * what a VMA refuses; MCL_FUTURE puts VM_LOCKED (MCL_ONFAULT: and
+ * VM_LOCKONFAULT) into mm->def_flags, which every later mapping gets;
+ * MCL_CURRENT then populates the whole address space, errors ignored - also
+ * with MCL_ONFAULT, when only VMAs that did not take the lock (droppable
+ * ones) are faulted in. munlockall() is mlockall() of nothing.
  */
 #include <errno.h>
 
@@ -17,6 +26,7 @@
 #include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
+#include "util/linux_compat.h"
 
 /*
  * A large folio mapped by PTEs is (un)locked only if it lies wholly in the
@@ -108,8 +118,8 @@ static struct vma *mlock_fixup(struct vma_txn *t, struct vma *vma, struct vma *p
 	struct vma_merge vmg;
 	struct vma *res;
 
-	/* Special mappings are never locked, and not counted. */
-	if (newflags == oldflags || (oldflags & VM_SPECIAL))
+	/* Special and droppable mappings are never locked, and not counted. */
+	if (newflags == oldflags || (oldflags & (VM_SPECIAL | VM_DROPPABLE)))
 		return vma;
 	vmg_init_modify(&vmg, t, prev, vma, start, end);
 	vmg.vm_flags = newflags;
@@ -118,7 +128,7 @@ static struct vma *mlock_fixup(struct vma_txn *t, struct vma *vma, struct vma *p
 		*err = vmg.err;
 		return NULL;
 	}
-	res->vm_flags = newflags;
+	res->vm_flags = newflags | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
 	if ((newflags & VM_LOCKED) && !(oldflags & VM_LOCKED))
 		*locked_delta += (long)((end - start) >> PAGE_SHIFT);
 	else if (!(newflags & VM_LOCKED) && (oldflags & VM_LOCKED))
@@ -224,6 +234,93 @@ int vml_mlock(struct vml_mm *umm, unsigned long addr, unsigned long len)
 	if (!umm)
 		return -EINVAL;
 	return do_mlock(to_mm(umm), addr, len, VM_LOCKED);
+}
+
+int vml_mlock2(struct vml_mm *umm, unsigned long addr, unsigned long len, unsigned int flags)
+{
+	if (!umm || (flags & ~MLOCK_ONFAULT))
+		return -EINVAL;
+	return do_mlock(to_mm(umm), addr, len,
+			VM_LOCKED | ((flags & MLOCK_ONFAULT) ? VM_LOCKONFAULT : 0));
+}
+
+/*
+ * apply_mlockall_flags - set mm->def_flags and give every VMA the lock
+ * flags @flags asks for (none: unlock). Return: 0, or -ENOMEM if staging ran
+ * out of memory (nothing changed then). Context: mmap_lock(W).
+ */
+static int apply_mlockall_flags(struct mm *mm, int flags)
+{
+	unsigned long to_add = 0, end = 0;
+	struct lock_ranges lr = { .nr = 0 };
+	struct vma *vma, *prev = NULL;
+	struct vma_txn t;
+	long delta = 0;
+	int err = 0;
+
+	if (flags & MCL_FUTURE) {
+		mm->def_flags = (mm->def_flags & ~VM_LOCKED_MASK) | VM_LOCKED |
+				((flags & MCL_ONFAULT) ? VM_LOCKONFAULT : 0);
+		if (!(flags & MCL_CURRENT))
+			return 0;
+	} else {
+		mm->def_flags &= ~VM_LOCKED_MASK;
+	}
+	if (flags & MCL_CURRENT)
+		to_add = VM_LOCKED | ((flags & MCL_ONFAULT) ? VM_LOCKONFAULT : 0);
+	vma_txn_begin(&t, mm);
+	/* Ends: each step moves past a VMA (merges only make it end later). */
+	for (vma = vt_next(&t, 0); vma; vma = vt_next(&t, end)) {
+		unsigned long start = vma->vm_start;
+
+		end = vma->vm_end;
+		vma = mlock_fixup(&t, vma, prev, start, end,
+				  (vma->vm_flags & ~VM_LOCKED_MASK) | to_add, &delta, &lr, &err);
+		if (!vma) {
+			vma_txn_abort(&t);
+			return err;
+		}
+		prev = vma;
+		end = vma->vm_end;
+	}
+	vma_txn_commit(&t);
+	mm->locked_vm = (unsigned long)((long)mm->locked_vm + delta);
+	if (lr.overflow) {
+		mlock_vma_pages_range(mm, 0, TASK_SIZE, to_add & VM_LOCKED);
+	} else {
+		for (size_t i = 0; i < lr.nr; i++)
+			mlock_vma_pages_range(mm, lr.r[i][0], lr.r[i][1], lr.r[i][2]);
+	}
+	return 0;
+}
+
+int vml_mlockall(struct vml_mm *umm, int flags)
+{
+	struct mm *mm = to_mm(umm);
+	int err;
+
+	if (!mm || !flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) ||
+	    flags == MCL_ONFAULT)
+		return -EINVAL;
+	mmap_write_lock(mm);
+	err = apply_mlockall_flags(mm, flags);
+	mmap_write_unlock(mm);
+	if (!err && (flags & MCL_CURRENT))
+		mm_populate(mm, 0, TASK_SIZE);
+	return err;
+}
+
+int vml_munlockall(struct vml_mm *umm)
+{
+	struct mm *mm = to_mm(umm);
+	int err;
+
+	if (!mm)
+		return -EINVAL;
+	mmap_write_lock(mm);
+	err = apply_mlockall_flags(mm, 0);
+	mmap_write_unlock(mm);
+	return err;
 }
 
 int vml_munlock(struct vml_mm *umm, unsigned long addr, unsigned long len)

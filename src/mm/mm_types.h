@@ -69,6 +69,7 @@
 #define VM_GROWSDOWN	0x00000100UL
 #define VM_UFFD_MISSING	0x00000200UL
 #define VM_PFNMAP	0x00000400UL
+#define VM_MAYBE_GUARD	0x00000800UL	/* guard markers may be in its entries (6.18.y) */
 #define VM_UFFD_WP	0x00001000UL
 #define VM_LOCKED	0x00002000UL
 #define VM_IO		0x00004000UL
@@ -98,11 +99,21 @@
 #define VM_PKEY_SHIFT	32
 #define VM_PKEY_MASK	(0xfUL << VM_PKEY_SHIFT)
 
+/* MAP_DROPPABLE (6.11+): pages may be dropped, dirty or not, instead of swapped. */
+#define VM_DROPPABLE	(1UL << 40)
+
 #define VM_ACCESS_FLAGS	(VM_READ | VM_WRITE | VM_EXEC)
 #define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)
 #define VM_SPECIAL	(VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP)
-/* Differences in these flags never prevent a merge (no soft-dirty on the live kernel). */
-#define VM_IGNORE_MERGE	VM_SOFTDIRTY
+/*
+ * Sticky flags: a VMA merged from pieces of which any had one has it too
+ * (VM_MAYBE_GUARD: the merged range may hold guard markers); and so they
+ * never prevent a merge, like VM_SOFTDIRTY (which the live kernel lacks).
+ */
+#define VM_STICKY	(VM_SOFTDIRTY | VM_MAYBE_GUARD)
+#define VM_IGNORE_MERGE	(VM_SOFTDIRTY | VM_STICKY)
+/* Page tables copied by fork even without an anon_vma (vma_needs_copy). */
+#define VM_COPY_ON_FORK	VM_MAYBE_GUARD
 
 /* The per-VMA lock's reference count (REFERENCE.md 1.2). */
 #define VMA_LOCK_OFFSET	0x40000000U
@@ -272,6 +283,8 @@ struct mm {
 	struct vml_sys *sys;		/* [I] */
 	unsigned long mmap_base;	/* [I] top-down placement starts below this */
 	unsigned long locked_vm;	/* [M] pages in VM_LOCKED VMAs */
+	unsigned long def_flags;	/* [M] added to every new mapping's flags: VM_LOCKED
+					 * (and VM_LOCKONFAULT) after mlockall(MCL_FUTURE) */
 	int execute_only_pkey;		/* [M] the pkey of PROT_EXEC-only mappings; -1: none
 					 * allocated yet (mm->context.execute_only_pkey) */
 

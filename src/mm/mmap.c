@@ -376,6 +376,15 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 			goto abort;
 		}
 	}
+	/*
+	 * Special and droppable mappings are never locked, also not when
+	 * mlockall(MCL_FUTURE) asks for it (__mmap_region): the flags go after
+	 * the merge was tried with them (the populate do_mmap decided stays).
+	 */
+	if ((vm_flags & VM_LOCKED) && (vm_flags & (VM_SPECIAL | VM_DROPPABLE))) {
+		vma->vm_flags &= ~VM_LOCKED_MASK;
+		vm_flags &= ~VM_LOCKED_MASK;
+	}
 	vma_txn_commit(&t);
 	mm->locked_vm -= locked;
 	if (vm_flags & VM_LOCKED)
@@ -412,7 +421,7 @@ abort_gap:
 /*
  * do_mmap - the body of mmap(2) with the kernel's checks, in its order.
  * Context: mmap_lock(W). *populate is set to the length to fault in after
- * unlocking (MAP_POPULATE, or VM_LOCKED without MAP_LOCKONFAULT).
+ * unlocking (MAP_POPULATE, or VM_LOCKED).
  */
 static long do_mmap(struct mm *mm, struct vml_file *file, unsigned long addr, unsigned long len,
 		    int prot, int flags, unsigned long pgoff, unsigned long *populate)
@@ -446,8 +455,8 @@ static long do_mmap(struct mm *mm, struct vml_file *file, unsigned long addr, un
 
 	if ((flags & MAP_FIXED_NOREPLACE) && find_vma_intersection(mm, addr, addr + len))
 		return -EEXIST;
-	vm_flags = calc_vm_prot_bits(prot) | calc_vm_flag_bits(flags) | VM_MAYREAD | VM_MAYWRITE |
-		   VM_MAYEXEC;
+	vm_flags = calc_vm_prot_bits(prot) | calc_vm_flag_bits(flags) | mm->def_flags |
+		   VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
 	if (prot == PROT_EXEC)
 		vm_flags |= pkey_vm_flags(execute_only_pkey(mm));
 
@@ -479,6 +488,15 @@ static long do_mmap(struct mm *mm, struct vml_file *file, unsigned long addr, un
 			pgoff = 0;
 			vm_flags |= VM_SHARED | VM_MAYSHARE;
 			break;
+		case MAP_DROPPABLE:
+			/*
+			 * Neither locked, nor a stack (nor hugetlb); not reserved,
+			 * not inherited by fork, not dumped: pages that may vanish.
+			 */
+			if ((flags & MAP_LOCKED) || (vm_flags & VM_GROWSDOWN))
+				return -EINVAL;
+			vm_flags |= VM_DROPPABLE | VM_NORESERVE | VM_WIPEONFORK | VM_DONTDUMP;
+			/* fallthrough */
 		case MAP_PRIVATE:
 			pgoff = addr >> PAGE_SHIFT;
 			break;
@@ -490,7 +508,12 @@ static long do_mmap(struct mm *mm, struct vml_file *file, unsigned long addr, un
 		vm_flags |= VM_NORESERVE;	/* overcommit heuristic mode: honoured */
 
 	ret = mmap_region(mm, file, addr, len, vm_flags, pgoff);
-	if (ret >= 0 && (((vm_flags & VM_LOCKED) && !(vm_flags & VM_LOCKONFAULT)) ||
+	/*
+	 * Locked: populate (which skips what is locked on fault). A droppable
+	 * mapping that mlockall(MCL_FUTURE) asked to lock is not locked, but
+	 * populated all the same.
+	 */
+	if (ret >= 0 && ((vm_flags & VM_LOCKED) ||
 			 (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
 		*populate = len;
 	return ret;

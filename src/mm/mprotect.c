@@ -56,7 +56,7 @@ static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma
 		*err = vmg.err;
 		return NULL;
 	}
-	res->vm_flags = newflags;
+	res->vm_flags = newflags | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
 	return res;
 }
 

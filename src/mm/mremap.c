@@ -385,8 +385,13 @@ static long remap_move(struct mm *mm, const struct remap *r)
 	long res = -EFAULT;
 	struct vma *vma;
 
-	/* Ends: pos moves to the end of the VMA just moved, and VMAs never start below it. */
-	while ((vma = find_vma(mm, pos)) && vma->vm_start < end) {
+	/*
+	 * The kernel's VMA iterator: the next VMA is the one containing or
+	 * after the end of the one just moved, while that end is inside the
+	 * range (a copy merged with its own source may contain it again).
+	 * Ends: pos grows to the end of each VMA moved.
+	 */
+	while (pos < end && (vma = find_vma(mm, pos)) && vma->vm_start < end) {
 		unsigned long a = VML_MAX(vma->vm_start, start);
 		unsigned long len = VML_MIN(end, vma->vm_end) - a;
 		struct remap sub = *r;

@@ -38,7 +38,10 @@
  *     present entry does it with an exchange or a CAS (zap, unmap, move,
  *     change_protection, clear_pte_bits, fork's write-protect) or stores a
  *     value that already has those bits (do_wp_page); plain stores go to
- *     empty or non-present entries and to tables nobody can reach yet. Two
+ *     empty or non-present entries and to tables nobody can reach yet (so
+ *     does a guard marker, PT_GUARD: installed in an empty entry, cleared
+ *     by MADV_GUARD_REMOVE, moved by mremap and copied by fork like a swap
+ *     entry, dropped by an unmap's zap but kept by MADV_DONTNEED's). Two
  *     exceptions, noted rather than fixed: split_anon_folio() (reclaim.c)
  *     re-points a present PTE, and copy_huge_pmd() (fork) write-protects a
  *     huge leaf, each with a plain store after a load under the lock; a
@@ -321,13 +324,17 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 	return ret;
 }
 
-/* Clear one present or swap PTE; the caller holds the ptl. */
-static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep)
+/* Clear one present or swap PTE, or (@drop_guard) a guard marker; the caller holds the ptl. */
+static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, bool drop_guard)
 {
-	/* An exchange, not a store: a hardware CAS may set young/dirty meanwhile (P2). */
-	uint64_t pte = xchg_relaxed(ptep, 0);
 	struct folio *folio;
 	struct page *page;
+	uint64_t pte;
+
+	if (!drop_guard && pte_is_guard(load_relaxed(ptep)))
+		return;		/* only an unmap removes a marker (zap_nonpresent_ptes) */
+	/* An exchange, not a store: a hardware CAS may set young/dirty meanwhile (P2). */
+	pte = xchg_relaxed(ptep, 0);
 
 	if (pte_present(pte)) {
 		page = pte_page(pte);
@@ -346,12 +353,58 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep)
 	}
 }
 
+/*
+ * The file folio mapped at @a and how many entries from @a on map its next
+ * pages (zap_present_ptes' folio_pte_batch, up to @end), with whether any
+ * of them is young. Return: the folio, or NULL (not present, anonymous, the
+ * zero page). Context: the table's ptl held.
+ */
+static struct folio *file_pte_batch(struct pte_table *pt, unsigned long a, unsigned long end,
+				    unsigned long *nr, bool *young)
+{
+	uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
+	struct folio *folio;
+	struct page *page;
+
+	if (!pte_present(pte))
+		return NULL;
+	page = pte_page(pte);
+	folio = page_folio(page);
+	if (folio_is_anon(folio) || folio_is_zero(folio))
+		return NULL;
+	*young = pte & PT_YOUNG;
+	for (*nr = 1; a + *nr * PAGE_SIZE < end; ++*nr) {
+		pte = load_relaxed(&pt->e[pte_index(a + *nr * PAGE_SIZE)]);
+		if (!pte_present(pte) || pte_page(pte) != page + *nr)
+			break;
+		*young |= pte & PT_YOUNG;
+	}
+	return folio;
+}
+
 static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			 unsigned long end, void *priv)
 {
-	(void)priv;
-	for (unsigned long a = start; a < end; a += PAGE_SIZE)
-		zap_pte(mm, &pt->e[pte_index(a)]);
+	const bool *drop_guard = priv;
+	unsigned long nr;
+
+	/* Ends: each step zaps at least one entry. */
+	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
+		bool young = false;
+		struct folio *folio = file_pte_batch(pt, a, end, &nr, &young);
+
+		/*
+		 * A young batch of one file folio marks it accessed once
+		 * (zap_present_folio_ptes): a large folio zapped in two parts
+		 * is marked twice, which activates it.
+		 */
+		if (folio && young)
+			folio_mark_accessed(mm->sys, folio);
+		if (!folio)
+			nr = 1;
+		for (unsigned long i = 0; i < nr; i++)
+			zap_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], *drop_guard);
+	}
 	return 0;
 }
 
@@ -365,7 +418,7 @@ static int zap_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long star
 	return 0;
 }
 
-void zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
+static void zap_range(struct mm *mm, unsigned long start, unsigned long end, bool drop_guard)
 {
 	static const struct pt_walk_ops ops = {
 		.pte_range = zap_pte_range,
@@ -373,6 +426,59 @@ void zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 	};
 
 	split_huge_pmd_range_edges(mm, start, end);
+	walk_page_range(mm, start, end, &ops, &drop_guard);
+}
+
+void zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+	zap_range(mm, start, end, true);
+}
+
+void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end)
+{
+	zap_range(mm, start, end, false);
+}
+
+int guard_install_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+	int err = 0;
+
+	mmap_assert_locked(mm);
+	/* Ends: every step installs one entry or fails. */
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		_Atomic uint64_t *pmd = pmd_offset(mm, a, true, &err);
+		struct pte_table *pt = pmd ? pte_table_get(mm, pmd, true, &err) : NULL;
+		_Atomic uint64_t *ptep;
+
+		if (!pt)
+			return err ? err : -EAGAIN;	/* a huge leaf appeared: zapped first */
+		ptep = &pt->e[pte_index(a)];
+		pte_lock(pt);
+		/* The range was zapped, keeping markers: an entry is empty or a marker. */
+		VML_BUG_ON(load_relaxed(ptep) && !pte_is_guard(load_relaxed(ptep)));
+		store_relaxed(ptep, PT_GUARD);
+		pte_unlock(pt);
+	}
+	return 0;
+}
+
+static int guard_remove_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
+				  unsigned long end, void *priv)
+{
+	(void)mm;
+	(void)priv;
+	for (unsigned long a = start; a < end; a += PAGE_SIZE)
+		if (pte_is_guard(load_relaxed(&pt->e[pte_index(a)])))
+			store_relaxed(&pt->e[pte_index(a)], 0);
+	return 0;
+}
+
+void guard_remove_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+	/* A huge leaf holds no markers: skipped (guard_remove_pmd_entry). */
+	static const struct pt_walk_ops ops = { .pte_range = guard_remove_pte_range };
+
+	mmap_assert_locked(mm);
 	walk_page_range(mm, start, end, &ops, NULL);
 }
 

@@ -71,8 +71,27 @@ struct pt_walk_ops {
 int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 		    const struct pt_walk_ops *ops, void *priv);
 
-/* Unmap every page in [start, end) (zap_page_range). Context: the VMAs are write-locked or gone. */
+/*
+ * Unmap every page in [start, end) and drop the guard markers there: the
+ * unmap of a range (unmap_vmas, ZAP_FLAG_DROP_MARKER).
+ * Context: the VMAs are write-locked or gone.
+ */
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
+/*
+ * The same, keeping the guard markers (zap_page_range_single with no
+ * details): MADV_DONTNEED, and MADV_GUARD_INSTALL making room for markers.
+ * Context: mmap_lock held; the range lies in VMAs that stay.
+ */
+void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end);
+/*
+ * Guard markers: install one in every empty entry of [start, end)
+ * (allocating page tables; entries that are not empty must have been
+ * zapped first), or clear every marker there. Return: 0 or -ENOMEM
+ * (markers up to the failing table are in place, as in the kernel).
+ * Context: mmap_lock held.
+ */
+int guard_install_range(struct mm *mm, unsigned long start, unsigned long end);
+void guard_remove_range(struct mm *mm, unsigned long start, unsigned long end);
 /*
  * struct unmap_range - a range whose VMAs are gone and the free space around
  * it when they went: @floor is the end of the VMA below (0 if none),

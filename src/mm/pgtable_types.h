@@ -9,7 +9,8 @@
  *   PGD, PUD, PMD: 0 = none, or a table pointer | PT_TABLE, or (PMD only)
  *                  a huge leaf: page pointer | PT_PRESENT | PT_HUGE | bits;
  *   PTE:           0 = none; present: page pointer | PT_PRESENT | access
- *                  bits; swap: (swap offset << PT_SWAP_SHIFT) | PT_SWAP.
+ *                  bits; swap: (swap offset << PT_SWAP_SHIFT) | PT_SWAP;
+ *                  a guard marker (MADV_GUARD_INSTALL): PT_GUARD alone.
  * struct page and every table are 16-byte aligned (malloc's alignment), so
  * the low four bits of a pointer are free, and user pointers are below
  * 2^47 so the top byte holds PT_HUGE, PT_PROTNONE and PT_PKEY.
@@ -44,6 +45,8 @@
 #define PT_HIGH_MASK	(0xffULL << 56)
 #define PT_SWAP		0x10ULL		/* non-present PTE holding a swap entry */
 #define PT_SWAP_SHIFT	8
+#define PT_GUARD	0x20ULL		/* non-present: a guard marker, SIGSEGV on access
+					 * (the kernel's PTE_MARKER_GUARD) */
 
 #define pte_index(a) (((a) >> PAGE_SHIFT) & (PTRS_PER_TABLE - 1))
 #define pmd_index(a) (((a) >> PMD_SHIFT) & (PTRS_PER_TABLE - 1))
@@ -118,6 +121,12 @@ static inline bool pte_present(uint64_t pte)
 static inline bool pte_is_swap(uint64_t pte)
 {
 	return !(pte & PT_PRESENT) && (pte & PT_SWAP);
+}
+
+/* A guard marker: not none, not present, not swap; only unmapping removes it. */
+static inline bool pte_is_guard(uint64_t pte)
+{
+	return pte == PT_GUARD;
 }
 
 static inline bool pmd_is_huge(uint64_t pmd)

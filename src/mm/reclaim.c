@@ -56,6 +56,7 @@ struct reclaim_walk {
 	struct folio *unmapped;		/* file/shmem, just unmapped (a mapping's reference) */
 	unsigned long resume;		/* where the walk goes on */
 	bool pageout;			/* COLD or PAGEOUT: which of the two */
+	bool droppable;			/* a VM_DROPPABLE VMA: dirty pages are dropped too */
 };
 
 /*
@@ -252,15 +253,16 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 			return false;
 		}
 		if (!folio_test(folio, PG_swapbacked)) {
-			if (!(pte & PT_DIRTY) && !folio_test(folio, PG_dirty) &&
+			if (((!(pte & PT_DIRTY) && !folio_test(folio, PG_dirty)) || w->droppable) &&
 			    folio_ref_count(folio) == 1) {
-				/* Clean lazily freed memory is dropped, swap or not. */
+				/* Clean lazily freed memory is dropped, swap or not; droppable, even dirty. */
 				unmap_pte(mm, ptep, folio);
 				folio_put(folio);
 				return false;
 			}
 			/* Written again since MADV_FREE: it must be kept after all. */
-			folio_set(folio, PG_swapbacked);
+			if (!w->droppable)
+				folio_set(folio, PG_swapbacked);
 		}
 		/*
 		 * Reclaim that cannot swap it out puts it back active (activate_locked).
@@ -554,9 +556,13 @@ static void split_file_folio(struct folio *folio)
 static void reclaim_walk_range(struct mm *mm, unsigned long start, unsigned long end,
 			       const struct pt_walk_ops *ops, bool pageout)
 {
+	/* The range lies in one VMA (madvise advises VMA by VMA). */
+	struct vma *range_vma = vma_lookup(mm, start);
+	bool droppable = range_vma && (range_vma->vm_flags & VM_DROPPABLE);
+
 	/* Ends: each step resumes past what it handled, or splits a folio and retries once. */
 	while (start < end) {
-		struct reclaim_walk w = { .resume = end, .pageout = pageout };
+		struct reclaim_walk w = { .resume = end, .pageout = pageout, .droppable = droppable };
 		struct folio *folio;
 
 		walk_page_range(mm, start, end, ops, &w);

@@ -10,6 +10,10 @@
  * anon_vma chain is not singular). For anonymous memory the "page offset" is
  * the address the memory was first mapped at, so memory moved by mremap()
  * after it was touched no longer lines up with its new neighbours.
+ *
+ * Sticky flags (VM_STICKY: VM_MAYBE_GUARD) do not have to agree; the VMA a
+ * merge leaves has those of every piece that went into it (vma_expand and
+ * vma_merge_existing_range).
  */
 #include <errno.h>
 
@@ -101,7 +105,7 @@ struct vma *vma_merge_new_range(struct vma_merge *vmg)
 {
 	struct vma_txn *t = vmg->t;
 	struct vma *prev = vmg->prev, *next = vmg->next, *target = NULL, *staged;
-	unsigned long start = vmg->start, end = vmg->end, pgoff = vmg->pgoff;
+	unsigned long start = vmg->start, end = vmg->end, pgoff = vmg->pgoff, sticky;
 	bool left, right, remove_next;
 
 	vml_assert(!vmg->middle);
@@ -123,9 +127,12 @@ struct vma *vma_merge_new_range(struct vma_merge *vmg)
 		return NULL;
 
 	remove_next = next && target != next && end == next->vm_end;
+	sticky = (vmg->vm_flags | target->vm_flags | (remove_next ? next->vm_flags : 0)) &
+		 VM_STICKY;
 	staged = vt_modify(t, target);	/* start, end, pgoff were computed above */
 	if (!staged)
 		return merge_fail(vmg);
+	staged->vm_flags |= sticky;
 	if (remove_next) {
 		dup_anon_vma(staged, next);
 		if (vt_remove(t, next))
@@ -149,7 +156,7 @@ static struct vma *vma_merge_existing_range(struct vma_merge *vmg)
 	unsigned long start = vmg->start, end = vmg->end;
 	unsigned long mid_start = middle->vm_start, mid_end = middle->vm_end;
 	unsigned long mid_pgoff = middle->vm_pgoff;
-	unsigned long new_start, new_end, new_pgoff;
+	unsigned long new_start, new_end, new_pgoff, sticky;
 	bool left_side = start == mid_start;
 	bool right_side = end == mid_end;
 	bool merge_left, merge_right, remove_middle;
@@ -181,9 +188,12 @@ static struct vma *vma_merge_existing_range(struct vma_merge *vmg)
 		new_pgoff = next->vm_pgoff - ((next->vm_start - start) >> PAGE_SHIFT);
 	}
 
+	sticky = (vmg->vm_flags | (merge_left ? prev->vm_flags : 0) |
+		  (merge_right ? next->vm_flags : 0)) & VM_STICKY;
 	tgt = vt_modify(t, merge_left ? prev : next);
 	if (!tgt)
 		return merge_fail(vmg);
+	tgt->vm_flags |= sticky;
 
 	if (merge_left && merge_right) {
 		/* prev extends over middle and next, which both go. */

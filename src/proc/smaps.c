@@ -289,7 +289,7 @@ static void __show_smap(struct seq_file *m, const struct mem_size_stats *mss, bo
 /* VmFlags mnemonics by bit (show_smap_vma_flags); bits the model never sets print "??". */
 static const char vm_flag_mnemonics[32][3] = {
 	"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms",
-	"gd", "um", "pf", "??", "uw", "lo", "io", "sr",
+	"gd", "um", "pf", "gu", "uw", "lo", "io", "sr",
 	"rr", "dc", "de", "lf", "ac", "nr", "ht", "sf",
 	"ar", "wf", "dd", "sd", "mm", "hg", "nh", "mg",
 };
@@ -302,7 +302,7 @@ static void show_smap_vma_flags(struct seq_file *m, struct vma *vma)
 			continue;
 		if (i >= VM_PKEY_SHIFT && i < VM_PKEY_SHIFT + 4)
 			continue;	/* protection keys come out as ProtectionKey: */
-		seq_puts(m, i < 32 ? vm_flag_mnemonics[i] : "??");
+		seq_puts(m, i < 32 ? vm_flag_mnemonics[i] : (1UL << i) == VM_DROPPABLE ? "dp" : "??");
 		seq_putc(m, ' ');
 	}
 	seq_putc(m, '\n');

@@ -23,6 +23,9 @@
 #ifndef MAP_UNINITIALIZED
 #define MAP_UNINITIALIZED 0x4000000
 #endif
+#ifndef MAP_DROPPABLE
+#define MAP_DROPPABLE 0x08		/* a mapping type, like MAP_PRIVATE (6.11+) */
+#endif
 
 /* mprotect(2) */
 #ifndef PROT_SEM
@@ -49,6 +52,26 @@
 #endif
 #ifndef MADV_DONTNEED_LOCKED
 #define MADV_DONTNEED_LOCKED 24
+#endif
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102		/* 6.13+ */
+#endif
+#ifndef MADV_GUARD_REMOVE
+#define MADV_GUARD_REMOVE 103
+#endif
+
+/* mlock2(2), mlockall(2) */
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 0x01
+#endif
+#ifndef MCL_CURRENT
+#define MCL_CURRENT 1
+#endif
+#ifndef MCL_FUTURE
+#define MCL_FUTURE 2
+#endif
+#ifndef MCL_ONFAULT
+#define MCL_ONFAULT 4
 #endif
 
 /* prctl(2): anonymous VMA names */
