@@ -10,7 +10,8 @@
  * script range 0x100000000000-0x200000000000 empty. It carries out each
  * request (child_proto.h) as the real system call and replies with the
  * result. It links only libc and allocates nothing after start-up, so the
- * only mappings that change are the ones the script asks for.
+ * only mappings that change are the ones the script asks for. A process it
+ * forks (CHILD_FORK) does the same for requests on a socket of its own.
  *
  * For the benchmarks it also times operations itself (CHILD_TIMED_LOOP) and
  * runs as Paul McKenney's mapper (CHILD_MAPPER_SETUP/RUN): a populated
@@ -30,6 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,26 +88,97 @@ static long sys_ret(long r)
 	return r == -1 ? -errno : r;
 }
 
-/* fork: the new process keeps its copy-on-write pages until we exit. */
-static long do_fork(int sock)
+/*
+ * fork: the new process serves requests on a socket pair of its own; one end
+ * goes back with the reply (*@pass_fd), the new process keeps the other as
+ * *@sock and returns 0 here (and replies nothing: vmalock did not ask it).
+ * It keeps its copy-on-write pages until that socket is closed or we die.
+ * Return: the new pid, 0 in the new process, or -errno.
+ */
+static long do_fork(int *sock, int *pass_fd)
 {
 	pid_t me = getpid(), pid;
+	int sv[2];
+	long ret;
 
 	if (nr_forks == MAX_FORKS)
 		return -EAGAIN;
-	pid = fork();
-	if (pid < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return ret;
+	}
 	if (pid == 0) {
-		close(sock);
+		close(*sock);
+		close(sv[0]);
+		*sock = sv[1];
+		nr_forks = 0;		/* our own children, from now on */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != me)
 			_exit(0);
-		for (;;)
-			pause();
+		return 0;
 	}
+	close(sv[1]);
 	forks[nr_forks++] = pid;
-	return 0;
+	*pass_fd = sv[0];
+	return pid;
+}
+
+/* A memfd of @size bytes of the `file` op's pattern, cached as a write() leaves it. */
+static long do_memfd(const char *name, unsigned long size)
+{
+	static char chunk[1 << 16];	/* static: no request allocates */
+	unsigned long done = 0;
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	long ret;
+
+	if (fd < 0)
+		return -errno;
+	if (!chunk[0])
+		for (size_t i = 0; i < sizeof(chunk); i++)
+			chunk[i] = (char)('a' + i % 26);
+	while (done < size) {
+		size_t n = size - done < sizeof(chunk) ? size - done : sizeof(chunk);
+		ssize_t w = write(fd, chunk, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+		done += (unsigned long)w;
+	}
+	return fd;
+}
+
+/* process_madvise(2) on ourselves: one iovec, through a pidfd of our own. */
+static long do_process_madvise(unsigned long addr, unsigned long len, int advice)
+{
+	struct iovec iov = { .iov_base = (void *)addr, .iov_len = len };
+	long pidfd = syscall(SYS_pidfd_open, getpid(), 0), ret;
+
+	if (pidfd < 0)
+		return -errno;
+	ret = sys_ret(syscall(SYS_process_madvise, pidfd, &iov, 1, advice, 0));
+	close((int)pidfd);
+	return ret < 0 ? ret : 0;	/* success: the bytes advised */
+}
+
+/* Kill and reap every process we forked (their own forks die with them). */
+static void reap_forks(void)
+{
+	for (int i = 0; i < nr_forks; i++) {
+		kill(forks[i], SIGKILL);
+		while (waitpid(forks[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	nr_forks = 0;
 }
 
 /* The benchmarks' replies: static, so that no request allocates. */
@@ -232,11 +305,16 @@ static bool handle_lat(const struct child_req *q, struct child_lat_rep *r)
 	return true;
 }
 
-static void handle(int sock, const struct child_req *q, struct child_rep *r)
+/*
+ * Carry out one request. Return: false in a process CHILD_FORK just made,
+ * which replies nothing (and serves *@sock, its own socket, from now on).
+ */
+static bool handle(int *sock, const struct child_req *q, struct child_rep *r, int *pass_fd)
 {
 	long ret = 0;
 
 	r->addr = 0;
+	*pass_fd = -1;
 	switch (q->kind) {
 	case CHILD_MMAP:
 		ret = sys_ret(syscall(SYS_mmap, q->addr, q->len, q->prot, q->flags, q->fd,
@@ -277,7 +355,29 @@ static void handle(int sock, const struct child_req *q, struct child_rep *r)
 		ret = do_touch(q->addr, q->len, q->write);
 		break;
 	case CHILD_MLOCK:
-		ret = sys_ret(syscall(SYS_mlock, q->addr, q->len));
+		if (q->flags)
+			ret = sys_ret(syscall(SYS_mlock2, q->addr, q->len, q->flags));
+		else
+			ret = sys_ret(syscall(SYS_mlock, q->addr, q->len));
+		break;
+	case CHILD_MLOCKALL:
+		ret = sys_ret(syscall(SYS_mlockall, q->flags));
+		break;
+	case CHILD_MUNLOCKALL:
+		ret = sys_ret(syscall(SYS_munlockall));
+		break;
+	case CHILD_MEMFD:
+		ret = do_memfd(q->str, q->len);
+		if (ret >= 0) {
+			r->addr = (unsigned long)ret;
+			ret = 0;
+		}
+		break;
+	case CHILD_PROCESS_MADVISE:
+		ret = do_process_madvise(q->addr, q->len, q->advice);
+		break;
+	case CHILD_REAP:
+		reap_forks();
 		break;
 	case CHILD_MUNLOCK:
 		ret = sys_ret(syscall(SYS_munlock, q->addr, q->len));
@@ -287,21 +387,48 @@ static void handle(int sock, const struct child_req *q, struct child_rep *r)
 				    q->has_str ? q->str : NULL));
 		break;
 	case CHILD_FORK:
-		ret = do_fork(sock);
+		ret = do_fork(sock, pass_fd);
+		if (!ret)
+			return false;	/* the new process */
+		if (ret > 0) {
+			r->addr = (unsigned long)ret;
+			ret = 0;
+		}
 		break;
 	default:
 		ret = -ENOSYS;
 	}
 	r->ret = ret;
+	return true;
 }
 
-static void reap_forks(void)
+/* Send @r, with @fd as SCM_RIGHTS when it is not -1 (then closed here). Return: 0 or -1. */
+static int send_rep(int sock, const struct child_rep *r, int fd)
 {
-	for (int i = 0; i < nr_forks; i++) {
-		kill(forks[i], SIGKILL);
-		while (waitpid(forks[i], NULL, 0) < 0 && errno == EINTR)
-			;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)r, .iov_len = sizeof(*r) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
+	n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof(*r) ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -309,7 +436,7 @@ int main(int argc, char **argv)
 	static struct child_req req;	/* static: no stack growth, no heap */
 	struct child_rep rep = { 0 };
 	struct sigaction sa;
-	int sock;
+	int sock, pass_fd;
 
 	if (argc == 2 && !strcmp(argv[1], "--keeper"))
 		return keeper_main();
@@ -343,8 +470,9 @@ int main(int argc, char **argv)
 				break;
 			continue;
 		}
-		handle(sock, &req, &rep);
-		if (send(sock, &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
+		if (!handle(&sock, &req, &rep, &pass_fd))
+			continue;	/* a new process: its socket has no request yet */
+		if (send_rep(sock, &rep, pass_fd))
 			break;
 	}
 	reap_forks();

@@ -11,6 +11,12 @@
  * the parent closes its end, the child kills its own fork()ed children,
  * reaps them and exits.
  *
+ * CHILD_FORK makes a process that serves requests too: the reply (its pid
+ * in addr) carries one end of a new socket pair as SCM_RIGHTS ancillary
+ * data, and the new process answers on the other end, the same protocol,
+ * without a hello. It exits when that socket is closed, and is killed with
+ * the process that forked it.
+ *
  * Only system headers here: the child links nothing but libc.
  */
 #ifndef VML_TARGET_CHILD_PROTO_H
@@ -28,7 +34,7 @@ enum child_req_kind {
 	CHILD_MREMAP,
 	CHILD_MADVISE,
 	CHILD_TOUCH,
-	CHILD_MLOCK,
+	CHILD_MLOCK,		/* flags: 0 mlock(2), else mlock2(2) with them */
 	CHILD_MUNLOCK,
 	CHILD_NAME,
 	CHILD_FORK,
@@ -37,6 +43,12 @@ enum child_req_kind {
 	CHILD_TIMED_LOOP,	/* advice: enum child_loop_op; addr; len: iterations */
 	CHILD_MAPPER_SETUP,	/* len: region bytes (a power of two pages); offset: seed */
 	CHILD_MAPPER_RUN,	/* len: duration ns; new_len: sleep ns between ops */
+	/* Replied to with struct child_rep again: */
+	CHILD_MLOCKALL,		/* flags: MCL_* */
+	CHILD_MUNLOCKALL,
+	CHILD_MEMFD,		/* memfd_create(str), len bytes written; the fd in rep.addr */
+	CHILD_PROCESS_MADVISE,	/* addr, len, advice: through a pidfd of the process itself */
+	CHILD_REAP,		/* kill and reap every process this one forked */
 };
 
 /* What one CHILD_TIMED_LOOP iteration does (each iteration timed alone). */

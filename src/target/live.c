@@ -11,6 +11,10 @@
  * Lifetime: the child has PR_SET_PDEATHSIG(SIGKILL) so it never outlives us;
  * target_destroy closes the socket (the child then kills its own fork()ed
  * children and exits) and reaps it, killing it if it does not exit in time.
+ *
+ * Processes: a `fork` op's child serves requests on a socket of its own,
+ * whose other end comes back with the reply (child_proto.h). Ops go to the
+ * selected process's socket, views and PROCMAP_QUERY to its /proc files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,9 +41,20 @@
 #define VML_PROCMAP_QUERY_IOCTL _IOWR(PROCFS_IOCTL_MAGIC, 17, struct vml_procmap_query)
 _Static_assert(sizeof(struct vml_procmap_query) == 104, "struct procmap_query is 104 bytes");
 
+/* The script's first process and the forks' (the live child keeps 256 at most). */
+#define LIVE_MAX_PROCS 257
+
+struct live_proc {
+	pid_t pid;
+	int sock;		/* our end of its request channel */
+};
+
 struct live {
-	int sock;		/* our end of the request channel */
-	int maps_fd;		/* /proc/PID/maps for PROCMAP_QUERY, opened on first use */
+	int sock;		/* the first process's channel (proc[0].sock) */
+	struct live_proc proc[LIVE_MAX_PROCS];
+	size_t nr_procs;
+	size_t cur;		/* the selected process: ops, views, queries */
+	int maps_fd;		/* its /proc/PID/maps for PROCMAP_QUERY, opened on first use */
 	struct child_req req;	/* one request buffer: 4 KiB, not on the stack */
 };
 
@@ -86,28 +101,58 @@ bool target_live_available(void)
 	return target_child_exe(path, sizeof(path)) == 0;
 }
 
-static int recv_rep(struct live *l, struct child_rep *rep)
+/* A reply on @sock; *@fd (if not NULL) gets a passed descriptor, or -1. */
+static int recv_rep_fd(int sock, struct child_rep *rep, int *fd)
 {
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	int passed = -1;
 	ssize_t n;
 
 	do
-		n = recv(l->sock, rep, sizeof(*rep), 0);
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&passed, CMSG_DATA(c), sizeof(int));
+	if (fd)
+		*fd = passed;
+	else if (passed >= 0)
+		close(passed);
 	return n == sizeof(*rep) ? 0 : -ECHILD;	/* the child is gone */
+}
+
+static int recv_rep(struct live *l, struct child_rep *rep)
+{
+	return recv_rep_fd(l->sock, rep, NULL);
+}
+
+/* Send l->req to the selected process; the reply in *@rep, a passed fd in *@fd. */
+static int call_fd(struct live *l, struct child_rep *rep, int *fd)
+{
+	int sock = l->proc[l->cur].sock;
+	ssize_t n;
+
+	do
+		n = send(sock, &l->req, sizeof(l->req), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EPIPE || errno == ECONNRESET ? -ECHILD : -errno;
+	return recv_rep_fd(sock, rep, fd);
 }
 
 static int call(struct live *l, struct child_rep *rep)
 {
-	ssize_t n;
-
-	do
-		n = send(l->sock, &l->req, sizeof(l->req), MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno == EPIPE || errno == ECONNRESET ? -ECHILD : -errno;
-	return recv_rep(l, rep);
+	return call_fd(l, rep, NULL);
 }
 
 static void reap(pid_t pid)
@@ -167,6 +212,8 @@ static int live_create(struct target *t)
 	}
 	close(sv[1]);
 	l->sock = sv[0];
+	l->proc[0] = (struct live_proc){ .pid = pid, .sock = sv[0] };
+	l->nr_procs = 1;
 	t->pid = pid;
 	t->priv = l;
 	/* The hello message: exec worked and the child is ready. */
@@ -190,6 +237,8 @@ static void live_destroy(struct target *t)
 		return;
 	if (l->maps_fd >= 0)
 		close(l->maps_fd);
+	for (size_t i = 1; i < l->nr_procs; i++)
+		close(l->proc[i].sock);	/* each exits; the first process reaps them */
 	close(l->sock);
 	reap(t->pid);
 	vml_free(l);
@@ -215,12 +264,18 @@ static int live_file(struct target *t, const struct op *op, struct target_file *
 	struct child_rep rep;
 	int r;
 
-	*ret = target_env_make_file(t->env, op->file, op->shmem, op->size);
-	if (*ret)
-		return 0;
 	memset(q, 0, offsetof(struct child_req, str));
-	q->kind = CHILD_OPEN;
-	r = set_str(q, file->path);
+	if (op->memfd) {
+		q->kind = CHILD_MEMFD;
+		q->len = op->size;
+		r = set_str(q, op->file);
+	} else {
+		*ret = target_env_make_file(t->env, op->file, op->shmem, op->size);
+		if (*ret)
+			return 0;
+		q->kind = CHILD_OPEN;
+		r = set_str(q, file->path);
+	}
 	if (!r)
 		r = call(l, &rep);
 	if (r)
@@ -258,6 +313,50 @@ static void wait_writeback_done(void)
 			return;
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* Fork the selected process (l->req is the request); the new one is numbered next. */
+static int live_fork(struct target *t, struct op_result *res)
+{
+	struct live *l = t->priv;
+	struct child_rep rep;
+	int fd = -1, ret;
+
+	ret = call_fd(l, &rep, &fd);
+	if (ret)
+		return ret;
+	res->ret = (int)rep.ret;
+	if (rep.ret) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	if (fd < 0)
+		return -EPROTO;		/* a fork without its channel */
+	if (l->nr_procs == LIVE_MAX_PROCS) {
+		close(fd);		/* it exits; counted as a failed fork */
+		res->ret = -EAGAIN;
+		return 0;
+	}
+	l->proc[l->nr_procs++] = (struct live_proc){ .pid = (pid_t)rep.addr, .sock = fd };
+	return 0;
+}
+
+/* `select`: later ops, views and queries go to process @child (0: the first). */
+static int live_select(struct target *t, unsigned int child, struct op_result *res)
+{
+	struct live *l = t->priv;
+
+	if (child >= l->nr_procs) {
+		res->ret = -ESRCH;	/* that fork failed */
+		return 0;
+	}
+	if (l->cur != child && l->maps_fd >= 0) {
+		close(l->maps_fd);
+		l->maps_fd = -1;
+	}
+	l->cur = child;
+	return 0;
 }
 
 static int live_apply(struct target *t, const struct op *op, int mmap_flags,
@@ -303,7 +402,21 @@ static int live_apply(struct target *t, const struct op *op, int mmap_flags,
 		break;
 	case OP_MLOCK:
 		q->kind = CHILD_MLOCK;
+		q->flags = op->flags;
 		break;
+	case OP_MLOCKALL:
+		q->kind = CHILD_MLOCKALL;
+		q->flags = op->flags;
+		break;
+	case OP_MUNLOCKALL:
+		q->kind = CHILD_MUNLOCKALL;
+		break;
+	case OP_PROCESS_MADVISE:
+		q->kind = CHILD_PROCESS_MADVISE;
+		q->advice = op->advice;
+		break;
+	case OP_SELECT:
+		return live_select(t, op->child, res);
 	case OP_MUNLOCK:
 		q->kind = CHILD_MUNLOCK;
 		break;
@@ -313,7 +426,7 @@ static int live_apply(struct target *t, const struct op *op, int mmap_flags,
 		break;
 	case OP_FORK:
 		q->kind = CHILD_FORK;
-		break;
+		return live_fork(t, res);
 	default:
 		return -EINVAL;
 	}
@@ -342,7 +455,8 @@ static int proc_open(pid_t pid, const char *what)
 static int live_reader_open(struct target *t, enum vml_view view, enum vml_lock_policy lock,
 			    struct target_reader *r)
 {
-	int fd = proc_open(t->pid, target_view_name(view));
+	struct live *l = t->priv;
+	int fd = proc_open(l->proc[l->cur].pid, target_view_name(view));
 
 	(void)lock;	/* the kernel has its own policy */
 	if (fd < 0)
@@ -377,7 +491,7 @@ static int live_query(struct target *t, enum vml_lock_policy lock, struct vml_pr
 
 	(void)lock;
 	if (l->maps_fd < 0) {
-		int fd = proc_open(t->pid, "maps");
+		int fd = proc_open(l->proc[l->cur].pid, "maps");
 
 		if (fd < 0)
 			return fd;
@@ -458,6 +572,25 @@ int target_live_mapper_run(struct target *t, uint64_t duration_ns, uint64_t slee
 	return call_lat(t, rep);
 }
 
+/* End every forked process: the first one kills and reaps them all. */
+static void live_forget_forks(struct target *t)
+{
+	struct live *l = t->priv;
+	struct child_rep rep;
+
+	for (size_t i = 1; i < l->nr_procs; i++)
+		close(l->proc[i].sock);
+	l->nr_procs = 1;
+	if (l->cur && l->maps_fd >= 0) {
+		close(l->maps_fd);
+		l->maps_fd = -1;
+	}
+	l->cur = 0;
+	memset(&l->req, 0, offsetof(struct child_req, str));
+	l->req.kind = CHILD_REAP;
+	call(l, &rep);	/* a dead child shows at the next op */
+}
+
 const struct target_ops target_live_ops = {
 	.create = live_create,
 	.destroy = live_destroy,
@@ -468,4 +601,5 @@ const struct target_ops target_live_ops = {
 	.reader_rewind = live_reader_rewind,
 	.reader_close = live_reader_close,
 	.query = live_query,
+	.forget_forks = live_forget_forks,
 };

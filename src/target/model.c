@@ -7,9 +7,15 @@
  * The only logic here is what the system-call boundary does before the
  * model sees the call: an mmap without MAP_ANONYMOUS and without a file is
  * mmap(..., fd = -1, ...), which fails with EBADF; with MAP_ANONYMOUS the
- * kernel ignores the file.
+ * kernel ignores the file; process_madvise() reads its one iovec (a length
+ * over SSIZE_MAX is EINVAL, one over MAX_RW_COUNT is cut to it) before it
+ * advises as madvise() does.
+ *
+ * Processes: `fork` adds an mm (numbered 1, 2, ... in fork order); ops and
+ * views go to the selected one (`select`), the first mm at the start.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sys/mman.h>
 
 #include "target/host.h"
@@ -19,10 +25,14 @@
 
 struct model {
 	struct vml_sys *sys;
-	struct vml_mm *mm;
-	struct vml_mm **forks;		/* fork op children; live until destroy */
+	struct vml_mm *mm;		/* the script's first process */
+	struct vml_mm **forks;		/* fork op children, forks[i] is process i + 1 */
 	size_t nr_forks, forks_cap;
+	struct vml_mm *cur;		/* the selected process: ops and views act on it */
 };
+
+/* fs/read_write.c: the most one iovec may ask for (INT_MAX rounded down to a page). */
+#define MAX_RW_COUNT (0x7fffffffUL & ~4095UL)
 
 static int model_create(struct target *t)
 {
@@ -41,6 +51,7 @@ static int model_create(struct target *t)
 	ret = vml_mm_create(m->sys, &m->mm);
 	if (ret)
 		goto fail_sys;
+	m->cur = m->mm;
 	t->priv = m;
 	return 0;
 fail_sys:
@@ -72,6 +83,7 @@ static int model_file(struct target *t, const struct op *op, struct target_file 
 	struct model *m = t->priv;
 	struct vml_file *f;
 
+	/* A memfd is a tmpfs file whose maps name is file->path ("/memfd:NAME (deleted)"). */
 	*ret = vml_file_create(m->sys, file->path, op->size, op->shmem ? VML_FILE_SHMEM : 0, &f);
 	if (!*ret)
 		file->priv = f;
@@ -92,10 +104,32 @@ static int model_fork(struct model *m)
 		m->forks = nf;
 		m->forks_cap = cap;
 	}
-	ret = vml_fork(m->mm, &child);
+	ret = vml_fork(m->cur, &child);
 	if (!ret)
 		m->forks[m->nr_forks++] = child;
 	return ret;
+}
+
+/* process_madvise(pidfd of ourselves, one iovec, advice, 0). */
+static int model_process_madvise(struct model *m, const struct op *op)
+{
+	unsigned long len = op->len;
+
+	if (!len)
+		return 0;		/* an empty iovec is never looked at, not even its address */
+	if (len > (unsigned long)SSIZE_MAX)
+		return -EINVAL;		/* import_iovec */
+	if (len > MAX_RW_COUNT)
+		len = MAX_RW_COUNT;
+	return vml_madvise(m->cur, op->addr, len, op->advice);
+}
+
+static void model_forget_forks(struct model *m)
+{
+	for (size_t i = 0; i < m->nr_forks; i++)
+		vml_mm_destroy(m->forks[i]);
+	m->nr_forks = 0;
+	m->cur = m->mm;
 }
 
 static int model_apply(struct target *t, const struct op *op, int mmap_flags,
@@ -113,34 +147,52 @@ static int model_apply(struct target *t, const struct op *op, int mmap_flags,
 			r = -EBADF;
 			break;
 		}
-		r = vml_mmap(m->mm, op->addr, op->len, op->prot, mmap_flags, f, op->offset,
+		r = vml_mmap(m->cur, op->addr, op->len, op->prot, mmap_flags, f, op->offset,
 			     &res->addr);
 		break;
 	case OP_MUNMAP:
-		r = vml_munmap(m->mm, op->addr, op->len);
+		r = vml_munmap(m->cur, op->addr, op->len);
 		break;
 	case OP_MPROTECT:
-		r = vml_mprotect(m->mm, op->addr, op->len, op->prot);
+		r = vml_mprotect(m->cur, op->addr, op->len, op->prot);
 		break;
 	case OP_MREMAP:
-		r = vml_mremap(m->mm, op->addr, op->len, op->new_len, op->flags, op->new_addr,
+		r = vml_mremap(m->cur, op->addr, op->len, op->new_len, op->flags, op->new_addr,
 			       &res->addr);
 		break;
 	case OP_MADVISE:
-		r = vml_madvise(m->mm, op->addr, op->len, op->advice);
+		r = vml_madvise(m->cur, op->addr, op->len, op->advice);
 		break;
 	case OP_TOUCH:
-		r = vml_touch(m->mm, op->addr, op->len,
+		r = vml_touch(m->cur, op->addr, op->len,
 			      op->access == OP_ACCESS_WRITE ? VML_TOUCH_WRITE : VML_TOUCH_READ);
 		break;
 	case OP_MLOCK:
-		r = vml_mlock(m->mm, op->addr, op->len);
+		r = op->flags ? vml_mlock2(m->cur, op->addr, op->len, (unsigned int)op->flags) :
+				vml_mlock(m->cur, op->addr, op->len);
+		break;
+	case OP_MLOCKALL:
+		r = vml_mlockall(m->cur, op->flags);
+		break;
+	case OP_MUNLOCKALL:
+		r = vml_munlockall(m->cur);
+		break;
+	case OP_PROCESS_MADVISE:
+		r = model_process_madvise(m, op);
+		break;
+	case OP_SELECT:
+		if (op->child > m->nr_forks) {
+			r = -ESRCH;	/* that fork failed */
+			break;
+		}
+		m->cur = op->child ? m->forks[op->child - 1] : m->mm;
+		r = 0;
 		break;
 	case OP_MUNLOCK:
-		r = vml_munlock(m->mm, op->addr, op->len);
+		r = vml_munlock(m->cur, op->addr, op->len);
 		break;
 	case OP_NAME:
-		r = vml_set_anon_name(m->mm, op->addr, op->len, op->name);
+		r = vml_set_anon_name(m->cur, op->addr, op->len, op->name);
 		break;
 	case OP_FORK:
 		r = model_fork(m);
@@ -157,7 +209,7 @@ static int model_reader_open(struct target *t, enum vml_view view, enum vml_lock
 {
 	struct model *m = t->priv;
 	struct vml_reader *vr;
-	int ret = vml_reader_open(m->mm, view, lock, &vr);
+	int ret = vml_reader_open(m->cur, view, lock, &vr);
 
 	if (!ret)
 		r->priv = vr;
@@ -184,12 +236,17 @@ static int model_query(struct target *t, enum vml_lock_policy lock, struct vml_p
 {
 	struct model *m = t->priv;
 
-	return vml_procmap_query(m->mm, lock, q);
+	return vml_procmap_query(m->cur, lock, q);
 }
 
 struct vml_mm *target_model_mm(const struct target *t)
 {
 	return t->kind == TARGET_MODEL ? ((struct model *)t->priv)->mm : NULL;
+}
+
+static void model_forget(struct target *t)
+{
+	model_forget_forks(t->priv);
 }
 
 const struct target_ops target_model_ops = {
@@ -202,4 +259,5 @@ const struct target_ops target_model_ops = {
 	.reader_rewind = model_reader_rewind,
 	.reader_close = model_reader_close,
 	.query = model_query,
+	.forget_forks = model_forget,
 };

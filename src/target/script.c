@@ -38,6 +38,10 @@ static const char *const kind_names[OP__COUNT] = {
 	[OP_NAME] = "name",
 	[OP_FILE] = "file",
 	[OP_FORK] = "fork",
+	[OP_MLOCKALL] = "mlockall",
+	[OP_MUNLOCKALL] = "munlockall",
+	[OP_SELECT] = "select",
+	[OP_PROCESS_MADVISE] = "process_madvise",
 };
 
 const char *op_kind_name(enum op_kind kind)
@@ -56,6 +60,18 @@ static const struct {
 	{ "willneed", MADV_WILLNEED },
 	{ "cold", MADV_COLD },
 	{ "free", MADV_FREE },
+	{ "guard_install", MADV_GUARD_INSTALL },
+	{ "guard_remove", MADV_GUARD_REMOVE },
+};
+
+/* mlockall(2) flags, in format_op's order. */
+static const struct {
+	const char *name;
+	int value;
+} mcl_flags[] = {
+	{ "current", MCL_CURRENT },
+	{ "future", MCL_FUTURE },
+	{ "onfault", MCL_ONFAULT },
 };
 
 /* mmap flags that map one-to-one to a MAP_* bit, in format_op's order. */
@@ -70,6 +86,7 @@ static const struct {
 	{ "noreserve", MAP_NORESERVE },
 	{ "growsdown", MAP_GROWSDOWN },
 	{ "locked", MAP_LOCKED },
+	{ "droppable", MAP_DROPPABLE },
 };
 
 static const char *const placement_names[] = {
@@ -217,6 +234,7 @@ struct parser {
 	/* declared files: the strings are owned by the script */
 	const char **files;
 	size_t nr_files, files_cap;
+	unsigned long nr_forks;	/* fork ops so far: what `select child N` may name */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -378,14 +396,59 @@ static int parse_mremap_arg(struct parser *p, const char *tok, struct op *op)
 		op->flags |= MREMAP_MAYMOVE;
 	} else if (!strcmp(tok, "dontunmap")) {
 		op->flags |= MREMAP_DONTUNMAP;
-	} else if (!strncmp(tok, "to=", 3)) {
-		if (get_addr(p, tok + 3, "to=", &op->new_addr))
+	} else if (!strncmp(tok, "to=", 3) || !strncmp(tok, "hint=", 5)) {
+		bool fixed = tok[0] == 't';
+
+		if (op->new_addr || (op->flags & MREMAP_FIXED))
+			return fail(p, "'%s': a second destination", tok);
+		if (get_addr(p, tok + (fixed ? 3 : 5), fixed ? "to=" : "hint=", &op->new_addr))
 			return -EINVAL;
-		op->flags |= MREMAP_FIXED;
+		if (fixed)
+			op->flags |= MREMAP_FIXED;
+		else if (!op->new_addr)
+			return fail(p, "hint=0x0 is no hint (leave it out)");
 	} else {
-		return fail(p, "unknown argument '%s' (maymove, to=ADDR, dontunmap)", tok);
+		return fail(p, "unknown argument '%s' (maymove, to=ADDR, hint=ADDR, dontunmap)",
+			    tok);
 	}
 	return 0;
+}
+
+/* `mlockall FLAGS`: a comma list of current, future, onfault, or `none`. */
+static int parse_mcl_flags(struct parser *p, const char *tok, struct op *op)
+{
+	char buf[64];
+	char *save, *f;
+
+	if (!strcmp(tok, "none"))
+		return 0;
+	if (strlen(tok) >= sizeof(buf))
+		return fail(p, "flags too long");
+	strcpy(buf, tok);
+	for (f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(mcl_flags); i++)
+			if (!strcmp(f, mcl_flags[i].name))
+				break;
+		if (i == ARRAY_SIZE(mcl_flags))
+			return fail(p, "unknown flag '%s' (current, future, onfault, or none)", f);
+		op->flags |= mcl_flags[i].value;
+	}
+	if (!op->flags)
+		return fail(p, "no flags (current, future, onfault, or none)");
+	return 0;
+}
+
+static int get_advice(struct parser *p, const char *tok, struct op *op)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(advices); i++) {
+		if (!strcmp(tok, advices[i].name)) {
+			op->advice = advices[i].value;
+			return 0;
+		}
+	}
+	return fail(p, "unknown advice '%s'", tok);
 }
 
 static bool valid_file_name(const char *s)
@@ -435,6 +498,7 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 {
 	char *tok[MAX_TOKENS], *save, *t, *after_op;
 	char opword[32];
+	unsigned long n;
 	int ntok = 0;
 	size_t i;
 	int r;
@@ -490,10 +554,18 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 		if (ntok == 6 && parse_file_arg(p, tok[5], op))
 			return -EINVAL;
 		return 0;
-	case OP_MUNMAP:
 	case OP_MLOCK:
+		if ((r = want_args(p, ntok, 2, 3, "ADDR LEN [onfault]")))
+			return r;
+		if (ntok == 4) {
+			if (strcmp(tok[3], "onfault"))
+				return fail(p, "unknown argument '%s' (want onfault)", tok[3]);
+			op->flags = MLOCK_ONFAULT;
+		}
+		/* fallthrough */
+	case OP_MUNMAP:
 	case OP_MUNLOCK:
-		if ((r = want_args(p, ntok, 2, 2, "ADDR LEN")))
+		if (op->kind != OP_MLOCK && (r = want_args(p, ntok, 2, 2, "ADDR LEN")))
 			return r;
 		if (get_addr(p, tok[1], "address", &op->addr) ||
 		    get_size(p, tok[2], "length", &op->len))
@@ -507,7 +579,8 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 			return -EINVAL;
 		return 0;
 	case OP_MREMAP:
-		r = want_args(p, ntok, 3, 6, "ADDR OLDLEN NEWLEN [maymove] [to=ADDR] [dontunmap]");
+		r = want_args(p, ntok, 3, 6,
+			      "ADDR OLDLEN NEWLEN [maymove] [to=ADDR|hint=ADDR] [dontunmap]");
 		if (r)
 			return r;
 		if (get_addr(p, tok[1], "address", &op->addr) ||
@@ -519,17 +592,12 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 				return -EINVAL;
 		return 0;
 	case OP_MADVISE:
+	case OP_PROCESS_MADVISE:
 		if ((r = want_args(p, ntok, 3, 3, "ADDR LEN ADVICE")))
 			return r;
 		if (get_addr(p, tok[1], "address", &op->addr) ||
-		    get_size(p, tok[2], "length", &op->len))
+		    get_size(p, tok[2], "length", &op->len) || get_advice(p, tok[3], op))
 			return -EINVAL;
-		for (i = 0; i < ARRAY_SIZE(advices); i++)
-			if (!strcmp(tok[3], advices[i].name))
-				break;
-		if (i == ARRAY_SIZE(advices))
-			return fail(p, "unknown advice '%s'", tok[3]);
-		op->advice = advices[i].value;
 		return 0;
 	case OP_TOUCH:
 		if ((r = want_args(p, ntok, 3, 3, "ADDR LEN read|write")))
@@ -545,18 +613,22 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 			return fail(p, "unknown access '%s' (read or write)", tok[3]);
 		return 0;
 	case OP_FILE:
-		if ((r = want_args(p, ntok, 2, 3, "NAME SIZE [shmem]")))
+		if ((r = want_args(p, ntok, 2, 3, "NAME SIZE [shmem|memfd]")))
 			return r;
 		if (!valid_file_name(tok[1]))
 			return fail(p, "bad file name '%s' (no '/', '=', '@' or spaces)", tok[1]);
 		if (find_file(p, tok[1], strlen(tok[1])))
 			return fail(p, "file '%s' is already declared", tok[1]);
+		if (p->nr_forks)
+			return fail(p, "files are declared before the first fork");
 		if (get_size(p, tok[2], "size", &op->size))
 			return -EINVAL;
 		if (ntok == 4) {
-			if (strcmp(tok[3], "shmem"))
-				return fail(p, "unknown argument '%s' (want shmem)", tok[3]);
-			op->shmem = true;
+			if (strcmp(tok[3], "shmem") && strcmp(tok[3], "memfd"))
+				return fail(p, "unknown argument '%s' (want shmem or memfd)",
+					    tok[3]);
+			op->shmem = true;	/* a memfd is a tmpfs file too */
+			op->memfd = tok[3][0] == 'm';
 		}
 		op->file = keep_string(p, tok[1], strlen(tok[1]));
 		if (!op->file ||
@@ -565,7 +637,27 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 		p->files[p->nr_files++] = op->file;
 		return 0;
 	case OP_FORK:
+		if ((r = want_args(p, ntok, 0, 0, "")))
+			return r;
+		p->nr_forks++;
+		return 0;
+	case OP_MLOCKALL:
+		if ((r = want_args(p, ntok, 1, 1, "current,future,onfault|none")))
+			return r;
+		return parse_mcl_flags(p, tok[1], op);
+	case OP_MUNLOCKALL:
 		return want_args(p, ntok, 0, 0, "");
+	case OP_SELECT:
+		if (ntok == 2 && !strcmp(tok[1], "parent"))
+			return 0;
+		if (ntok != 3 || strcmp(tok[1], "child"))
+			return fail(p, "want `select child N` or `select parent`");
+		if (parse_size(tok[2], &n) || n == 0 || n > 1000000)
+			return fail(p, "child '%s' is not a fork number (1, 2, ...)", tok[2]);
+		if (n > p->nr_forks)
+			return fail(p, "no fork %lu before this line", n);
+		op->child = (unsigned int)n;
+		return 0;
 	case OP_NAME:
 	case OP__COUNT:
 		break;
@@ -880,6 +972,24 @@ int format_op(const struct op *op, char *buf, size_t len)
 	case OP_MLOCK:
 	case OP_MUNLOCK:
 		add(buf, len, &pos, " 0x%lx %s", op->addr, fmt_size(op->len, a, sizeof(a)));
+		if (op->kind == OP_MLOCK && (op->flags & MLOCK_ONFAULT))
+			add(buf, len, &pos, " onfault");
+		break;
+	case OP_MLOCKALL:
+		for (size_t i = 0; i < ARRAY_SIZE(mcl_flags); i++) {
+			if (op->flags & mcl_flags[i].value) {
+				add(buf, len, &pos, "%s%s", first ? " " : ",", mcl_flags[i].name);
+				first = false;
+			}
+		}
+		if (first)
+			add(buf, len, &pos, " none");
+		break;
+	case OP_SELECT:
+		if (op->child)
+			add(buf, len, &pos, " child %u", op->child);
+		else
+			add(buf, len, &pos, " parent");
 		break;
 	case OP_MPROTECT:
 		add(buf, len, &pos, " 0x%lx %s %s", op->addr, fmt_size(op->len, a, sizeof(a)),
@@ -892,10 +1002,13 @@ int format_op(const struct op *op, char *buf, size_t len)
 			add(buf, len, &pos, " maymove");
 		if (op->flags & MREMAP_FIXED)
 			add(buf, len, &pos, " to=0x%lx", op->new_addr);
+		else if (op->new_addr)
+			add(buf, len, &pos, " hint=0x%lx", op->new_addr);
 		if (op->flags & MREMAP_DONTUNMAP)
 			add(buf, len, &pos, " dontunmap");
 		break;
 	case OP_MADVISE:
+	case OP_PROCESS_MADVISE:
 		add(buf, len, &pos, " 0x%lx %s ", op->addr, fmt_size(op->len, a, sizeof(a)));
 		for (size_t i = 0; i < ARRAY_SIZE(advices); i++)
 			if (advices[i].value == op->advice)
@@ -911,9 +1024,10 @@ int format_op(const struct op *op, char *buf, size_t len)
 		break;
 	case OP_FILE:
 		add(buf, len, &pos, " %s %s%s", op->file, fmt_size(op->size, a, sizeof(a)),
-		    op->shmem ? " shmem" : "");
+		    op->memfd ? " memfd" : op->shmem ? " shmem" : "");
 		break;
 	case OP_FORK:
+	case OP_MUNLOCKALL:
 	case OP__COUNT:
 		break;
 	}

@@ -13,13 +13,19 @@
  *   mmap     ADDR LEN PROT FLAGS [file=NAME[@OFF]]
  *   munmap   ADDR LEN
  *   mprotect ADDR LEN PROT
- *   mremap   ADDR OLDLEN NEWLEN [maymove] [to=ADDR] [dontunmap]
- *   madvise  ADDR LEN dontneed|hugepage|nohugepage|pageout|willneed|cold|free
+ *   mremap   ADDR OLDLEN NEWLEN [maymove] [to=ADDR|hint=ADDR] [dontunmap]
+ *   madvise  ADDR LEN ADVICE     (dontneed hugepage nohugepage pageout willneed
+ *                                 cold free guard_install guard_remove)
+ *   process_madvise ADDR LEN ADVICE   (through a pidfd of the process itself)
  *   touch    ADDR LEN read|write
- *   mlock    ADDR LEN            munlock ADDR LEN
+ *   mlock    ADDR LEN [onfault]  munlock ADDR LEN
+ *   mlockall FLAGS               (comma list of current, future, onfault; or none)
+ *   munlockall
  *   name     ADDR LEN STRING     (rest of the line; `-` clears the name)
- *   file     NAME SIZE [shmem]
+ *   file     NAME SIZE [shmem|memfd]
  *   fork
+ *   select   child N | parent    (later ops and the views: forked process N, or
+ *                                 the script's first process)
  *
  * Directives, before the first op:
  *
@@ -33,9 +39,15 @@
  *
  * PROT is a string of r, w, x and - (`rw-`, `r--`, `---`, `rx`), or `none`.
  * FLAGS is a comma list of private, shared, anon, populate, fixed, noreplace,
- * hint, noreserve (alias norserve), growsdown, locked; or `none` (no MAP_*
- * bit at all, which the kernel rejects). `private,shared` is
- * MAP_SHARED_VALIDATE.
+ * hint, noreserve (alias norserve), growsdown, locked, droppable
+ * (MAP_DROPPABLE, a mapping type of its own); or `none` (no MAP_* bit at all,
+ * which the kernel rejects). `private,shared` is MAP_SHARED_VALIDATE.
+ *
+ * Processes: `fork` numbers the new process 1, 2, ... in the order of the
+ * script's fork ops (whichever process forks); `select child N` makes
+ * process N the one later ops act on and the views show, `select parent`
+ * the script's first process again. N must name a fork op before it. Files
+ * are declared before the first fork (a fork inherits the open files).
  *
  * The parser rejects only what cannot be expressed (unknown op, wrong number
  * of arguments, malformed number, unknown prot/flag/advice, a file used
@@ -75,6 +87,10 @@ enum op_kind {
 	OP_NAME,
 	OP_FILE,
 	OP_FORK,
+	OP_MLOCKALL,
+	OP_MUNLOCKALL,
+	OP_SELECT,
+	OP_PROCESS_MADVISE,
 	OP__COUNT,
 };
 
@@ -103,14 +119,17 @@ struct op {
 	unsigned long new_len;		/* mremap */
 	unsigned long new_addr;		/* mremap to= (with MREMAP_FIXED) */
 	int prot;			/* mmap, mprotect: PROT_* */
-	int flags;			/* mmap: MAP_* but the placement; mremap: MREMAP_* */
+	int flags;			/* mmap: MAP_* but the placement; mremap: MREMAP_*;
+					 * mlock: MLOCK_ONFAULT; mlockall: MCL_* */
 	enum op_placement placement;	/* mmap */
-	int advice;			/* madvise: MADV_* */
+	int advice;			/* madvise, process_madvise: MADV_* */
 	enum op_access access;		/* touch */
 	const char *file;		/* mmap file=, file: the name (owned by the script) */
 	unsigned long offset;		/* mmap: file offset in bytes */
 	unsigned long size;		/* file: size in bytes */
 	bool shmem;			/* file: a tmpfs (shmem) file */
+	bool memfd;			/* file: memfd_create(NAME) in the process (shmem too) */
+	unsigned int child;		/* select: the process, 0 (parent) or a fork's number */
 	const char *name;		/* name: the string, NULL to clear (owned by the script) */
 	bool has_expect;
 	int expect;			/* 0 or -errno, when has_expect */

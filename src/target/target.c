@@ -331,7 +331,15 @@ static int apply_file(struct target *t, const struct op *op, struct op_result *r
 	memset(f, 0, sizeof(*f));
 	f->shmem = op->shmem;
 	f->name = vml_strdup(op->file);
-	f->path = target_env_path(t->env, op->file, op->shmem);
+	if (op->memfd) {
+		size_t n = strlen(op->file) + sizeof("/memfd: (deleted)");
+
+		f->path = vml_malloc(n);
+		if (f->path)
+			snprintf(f->path, n, "/memfd:%s (deleted)", op->file);
+	} else {
+		f->path = target_env_path(t->env, op->file, op->shmem);
+	}
 	if (!f->name || !f->path) {
 		ret = -ENOMEM;
 		goto fail;
@@ -378,6 +386,11 @@ static int placement_flags(struct target *t, const struct op *op, int *flags)
 	*flags = maps_range_unmapped(maps, op->addr, len) ? MAP_FIXED_NOREPLACE : MAP_FIXED;
 	vml_free(maps);
 	return 0;
+}
+
+void target_forget_forks(struct target *t)
+{
+	t->ops->forget_forks(t);
 }
 
 int target_apply(struct target *t, const struct op *op, struct op_result *res)

@@ -6,7 +6,9 @@
  *
  * Files. `file NAME SIZE [shmem]` creates NAME in a private temporary
  * directory of the target's environment: /tmp/vmalock.XXXXXX/NAME for a
- * regular file, /dev/shm/vmalock.XXXXXX/NAME for shmem. The live target
+ * regular file, /dev/shm/vmalock.XXXXXX/NAME for shmem. `file NAME SIZE
+ * memfd` is memfd_create(NAME) in the (first) process, written the same way,
+ * which maps shows as /memfd:NAME (deleted) on both targets. The live target
  * writes all SIZE bytes (a repeating non-zero pattern) and fsyncs them
  * instead of just extending the file, so every page is in the page cache and
  * clean, as a program's data file would be: read faults then find cached pages
@@ -90,6 +92,13 @@ struct op_result {
 	int ret;		/* 0 or -errno: what the syscall returned */
 	unsigned long addr;	/* mmap, mremap: the resulting address on success */
 };
+
+/*
+ * target_forget_forks - end the processes `fork` made (a live target's
+ * children exit) and select the first process again; the next fork is
+ * process 1. For runs that reuse a target for several scripts (fuzz).
+ */
+void target_forget_forks(struct target *t);
 
 /*
  * target_apply - carry out one op (placement rule in script.h).
@@ -183,11 +192,13 @@ struct target_ops {
 	int (*reader_rewind)(struct target_reader *r);
 	void (*reader_close)(struct target_reader *r);
 	int (*query)(struct target *t, enum vml_lock_policy lock, struct vml_procmap_query *q);
+	/* end every forked process, select the first one, number forks from 1 again */
+	void (*forget_forks)(struct target *t);
 };
 
 struct target_file {
 	char *name;		/* as declared in the script */
-	char *path;		/* absolute: what maps shows */
+	char *path;		/* absolute: what maps shows (memfd: "/memfd:NAME (deleted)") */
 	bool shmem;
 	void *priv;		/* the model's struct vml_file */
 	long handle;		/* live: the child's fd for it */
