@@ -252,7 +252,16 @@ int fuzz_pair_reset(struct fuzz_pair *p)
 	int ret = 0;
 
 	for (int i = 0; i < 2 && !ret; i++) {
-		char *maps = view_of(p, i, VML_VIEW_MAPS);
+		struct op unlock = { .kind = OP_MUNLOCKALL };
+		struct op_result unlock_res;
+		char *maps;
+
+		/* Back to the first process alone, with no mlockall(MCL_FUTURE) in force. */
+		target_forget_forks(p->t[i]);
+		ret = target_apply(p->t[i], &unlock, &unlock_res);
+		if (ret)
+			break;
+		maps = view_of(p, i, VML_VIEW_MAPS);
 
 		ret = maps ? unmap_listed(p, i, maps) : -ENOMEM;
 		vml_free(maps);

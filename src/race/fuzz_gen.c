@@ -7,7 +7,8 @@
  * unaligned, sometimes just outside the window. Lengths: mostly a few
  * pages or up to a VMA boundary; sometimes zero, unaligned, 2 MiB, or up to
  * the end of the script range. Every range stays inside the script range,
- * so no op can reach the live child's own mappings.
+ * so no op can reach the live child's own mappings - but mlockall(), which
+ * acts on the whole process, as the model's whole address space.
  */
 #include <errno.h>
 #include <string.h>
@@ -194,6 +195,8 @@ static void gen_mmap(struct fuzz_gen *g, struct op *op)
 	op->len = pick_len(g, op->addr);
 	if (op->len > (8UL << 20) && chance(g, 90))
 		op->len = (1 + below(g, 16)) * PG;	/* huge mappings: rarely */
+	if (g->future_locked && op->len > 64 * PG)
+		op->len = (1 + below(g, 16)) * PG;	/* mlockall(MCL_FUTURE) populates it */
 	op->prot = pick_prot(g);
 	if (r < 60)
 		op->flags = MAP_PRIVATE;
@@ -222,6 +225,9 @@ static void gen_mmap(struct fuzz_gen *g, struct op *op)
 		op->flags |= MAP_GROWSDOWN;
 	if (chance(g, 3) && op->len <= 64 * PG)
 		op->flags |= MAP_LOCKED;
+	/* MAP_DROPPABLE is a mapping type of its own: anonymous memory only */
+	if (chance(g, 4) && !op->file)
+		op->flags = (op->flags & ~(MAP_PRIVATE | MAP_SHARED)) | MAP_DROPPABLE;
 	r = below(g, 100);
 	op->placement = r < 55 ? OP_PLACE_AUTO : r < 80 ? OP_PLACE_FIXED :
 			r < 95 ? OP_PLACE_NOREPLACE : OP_PLACE_HINT;
@@ -243,7 +249,7 @@ static void gen_mremap(struct fuzz_gen *g, struct op *op)
 	} else if (r < 55) {			/* grow, may move */
 		op->new_len = op->len + (1 + below(g, 8)) * PG;
 		op->flags = MREMAP_MAYMOVE;
-	} else if (r < 85) {			/* move to a fixed address */
+	} else if (r < 85) {			/* move to a fixed address (several VMAs: 6.17+) */
 		op->new_len = chance(g, 70) ? op->len : (1 + below(g, 8)) * PG;
 		op->flags = MREMAP_MAYMOVE | MREMAP_FIXED;
 		op->new_addr = pick_addr(g);
@@ -255,6 +261,8 @@ static void gen_mremap(struct fuzz_gen *g, struct op *op)
 		if (chance(g, 70)) {
 			op->flags |= MREMAP_FIXED;
 			op->new_addr = pick_addr(g);
+		} else if (chance(g, 70)) {
+			op->new_addr = pick_addr(g);	/* a hint: used where it is free */
 		}
 		if (chance(g, 5))
 			op->flags = MREMAP_DONTUNMAP;	/* without maymove: EINVAL */
@@ -269,10 +277,52 @@ static int pick_advice(struct fuzz_gen *g)
 {
 	static const int adv[] = {
 		MADV_DONTNEED, MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_PAGEOUT, MADV_WILLNEED,
-		MADV_COLD, MADV_FREE,
+		MADV_COLD, MADV_FREE, MADV_GUARD_INSTALL, MADV_GUARD_REMOVE,
 	};
 
 	return adv[below(g, ARRAY_SIZE(adv))];
+}
+
+/* madvise or process_madvise: the same advice, the same ranges. */
+static void gen_madvise(struct fuzz_gen *g, struct op *op, enum op_kind kind)
+{
+	op->kind = kind;
+	op->addr = pick_addr(g);
+	op->len = pick_len(g, op->addr);
+	op->advice = pick_advice(g);
+	/* guard markers take a page-table entry each: small ranges only */
+	if (op->advice == MADV_GUARD_INSTALL && op->len > 64 * PG)
+		op->len = (1 + below(g, 16)) * PG;
+}
+
+/* The bytes the layout maps: what mlockall(MCL_CURRENT) would fault in. */
+static unsigned long mapped_bytes(const struct fuzz_gen *g)
+{
+	unsigned long sum = 0;
+
+	for (size_t i = 0; i < g->nr; i++)
+		sum += g->end[i] - g->start[i];
+	return sum;
+}
+
+/*
+ * mlockall or munlockall. MCL_CURRENT faults in every mapping, so only
+ * while the layout is small; MCL_FUTURE locks (and faults in) every later
+ * mapping, so the generator keeps later mmaps small while it holds.
+ */
+static void gen_mlockall(struct fuzz_gen *g, struct op *op)
+{
+	if (chance(g, 40)) {
+		op->kind = OP_MUNLOCKALL;
+		g->future_locked = false;
+		return;
+	}
+	op->kind = OP_MLOCKALL;
+	op->flags = (int)below(g, 8);	/* every mix, 0 and MCL_ONFAULT alone among them: EINVAL */
+	if ((op->flags & MCL_CURRENT) && mapped_bytes(g) > (8UL << 20))
+		op->flags &= ~MCL_CURRENT;
+	if (op->flags && op->flags != MCL_ONFAULT)
+		g->future_locked = op->flags & MCL_FUTURE;
 }
 
 int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
@@ -296,11 +346,10 @@ int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 		op->prot = pick_prot(g);
 	} else if (r < 690) {
 		gen_mremap(g, op);
+	} else if (r < 750) {
+		gen_madvise(g, op, OP_MADVISE);
 	} else if (r < 770) {
-		op->kind = OP_MADVISE;
-		op->addr = pick_addr(g);
-		op->len = pick_len(g, op->addr);
-		op->advice = pick_advice(g);
+		gen_madvise(g, op, OP_PROCESS_MADVISE);
 	} else if (r < 880) {
 		op->kind = OP_TOUCH;
 		op->addr = pick_addr(g);
@@ -314,7 +363,19 @@ int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 		op->len = pick_len(g, op->addr);
 		if (op->len > 64 * PG)
 			op->len = (1 + below(g, 8)) * PG;	/* mlock populates */
-	} else if (r < 980 || g->forks) {
+		if (chance(g, 30))
+			op->flags = MLOCK_ONFAULT;
+	} else if (r < 955) {
+		op->kind = OP_MUNLOCK;
+		op->addr = pick_addr(g);
+		op->len = pick_len(g, op->addr);
+	} else if (r < 970) {
+		gen_mlockall(g, op);
+	} else if (r < 980 && g->forks) {
+		/* the parent, or the child of the sequence's fork (number 1) */
+		op->kind = OP_SELECT;
+		op->child = chance(g, 50) ? 1 : 0;
+	} else if (g->forks) {
 		op->kind = OP_MUNLOCK;
 		op->addr = pick_addr(g);
 		op->len = pick_len(g, op->addr);
