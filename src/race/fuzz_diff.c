@@ -334,6 +334,20 @@ static int still_fails(struct fuzz_pair *p, struct op *ops, size_t *nr, bool sma
 	return 1;
 }
 
+/* Does every `select child N` of @ops follow N forks, as a script must? */
+static bool selects_valid(const struct op *ops, size_t nr)
+{
+	unsigned int forks = 0;
+
+	for (size_t k = 0; k < nr; k++) {
+		if (ops[k].kind == OP_FORK)
+			forks++;
+		else if (ops[k].kind == OP_SELECT && ops[k].child > forks)
+			return false;
+	}
+	return true;
+}
+
 /* ddmin over the ops after the prologue: remove chunks while the difference stays. */
 static int drop_ops(struct fuzz_pair *p, struct op *ops, size_t *nr, size_t keep, bool smaps,
 		    struct fuzz_diff *d)
@@ -356,6 +370,8 @@ static int drop_ops(struct fuzz_pair *p, struct op *ops, size_t *nr, size_t keep
 			for (size_t k = 0; k < *nr; k++)
 				if (k < lo || k >= hi)
 					trial[n++] = ops[k];
+			if (!selects_valid(trial, n))
+				continue;	/* no script says that: keep the fork */
 			ret = still_fails(p, trial, &n, smaps, d);
 			if (ret < 0)
 				break;
