@@ -27,7 +27,8 @@ static int same_op(const struct op *a, const struct op *b)
 	       a->new_len == b->new_len && a->new_addr == b->new_addr && a->prot == b->prot &&
 	       a->flags == b->flags && a->placement == b->placement && a->advice == b->advice &&
 	       a->access == b->access && a->offset == b->offset && a->size == b->size &&
-	       a->shmem == b->shmem && a->has_expect == b->has_expect &&
+	       a->shmem == b->shmem && a->memfd == b->memfd && a->child == b->child &&
+	       a->has_expect == b->has_expect &&
 	       (!a->has_expect || a->expect == b->expect) && same_str(a->file, b->file) &&
 	       same_str(a->name, b->name);
 }
