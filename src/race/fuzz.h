@@ -13,6 +13,7 @@
  * 256 KiB window at SCRIPT_RANGE_LO, so that ops collide. Excluded, because
  * the two targets answer differently by design:
  *   - `name`: the live kernel has no CONFIG_ANON_VMA_NAME;
+ *   - `file ... memfd` (the prologue's files are fixed);
  *   - more than one `fork` a sequence (the live child keeps at most 256
  *     forked children alive).
  *
