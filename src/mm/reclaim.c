@@ -245,6 +245,13 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 
 	spin_assert_held(&pt->ptl);
 	folio_clear(folio, PG_referenced);
+	/*
+	 * An mlocked folio is put back (folio_putback_lru): one a locked VMA
+	 * left behind when it lost VM_LOCKED without munlock (the source of a
+	 * MREMAP_DONTUNMAP move of part of it) stays unevictable and mapped.
+	 */
+	if (folio_test(folio, PG_unevictable))
+		return false;
 	if (folio_is_anon(folio)) {
 		if (folio->order) {
 			/* No swap: back to the active list (none swapped here). */
