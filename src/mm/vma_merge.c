@@ -133,12 +133,17 @@ struct vma *vma_merge_new_range(struct vma_merge *vmg)
 	if (!staged)
 		return merge_fail(vmg);
 	staged->vm_flags |= sticky;
+	/*
+	 * The copied-from VMA first: it may be @next itself (an mremap whose
+	 * destination lies right before its source, both pieces of a VMA its
+	 * destination unmap split), which the removal below frees if staged.
+	 */
+	dup_anon_vma(staged, vmg->copied_from);
 	if (remove_next) {
 		dup_anon_vma(staged, next);
 		if (vt_remove(t, next))
 			return merge_fail(vmg);
 	}
-	dup_anon_vma(staged, vmg->copied_from);
 	if (vt_set_range(t, staged, start, end, pgoff))
 		return merge_fail(vmg);
 	return staged;

@@ -203,6 +203,61 @@ static void test_mremap(void)
 	vml_mm_destroy(mm);
 }
 
+/* 6.17+: a fixed, unresized move of a range over several VMAs and gaps. */
+static void test_mremap_multi_vma(void)
+{
+	struct vml_mm *mm = new_mm();
+	char *maps, l[128];
+	unsigned long a;
+
+	/* [0,2) rw- | gap | [3,4) r-- | gap | [6,8) rw-, each touched apart */
+	is_int(map_anon(mm, BASE, 2 * PG, PROT_READ | PROT_WRITE), 0, "map A");
+	is_int(map_anon(mm, BASE + 3 * PG, PG, PROT_READ), 0, "map B");
+	is_int(map_anon(mm, BASE + 6 * PG, 2 * PG, PROT_READ | PROT_WRITE), 0, "map C");
+	is_int(vml_touch(mm, BASE, 2 * PG, VML_TOUCH_WRITE), 0, "touch A");
+	is_int(vml_touch(mm, BASE + 6 * PG, 2 * PG, VML_TOUCH_WRITE), 0, "touch C");
+	/* the target's mapping survives in the gaps */
+	is_int(map_anon(mm, BASE + 32 * PG, 8 * PG, PROT_READ | PROT_EXEC), 0, "map target");
+	is_int(vml_mremap(mm, BASE, 8 * PG, 8 * PG, MREMAP_MAYMOVE | MREMAP_FIXED,
+			  BASE + 32 * PG, &a), 0, "move three VMAs at once");
+	is_hex(a, BASE + 32 * PG, "the first lands at the target");
+	maps = maps_of(mm);
+	ok(strstr(maps, anon_line(l, BASE + 32 * PG, BASE + 34 * PG, "rw-p")) &&
+	   strstr(maps, anon_line(l, BASE + 34 * PG, BASE + 35 * PG, "r-xp")) &&
+	   strstr(maps, anon_line(l, BASE + 35 * PG, BASE + 36 * PG, "r--p")) &&
+	   strstr(maps, anon_line(l, BASE + 36 * PG, BASE + 38 * PG, "r-xp")) &&
+	   strstr(maps, anon_line(l, BASE + 38 * PG, BASE + 40 * PG, "rw-p")) &&
+	   !strstr(maps, "00000000-"), "the gaps keep their place and the target's mapping");
+	free(maps);
+	is_int(vml_mremap(mm, BASE + 33 * PG, 4 * PG, 4 * PG, MREMAP_MAYMOVE | MREMAP_FIXED,
+			  BASE + 64 * PG, &a), 0, "a range starting inside a VMA");
+	is_int(vml_mremap(mm, BASE + 100 * PG, 4 * PG, 4 * PG, MREMAP_MAYMOVE | MREMAP_FIXED,
+			  BASE + 64 * PG, &a), -EFAULT, "no VMA in the range is EFAULT");
+	is_int(vml_mremap(mm, BASE + 31 * PG, 4 * PG, 4 * PG, MREMAP_MAYMOVE | MREMAP_FIXED,
+			  BASE + 128 * PG, &a), -EFAULT, "a range starting in a gap is EFAULT");
+	vml_mm_destroy(mm);
+
+	/*
+	 * The destination right before the source, both pieces of one untouched
+	 * VMA the destination unmap splits: the copy merges with the piece
+	 * before it and with its own source, which goes (mm/vma.c copy_vma).
+	 */
+	mm = new_mm();
+	is_int(map_anon(mm, BASE, 11 * PG, PROT_READ | PROT_WRITE), 0, "map one VMA");
+	is_int(vml_mremap(mm, BASE + 8 * PG, 3 * PG, 3 * PG,
+			  MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, BASE + PG, &a), 0,
+	       "DONTUNMAP onto the range right before the source");
+	maps = maps_of(mm);
+	is_str(maps, anon_line(l, BASE, BASE + 11 * PG, "rw-p"), "one VMA again");
+	free(maps);
+	is_int(vml_mremap(mm, BASE + 8 * PG, 3 * PG, 3 * PG, MREMAP_MAYMOVE | MREMAP_FIXED,
+			  BASE + PG, &a), 0, "the same without DONTUNMAP");
+	maps = maps_of(mm);
+	is_str(maps, anon_line(l, BASE, BASE + 8 * PG, "rw-p"), "the source range goes");
+	free(maps);
+	vml_mm_destroy(mm);
+}
+
 static void test_faults(void)
 {
 	struct vml_mm *mm = new_mm();
@@ -421,6 +476,7 @@ int main(void)
 	test_mprotect_split_merge();
 	test_anon_vma_merge_rules();
 	test_mremap();
+	test_mremap_multi_vma();
 	test_faults();
 	test_mlock_and_madvise();
 	test_anon_names();
