@@ -90,7 +90,7 @@ bool shmem_zero_unmap_drains(struct vml_file *file)
 	if (!file->shmem || !file->deleted)
 		return false;
 	i_mmap_lock_read(file);
-	last = !file->i_mmap_count;
+	last = itree_empty(&file->i_mmap);
 	i_mmap_unlock_read(file);
 	if (!last)
 		return false;

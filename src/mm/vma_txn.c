@@ -256,13 +256,10 @@ static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert)
 		}
 		i_mmap_lock_write(file);
 		while (i < nr && n < I_MMAP_BATCH && vmas[i]->vm_file == file) {
-			if (insert) {
-				list_add_tail(&vmas[i]->i_mmap_link, &file->i_mmap);
-				file->i_mmap_count++;
-			} else {
-				list_del_init(&vmas[i]->i_mmap_link);
-				file->i_mmap_count--;
-			}
+			if (insert)
+				vma_interval_tree_insert(vmas[i], file);
+			else
+				vma_interval_tree_remove(vmas[i], file);
 			i++;
 			n++;
 		}

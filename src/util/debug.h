@@ -19,6 +19,11 @@
  *                       mmap_lock(R) held). tests/unit/test-smaps-lock.c
  *                       parks a reader there to show what a writer can do
  *                       meanwhile.
+ *   vml_i_mmap_time_hook  called after each i_mmap_rwsem write section
+ *                       with how long its holder waited for the lock and
+ *                       held it (src/mm/file.h), outside the lock: `vmalock
+ *                       bench exec-churn` measures the hold time seed 001
+ *                       is about. Set before the threads it times start.
  *   per-record cost     not global: a reader's seq_file spends record_ns
  *                       of CPU time after each record it shows
  *                       (vml_reader_set_record_cost, the benchmarks'
@@ -29,6 +34,7 @@
 #define VML_UTIL_DEBUG_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/compiler.h"
@@ -59,6 +65,19 @@ static inline void vml_proc_walk_hook_call(struct vma *vma)
 	if (unlikely(hook))
 		hook(vma);
 }
+
+struct vml_file;
+typedef void (*vml_lock_time_fn)(const struct vml_file *file, uint64_t wait_ns, uint64_t hold_ns);
+extern _Atomic(vml_lock_time_fn) vml_i_mmap_time_hook;
+
+/* Is i_mmap_rwsem's write side being timed? Relaxed: set before the timed threads start. */
+static inline bool vml_i_mmap_timed(void)
+{
+	return unlikely(atomic_load_explicit(&vml_i_mmap_time_hook, memory_order_relaxed) != NULL);
+}
+
+/* Report one timed write section of @file's i_mmap_rwsem (out of line and cold). */
+void vml_i_mmap_time_report(const struct vml_file *file, uint64_t wait_ns, uint64_t hold_ns);
 
 /* Spend @ns nanoseconds of CPU time (a busy wait; out of line and cold). */
 void vml_spin_ns(uint64_t ns);
