@@ -146,6 +146,11 @@ int vml_mm_stats(struct vml_mm *umm, struct vml_mm_stats *out)
 		.mmap_handoffs = rs.handoff,
 		.proc_mmap_fallbacks = load_relaxed(&mm->stats.proc_mmap_fallbacks),
 		.proc_contended_drops = load_relaxed(&mm->stats.proc_contended_drops),
+		.shmem_swap_none = load_relaxed(&mm->stats.shmem_swap_none),
+		.shmem_swap_object = load_relaxed(&mm->stats.shmem_swap_object),
+		.shmem_swap_walk = load_relaxed(&mm->stats.shmem_swap_walk),
+		.shmem_swap_per_page = load_relaxed(&mm->stats.shmem_swap_per_page),
+		.shmem_swap_lookups = load_relaxed(&mm->stats.shmem_swap_lookups),
 	};
 	return 0;
 }

@@ -258,6 +258,11 @@ struct mm_stats {
 	_Atomic uint64_t mmap_write_locks;
 	_Atomic uint64_t proc_mmap_fallbacks;
 	_Atomic uint64_t proc_contended_drops;
+	_Atomic uint64_t shmem_swap_none;	/* smaps' shmem swap paths (vml_mm_stats) */
+	_Atomic uint64_t shmem_swap_object;
+	_Atomic uint64_t shmem_swap_walk;
+	_Atomic uint64_t shmem_swap_per_page;
+	_Atomic uint64_t shmem_swap_lookups;
 };
 
 /*

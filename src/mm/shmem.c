@@ -4,9 +4,13 @@
  *
  * A shmem page is swapped from the page cache: its slot there becomes a
  * swap entry (file->swap_slots) and file->swapped counts them. The fast
- * paths of shmem_swap_usage are the kernel's: nothing swapped, or the VMA
- * maps the whole object, needs no walk; otherwise the slots of the VMA's
- * range are counted (the xarray walk of shmem_partial_swap_usage).
+ * paths of shmem_swap_usage are the kernel's (seed 004): nothing swapped,
+ * or the VMA maps the whole object, needs no walk; otherwise the slots of
+ * the VMA's range are counted (the xarray walk of
+ * shmem_partial_swap_usage). Each call counts the path it took in the
+ * VMA's mm (vml_mm_stats: shmem_swap_none/object/walk), so tests can
+ * prove which one ran. shmem_swap_lookup is the one-page lookup smaps
+ * makes for each empty entry where no fast path applies.
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -33,19 +37,35 @@ unsigned long shmem_partial_swap_usage(struct vml_file *file, unsigned long star
 	return n << PAGE_SHIFT;
 }
 
+bool shmem_swap_lookup(struct vml_file *file, unsigned long index)
+{
+	bool swapped;
+
+	spin_lock(&file->i_pages_lock);
+	swapped = file_swap_at(file, index) != 0;
+	spin_unlock(&file->i_pages_lock);
+	return swapped;
+}
+
 unsigned long shmem_swap_usage(struct vma *vma)
 {
 	struct vml_file *file = vma->vm_file;
+	struct mm_stats *st = &vma->vm_mm->stats;
 	unsigned long swapped = load_relaxed(&file->swapped), size;
 
-	if (!swapped)
+	if (!swapped) {
+		fetch_add_relaxed(&st->shmem_swap_none, 1);
 		return 0;
+	}
 	spin_lock(&file->i_pages_lock);
 	size = file->size;
 	spin_unlock(&file->i_pages_lock);
 	/* The VMA maps the whole object: its counter is the answer. */
-	if (!vma->vm_pgoff && vma->vm_end - vma->vm_start >= size)
+	if (!vma->vm_pgoff && vma->vm_end - vma->vm_start >= size) {
+		fetch_add_relaxed(&st->shmem_swap_object, 1);
 		return swapped << PAGE_SHIFT;
+	}
+	fetch_add_relaxed(&st->shmem_swap_walk, 1);
 	return shmem_partial_swap_usage(file, vma->vm_pgoff, vma->vm_pgoff + vma_pages(vma));
 }
 
