@@ -47,6 +47,11 @@ struct bench_opts {
 	unsigned int kh_ranges;		/* khugepaged: --ranges collapsible 2 MiB ranges */
 	unsigned int kh_scan_sleep_ms;	/* khugepaged: --scan-sleep between wakeups */
 	bool kh_mainline, kh_fixed;	/* khugepaged: --policy */
+	unsigned int threads[BENCH_MAX_LIST];	/* exec-churn: --threads N[,N...] */
+	unsigned int nr_threads;
+	unsigned long size;		/* shmem-smaps: --size of the mapping (bytes) */
+	unsigned long stride;		/* shmem-smaps: --stride between dirtied pages */
+	unsigned long reads;		/* shmem-smaps: --reads of smaps a sample */
 	const char *json;		/* --json FILE */
 	const char *plot;		/* --plot FILE.png|FILE.svg */
 	bool quiet;			/* --quiet: no progress line */
@@ -114,6 +119,10 @@ const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind ta
 int bench_read_cost(const struct bench_opts *o);
 int bench_ops(const struct bench_opts *o);
 int bench_khugepaged(const struct bench_opts *o);
+/* Seed 001: the file mapping lock under exec churn, pre vs post order (execchurn.c). */
+int bench_exec_churn(const struct bench_opts *o);
+/* Seed 004: the cost of reading smaps of shmem mappings, fast paths vs per-page (shmemsmaps.c). */
+int bench_shmem_smaps(const struct bench_opts *o);
 
 /* ---- shared helpers (bench/util.c) ---- */
 

@@ -94,6 +94,15 @@ const struct cli_opt bench_opt_table[] = {
 	  "khugepaged: sleep between wakeups [10]" },
 	{ "--policy", "mainline|fixed|both", cli_set_choice, B(policy), 0, 0, policy_words,
 	  "khugepaged: the scanner policy [both]" },
+	{ "--threads", "N[,N...]", cli_set_ulist, B(threads), 1, 1024, NULL,
+	  "exec-churn: model workers and live exec loops, one row each\n"
+	  "[1,2,4,8,16,32,64]" },
+	{ "--size", "SIZE", cli_set_size, B(o.size), 4 << 20, 1UL << 40, NULL,
+	  "shmem-smaps: the mapping each case reads [2G]" },
+	{ "--stride", "SIZE", cli_set_size, B(o.stride), 8192, 1UL << 30, NULL,
+	  "shmem-smaps: one page dirtied every SIZE [2M]" },
+	{ "--reads", "N", cli_set_ulong, B(o.reads), 1, 1000000, NULL,
+	  "shmem-smaps: whole reads of smaps timed per sample [100]" },
 	{ "--json", "FILE", cli_set_json_path, B(o.json), 0, 0, NULL,
 	  "write the results as JSON (checked before the run)" },
 	{ "--plot", "FILE.png|FILE.svg", cli_set_plot_path, B(o.plot), 0, 0, NULL,
@@ -122,6 +131,13 @@ static void help(FILE *f)
 "  khugepaged   seed 003 on the model: time to collapse THP ranges behind many\n"
 "               ineligible VMAs while a mapper contends for mmap_lock, and\n"
 "               the scanner's longest mmap_lock hold, mainline vs fixed policy\n"
+"  exec-churn   seed 001: threads building and tearing down exec-like address\n"
+"               spaces of the same files; executions/s, i_mmap_rwsem hold and\n"
+"               wait, and the ceiling one file's lock sets, for both i_mmap\n"
+"               orders; beside it parallel exec loops on the live kernel\n"
+"  shmem-smaps  seed 004: 100 whole reads of smaps of a 2 GB mapping dirtied\n"
+"               every 2 MB: shmem private/shared/not swapped vs anonymous, on\n"
+"               the model (fast and per-page) and the live kernel (root: swap)\n"
 "\n"
 "Options [defaults]:\n");
 	cli_print_opts(f, bench_tables);
@@ -152,6 +168,10 @@ void bench_cli_default(struct bench_cli *c)
 	c->readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
 	c->sizes = (struct cli_ulist){ .v = { 1000, 10000, 65530, 1000000 }, .nr = 4 };
 	c->policy = 2;	/* both */
+	c->threads = (struct cli_ulist){ .v = { 1, 2, 4, 8, 16, 32, 64 }, .nr = 7 };
+	o->size = 2UL << 30;
+	o->stride = 2UL << 20;
+	o->reads = 100;
 }
 
 void bench_cli_finish(struct bench_cli *c)
@@ -170,6 +190,9 @@ void bench_cli_finish(struct bench_cli *c)
 	o->nr_sizes = c->sizes.nr;
 	o->kh_mainline = c->policy != 1;
 	o->kh_fixed = c->policy != 0;
+	for (unsigned int i = 0; i < c->threads.nr; i++)
+		o->threads[i] = (unsigned int)c->threads.v[i];
+	o->nr_threads = c->threads.nr;
 }
 
 static int scenario_arg(void *opts, const char *arg)
@@ -182,8 +205,25 @@ static int scenario_arg(void *opts, const char *arg)
 	return 0;
 }
 
+/* The scenarios; those with run() print and write their own results. */
+static const struct bench_scenario {
+	const char *name;
+	int (*run)(const struct bench_opts *o);
+	bool plot;			/* takes --plot */
+} scenarios[] = {
+	{ "proc-vs-map", NULL, true },
+	{ "read-cost", bench_read_cost, true },
+	{ "ops", bench_ops, false },
+	{ "khugepaged", bench_khugepaged, false },
+	{ "exec-churn", bench_exec_churn, true },
+	{ "shmem-smaps", bench_shmem_smaps, true },
+	{ NULL, NULL, false },
+};
+#define SCENARIO_NAMES "proc-vs-map, read-cost, ops, khugepaged, exec-churn, shmem-smaps"
+
 int cmd_bench(int argc, char **argv)
 {
+	const struct bench_scenario *sc;
 	struct bench_cli c;
 	const char *scenario;
 	struct pvm_result res;
@@ -201,26 +241,17 @@ int cmd_bench(int argc, char **argv)
 	bench_cli_finish(&c);
 	scenario = c.scenario;
 	if (!scenario)
-		return cli_usage_error("bench", "missing SCENARIO (proc-vs-map, read-cost, ops, khugepaged)");
-	if (strcmp(scenario, "proc-vs-map") && strcmp(scenario, "read-cost") &&
-	    strcmp(scenario, "ops") && strcmp(scenario, "khugepaged"))
-		return cli_usage_error("bench", "SCENARIO: unknown scenario '%s' (proc-vs-map, "
-				       "read-cost, ops, khugepaged)", scenario);
+		return cli_usage_error("bench", "missing SCENARIO (%s)", SCENARIO_NAMES);
+	for (sc = scenarios; sc->name && strcmp(sc->name, scenario); sc++)
+		;
+	if (!sc->name)
+		return cli_usage_error("bench", "SCENARIO: unknown scenario '%s' (%s)", scenario,
+				       SCENARIO_NAMES);
+	if (c.o.plot && !sc->plot)
+		return cli_usage_error("bench", "--plot: %s has no plot (use --json)", scenario);
 	bench_print_load(stdout);
-	if (!strcmp(scenario, "khugepaged")) {
-		if (c.o.plot)
-			return cli_usage_error("bench", "--plot: khugepaged has no plot (use --json)");
-		return bench_khugepaged(&c.o);
-	}
-	if (!c.o.model && !c.o.live)
-		return cli_usage_error("bench", "--target: nothing to run");
-	if (!strcmp(scenario, "ops")) {
-		if (c.o.plot)
-			return cli_usage_error("bench", "--plot: ops has no plot (use --json)");
-		return bench_ops(&c.o);
-	}
-	if (!strcmp(scenario, "read-cost"))
-		return bench_read_cost(&c.o);
+	if (sc->run)
+		return sc->run(&c.o);
 
 	ret = bench_proc_vs_map(&c.o, &res);
 	if (!ret) {

@@ -286,10 +286,47 @@ int cli_set_profile(const char *cmd, const struct cli_opt *o, const char *val, v
 	return 0;
 }
 
+/* words: "pre", "post" (enum vml_i_mmap_order by name) */
+static int set_i_mmap_order(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	int i, ret = choose(cmd, o, "order", val, &i);
+
+	(void)dst;
+	if (!ret)
+		host_set_i_mmap_order(i == 0 ? VML_I_MMAP_PRE : VML_I_MMAP_POST);
+	return ret;
+}
+
+/* words: "fast", "per-page" */
+static int set_shmem_swap_usage(const char *cmd, const struct cli_opt *o, const char *val,
+				void *dst)
+{
+	int i, ret = choose(cmd, o, "value", val, &i);
+
+	(void)dst;
+	if (!ret)
+		host_set_shmem_swap_usage(i == 0 ? VML_SHMEM_SWAP_FAST : VML_SHMEM_SWAP_PER_PAGE);
+	return ret;
+}
+
+static const char *const i_mmap_order_words[] = { "pre", "post", NULL };
+static const char *const shmem_swap_usage_words[] = { "fast", "per-page", NULL };
+
 const struct cli_opt cli_common_opts[] = {
 	{ "--profile", "FILE", cli_set_profile, 0, 0, 0, NULL,
 	  "run the model as on the saved host profile FILE (vmalock host\n"
 	  "--json) instead of this host's" },
+	{ "--i-mmap-order", "pre|post", set_i_mmap_order, 0, 0, 0, i_mmap_order_words,
+	  "the model's mmap stores a new file mapping in the mm's tree\n"
+	  "inside its file's i_mmap_rwsem write section (pre: before\n"
+	  "Linux 6.5, seed 001) or after it (post) [post; bench\n"
+	  "exec-churn: both]" },
+	{ "--shmem-swap-usage", "fast|per-page", set_shmem_swap_usage, 0, 0, 0,
+	  shmem_swap_usage_words,
+	  "how the model's smaps counts shmem swap: the object's\n"
+	  "counter or a page-cache walk where they apply (fast), or a\n"
+	  "lookup per empty page (per-page: before Linux 4.5, seed 004)\n"
+	  "[fast; bench shmem-smaps: both]" },
 	CLI_OPT_END,
 };
 

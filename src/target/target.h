@@ -217,6 +217,8 @@ extern const struct target_ops target_model_ops;
 bool target_live_available(void);
 /* Where vmalock-child is (live.c says where it looks). Return: 0 or -ENOENT. */
 int target_child_exe(char *out, size_t len);
+/* Where the helper program @name is: beside us, or in LIBEXECDIR/vmalock/. Return: 0 or -ENOENT. */
+int target_helper_exe(const char *name, char *out, size_t len);
 
 /*
  * Create NAME in @env's directory with SIZE bytes written (once per
