@@ -19,22 +19,26 @@
 #include "sync/spinlock.h"
 #include "util/compiler.h"
 
+/*
+ * The kernel's page cache is one xarray holding pages and swap entries
+ * alike; this walk (xas_for_each) visits every entry of the range and
+ * counts the swap ones, so it costs a step per cached page as well as per
+ * swapped one - the cost seed 004 compares with a lookup per empty PTE.
+ * The model keeps the two kinds in two maps: it counts the swap map's
+ * entries and passes over the page map's the same way.
+ */
 unsigned long shmem_partial_swap_usage(struct vml_file *file, unsigned long start,
 				       unsigned long end)
 {
-	unsigned long n = 0;
+	unsigned long swapped, cached;
 
 	spin_lock(&file->i_pages_lock);
-	/* Ends: each step moves past an entry; empty stretches are skipped whole. */
-	for (unsigned long i = start; i < end; i++) {
-		uintptr_t v;
-
-		if (!xmap_next(&file->swap_slots, &i, end, &v))
-			break;
-		n++;
-	}
+	swapped = xmap_count(&file->swap_slots, start, end);
+	cached = xmap_count(&file->pages, start, end);
 	spin_unlock(&file->i_pages_lock);
-	return n << PAGE_SHIFT;
+	/* A page is cached or in swap, never both. */
+	VML_BUG_ON(swapped + cached > end - start);
+	return swapped << PAGE_SHIFT;
 }
 
 bool shmem_swap_lookup(struct vml_file *file, unsigned long index)
@@ -42,7 +46,8 @@ bool shmem_swap_lookup(struct vml_file *file, unsigned long index)
 	bool swapped;
 
 	spin_lock(&file->i_pages_lock);
-	swapped = file_swap_at(file, index) != 0;
+	/* What the page cache holds there (one xarray lookup): a page, or else a swap entry? */
+	swapped = !file_folio_at(file, index) && file_swap_at(file, index);
 	spin_unlock(&file->i_pages_lock);
 	return swapped;
 }

@@ -245,7 +245,7 @@ static int live_file(struct target *t, const struct op *op, struct target_file *
  * whole system: a busy machine may keep it above 0, hence the bound). The
  * model has no disk: its pageout is complete when it returns.
  */
-static void wait_writeback_done(void)
+void target_wait_writeback(void)
 {
 	struct timespec ts = { 0, 200000 };
 
@@ -331,7 +331,7 @@ static int live_apply(struct target *t, const struct op *op, int mmap_flags,
 	res->ret = (int)rep.ret;
 	res->addr = rep.addr;
 	if (op->kind == OP_MADVISE && op->advice == MADV_PAGEOUT && !rep.ret)
-		wait_writeback_done();
+		target_wait_writeback();
 	return 0;
 }
 

@@ -219,6 +219,8 @@ bool target_live_available(void);
 int target_child_exe(char *out, size_t len);
 /* Where the helper program @name is: beside us, or in LIBEXECDIR/vmalock/. Return: 0 or -ENOENT. */
 int target_helper_exe(const char *name, char *out, size_t len);
+/* After MADV_PAGEOUT: wait (up to a second) until nothing is under writeback (live.c). */
+void target_wait_writeback(void);
 
 /*
  * Create NAME in @env's directory with SIZE bytes written (once per
