@@ -154,6 +154,68 @@ PY
 	ok $? "bench khugepaged: JSON schema"
 fi
 
+# exec-churn: both orders on the model (and live exec loops), a JSON and an SVG
+"$vmalock" bench exec-churn --target "$target" --threads 1,2 --duration 0.2 --samples 1 \
+	--json ec.json --plot ec.svg --quiet >out 2>err
+rc=$?
+rows=$(grep -cE '^(model +(pre|post)|live +kernel) +[12] ' out)
+want=2; [ "$target" = both ] && want=6
+[ $rc -eq 0 ] && [ "$rows" -eq $want ] && grep -q '<svg' ec.svg && \
+	{ [ "$target" != both ] || [ "$(grep -c '^verdict' out)" -eq 2 ]; }
+ok $? "exec-churn prints $want rows (and, with both targets, two verdict lines)"
+python3 - ec.json "$target" >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["scenario"] == "exec-churn" and d["samples"] == 1
+num = (int, float)
+seen = set()
+for r in d["rows"]:
+    seen.add((r["target"], r["order"]))
+    assert r["threads"] in (1, 2) and isinstance(r["execs_per_s"], num) and r["execs_per_s"] > 0
+    assert len(r["per_sample"]) == 1
+    if r["target"] == "model":
+        for k in ("hold_p50_ns", "hold_p99_ns", "sections_per_exec", "ceiling_execs_per_s",
+                  "hot_sections_per_exec", "hot_hold_ns"):
+            assert isinstance(r[k], num) and r[k] > 0, (k, r)
+        assert r["hold_p50_ns"] <= r["hold_p99_ns"], r
+want = {"both": {("model", "pre"), ("model", "post"), ("live", "kernel")},
+        "live": {("live", "kernel")}}[sys.argv[2]]
+assert seen == want, seen
+PY
+ok $? "exec-churn JSON has the schema"
+if [ "$target" = both ]; then
+	"$vmalock" bench exec-churn --target model --i-mmap-order pre --threads 1 --duration 0.1 \
+		--samples 1 --quiet >out 2>err
+	[ $? -eq 0 ] && grep -qE '^model +pre +1 ' out && ! grep -qE '^model +post' out
+	ok $? "exec-churn --i-mmap-order pre runs that order alone"
+
+	# shmem-smaps on the model (the live side needs swap: the system suite runs it)
+	"$vmalock" bench shmem-smaps --target model --size 8M --stride 1M --reads 2 \
+		--samples 2 --json ss.json --plot ss.png --quiet >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(grep -cE '^model +(fast|per-page) +(private|shared|noswap|anon) ' out)" \
+		-eq 8 ] && [ "$(grep -c '^verdict' out)" -eq 2 ] && head -c 8 ss.png | grep -q PNG
+	ok $? "shmem-smaps prints 8 model rows, 2 verdicts and a PNG"
+	python3 - ss.json >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["scenario"] == "shmem-smaps" and d["samples"] == 2 and d["reads"] == 2
+rows = {(r["smaps"], r["case"]): r for r in d["rows"]}
+assert len(rows) == 8, rows.keys()
+for r in rows.values():
+    assert r["target"] == "model" and r["seconds"] > 0 and len(r["per_sample_seconds"]) == 2
+    assert r["swap_kb"] == (0 if r["case"] in ("noswap", "anon") else 16), r
+# which path each case took (vml_mm_stats): the seed's table
+paths = {k: r["path"] for k, r in rows.items()}
+assert paths[("fast", "private")] == "walk+per-page", paths
+assert paths[("fast", "shared")] == "walk" and paths[("fast", "noswap")] == "none", paths
+assert paths[("fast", "anon")] == "-" and paths[("per-page", "shared")] == "per-page", paths
+assert rows[("fast", "shared")]["lookups_per_read"] == 0, rows
+assert rows[("per-page", "noswap")]["lookups_per_read"] == 8 * 256 - 8, rows
+PY
+	ok $? "shmem-smaps JSON has the schema, the Swap and each case's path"
+fi
+
 # run: the table, the files and a two-line verdict
 "$vmalock" run --target "$target" $tiny --samples 1 --quiet >out 2>err
 rc=$?
@@ -189,6 +251,11 @@ expect "target: unknown target 'bogus'" "bad --target named" -- bench proc-vs-ma
 expect "lock: unknown policy 'rcu'" "bad --lock named" -- bench proc-vs-map --lock rcu
 expect "plot: bad value 'x.pdf'" "--plot not png/svg" -- bench proc-vs-map --plot x.pdf
 expect "plot: ops has no plot" "--plot with ops" -- bench ops --plot x.png
+expect "threads: bad value '0'" "zero --threads" -- bench exec-churn --threads 0
+expect "i-mmap-order: unknown order 'mid'" "bad --i-mmap-order named" -- bench exec-churn --i-mmap-order mid
+expect "shmem-swap-usage: unknown value 'x'" "bad --shmem-swap-usage named" -- bench shmem-smaps --shmem-swap-usage x
+expect "size: bad value '1K'" "too small --size" -- bench shmem-smaps --size 1K
+expect "reads: bad value '0'" "zero --reads" -- bench shmem-smaps --reads 0
 expect "json needs a value" "--json without its value" -- bench proc-vs-map --json
 expect "quiet takes no value" "value on a flag" -- bench ops --quiet=yes
 expect "unexpected argument 'more'" "second SCENARIO" -- bench ops more

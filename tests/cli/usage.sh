@@ -140,6 +140,13 @@ expect 2 "plot: cannot write '/nonexistent/x.svg'" "an unwritable --plot refused
 expect 2 "Is a directory" "replay of a directory" -- replay .
 expect 2 "too large for an op script" "replay of /dev/zero ends" -- replay /dev/zero
 expect 2 "profile: nosuch.json: No such file" "--profile of a missing file" -- replay good.ops --profile nosuch.json
+expect 2 "i-mmap-order: unknown order 'x'" "bad --i-mmap-order named" -- replay good.ops --i-mmap-order x
+expect 2 "shmem-swap-usage: unknown value 'x'" "bad --shmem-swap-usage named" -- show smaps good.ops --shmem-swap-usage x
+# The model switches change how, not what: the same views either way.
+"$vmalock" replay good.ops --view smaps >out.default 2>err &&
+	"$vmalock" replay good.ops --view smaps --i-mmap-order pre --shmem-swap-usage per-page \
+		>out 2>err && cmp -s out out.default
+ok $? "replay with --i-mmap-order pre --shmem-swap-usage per-page shows the same smaps"
 "$vmalock" show maps good.ops --target model >out 2>err
 [ $? -eq 0 ] && grep -q '^100000000000-100000004000 rw-p' out
 ok $? "show takes FILE after VIEW"
