@@ -23,7 +23,11 @@
  * through a shared mapping and pushed out with MADV_PAGEOUT - pages the
  * cases never touch, so they stay in swap. Anonymous memory gets
  * MADV_NOHUGEPAGE, so each dirtied page is one PTE in its own table, as in
- * the shmem cases.
+ * the shmem cases. On the live kernel a helper process keeps every other
+ * page of both files locked in memory (MAP_LOCKED), so that the host's own
+ * reclaim (DAMON's pageout scheme, kswapd) swaps out nothing more: the
+ * cases' pages are then mapped twice (Shared_Dirty), which costs smaps
+ * nothing that matters here.
  *
  * Rows: the model with each setting of shmem_swap_usage (fast: 4.5 and
  * later; per-page: before) and the live kernel, which needs root for its
@@ -52,6 +56,7 @@
 #define BASE 0x100000000000UL	/* 2 MiB aligned */
 #define NCASES 4
 #define SWAP_BYTES (64UL << 20)
+#define PMD_SZ (2UL << 20)
 
 enum ss_case { CASE_PRIVATE, CASE_SHARED, CASE_NOSWAP, CASE_ANON };
 
@@ -184,6 +189,7 @@ static void model_destroy(struct ss_model *m)
  */
 struct ss_live {
 	struct target_env *env;
+	struct target *pin;	/* keeps the files' other pages locked in memory */
 };
 
 static int live_op(struct target *t, struct op op)
@@ -255,6 +261,36 @@ static int live_case(struct ss_live *l, const struct bench_opts *o, struct ss_ro
 	return err;
 }
 
+/*
+ * Lock every page of both files in memory but those to be pushed out: a
+ * host's own reclaim - DAMON's pageout scheme, kswapd - must not put more
+ * of them in swap than the setup does (with swap on, DAMON pages out cold
+ * tmpfs pages within a minute), or "noswap" would not be.
+ */
+static int live_pin(struct ss_live *l, const struct bench_opts *o)
+{
+	const unsigned long other = BASE + 2 * (o->size + o->stride + PMD_SZ);
+	int err = target_create(TARGET_LIVE, l->env, &l->pin);
+
+	if (!err)
+		err = live_file(l->pin, o, "swapped");
+	if (!err)
+		err = live_file(l->pin, o, "clean");
+	if (!err)
+		err = live_op(l->pin, (struct op){ .kind = OP_MMAP, .addr = BASE,
+						   .len = o->size + o->stride, .prot = PROT_READ,
+						   .flags = MAP_SHARED | MAP_LOCKED | MAP_POPULATE,
+						   .placement = OP_PLACE_FIXED, .file = "swapped" });
+	if (!err)
+		err = live_op(l->pin, (struct op){ .kind = OP_MMAP, .addr = other,
+						   .len = o->size + o->stride, .prot = PROT_READ,
+						   .flags = MAP_SHARED | MAP_LOCKED | MAP_POPULATE,
+						   .placement = OP_PLACE_FIXED, .file = "clean" });
+	for (unsigned long a = PG; a < o->size && !err; a += 2 * o->stride)
+		err = live_op(l->pin, (struct op){ .kind = OP_MUNMAP, .addr = BASE + a, .len = PG });
+	return err;
+}
+
 static int live_create(struct ss_live *l, const struct bench_opts *o)
 {
 	char err[256];
@@ -275,12 +311,15 @@ static int live_create(struct ss_live *l, const struct bench_opts *o)
 	if (!ret)
 		ret = target_env_make_file(l->env, "clean", true, o->size + o->stride);
 	if (!ret)
+		ret = live_pin(l, o);
+	if (!ret)
 		ret = live_swap_part(l, o);
 	return ret;
 }
 
 static void live_destroy(struct ss_live *l)
 {
+	target_destroy(l->pin);
 	if (l->env)
 		target_env_put(l->env);	/* removes the files, turns the swap off */
 }
