@@ -9,8 +9,9 @@
  * lock policy (mmap) against the new (vma). bench/README.md has the method.
  *
  * Scenarios print progress on stderr and their results on stdout; on a
- * failure they print one line naming what failed and return an exit status
- * (EXIT_CHECK_FAILED); they never exit.
+ * failure they print one line naming what failed and return non-zero (a
+ * negative errno, or 1); they never exit. The CLI maps that to its exit
+ * status.
  */
 #ifndef VML_BENCH_BENCH_H
 #define VML_BENCH_BENCH_H

@@ -39,31 +39,6 @@ const char *bench_kernel(void)
 	return u.release;
 }
 
-void json_num(FILE *f, double v)
-{
-	if (!isfinite(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.6g", v);
-}
-
-void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 const char *bench_plot_terminal(const char *path)
 {

@@ -210,7 +210,7 @@ int cmd_bench(int argc, char **argv)
 	if (!strcmp(scenario, "khugepaged")) {
 		if (c.o.plot)
 			return cli_usage_error("bench", "--plot: khugepaged has no plot (use --json)");
-		return bench_khugepaged(&c.o);
+		return bench_khugepaged(&c.o) ? EXIT_CHECK_FAILED : 0;
 	}
 	if (!c.o.model && !c.o.live)
 		return cli_usage_error("bench", "--target: nothing to run");

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench.sh VMALOCK TARGET: every benchmark scenario and `vmalock run` once at a
+# bench.sh VMALOCK TARGET TEST_JSON: every benchmark scenario and `vmalock run` once at a
 # tiny size, checking the structure of the output and the JSON's schema (not
 # the numbers: a benchmark is not a test, and a slow machine must not fail);
 # then bad options (exit 2, one line naming the option). TARGET is both, or
@@ -7,6 +7,7 @@
 set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 target=${2:-both}
+test_json=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -22,6 +23,13 @@ ok() {	# ok COND-EXIT-STATUS DESCRIPTION
 		failed=$((failed + 1))
 		sed 's/^/#   /' out err 2>/dev/null
 	fi
+}
+
+# Every JSON document written is read, written and read again unchanged
+# through the project's JSON layer (tests/target/test-json.c).
+roundtrip() {
+	[ -n "$test_json" ] || return 0
+	"$test_json" "$@"
 }
 
 # expect PATTERN DESCRIPTION -- ARGS...: exit 2 and one stderr line matching PATTERN
@@ -101,7 +109,7 @@ rows=$(grep -cE '^(model|live) +(mmap|vma|kernel) +[0-9]+ ' out)
 want=2; [ "$target" = both ] && want=6
 [ $rc -eq 0 ] && [ "$rows" -eq $want ] && grep -q '^target  *lock  *readers  *max_med' out
 ok $? "proc-vs-map prints a table of $want rows"
-check_json pvm.json proc-vs-map 2 "$target" >err 2>&1
+check_json pvm.json proc-vs-map 2 "$target" >err 2>&1 && roundtrip pvm.json 2>>err
 ok $? "proc-vs-map JSON has the schema"
 grep -q '<svg' pvm.svg 2>/dev/null
 ok $? "proc-vs-map --plot writes an SVG"
@@ -118,7 +126,7 @@ rc=$?
 [ $rc -eq 0 ] && [ ! -s err ] && grep -q '^ *size  *vmas  *mmap' out && \
 	[ "$(grep -cE '^ +(100|1000) ' out)" -eq 2 ]
 ok $? "read-cost prints one row per size"
-check_json rc.json read-cost 2 "$target" >err 2>&1
+check_json rc.json read-cost 2 "$target" >err 2>&1 && roundtrip rc.json 2>>err
 ok $? "read-cost JSON has the schema"
 head -c 8 rc.png 2>/dev/null | grep -q PNG
 ok $? "read-cost --plot writes a PNG"
@@ -130,7 +138,7 @@ rc=$?
 [ $rc -eq 0 ] && grep -q '^mmap+munmap (1 page) ' out && grep -q '^write fault (1 page) ' out && \
 	grep -q '^maps read per VMA' out && grep -q 'model/live' out
 ok $? "ops prints the table"
-check_json ops.json ops 2 "$target" >err 2>&1
+check_json ops.json ops 2 "$target" >err 2>&1 && roundtrip ops.json 2>>err
 ok $? "ops JSON has the schema"
 
 # khugepaged (model only): both policies, a JSON
@@ -151,6 +159,7 @@ for r in d["rows"]:
         assert r[k] >= 0, (k, r)
     assert len(r["per_sample"]) == 1
 PY
+	[ $? -eq 0 ] && roundtrip kh.json 2>>err
 	ok $? "bench khugepaged: JSON schema"
 fi
 
@@ -165,6 +174,7 @@ import json
 d = json.load(open("vmalock-run.json"))
 assert sorted({r["readers"] for r in d["rows"]}) == [0, 1, 4], d["rows"]
 PY
+[ $? -eq 0 ] && roundtrip vmalock-run.json 2>>err
 ok $? "run's JSON has the schema and rows for 0, 1 and 4 readers"
 
 # bad options: exit 2, one line naming the option
