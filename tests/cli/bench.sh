@@ -177,6 +177,16 @@ PY
 [ $? -eq 0 ] && roundtrip vmalock-run.json 2>>err
 ok $? "run's JSON has the schema and rows for 0, 1 and 4 readers"
 
+# gnuplot's own errors (many lines, the script quoted) become one line of ours.
+mkdir -p fakebin
+printf '#!/bin/sh\necho "set output \\"x\\"" >&2\necho "         ^" >&2\necho "line 3: cannot open output file" >&2\nexit 1\n' >fakebin/gnuplot
+chmod +x fakebin/gnuplot
+PATH="$tmp/fakebin:$PATH" "$vmalock" bench read-cost --target model --sizes 100 --samples 1 \
+	--plot plotted.svg --quiet >out 2>err
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q 'plot: gnuplot failed: line 3: cannot open output file' err
+ok $? "a gnuplot failure is one line of ours (exit $rc)"
+
 # bad options: exit 2, one line naming the option
 expect "missing SCENARIO" "bench without SCENARIO" -- bench
 expect "unknown scenario 'frob'" "unknown scenario named" -- bench frob
