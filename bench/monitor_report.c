@@ -155,14 +155,16 @@ static void print_model(FILE *f, const struct mon_result *res)
 	if (!res->o->model)
 		return;
 	fprintf(f, "#\n# the model's prediction: each tool's observed reads of the mapper replayed "
-		   "on the model every %g s;\n# xp99, xmax: over the model's no-tool row; today: the "
-		   "policy this kernel uses for what the tool reads;\n# vma/today: the seeds' per-VMA "
-		   "locks against it; predicted: the live figure times vma/today (us)\n",
+		   "on the model every %g s;\n# xp99, xavg, xmax: over the model's no-tool row (compare "
+		   "with the live ones); today: the policy this kernel\n# uses for what the tool reads; "
+		   "vma/today: the seeds' per-VMA locks against it; predicted: the live figure times "
+		   "vma/today\n",
 		res->o->interval_s);
-	fprintf(f, "%-16s %5s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s\n", "tool", "today",
-		"mmap", "", "vma", "", "vma/today", "", "", "", "predicted", "", "");
-	fprintf(f, "%-16s %5s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s\n", "", "", "xp99", "xmax",
-		"xp99", "xmax", "p50", "p99", "avg", "max", "p99", "avg", "max");
+	fprintf(f, "%-16s %5s %-20s  %-20s  %-27s  %s\n", "", "", "model mmap", "model vma",
+		"vma/today", "predicted live (us)");
+	fprintf(f, "%-16s %5s %6s %6s %6s  %6s %6s %6s  %6s %6s %6s %6s  %8s %8s %8s\n", "tool",
+		"today", "xp99", "xavg", "xmax", "xp99", "xavg", "xmax", "p50", "p99", "avg", "max",
+		"p99", "avg", "max");
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
 		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
 		const struct mon_row *mm = model_row(res, (int)t, VML_LOCK_MMAP);
@@ -182,15 +184,20 @@ static void print_model(FILE *f, const struct mon_result *res)
 		}
 		fprintf(f, " %5s", mon_policy_matters(res, (int)t) ?
 			mon_lock_name(mon_today_lock(res, (int)t)) : "any");
-		put(f, 7, mm && base ? ratio(mm->p99_us, base->p99_us) : NAN);
-		put(f, 7, mm && base ? ratio(mm->max_us, base->max_us) : NAN);
-		put(f, 7, vm && base ? ratio(vm->p99_us, base->p99_us) : NAN);
-		put(f, 7, vm && base ? ratio(vm->max_us, base->max_us) : NAN);
+		put(f, 6, mm && base ? ratio(mm->p99_us, base->p99_us) : NAN);
+		put(f, 6, mm && base ? ratio(mm->avg_us, base->avg_us) : NAN);
+		put(f, 6, mm && base ? ratio(mm->max_us, base->max_us) : NAN);
+		fprintf(f, " ");
+		put(f, 6, vm && base ? ratio(vm->p99_us, base->p99_us) : NAN);
+		put(f, 6, vm && base ? ratio(vm->avg_us, base->avg_us) : NAN);
+		put(f, 6, vm && base ? ratio(vm->max_us, base->max_us) : NAN);
+		fprintf(f, " ");
 		if (predict(res, (int)t, &today, &vma)) {
-			put(f, 7, ratio(vma->p50_us, today->p50_us));
-			put(f, 7, ratio(vma->p99_us, today->p99_us));
-			put(f, 7, ratio(vma->avg_us, today->avg_us));
-			put(f, 7, ratio(vma->max_us, today->max_us));
+			put(f, 6, ratio(vma->p50_us, today->p50_us));
+			put(f, 6, ratio(vma->p99_us, today->p99_us));
+			put(f, 6, ratio(vma->avg_us, today->avg_us));
+			put(f, 6, ratio(vma->max_us, today->max_us));
+			fprintf(f, " ");
 			put(f, 8, live ? live->p99_us * ratio(vma->p99_us, today->p99_us) : NAN);
 			put(f, 8, live ? live->avg_us * ratio(vma->avg_us, today->avg_us) : NAN);
 			put(f, 8, live ? live->max_us * ratio(vma->max_us, today->max_us) : NAN);
@@ -201,15 +208,20 @@ static void print_model(FILE *f, const struct mon_result *res)
 	}
 }
 
-static void print_file(FILE *f, const char *tool, const struct mon_file *m, bool maps_per_vma)
+static void print_file(FILE *f, const char *tool, const struct mon_file *m, bool maps_per_vma,
+		       bool other)
 {
+	char name[48];
 	int view;
 
-	fprintf(f, "%-16.16s %-16.16s", tool, m->name);
+	snprintf(name, sizeof(name), "%s%s", other ? "*/" : "", m->name);
+	fprintf(f, "%-16.16s %-18.18s", tool, name);
 	putn(f, 6, m->opens);
 	putn(f, 8, m->reads);
 	fprintf(f, " %10.0f", m->bytes);
 	fprintf(f, " %6u  %s", m->size, mon_file_lock(m->name, maps_per_vma, &view));
+	if (other)
+		fprintf(f, " (%.0f processes)", m->pids);
 	if (m->fails > 0)
 		fprintf(f, " (%.2g failed open(s))", m->fails);
 	fprintf(f, "\n");
@@ -218,9 +230,11 @@ static void print_file(FILE *f, const char *tool, const struct mon_file *m, bool
 static void print_obs(FILE *f, const struct mon_result *res)
 {
 	fprintf(f, "#\n# what each tool read of /proc in one poll, observed under strace: the "
-		   "mapper's files (task/: of its threads),\n# then other processes' (opens and reads "
-		   "over all of them); lock: what the kernel takes of that process's address space\n");
-	fprintf(f, "%-16s %-16s %6s %8s %10s %6s  %s\n", "tool", "file", "opens", "reads", "bytes",
+		   "mapper's files (task/: of its threads),\n# */: the same file of other processes "
+		   "(those that take a lock), then all other processes' files together;\n# size: the "
+		   "read() size asked for most; lock: what the kernel takes of that process's address "
+		   "space\n");
+	fprintf(f, "%-16s %-18s %6s %8s %10s %6s  %s\n", "tool", "file", "opens", "reads", "bytes",
 		"size", "lock (this kernel)");
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
 		const struct mon_obs *ob = &res->obs[t];
@@ -232,11 +246,12 @@ static void print_obs(FILE *f, const struct mon_result *res)
 			continue;
 		}
 		if (!ob->nr_mapper)
-			fprintf(f, "%-16.16s %-16s (none of the mapper's files)\n", res->tools[t].name,
+			fprintf(f, "%-16.16s %-18s (none of the mapper's files)\n", res->tools[t].name,
 				"-");
 		for (unsigned int i = 0; i < ob->nr_mapper; i++)
 			if (ob->mapper[i].reads > 0 || ob->mapper[i].fails > 0)	/* not directories */
-				print_file(f, res->tools[t].name, &ob->mapper[i], res->maps_per_vma);
+				print_file(f, res->tools[t].name, &ob->mapper[i], res->maps_per_vma,
+					   false);
 		if (ob->nr_other) {
 			double opens = 0, reads = 0, bytes = 0;
 
@@ -249,15 +264,15 @@ static void print_obs(FILE *f, const struct mon_result *res)
 				mon_file_lock(ob->other[i].name, res->maps_per_vma, &view);
 				if (view >= 0)
 					print_file(f, res->tools[t].name, &ob->other[i],
-						   res->maps_per_vma);
+						   res->maps_per_vma, true);
 			}
-			fprintf(f, "%-16.16s %-16s %6.0f %8.0f %10.0f %6s  all files of the %.0f other "
-				"processes it read\n", res->tools[t].name, "(other procs)", opens, reads,
+			fprintf(f, "%-16.16s %-18s %6.0f %8.0f %10.0f %6s  all files of the %.0f other "
+				"processes it read\n", res->tools[t].name, "*/ (all)", opens, reads,
 				bytes, "", ob->other_pids);
 		}
 		if (ob->sys_reads)
-			fprintf(f, "%-16.16s %-16s %6s %8.0f %10.0f %6s  none\n", res->tools[t].name,
-				"(/proc/*)", "", ob->sys_reads, ob->sys_bytes, "");
+			fprintf(f, "%-16.16s %-18s %6s %8.0f %10.0f %6s  none\n", res->tools[t].name,
+				"/proc/ (system)", "", ob->sys_reads, ob->sys_bytes, "");
 		if (ob->why[0])
 			fprintf(f, "%-16.16s # %s\n", res->tools[t].name, ob->why);
 	}
@@ -579,7 +594,8 @@ int mon_plot(const char *path, const struct mon_result *res)
 		   "poll every %g s, kernel %s)'\n", res->o->mb, res->o->duration_s,
 		res->o->samples, res->o->interval_s, bench_kernel());
 	fprintf(s, "set grid\nset logscale y\nset format y '%%g'\nset xrange [-0.5:%u.5]\n"
-		   "set xtics rotate by -30\nset key top left font ',9'\nset ylabel 'x no tool'\n",
+		   "set xtics rotate by -30\nset key outside bottom center horizontal font ',9'\n"
+		   "set ylabel 'x no tool'\n",
 		n ? n - 1 : 0);
 	for (int panel = 0; panel < 2; panel++) {
 		int c = panel ? 7 : 3;

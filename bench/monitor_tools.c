@@ -269,8 +269,11 @@ static void kill_group(pid_t pid, int sig)
 
 /*
  * wait_for - reap @pid, killing its process group if it is not done
- * within @timeout_ns. Return: its wait status, with *@timed_out set when
- * it had to be killed.
+ * within @timeout_ns, and whatever it left running in the group anyway.
+ * The group is killed while the leader is still a zombie (waitid with
+ * WNOWAIT), so its id cannot have been reused by then.
+ * Return: its wait status, with *@timed_out set when it had to be killed.
+ * Ends: at the deadline at the latest (SIGKILL cannot be ignored).
  */
 static int wait_for(pid_t pid, uint64_t timeout_ns, bool *timed_out)
 {
@@ -279,17 +282,18 @@ static int wait_for(pid_t pid, uint64_t timeout_ns, bool *timed_out)
 
 	*timed_out = false;
 	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
+		siginfo_t info = { 0 };
 		uint64_t now;
+		int r = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT);
 
-		if (r == pid || (r < 0 && errno != EINTR))
-			break;
+		if (!r && info.si_pid == pid)
+			break;		/* exited, not reaped yet */
+		if (r && errno != EINTR)
+			break;		/* not our child: nothing to wait for */
 		now = vml_now_ns();
 		if (now >= end) {
 			*timed_out = true;
 			kill_group(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
 			break;
 		}
 		if (fd >= 0) {
@@ -303,8 +307,10 @@ static int wait_for(pid_t pid, uint64_t timeout_ns, bool *timed_out)
 	}
 	if (fd >= 0)
 		close(fd);
-	/* whatever the tool left behind in its group */
+	/* whatever the tool left behind in its group, while the leader holds the id */
 	kill_group(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 	return status;
 }
 
@@ -446,7 +452,7 @@ static void poll_oneshot(struct mon_driver *d, const char *cmd)
 	d->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (timed_out) {
 		d->timeouts++;
-		note(d, "killed after the %.0f s timeout", (double)d->timeout_ns / 1e9);
+		note(d, "killed after the %g s timeout", (double)d->timeout_ns / 1e9);
 	} else if (d->exit_status) {
 		d->errors++;
 		first_line(errfile, line, sizeof(line));
@@ -564,7 +570,7 @@ static void poll_scrape(struct mon_driver *d)
 	d->polls++;
 	if (n == -ETIMEDOUT) {
 		d->timeouts++;
-		note(d, "a scrape timed out after %.0f s", (double)d->timeout_ns / 1e9);
+		note(d, "a scrape timed out after %g s", (double)d->timeout_ns / 1e9);
 	} else if (n < 0) {
 		d->errors++;
 		note(d, "scrape: %s", n == -EPROTO ? "not HTTP 200" : strerror((int)-n));
@@ -703,7 +709,7 @@ static void *driver_main(void *arg)
 			       waitpid(d->pid, NULL, WNOHANG) == 0)
 				bench_sleep_ns(20 * NSEC_PER_MSEC);
 			if (fd < 0) {
-				note(d, "not listening on 127.0.0.1:%d after %.0f s", d->port,
+				note(d, "not listening on 127.0.0.1:%d after %g s", d->port,
 				     (double)d->timeout_ns / 1e9);
 				d->errors++;
 				store_release(&d->done, true);

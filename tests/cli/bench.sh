@@ -156,7 +156,8 @@ fi
 
 # monitor: the no-tool row and a few tools (ps and pmap from procps, skipped with a
 # reason when missing; a --tool of our own that is always there), a JSON and an SVG
-"$vmalock" bench monitor --target "$target" --tools ps,pmap --tool 'cat /proc/{pid}/smaps_rollup' \
+"$vmalock" bench monitor --target "$target" --tools ps,pmap \
+	--tool 'cat /proc/self/maps /proc/{pid}/smaps_rollup' --tool 'head -c 64 /proc/loadavg' \
 	--duration 0.3 --samples 1 --mb 4 --interval 0.1 --json mon.json --plot mon.svg --quiet \
 	>out 2>err
 rc=$?
@@ -172,7 +173,7 @@ num = (int, float)
 assert d["scenario"] == "monitor" and d["samples"] == 1, d
 assert isinstance(d["interval_s"], num) and isinstance(d["maps_per_vma_lock"], bool)
 names = [t["name"] for t in d["tools"]]
-assert names == ["pmap", "ps", "cat"], names  # built-ins in their own order, then --tool
+assert names == ["pmap", "ps", "cat", "head"], names  # built-ins in their order, then --tool
 run = set()
 for t in d["tools"]:
     assert t["kind"] in ("command", "terminal", "exporter"), t
@@ -192,11 +193,14 @@ for t in d["tools"]:
     for s in t["replay"]:
         assert s["view"] in ("maps", "smaps", "smaps_rollup", "numa_maps", "mmap_lock_hold"), s
         assert s["opens"] > 0 and s["read_size"] > 0, s
-    if t["name"] == "cat":
+    if t["name"] == "cat":  # its own /proc/self/maps is not the mapper's, nor another's
         files = {f["file"]: f for f in o["mapper_files"]}
-        assert files["smaps_rollup"]["reads"] >= 2, files
+        assert list(files) == ["smaps_rollup"] and files["smaps_rollup"]["reads"] >= 2, files
+        assert o["other_files"] == [] and o["other_processes"] == 0, o
         assert [s["view"] for s in t["replay"]] == ["smaps_rollup"], t["replay"]
-assert "cat" in run
+    if t["name"] == "head":  # no {pid}: accepted, reads no process's files
+        assert o["mapper_files"] == [] and o["proc_reads"] >= 1 and t["replay"] == [], o
+assert {"cat", "head"} <= run
 rows = d["rows"]
 live = [r for r in rows if r["target"] == "live"]
 assert {r["tool"] for r in live} == run | {None}, live
@@ -218,8 +222,7 @@ if target == "both":
     for k in ("p50", "p99", "avg", "max"):
         assert isinstance(preds["cat"]["vma_over_today"][k], num), preds
         assert isinstance(preds["cat"]["predicted_live_us"][k], num), preds
-    if "ps" in run:
-        assert preds["ps"]["today_lock"] is None and preds["ps"]["vma_over_today"]["max"] == 1
+    assert preds["head"]["today_lock"] is None and preds["head"]["vma_over_today"]["max"] == 1
 PY
 ok $? "bench monitor JSON has the schema (tools, observed reads, rows, predictions)"
 grep -q '<svg' mon.svg 2>/dev/null
