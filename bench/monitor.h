@@ -160,6 +160,7 @@ struct mon_driver {
 	atomic_bool stop;
 	atomic_bool ready;		/* the tool is up; polls begin settle_ns later */
 	atomic_bool done;		/* the thread has finished (max_polls reached, or failed) */
+	int start_ret;			/* 0, or -EIO: the tool did not start (written before ready) */
 	uint64_t settle_ns;
 	uint64_t t0;			/* the first poll */
 	/* results (read after mon_driver_stop) */

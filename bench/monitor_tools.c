@@ -663,6 +663,7 @@ static void *driver_main(void *arg)
 	bench_nice_thread((int)d->res->o->tool_nice);
 	if (expand(d, cmd, sizeof(cmd))) {
 		note(d, "command too long");
+		d->start_ret = -EIO;
 		store_release(&d->done, true);
 		store_release(&d->ready, true);
 		return NULL;
@@ -680,6 +681,7 @@ static void *driver_main(void *arg)
 			if (d->pty < 0) {
 				note(d, "no pseudo-terminal: %s", strerror(-d->pty));
 				d->errors++;
+				d->start_ret = -EIO;
 				store_release(&d->done, true);
 				store_release(&d->ready, true);
 				return NULL;
@@ -697,6 +699,7 @@ static void *driver_main(void *arg)
 			note(d, "cannot run: %s", strerror(-ret));
 			d->errors++;
 			d->pid = 0;
+			d->start_ret = -EIO;
 			store_release(&d->done, true);
 			store_release(&d->ready, true);
 			return NULL;
@@ -712,6 +715,7 @@ static void *driver_main(void *arg)
 				note(d, "not listening on 127.0.0.1:%d after %g s", d->port,
 				     (double)d->timeout_ns / 1e9);
 				d->errors++;
+				d->start_ret = -EIO;
 				store_release(&d->done, true);
 				store_release(&d->ready, true);
 				return NULL;
@@ -755,6 +759,7 @@ int mon_driver_start(struct mon_driver *d, uint64_t settle_ns)
 	d->pty = -1;
 	d->pid = 0;
 	d->exit_status = -1;
+	d->start_ret = 0;
 	d->settle_ns = settle_ns;
 	atomic_init(&d->stop, false);
 	atomic_init(&d->done, false);
@@ -782,7 +787,8 @@ int mon_driver_start(struct mon_driver *d, uint64_t settle_ns)
 	d->started = true;
 	while (!load_acquire(&d->ready))
 		bench_sleep_ns(NSEC_PER_MSEC);
-	return d->note[0] && d->errors ? -EIO : 0;
+	/* acquire (ready): pairs with driver_main's release; later polls write notes of their own */
+	return d->start_ret;
 }
 
 /* Remove the files a tool left in our temporary directory, then the directory. */
