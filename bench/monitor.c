@@ -18,8 +18,10 @@
  * it reads, how many read() calls of which size, per poll. That pattern is
  * then replayed on the model, against the model's mapper, at the same
  * interval, under each lock policy: `mmap` (every view read under
- * mmap_lock, as 6.18 reads smaps, smaps_rollup and numa_maps), and `vma`
- * (the seeds' per-VMA locks for every view). Files whose production takes
+ * mmap_lock, as 6.18 reads smaps, smaps_rollup and numa_maps), `vma` (the
+ * seeds' per-VMA locks for every view) and, for a tool that reads maps and
+ * a view still under mmap_lock, `today` (each view under this kernel's
+ * lock for it, MON_LOCK_TODAY). Files whose production takes
  * mmap_lock whatever the policy (cmdline, environ: access_remote_vm) are
  * replayed as one mmap_lock hold per read() lasting what a read of the
  * mapper's cmdline takes on the live kernel. Files that take no lock of
