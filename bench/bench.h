@@ -26,6 +26,13 @@
 
 #define BENCH_MAX_LIST 16
 #define BENCH_LOCK_KERNEL (-1)	/* a live row: the kernel's own policy */
+#define BENCH_MAX_TOOLS 16
+
+/* monitor: the --tool commands, in the order given */
+struct bench_tool_list {
+	const char *cmd[BENCH_MAX_TOOLS];
+	unsigned int nr;
+};
 
 struct bench_opts {
 	bool model, live;		/* --target */
@@ -54,6 +61,12 @@ struct bench_opts {
 	long record_ns;			/* --record-ns: model readers' extra ns per record;
 					 * -1 (auto): calibrated against the live kernel */
 	const char *note;		/* printed under the table header, if set */
+	struct bench_tool_list tools;	/* monitor: --tool CMD (repeatable) */
+	const char *tool_names;		/* monitor: --tools NAME,...|all|none; NULL: all
+					 * built-ins unless --tool was given */
+	double interval_s;		/* monitor: --interval between two polls */
+	double tool_timeout_s;		/* monitor: --tool-timeout: a poll is killed after it */
+	unsigned int tool_nice;		/* monitor: --tool-nice of the tools */
 };
 
 /* ---- proc-vs-map ---- */
@@ -115,6 +128,12 @@ const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind ta
 int bench_read_cost(const struct bench_opts *o);
 int bench_ops(const struct bench_opts *o);
 int bench_khugepaged(const struct bench_opts *o);
+/* monitor: real monitoring tools against the live mapper, and the model's prediction. */
+int bench_monitor(const struct bench_opts *o);
+/* The built-in tools' names, comma-separated (for --help and --tools checks). */
+const char *bench_monitor_tool_names(void);
+/* Is @name a built-in tool? */
+bool bench_monitor_is_tool(const char *name);
 
 /* ---- shared helpers (bench/util.c) ---- */
 

@@ -46,6 +46,46 @@ static int set_mb(const char *cmd, const struct cli_opt *o, const char *val, voi
 	return 0;
 }
 
+/* --tool CMD: repeatable, collected in order */
+static int set_tool(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	struct bench_tool_list *l = dst;
+
+	if (!*val || strspn(val, " \t") == strlen(val))
+		return cli_usage_error(cmd, "%s: empty command", o->name);
+	if (strlen(val) >= 500)
+		return cli_usage_error(cmd, "%s: command longer than 500 characters", o->name);
+	if (l->nr == BENCH_MAX_TOOLS)
+		return cli_usage_error(cmd, "%s: more than %d tools", o->name, BENCH_MAX_TOOLS);
+	l->cmd[l->nr++] = val;
+	return 0;
+}
+
+/* --tools all|none|NAME[,NAME...]: the built-in tools to run */
+static int set_tool_names(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	if (strcmp(val, "all") && strcmp(val, "none")) {
+		for (const char *s = val;;) {
+			size_t n = strcspn(s, ",");
+			char name[32];
+
+			if (!n || n >= sizeof(name))
+				return cli_usage_error(cmd, "%s: bad value '%s' (all, none, or some of %s)",
+						       o->name, val, bench_monitor_tool_names());
+			memcpy(name, s, n);
+			name[n] = '\0';
+			if (!bench_monitor_is_tool(name))
+				return cli_usage_error(cmd, "%s: unknown tool '%s' (%s)", o->name, name,
+						       bench_monitor_tool_names());
+			if (!s[n])
+				break;
+			s += n + 1;
+		}
+	}
+	*(const char **)dst = val;
+	return 0;
+}
+
 #define B(f) offsetof(struct bench_cli, f)
 const struct cli_opt bench_opt_table[] = {
 	{ "--target", "model|live|both", cli_set_targets, B(targets), 0, 0, target_words,
@@ -94,10 +134,26 @@ const struct cli_opt bench_opt_table[] = {
 	  "khugepaged: sleep between wakeups [10]" },
 	{ "--policy", "mainline|fixed|both", cli_set_choice, B(policy), 0, 0, policy_words,
 	  "khugepaged: the scanner policy [both]" },
+	{ "--tool", "'CMD {pid}'", set_tool, B(o.tools), 0, 0, NULL,
+	  "monitor: a monitoring command run once per poll by /bin/sh\n"
+	  "(repeatable, one row each); {pid} is the mapper's pid, {ppid}\n"
+	  "ours (the mapper's command line ends with it); a command\n"
+	  "without {pid} is fine (some tools scan every process).\n"
+	  "Given --tool, the built-ins run only as --tools names them" },
+	{ "--tools", "all|none|NAME,...", set_tool_names, B(o.tool_names), 0, 0, NULL,
+	  "monitor: the built-in tools [all; none with --tool]: pmap,\n"
+	  "smem, top, ps, htop, atop, atop-R, pidstat, process-exporter" },
+	{ "--interval", "SECONDS", cli_set_seconds, B(o.interval_s), 0.05, 86400, NULL,
+	  "monitor: one poll every SECONDS, from the mapper's start [1]" },
+	{ "--tool-timeout", "SECONDS", cli_set_seconds, B(o.tool_timeout_s), 0.1, 3600, NULL,
+	  "monitor: a poll still running after SECONDS is killed and\n"
+	  "counted in its row [10]" },
+	{ "--tool-nice", "N", cli_set_uint, B(o.tool_nice), 0, 19, NULL,
+	  "monitor: the tools' nice value, on the readers' CPU [0]" },
 	{ "--json", "FILE", cli_set_json_path, B(o.json), 0, 0, NULL,
 	  "write the results as JSON (checked before the run)" },
 	{ "--plot", "FILE.png|FILE.svg", cli_set_plot_path, B(o.plot), 0, 0, NULL,
-	  "plot them with gnuplot (proc-vs-map, read-cost)" },
+	  "plot them with gnuplot (proc-vs-map, read-cost, monitor)" },
 	{ "--quiet", NULL, cli_set_flag, B(o.quiet), 0, 0, NULL,
 	  "no progress line on stderr" },
 	CLI_OPT_END,
@@ -122,12 +178,21 @@ static void help(FILE *f)
 "  khugepaged   seed 003 on the model: time to collapse THP ranges behind many\n"
 "               ineligible VMAs while a mapper contends for mmap_lock, and\n"
 "               the scanner's longest mmap_lock hold, mainline vs fixed policy\n"
+"  monitor      real monitoring tools (pmap, smem, top, ps, htop, atop, pidstat,\n"
+"               prometheus-process-exporter, or --tool CMD) polling the live\n"
+"               mapper: its latency with each against none, what each read of\n"
+"               /proc (observed under strace), and the model's prediction of\n"
+"               what the seeds' per-VMA locks would save with that tool\n"
 "\n"
 "Options [defaults]:\n");
 	cli_print_opts(f, bench_tables);
 	fprintf(f,
 "\n"
 "The model is configured from this host's profile (vmalock host), or --profile.\n"
+"monitor needs no root for its own mapper; it needs strace (observing the\n"
+"tools' reads) and the tools' Debian packages: procps (pmap, top, ps), smem,\n"
+"htop, atop, sysstat (pidstat), prometheus-process-exporter; a missing tool\n"
+"is skipped with a one-line reason (scripts/install-deps.sh installs them).\n"
 "Exit status: 0 success; 1 a target failed; 2 bad usage.\n");
 }
 
@@ -147,6 +212,8 @@ void bench_cli_default(struct bench_cli *c)
 	o->kh_ranges = 8;
 	o->kh_scan_sleep_ms = 10;
 	o->record_ns = -1;
+	o->interval_s = 1;
+	o->tool_timeout_s = 10;
 	c->targets = CLI_MODEL | CLI_LIVE;
 	c->locks = CLI_LOCK_MMAP | CLI_LOCK_VMA;
 	c->readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
@@ -201,11 +268,12 @@ int cmd_bench(int argc, char **argv)
 	bench_cli_finish(&c);
 	scenario = c.scenario;
 	if (!scenario)
-		return cli_usage_error("bench", "missing SCENARIO (proc-vs-map, read-cost, ops, khugepaged)");
+		return cli_usage_error("bench", "missing SCENARIO (proc-vs-map, read-cost, ops, khugepaged, "
+				       "monitor)");
 	if (strcmp(scenario, "proc-vs-map") && strcmp(scenario, "read-cost") &&
-	    strcmp(scenario, "ops") && strcmp(scenario, "khugepaged"))
+	    strcmp(scenario, "ops") && strcmp(scenario, "khugepaged") && strcmp(scenario, "monitor"))
 		return cli_usage_error("bench", "SCENARIO: unknown scenario '%s' (proc-vs-map, "
-				       "read-cost, ops, khugepaged)", scenario);
+				       "read-cost, ops, khugepaged, monitor)", scenario);
 	bench_print_load(stdout);
 	if (!strcmp(scenario, "khugepaged")) {
 		if (c.o.plot)
@@ -221,6 +289,12 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!strcmp(scenario, "read-cost"))
 		return bench_read_cost(&c.o);
+	if (!strcmp(scenario, "monitor")) {
+		if (!c.o.live)
+			return cli_usage_error("bench", "--target: monitor needs the live kernel "
+					       "(its tools are real programs): live or both");
+		return bench_monitor(&c.o);
+	}
 
 	ret = bench_proc_vs_map(&c.o, &res);
 	if (!ret) {
