@@ -9,8 +9,9 @@
  * lock policy (mmap) against the new (vma). bench/README.md has the method.
  *
  * Scenarios print progress on stderr and their results on stdout; on a
- * failure they print one line naming what failed and return an exit status
- * (EXIT_CHECK_FAILED); they never exit.
+ * failure they print one line naming what failed and return non-zero (a
+ * negative errno, or 1); they never exit. The CLI maps that to its exit
+ * status.
  */
 #ifndef VML_BENCH_BENCH_H
 #define VML_BENCH_BENCH_H
@@ -25,6 +26,13 @@
 
 #define BENCH_MAX_LIST 16
 #define BENCH_LOCK_KERNEL (-1)	/* a live row: the kernel's own policy */
+#define BENCH_MAX_TOOLS 16
+
+/* monitor: the --tool commands, in the order given */
+struct bench_tool_list {
+	const char *cmd[BENCH_MAX_TOOLS];
+	unsigned int nr;
+};
 
 struct bench_opts {
 	bool model, live;		/* --target */
@@ -58,6 +66,12 @@ struct bench_opts {
 	long record_ns;			/* --record-ns: model readers' extra ns per record;
 					 * -1 (auto): calibrated against the live kernel */
 	const char *note;		/* printed under the table header, if set */
+	struct bench_tool_list tools;	/* monitor: --tool CMD (repeatable) */
+	const char *tool_names;		/* monitor: --tools NAME,...|all|none; NULL: all
+					 * built-ins unless --tool was given */
+	double interval_s;		/* monitor: --interval between two polls */
+	double tool_timeout_s;		/* monitor: --tool-timeout: a poll is killed after it */
+	unsigned int tool_nice;		/* monitor: --tool-nice of the tools */
 };
 
 /* ---- proc-vs-map ---- */
@@ -119,6 +133,12 @@ const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind ta
 int bench_read_cost(const struct bench_opts *o);
 int bench_ops(const struct bench_opts *o);
 int bench_khugepaged(const struct bench_opts *o);
+/* monitor: real monitoring tools against the live mapper, and the model's prediction. */
+int bench_monitor(const struct bench_opts *o);
+/* The built-in tools' names, comma-separated (for --help and --tools checks). */
+const char *bench_monitor_tool_names(void);
+/* Is @name a built-in tool? */
+bool bench_monitor_is_tool(const char *name);
 /* Seed 001: the file mapping lock under exec churn, pre vs post order (execchurn.c). */
 int bench_exec_churn(const struct bench_opts *o);
 /* Seed 004: the cost of reading smaps of shmem mappings, fast paths vs per-page (shmemsmaps.c). */

@@ -104,10 +104,6 @@ long bench_live_vma_count(pid_t pid);
 
 /* ---- output (report.c) ---- */
 
-/* A JSON number, or null when not finite. */
-void json_num(FILE *f, double v);
-/* A JSON string with escapes. */
-void json_str(FILE *f, const char *s);
 /* Run gnuplot on @script (the text of a gnuplot script). Return: 0 or -1 (printed why). */
 int bench_gnuplot(const char *script);
 /* The gnuplot `set terminal` line for @path's extension, or NULL if unsupported. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "util/json.h"
 #include "util/alloc.h"
 
 static void row_label(const struct pvm_row *row, char *buf, size_t len)
@@ -79,86 +80,72 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 int pvm_write_json(const char *path, const struct pvm_result *res)
 {
 	const struct bench_opts *o = res->o;
-	FILE *f = fopen(path, "w");
+	json_t *doc = json_object(), *rows = json_array();
 	int ret;
 
-	if (!f) {
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "{\"scenario\": \"proc-vs-map\", \"view\": ");
-	json_str(f, bench_view_name(res->view));
-	fprintf(f, ", \"duration_s\": ");
-	json_num(f, o->duration_s);
-	fprintf(f, ", \"samples\": %u, \"mb\": %lu, \"busy\": %u, \"busyduration_ms\": ",
-		o->samples, o->mb, o->busy);
-	json_num(f, o->busyduration_ms);
-	fprintf(f, ", \"seed\": %llu, \"mapper_cpu\": %d, \"reader_cpu\": %d, \"kernel\": ",
-		(unsigned long long)o->seed, res->mapper_cpu, res->reader_cpu);
-	json_str(f, bench_kernel());
-	if (o->note) {
-		fprintf(f, ", \"note\": ");
-		json_str(f, o->note);
-	}
-	fprintf(f, ", \"record_ns\": ");
-	json_num(f, res->record_ns);
+	json_set_str(doc, "scenario", "proc-vs-map");
+	json_set_str(doc, "view", bench_view_name(res->view));
+	json_set_double(doc, "duration_s", o->duration_s);
+	json_set_u64(doc, "samples", o->samples);
+	json_set_u64(doc, "mb", o->mb);
+	json_set_u64(doc, "busy", o->busy);
+	json_set_double(doc, "busyduration_ms", o->busyduration_ms);
+	json_set_u64(doc, "seed", o->seed);
+	json_set_i64(doc, "mapper_cpu", res->mapper_cpu);
+	json_set_i64(doc, "reader_cpu", res->reader_cpu);
+	json_set_str(doc, "kernel", bench_kernel());
+	if (o->note)
+		json_set_str(doc, "note", o->note);
+	json_set_double(doc, "record_ns", res->record_ns);
 	if (res->cal.done) {
-		fprintf(f, ", \"calibration\": {\"live_ns_per_record\": ");
-		json_num(f, res->cal.live_ns);
-		fprintf(f, ", \"model_ns_per_record\": ");
-		json_num(f, res->cal.model_ns);
-		fprintf(f, "}");
+		json_t *cal = json_object();
+
+		json_set_double(cal, "live_ns_per_record", res->cal.live_ns);
+		json_set_double(cal, "model_ns_per_record", res->cal.model_ns);
+		json_set_new(doc, "calibration", cal);
 	}
-	fprintf(f, ",\n \"rows\": [");
-	for (unsigned int k = 0, first = 1; k < res->nr_rows; k++) {
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
+		json_t *r, *per;
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%s\n  {\"target\": \"%s\", \"lock\": \"%s\", \"readers\": %u, "
-			"\"p50_us\": ", first ? "" : ",", target_kind_name(row->target),
-			bench_lock_name(row->lock), row->readers);
-		first = 0;
-		json_num(f, row->p50_us);
-		fprintf(f, ", \"p99_us\": ");
-		json_num(f, row->p99_us);
-		fprintf(f, ", \"avg_us\": ");
-		json_num(f, row->avg_us);
-		fprintf(f, ", \"max_us\": ");
-		json_num(f, row->max_us);
-		fprintf(f, ", \"max_us_min\": ");
-		json_num(f, row->max_min_us);
-		fprintf(f, ", \"max_us_worst\": ");
-		json_num(f, row->max_worst_us);
-		fprintf(f, ", \"ops\": ");
-		json_num(f, row->ops);
-		fprintf(f, ", \"vmas\": ");
-		json_num(f, row->vmas);
-		fprintf(f, ", \"views_read\": ");
-		json_num(f, row->passes);
-		fprintf(f, ",\n   \"per_sample\": [");
+		r = json_object();
+		per = json_array();
+		json_set_str(r, "target", target_kind_name(row->target));
+		json_set_str(r, "lock", bench_lock_name(row->lock));
+		json_set_u64(r, "readers", row->readers);
+		json_set_double(r, "p50_us", row->p50_us);
+		json_set_double(r, "p99_us", row->p99_us);
+		json_set_double(r, "avg_us", row->avg_us);
+		json_set_double(r, "max_us", row->max_us);
+		json_set_double(r, "max_us_min", row->max_min_us);
+		json_set_double(r, "max_us_worst", row->max_worst_us);
+		json_set_double(r, "ops", row->ops);
+		json_set_double(r, "vmas", row->vmas);
+		json_set_double(r, "views_read", row->passes);
 		for (unsigned int i = 0; i < row->nr; i++) {
 			const struct pvm_sample *s = &row->s[i];
+			json_t *js = json_object();
 
-			fprintf(f, "%s{\"p50_us\": ", i ? ", " : "");
-			json_num(f, s->p50_us);
-			fprintf(f, ", \"p99_us\": ");
-			json_num(f, s->p99_us);
-			fprintf(f, ", \"avg_us\": ");
-			json_num(f, s->avg_us);
-			fprintf(f, ", \"max_us\": ");
-			json_num(f, s->max_us);
-			fprintf(f, ", \"ops\": %llu, \"vmas\": %llu, \"views_read\": %llu, "
-				"\"failed_calls\": %llu}", (unsigned long long)s->ops,
-				(unsigned long long)s->vmas, (unsigned long long)s->passes,
-				(unsigned long long)s->fails);
+			json_set_double(js, "p50_us", s->p50_us);
+			json_set_double(js, "p99_us", s->p99_us);
+			json_set_double(js, "avg_us", s->avg_us);
+			json_set_double(js, "max_us", s->max_us);
+			json_set_u64(js, "ops", s->ops);
+			json_set_u64(js, "vmas", s->vmas);
+			json_set_u64(js, "views_read", s->passes);
+			json_set_u64(js, "failed_calls", s->fails);
+			json_push_new(per, js);
 		}
-		fprintf(f, "]}");
+		json_set_new(r, "per_sample", per);
+		json_push_new(rows, r);
 	}
-	fprintf(f, "\n]}\n");
-	ret = ferror(f);
-	if (fclose(f) || ret) {
-		fprintf(stderr, "vmalock: --json %s: write error\n", path);
+	json_set_new(doc, "rows", rows);
+	ret = json_write_file(doc, path);
+	json_decref(doc);
+	if (ret) {
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
 		return -1;
 	}
 	return 0;

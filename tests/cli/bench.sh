@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench.sh VMALOCK TARGET: every benchmark scenario and `vmalock run` once at a
+# bench.sh VMALOCK TARGET TEST_JSON: every benchmark scenario and `vmalock run` once at a
 # tiny size, checking the structure of the output and the JSON's schema (not
 # the numbers: a benchmark is not a test, and a slow machine must not fail);
 # then bad options (exit 2, one line naming the option). TARGET is both, or
@@ -7,6 +7,7 @@
 set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 target=${2:-both}
+test_json=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -22,6 +23,13 @@ ok() {	# ok COND-EXIT-STATUS DESCRIPTION
 		failed=$((failed + 1))
 		sed 's/^/#   /' out err 2>/dev/null
 	fi
+}
+
+# Every JSON document written is read, written and read again unchanged
+# through the project's JSON layer (tests/target/test-json.c).
+roundtrip() {
+	[ -n "$test_json" ] || return 0
+	"$test_json" "$@"
 }
 
 # expect PATTERN DESCRIPTION -- ARGS...: exit 2 and one stderr line matching PATTERN
@@ -101,7 +109,7 @@ rows=$(grep -cE '^(model|live) +(mmap|vma|kernel) +[0-9]+ ' out)
 want=2; [ "$target" = both ] && want=6
 [ $rc -eq 0 ] && [ "$rows" -eq $want ] && grep -q '^target  *lock  *readers  *max_med' out
 ok $? "proc-vs-map prints a table of $want rows"
-check_json pvm.json proc-vs-map 2 "$target" >err 2>&1
+check_json pvm.json proc-vs-map 2 "$target" >err 2>&1 && roundtrip pvm.json 2>>err
 ok $? "proc-vs-map JSON has the schema"
 grep -q '<svg' pvm.svg 2>/dev/null
 ok $? "proc-vs-map --plot writes an SVG"
@@ -118,7 +126,7 @@ rc=$?
 [ $rc -eq 0 ] && [ ! -s err ] && grep -q '^ *size  *vmas  *mmap' out && \
 	[ "$(grep -cE '^ +(100|1000) ' out)" -eq 2 ]
 ok $? "read-cost prints one row per size"
-check_json rc.json read-cost 2 "$target" >err 2>&1
+check_json rc.json read-cost 2 "$target" >err 2>&1 && roundtrip rc.json 2>>err
 ok $? "read-cost JSON has the schema"
 head -c 8 rc.png 2>/dev/null | grep -q PNG
 ok $? "read-cost --plot writes a PNG"
@@ -130,7 +138,7 @@ rc=$?
 [ $rc -eq 0 ] && grep -q '^mmap+munmap (1 page) ' out && grep -q '^write fault (1 page) ' out && \
 	grep -q '^maps read per VMA' out && grep -q 'model/live' out
 ok $? "ops prints the table"
-check_json ops.json ops 2 "$target" >err 2>&1
+check_json ops.json ops 2 "$target" >err 2>&1 && roundtrip ops.json 2>>err
 ok $? "ops JSON has the schema"
 
 # khugepaged (model only): both policies, a JSON
@@ -151,8 +159,83 @@ for r in d["rows"]:
         assert r[k] >= 0, (k, r)
     assert len(r["per_sample"]) == 1
 PY
+	[ $? -eq 0 ] && roundtrip kh.json 2>>err
 	ok $? "bench khugepaged: JSON schema"
 fi
+
+# monitor: the no-tool row and a few tools (ps and pmap from procps, skipped with a
+# reason when missing; a --tool of our own that is always there), a JSON and an SVG
+"$vmalock" bench monitor --target "$target" --tools ps,pmap \
+	--tool 'cat /proc/self/maps /proc/{pid}/smaps_rollup' --tool 'head -c 64 /proc/loadavg' \
+	--duration 0.3 --samples 1 --mb 4 --interval 0.1 --json mon.json --plot mon.svg --quiet \
+	>out 2>err
+rc=$?
+[ $rc -eq 0 ] && grep -q '^tool  *polls  *poll_ms  *p50' out && grep -q '^(no tool) ' out && \
+	grep -q '^cat ' out && grep -q "^# the model's prediction" out && \
+	grep -q '^tool  *file  *opens  *reads' out
+ok $? "bench monitor prints the live rows, the prediction and the /proc reads"
+python3 - mon.json "$target" >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+target = sys.argv[2]
+num = (int, float)
+assert d["scenario"] == "monitor" and d["samples"] == 1, d
+assert isinstance(d["interval_s"], num) and isinstance(d["maps_per_vma_lock"], bool)
+names = [t["name"] for t in d["tools"]]
+assert names == ["pmap", "ps", "cat", "head"], names  # built-ins in their order, then --tool
+run = set()
+for t in d["tools"]:
+    assert t["kind"] in ("command", "terminal", "exporter"), t
+    if "skipped" in t:
+        assert t["builtin"] and t["skipped"], t
+        continue
+    run.add(t["name"])
+    if t["observed"] is None:
+        assert t["not_observed"], t
+        continue
+    o = t["observed"]
+    assert o["polls"] > 0
+    for f in o["mapper_files"] + o["other_files"]:
+        for k in ("opens", "reads", "bytes", "read_size", "failed_opens"):
+            assert isinstance(f[k], num) and f[k] >= 0, (k, f)
+        assert isinstance(f["lock"], str)
+    for s in t["replay"]:
+        assert s["view"] in ("maps", "smaps", "smaps_rollup", "numa_maps", "mmap_lock_hold"), s
+        assert s["opens"] > 0 and s["read_size"] > 0, s
+    if t["name"] == "cat":  # its own /proc/self/maps is not the mapper's, nor another's
+        files = {f["file"]: f for f in o["mapper_files"]}
+        assert list(files) == ["smaps_rollup"] and files["smaps_rollup"]["reads"] >= 2, files
+        assert o["other_files"] == [] and o["other_processes"] == 0, o
+        assert [s["view"] for s in t["replay"]] == ["smaps_rollup"], t["replay"]
+    if t["name"] == "head":  # no {pid}: accepted, reads no process's files
+        assert o["mapper_files"] == [] and o["proc_reads"] >= 1 and t["replay"] == [], o
+assert {"cat", "head"} <= run
+rows = d["rows"]
+live = [r for r in rows if r["target"] == "live"]
+assert {r["tool"] for r in live} == run | {None}, live
+for r in rows:
+    assert r["target"] in ("live", "model"), r
+    assert r["lock"] in (("kernel",) if r["target"] == "live" else ("mmap", "vma", "today", None)), r
+    for k in ("p50_us", "p99_us", "avg_us", "max_us", "max_us_worst", "ops", "vmas"):
+        assert isinstance(r[k], num) and r[k] >= 0, (k, r)
+    assert r["p50_us"] <= r["p99_us"] <= r["max_us"] <= r["max_us_worst"], r
+    assert r["ops"] > 0 and len(r["per_sample"]) == 1, r
+    if r["tool"] is not None:
+        assert r["polls"] >= 1, r
+    assert isinstance(r["timeouts"], int) and isinstance(r["errors"], int)
+if target == "both":
+    model = {(r["tool"], r["lock"]) for r in rows if r["target"] == "model"}
+    assert (None, None) in model and ("cat", "mmap") in model and ("cat", "vma") in model, model
+    preds = {p["tool"]: p for p in d["predictions"]}
+    assert preds["cat"]["today_lock"] == "mmap", preds
+    for k in ("p50", "p99", "avg", "max"):
+        assert isinstance(preds["cat"]["vma_over_today"][k], num), preds
+        assert isinstance(preds["cat"]["predicted_live_us"][k], num), preds
+    assert preds["head"]["today_lock"] is None and preds["head"]["vma_over_today"]["max"] == 1
+PY
+ok $? "bench monitor JSON has the schema (tools, observed reads, rows, predictions)"
+grep -q '<svg' mon.svg 2>/dev/null
+ok $? "bench monitor --plot writes an SVG"
 
 # exec-churn: both orders on the model (and live exec loops), a JSON and an SVG
 "$vmalock" bench exec-churn --target "$target" --threads 1,2 --duration 0.2 --samples 1 \
@@ -227,7 +310,18 @@ import json
 d = json.load(open("vmalock-run.json"))
 assert sorted({r["readers"] for r in d["rows"]}) == [0, 1, 4], d["rows"]
 PY
+[ $? -eq 0 ] && roundtrip vmalock-run.json 2>>err
 ok $? "run's JSON has the schema and rows for 0, 1 and 4 readers"
+
+# gnuplot's own errors (many lines, the script quoted) become one line of ours.
+mkdir -p fakebin
+printf '#!/bin/sh\necho "set output \\"x\\"" >&2\necho "         ^" >&2\necho "line 3: cannot open output file" >&2\nexit 1\n' >fakebin/gnuplot
+chmod +x fakebin/gnuplot
+PATH="$tmp/fakebin:$PATH" "$vmalock" bench read-cost --target model --sizes 100 --samples 1 \
+	--plot plotted.svg --quiet >out 2>err
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q 'plot: gnuplot failed: line 3: cannot open output file' err
+ok $? "a gnuplot failure is one line of ours (exit $rc)"
 
 # bad options: exit 2, one line naming the option
 expect "missing SCENARIO" "bench without SCENARIO" -- bench
@@ -259,12 +353,19 @@ expect "reads: bad value '0'" "zero --reads" -- bench shmem-smaps --reads 0
 expect "json needs a value" "--json without its value" -- bench proc-vs-map --json
 expect "quiet takes no value" "value on a flag" -- bench ops --quiet=yes
 expect "unexpected argument 'more'" "second SCENARIO" -- bench ops more
+expect "tool: empty command" "empty --tool" -- bench monitor --tool ''
+expect "tools: unknown tool 'frob'" "unknown --tools name" -- bench monitor --tools ps,frob
+expect "interval: bad value '0'" "zero --interval" -- bench monitor --interval 0
+expect "tool-nice: bad value '20'" "--tool-nice above 19" -- bench monitor --tool-nice 20
+expect "tool-timeout: bad value 'x'" "bad --tool-timeout" -- bench monitor --tool-timeout x
+expect "monitor needs the live kernel" "monitor on the model alone" -- bench monitor --target model
 expect "unknown option '--frob'" "run: unknown option named" -- run --frob
 expect "unexpected argument 'now'" "run: stray argument" -- run now
 expect "duration: bad value '-1'" "run: bad --duration" -- run --duration -1
 
 "$vmalock" bench --help >out 2>err
-[ $? -eq 0 ] && grep -q proc-vs-map out && grep -q -- '--busyduration' out
+[ $? -eq 0 ] && grep -q proc-vs-map out && grep -q -- '--busyduration' out && \
+	grep -q -- '--tool ' out && grep -q 'prometheus-process-exporter' out
 ok $? "bench --help"
 "$vmalock" run --help >out 2>err
 [ $? -eq 0 ] && grep -q vmalock-run.json out

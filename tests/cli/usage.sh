@@ -178,5 +178,17 @@ python3 -c 'import json,sys; d=json.load(open("prof.json")); d["zero_page"]=not 
 [ $? -eq 1 ] && grep -q 'zero_page' out
 ok $? "host --compare names the setting that differs (exit 1)"
 
+# The name op follows the profile: with anonymous VMA names (a saved profile
+# that has them) the model names the VMA; where the profile lacks them, EINVAL.
+python3 -c 'import json; d=json.load(open("prof.json")); d["anon_vma_name"]=True; json.dump(d,open("names.json","w"))'
+python3 -c 'import json; d=json.load(open("prof.json")); d["anon_vma_name"]=False; json.dump(d,open("nonames.json","w"))'
+printf 'mmap 0x100000000000 8K rw- private,anon\nname 0x100000000000 4K heap two\n' >name.ops
+"$vmalock" replay name.ops --target model --profile names.json >out 2>err
+[ $? -eq 0 ] && grep -q '^100000000000-100000001000 rw-p 00000000 00:00 0 .*\[anon:heap two\]$' out
+ok $? "name on the model, as on a host with anon VMA names"
+printf 'mmap 0x100000000000 8K rw- private,anon\nname 0x100000000000 4K x expect=EINVAL\n' >noname.ops
+"$vmalock" replay noname.ops --target model --profile nonames.json >out 2>err
+ok $? "name is EINVAL on the model, as on a host without them"
+
 echo "1..$n"
 [ $failed -eq 0 ]
