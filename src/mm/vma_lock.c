@@ -289,8 +289,33 @@ static int lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long from_addr,
 	return err;
 }
 
+/*
+ * The strict variant's proof that the gap [@from_addr, @vma->vm_start)
+ * existed in a state between system calls (docs/findings/maps-fake-gaps.md,
+ * "Reader-side fix"). @seq was read before @vma was found and locked; the
+ * proof holds only if no writer was inside then (@mm_unlocked), a lookup
+ * from a fresh root - not the caller's iterator, which may have been
+ * positioned in a tree a writer has replaced since (case 1) - finds @vma
+ * again, and no writer entered before that lookup ended. Then the lookup
+ * saw the tree as some write section left it, with nothing between
+ * @from_addr and @vma: a state of the address space between two system
+ * calls, in which @vma is the one we read-locked. A gap seen while a writer
+ * holds mmap_lock is never accepted, even if the lookup agrees: the tree
+ * may be inside the call (case 2, mremap's destination hole).
+ * Context: RCU held, @vma read-locked.
+ */
+static bool lock_next_vma_gap_proven(struct mm *mm, struct vma *vma, unsigned long from_addr,
+				     bool mm_unlocked, uint32_t seq)
+{
+	if (!mm_unlocked)
+		return false;
+	if (rtree_find_next(&mm->mm_mt, from_addr, NULL) != vma)
+		return false;
+	return !mmap_lock_speculate_retry(mm, seq);
+}
+
 int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_addr,
-		  const struct vml_cancel *cancel, struct vma **out)
+		  bool strict, const struct vml_cancel *cancel, struct vma **out)
 {
 	struct vma *vma, *first;
 	uint32_t seq;
@@ -330,13 +355,21 @@ int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_ad
 			vma_end_read(vma);
 			goto fallback;
 		}
+		/* A gap before the VMA, under the strict variant: prove it or fall back. */
+		if (strict && from_addr < vma->vm_start) {
+			if (!lock_next_vma_gap_proven(mm, vma, from_addr, mm_unlocked, seq)) {
+				vml_rcu_read_unlock();
+				vma_end_read(vma);
+				goto fallback;
+			}
 		/*
-		 * A gap before the VMA: make sure it is real and not left over
-		 * from a VMA that was shrunk from the front while another was
-		 * installed in front of it.
+		 * A gap before the VMA (6.18): make sure it is real and not left
+		 * over from a VMA that was shrunk from the front while another
+		 * was installed in front of it - checked only when a writer
+		 * held or took mmap_lock during this call.
 		 */
-		if (from_addr < vma->vm_start &&
-		    (!mm_unlocked || mmap_lock_speculate_retry(mm, seq))) {
+		} else if (from_addr < vma->vm_start &&
+			   (!mm_unlocked || mmap_lock_speculate_retry(mm, seq))) {
 			first = rtree_find_next(&mm->mm_mt, from_addr, NULL);
 			if (first != vma) {
 				vml_rcu_read_unlock();

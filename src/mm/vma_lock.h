@@ -46,6 +46,12 @@ struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr);
  * @vmi: the caller's iterator, at @from_addr (or just past a VMA ending
  *       there) in the current RCU section; lock_next_vma() moves it past
  *       the VMA it returns, and sets it again whenever it had to leave RCU.
+ * @strict: false: 6.18's check of a gap before the VMA found (a second
+ *       lookup only when a writer held or took mmap_lock during the call),
+ *       which can return a VMA after a gap that never existed
+ *       (docs/findings/maps-fake-gaps.md); true: the reader-side fix of
+ *       that document - a VMA after a gap is returned only when the gap is
+ *       proven to have existed between system calls, else the fallback.
  * Context: RCU held on entry and on return (every path); may take mmap_lock
  *          briefly as a fallback (killable with @cancel).
  * Return: 0 with the read-locked VMA in *@out, or NULL there at the end;
@@ -53,6 +59,6 @@ struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr);
  *         the caller falls back to mmap_lock). *@out is set only on success.
  */
 int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_addr,
-		  const struct vml_cancel *cancel, struct vma **out);
+		  bool strict, const struct vml_cancel *cancel, struct vma **out);
 
 #endif /* VML_MM_VMA_LOCK_H */

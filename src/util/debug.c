@@ -7,6 +7,8 @@
 
 _Atomic unsigned int vml_debug_broken;
 _Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
+_Atomic(vml_proc_next_fn) vml_proc_next_hook;
+_Atomic(vml_transient_fn) vml_transient_hook;
 
 __attribute__((noinline, cold))
 void vml_spin_ns(uint64_t ns)
