@@ -37,6 +37,8 @@ struct bench_tool_list {
 struct bench_opts {
 	bool model, live;		/* --target */
 	bool lock_mmap, lock_vma;	/* --lock (model rows) */
+	bool lock_vma_strict;		/* --lock vma-strict (proc-vs-map model rows) */
+	bool kernel_transients;		/* --kernel-transients (proc-vs-map model rows) */
 	enum vml_view view;		/* --view; TARGET_VIEW_QUERY for PROCMAP_QUERY */
 	unsigned int readers[BENCH_MAX_LIST];	/* --readers N[,N...] */
 	unsigned int nr_readers;

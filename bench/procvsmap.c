@@ -169,6 +169,7 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 
 	if (ret)
 		return ret;
+	cfg.kernel_transients = r->o->kernel_transients;
 	th = vml_zalloc((nreaders + 1) * sizeof(*th));
 	if (!th)
 		return -ENOMEM;
@@ -321,7 +322,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.o = o,
 		.view = res->view,
 		.kind = row->target,
-		.lock = row->lock == VML_LOCK_MMAP ? VML_LOCK_MMAP : VML_LOCK_VMA,
+		.lock = row->lock == BENCH_LOCK_KERNEL ? VML_LOCK_VMA : (enum vml_lock_policy)row->lock,
 		.mapper_cpu = res->mapper_cpu,
 		.reader_cpu = res->reader_cpu,
 		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
@@ -366,7 +367,11 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 
 int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 {
-	unsigned int nlocks = o->lock_mmap + o->lock_vma, total, done = 0, k = 0;
+	static const enum vml_lock_policy policy[3] = {
+		VML_LOCK_MMAP, VML_LOCK_VMA, VML_LOCK_VMA_STRICT,
+	};
+	const bool wanted[3] = { o->lock_mmap, o->lock_vma, o->lock_vma_strict };
+	unsigned int nlocks = o->lock_mmap + o->lock_vma + o->lock_vma_strict, total, done = 0, k = 0;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -392,8 +397,8 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	if (!res->rows)
 		return EXIT_FAILURE;
 	for (int tk = 0; tk < 2; tk++) {
-		for (int lk = 0; lk < 2; lk++) {
-			if (tk == 0 && (!o->model || !(lk ? o->lock_vma : o->lock_mmap)))
+		for (int lk = 0; lk < 3; lk++) {
+			if (tk == 0 && (!o->model || !wanted[lk]))
 				continue;
 			if (tk == 1 && (!o->live || lk))
 				continue;
@@ -401,8 +406,7 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 				struct pvm_row *row = &res->rows[k++];
 
 				row->target = tk ? TARGET_LIVE : TARGET_MODEL;
-				row->lock = tk ? BENCH_LOCK_KERNEL :
-					    lk ? VML_LOCK_VMA : VML_LOCK_MMAP;
+				row->lock = tk ? BENCH_LOCK_KERNEL : (int)policy[lk];
 				row->readers = o->readers[i];
 				row->s = vml_zalloc(o->samples * sizeof(*row->s));
 				if (!row->s)

@@ -27,7 +27,7 @@ const char *bench_lock_name(int lock)
 {
 	if (lock == BENCH_LOCK_KERNEL)
 		return "kernel";
-	return lock == VML_LOCK_MMAP ? "mmap" : "vma";
+	return lock == VML_LOCK_MMAP ? "mmap" : lock == VML_LOCK_VMA ? "vma" : "vma-strict";
 }
 
 const char *bench_kernel(void)

@@ -15,7 +15,7 @@
 #include "scriptrun.h"
 
 static const char *const target_words[] = { "model", "live", "both", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
+static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "both", NULL };
 static const char *const policy_words[] = { "mainline", "fixed", "both", NULL };
 
 /* --record-ns auto | N */
@@ -90,9 +90,15 @@ static int set_tool_names(const char *cmd, const struct cli_opt *o, const char *
 const struct cli_opt bench_opt_table[] = {
 	{ "--target", "model|live|both", cli_set_targets, B(targets), 0, 0, target_words,
 	  "where to run [both]" },
-	{ "--lock", "mmap|vma|both", cli_set_locks, B(locks), 0, 0, lock_words,
-	  "the model readers' lock policy [both]; the live kernel has its\n"
-	  "own (rows say \"kernel\")" },
+	{ "--lock", "LIST|both", cli_set_locks, B(locks), 0, 0, lock_words,
+	  "the model readers' lock policies, a comma list of mmap, vma and\n"
+	  "vma-strict (proc-vs-map only: per-VMA locks with the reader-side\n"
+	  "fix of docs/findings/maps-fake-gaps.md); both = mmap,vma [both];\n"
+	  "the live kernel has its own (rows say \"kernel\")" },
+	{ "--kernel-transients", NULL, cli_set_flag, B(o.kernel_transients), 0, 0, NULL,
+	  "proc-vs-map: the model goes through 6.18's intermediate states\n"
+	  "(vmalock race --help; its mapper's mmap/munmap meet only the\n"
+	  "re-walking VMA iterator)" },
 	{ "--view", "VIEW", cli_set_view, B(o.view), 0, 0, NULL,
 	  "maps, smaps, smaps_rollup, numa_maps or query: the view the\n"
 	  "readers read [maps; run: smaps]; query is PROCMAP_QUERY over\n"
@@ -229,6 +235,7 @@ void bench_cli_finish(struct bench_cli *c)
 	o->live = c->targets & CLI_LIVE;
 	o->lock_mmap = c->locks & CLI_LOCK_MMAP;
 	o->lock_vma = c->locks & CLI_LOCK_VMA;
+	o->lock_vma_strict = c->locks & CLI_LOCK_VMA_STRICT;
 	for (unsigned int i = 0; i < c->readers.nr; i++)
 		o->readers[i] = (unsigned int)c->readers.v[i];
 	o->nr_readers = c->readers.nr;
@@ -274,6 +281,9 @@ int cmd_bench(int argc, char **argv)
 	    strcmp(scenario, "ops") && strcmp(scenario, "khugepaged") && strcmp(scenario, "monitor"))
 		return cli_usage_error("bench", "SCENARIO: unknown scenario '%s' (proc-vs-map, "
 				       "read-cost, ops, khugepaged, monitor)", scenario);
+	if (strcmp(scenario, "proc-vs-map") && (c.o.lock_vma_strict || c.o.kernel_transients))
+		return cli_usage_error("bench", "--%s: only proc-vs-map has it",
+				       c.o.kernel_transients ? "kernel-transients" : "lock vma-strict");
 	bench_print_load(stdout);
 	if (!strcmp(scenario, "khugepaged")) {
 		if (c.o.plot)
