@@ -157,7 +157,8 @@ static const char *errstr(int err)
 }
 
 /* One sample on the model. Return: 0 or -errno (printed). */
-static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
+static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas,
+			uint64_t *fallbacks)
 {
 	struct vml_sys_config cfg;	/* this host's (or --profile's) */
 	struct vml_mm_stats st;
@@ -207,8 +208,10 @@ out_readers:
 		fprintf(stderr, "vmalock bench: model: reading %s: %s\n", bench_view_name(r->view),
 			errstr(ret));
 	}
-	if (!ret && !vml_mm_stats(r->mm, &st))
+	if (!ret && !vml_mm_stats(r->mm, &st)) {
 		*vmas = st.map_count;
+		*fallbacks = st.proc_mmap_fallbacks;
+	}
 out_mm:
 	vml_mm_destroy(r->mm);
 	r->mm = NULL;
@@ -309,6 +312,7 @@ static void row_summarise(struct pvm_row *row)
 	row->ops = stat_median(F(ops), n);
 	row->vmas = stat_median(F(vmas), n);
 	row->passes = stat_median(F(passes), n);
+	row->fallbacks = stat_median(F(fallbacks), n);
 #undef F
 	vml_free(v);
 }
@@ -328,7 +332,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
 		.record_ns = (uint64_t)res->record_ns,
 	};
-	uint64_t vmas = 0;
+	uint64_t vmas = 0, fallbacks = 0;
 	int ret;
 
 	atomic_init(&r.stop, false);
@@ -344,7 +348,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		       target_kind_name(row->target), bench_lock_name(row->lock), row->readers,
 		       i + 1, o->samples);
 	if (row->target == TARGET_MODEL)
-		ret = model_sample(&r, row->readers, &vmas);
+		ret = model_sample(&r, row->readers, &vmas, &fallbacks);
 	else
 		ret = live_sample(&r, row->readers, &vmas);
 	if (ret)
@@ -356,6 +360,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	s->ops = r.hist->count;
 	s->vmas = vmas;
 	s->passes = atomic_load(&r.passes);
+	s->fallbacks = fallbacks;
 	s->fails = r.fails;
 	row->nr++;
 	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u: "
@@ -367,11 +372,13 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 
 int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 {
-	static const enum vml_lock_policy policy[3] = {
-		VML_LOCK_MMAP, VML_LOCK_VMA, VML_LOCK_VMA_STRICT,
+	static const enum vml_lock_policy policy[4] = {
+		VML_LOCK_MMAP, VML_LOCK_VMA, VML_LOCK_VMA_STRICT, VML_LOCK_VMA_RECHECK,
 	};
-	const bool wanted[3] = { o->lock_mmap, o->lock_vma, o->lock_vma_strict };
-	unsigned int nlocks = o->lock_mmap + o->lock_vma + o->lock_vma_strict, total, done = 0, k = 0;
+	const bool wanted[4] = { o->lock_mmap, o->lock_vma, o->lock_vma_strict,
+				 o->lock_vma_recheck };
+	unsigned int nlocks = o->lock_mmap + o->lock_vma + o->lock_vma_strict + o->lock_vma_recheck;
+	unsigned int total, done = 0, k = 0;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -397,7 +404,7 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	if (!res->rows)
 		return EXIT_FAILURE;
 	for (int tk = 0; tk < 2; tk++) {
-		for (int lk = 0; lk < 3; lk++) {
+		for (int lk = 0; lk < 4; lk++) {
 			if (tk == 0 && (!o->model || !wanted[lk]))
 				continue;
 			if (tk == 1 && (!o->live || lk))

@@ -35,30 +35,38 @@ static double ratio(double a, double b)
 }
 
 /*
- * What the reader-side fix costs the mapper: each model vma-strict row over
- * the vma row with as many readers, measured in this run (above 1: the
- * mapper is slower beside the fixed readers).
+ * What the reader-side fixes cost the mapper: each model vma-strict and
+ * vma-recheck row over the vma row with as many readers, measured in this
+ * run (above 1: the mapper is slower beside the fixed readers).
  */
-static void pvm_print_strict_ratios(FILE *f, const struct pvm_result *res)
+static void print_fix_ratios(FILE *f, const struct pvm_result *res, enum vml_lock_policy fix)
 {
 	bool header = false;
 
 	for (unsigned int i = 0; i < res->o->nr_readers; i++) {
 		unsigned int n = res->o->readers[i];
-		const struct pvm_row *s = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA_STRICT, n);
+		const struct pvm_row *s = pvm_find(res, TARGET_MODEL, fix, n);
 		const struct pvm_row *v = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, n);
 
 		if (!s || !v)
 			continue;
 		if (!header)
-			fprintf(f, "# the reader-side fix's cost to the mapper, model vma-strict / vma "
-				   "(same run):\n");
+			fprintf(f, "# the reader-side fix's cost to the mapper, model %s / vma "
+				   "(same run):\n", bench_lock_name(fix));
 		header = true;
 		fprintf(f, "#   readers %u: p50 %.2f, p99 %.2f, avg %.2f, max_med %.2f; ops %.2f, "
-			   "views %.2f\n", n, ratio(s->p50_us, v->p50_us), ratio(s->p99_us, v->p99_us),
+			   "views %.2f; readers' mmap_lock fallbacks a second %.0f (vma %.0f)\n", n,
+			ratio(s->p50_us, v->p50_us), ratio(s->p99_us, v->p99_us),
 			ratio(s->avg_us, v->avg_us), ratio(s->max_us, v->max_us),
-			ratio(s->ops, v->ops), ratio(s->passes, v->passes));
+			ratio(s->ops, v->ops), ratio(s->passes, v->passes),
+			s->fallbacks / res->o->duration_s, v->fallbacks / res->o->duration_s);
 	}
+}
+
+static void pvm_print_fix_ratios(FILE *f, const struct pvm_result *res)
+{
+	print_fix_ratios(f, res, VML_LOCK_VMA_STRICT);
+	print_fix_ratios(f, res, VML_LOCK_VMA_RECHECK);
 }
 
 void pvm_print_table(FILE *f, const struct pvm_result *res)
@@ -110,7 +118,7 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 		put_us(f, row->avg_us);
 		fprintf(f, " %8.0f %7.0f %7.0f\n", row->ops, row->vmas, row->passes);
 	}
-	pvm_print_strict_ratios(f, res);
+	pvm_print_fix_ratios(f, res);
 }
 
 int pvm_write_json(const char *path, const struct pvm_result *res)
@@ -161,6 +169,8 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		json_set_double(r, "ops", row->ops);
 		json_set_double(r, "vmas", row->vmas);
 		json_set_double(r, "views_read", row->passes);
+		if (row->target == TARGET_MODEL)
+			json_set_double(r, "mmap_lock_fallbacks", row->fallbacks);
 		for (unsigned int i = 0; i < row->nr; i++) {
 			const struct pvm_sample *s = &row->s[i];
 			json_t *js = json_object();
@@ -173,6 +183,8 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 			json_set_u64(js, "vmas", s->vmas);
 			json_set_u64(js, "views_read", s->passes);
 			json_set_u64(js, "failed_calls", s->fails);
+			if (row->target == TARGET_MODEL)
+				json_set_u64(js, "mmap_lock_fallbacks", s->fallbacks);
 			json_push_new(per, js);
 		}
 		json_set_new(r, "per_sample", per);
@@ -292,9 +304,11 @@ int pvm_plot(const char *path, const struct pvm_result *res)
 	fprintf(s, "plot \\\n");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
-		/* colour: the policy (model mmap, vma, vma-strict, live); dashes: the reader count */
-		static const char *const colour[] = { "#d62728", "#1f77b4", "#9467bd", "#2ca02c" };
-		unsigned int group = row->target == TARGET_LIVE ? 3 : (unsigned int)row->lock;
+		/* colour: the policy (model mmap, vma, vma-strict, vma-recheck, live); dashes: readers */
+		static const char *const colour[] = {
+			"#d62728", "#1f77b4", "#9467bd", "#ff7f0e", "#2ca02c",
+		};
+		unsigned int group = row->target == TARGET_LIVE ? 4 : (unsigned int)row->lock;
 		unsigned int dash = 1;
 
 		for (unsigned int i = 0; i < res->o->nr_readers; i++)

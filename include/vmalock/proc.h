@@ -32,6 +32,9 @@ enum vml_lock_policy {
 				 * existed between system calls, else fall back to
 				 * mmap_lock (the reader-side fix of
 				 * docs/findings/maps-fake-gaps.md) */
+	VML_LOCK_VMA_RECHECK,	/* VMA, but look every gap up again from the tree's
+				 * root and fall back if that finds another VMA
+				 * (fixes only that document's case 1) */
 };
 
 struct vml_reader;

@@ -238,12 +238,13 @@ static unsigned int lock_bits(const char *word)
 	return !strcmp(word, "mmap") ? CLI_LOCK_MMAP :
 	       !strcmp(word, "vma") ? CLI_LOCK_VMA :
 	       !strcmp(word, "vma-strict") ? CLI_LOCK_VMA_STRICT :
+	       !strcmp(word, "vma-recheck") ? CLI_LOCK_VMA_RECHECK :
 	       CLI_LOCK_MMAP | CLI_LOCK_VMA;	/* both */
 }
 
 /*
- * words: any of "mmap", "vma", "vma-strict", "both" (mmap and vma). A
- * command whose words include "vma-strict" takes a comma list of them.
+ * words: any of "mmap", "vma", "vma-strict", "vma-recheck", "both" (mmap and
+ * vma). A command whose words include "vma-strict" takes a comma list.
  */
 int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {

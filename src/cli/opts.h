@@ -30,12 +30,13 @@ struct cli_ulist {
 	unsigned int nr;
 };
 
-/* Targets and lock policies as bit sets (model|live|both, mmap|vma|vma-strict|both). */
+/* Targets and lock policies as bit sets (model|live|both, mmap|vma|vma-strict|vma-recheck|both). */
 #define CLI_MODEL 0x1
 #define CLI_LIVE 0x2
 #define CLI_LOCK_MMAP 0x1
 #define CLI_LOCK_VMA 0x2
 #define CLI_LOCK_VMA_STRICT 0x4
+#define CLI_LOCK_VMA_RECHECK 0x8
 
 struct cli_opt;
 typedef int (*cli_setter)(const char *cmd, const struct cli_opt *o, const char *val, void *dst);

@@ -146,6 +146,8 @@ static int set_locks(const char *cmd, const struct cli_opt *o, const char *val, 
 		ro->locks[ro->nr_locks++] = VML_LOCK_VMA;
 	if (l & CLI_LOCK_VMA_STRICT)
 		ro->locks[ro->nr_locks++] = VML_LOCK_VMA_STRICT;
+	if (l & CLI_LOCK_VMA_RECHECK)
+		ro->locks[ro->nr_locks++] = VML_LOCK_VMA_RECHECK;
 	return 0;
 }
 
@@ -178,7 +180,8 @@ static int set_ulong(const char *cmd, const struct cli_opt *o, const char *val, 
 }
 
 static const char *const target_words[] = { "model", "live", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "both", NULL };
+static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "vma-recheck", "both",
+					   NULL };
 static const char *const broken_words[] = { "skip-fallback", NULL };
 
 #define C(f) offsetof(struct race_cli, f)
@@ -190,10 +193,11 @@ static const struct cli_opt race_opt_table[] = {
 	  "maps, smaps, smaps_rollup, numa_maps, query (comma list)\n"
 	  "[all]; `all` skips, with a note, views the target does not offer" },
 	{ "--lock", "LIST|both", set_locks, 0, 0, 0, lock_words,
-	  "the model's reader locking, a comma list of mmap, vma and\n"
+	  "the model's reader locking, a comma list of mmap, vma,\n"
 	  "vma-strict (per-VMA locks with the reader-side fix of\n"
 	  "docs/findings/maps-fake-gaps.md: a gap is shown only when\n"
-	  "proven); both = mmap,vma [both]; the live kernel has its own\n"
+	  "proven) and vma-recheck (every gap looked up again: fixes\n"
+	  "case 1 only); both = mmap,vma [both]; the live kernel has its own\n"
 	  "(6.18: maps and query per VMA, the others under mmap_lock for\n"
 	  "each read())" },
 	{ "--mod", "LIST|all", set_mods, 0, 0, 0, NULL,
@@ -304,7 +308,17 @@ static const char *lock_label(const struct race_phase *ph)
 {
 	if (ph->kernel_lock)
 		return "kernel";
-	return ph->lock == VML_LOCK_MMAP ? "mmap" : ph->lock == VML_LOCK_VMA ? "vma" : "vma-strict";
+	switch (ph->lock) {
+	case VML_LOCK_MMAP:
+		return "mmap";
+	case VML_LOCK_VMA:
+		return "vma";
+	case VML_LOCK_VMA_STRICT:
+		return "vma-strict";
+	case VML_LOCK_VMA_RECHECK:
+		return "vma-recheck";
+	}
+	return "?";
 }
 
 static void on_phase(const struct race_phase *ph, void *arg)
@@ -315,24 +329,24 @@ static void on_phase(const struct race_phase *ph, void *arg)
 	snprintf(name, sizeof(name), "%s/%s/%s", target_view_name(ph->view), lock_label(ph),
 		 race_mod_name(ph->mod));
 	if (!rep->phases++)
-		printf("%-13s %-10s %-11s %6s %9s %9s %8s %10s %11s %10s %9s\n", "view", "lock",
+		printf("%-13s %-11s %-11s %6s %9s %9s %8s %10s %11s %10s %9s\n", "view", "lock",
 		       "mod", "states", "reads", "reads/s", "cycles", "violations",
 		       "dup-in-read", "dup-across", "changed");
 	if (ph->skipped) {
 		rep->skipped++;
-		printf("%-13s %-10s %-11s skipped: %s\n", target_view_name(ph->view),
+		printf("%-13s %-11s %-11s skipped: %s\n", target_view_name(ph->view),
 		       lock_label(ph), race_mod_name(ph->mod), ph->skipped);
 		fflush(stdout);
 		return;
 	}
 	if (ph->error && !ph->reads) {
 		rep->failed++;
-		printf("%-13s %-10s %-11s failed: %s\n", target_view_name(ph->view),
+		printf("%-13s %-11s %-11s failed: %s\n", target_view_name(ph->view),
 		       lock_label(ph), race_mod_name(ph->mod), ph->error_why);
 		fflush(stdout);
 		return;
 	}
-	printf("%-13s %-10s %-11s %6u %9llu %9.0f %8llu %10llu %11llu %10llu %9llu%s\n",
+	printf("%-13s %-11s %-11s %6u %9llu %9.0f %8llu %10llu %11llu %10llu %9llu%s\n",
 	       target_view_name(ph->view), lock_label(ph), race_mod_name(ph->mod),
 	       ph->nr_states, (unsigned long long)ph->reads,
 	       ph->seconds > 0 ? ph->reads / ph->seconds : 0.0,

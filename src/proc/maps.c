@@ -73,7 +73,7 @@ static int get_next_vma(struct proc_maps_private *priv, int64_t last_pos, struct
 	unlock_vma(priv);
 	vml_proc_next_hook_call((unsigned long)last_pos);
 	err = lock_next_vma(priv->mm, &priv->iter, (unsigned long)last_pos,
-			    priv->lock == VML_LOCK_VMA_STRICT, priv->cancel, vma);
+			    proc_gap_check(priv->lock), priv->cancel, vma);
 	if (!err)
 		priv->locked_vma = *vma;
 	return err;

@@ -61,7 +61,7 @@ if scenario == "proc-vs-map":
     for r in rows:
         assert r["target"] in ("model", "live"), r
         assert r["lock"] == ("kernel" if r["target"] == "live" else r["lock"]), r
-        assert r["lock"] in ("mmap", "vma", "vma-strict", "kernel"), r
+        assert r["lock"] in ("mmap", "vma", "vma-strict", "vma-recheck", "kernel"), r
         assert isinstance(r["readers"], int)
         for k in ("p50_us", "p99_us", "max_us", "max_us_worst", "ops", "vmas"):
             assert isinstance(r[k], num) and r[k] >= 0, (k, r)
@@ -122,13 +122,18 @@ ok $? "proc-vs-map with a hog, the query view, and a progress line per sample"
 # proc-vs-map with the reader-side fix beside the current reader: rows for
 # both and their ratio (model only)
 if [ "$target" = both ]; then
-	"$vmalock" bench proc-vs-map --target model --lock vma,vma-strict --kernel-transients \
-		$tiny --readers 1 --record-ns 0 --json strict.json --quiet >out 2>err
+	"$vmalock" bench proc-vs-map --target model --lock vma,vma-strict,vma-recheck \
+		--kernel-transients $tiny --readers 1 --record-ns 0 --json strict.json --quiet \
+		>out 2>err
 	rc=$?
 	[ $rc -eq 0 ] && grep -qE '^model +vma +1 ' out && grep -qE '^model +vma-strict +1 ' out &&
-		grep -q '^#   readers 1: p50 [0-9.]*, p99' out && grep -q 'kernel transients on' out &&
-		python3 -c 'import json,sys; d=json.load(open("strict.json")); assert d["kernel_transients"] is True; assert [r["lock"] for r in d["rows"]] == ["vma", "vma-strict"]' 2>err
-	ok $? "proc-vs-map --lock vma,vma-strict: both rows and the fix's cost ratio (exit $rc)"
+		grep -qE '^model +vma-recheck +1 ' out &&
+		grep -q '^# the reader-side fix.s cost to the mapper, model vma-strict / vma' out &&
+		grep -q '^# the reader-side fix.s cost to the mapper, model vma-recheck / vma' out &&
+		[ "$(grep -c '^#   readers 1: p50 [0-9.]*, p99' out)" -eq 2 ] &&
+		grep -q 'kernel transients on' out &&
+		python3 -c 'import json,sys; d=json.load(open("strict.json")); assert d["kernel_transients"] is True; assert [r["lock"] for r in d["rows"]] == ["vma", "vma-strict", "vma-recheck"]; assert all(r["mmap_lock_fallbacks"] >= 0 for r in d["rows"])' 2>err
+	ok $? "proc-vs-map --lock vma,vma-strict,vma-recheck: the rows and the fixes' cost ratios (exit $rc)"
 fi
 
 # read-cost: small layouts, a JSON and a PNG

@@ -116,6 +116,17 @@ rc=$?
 	[ "$(grep -c '^maps  *vma-strict \|^query  *vma-strict ' out)" -eq 12 ]
 ok $? "model, --kernel-transients, --lock vma-strict: no violation (exit $rc)"
 grep '^total:' out | sed 's/^/# /'
+# vma-recheck (every gap looked up again) removes case 1 but not the hole.
+"$vmalock" race --target model --view maps --lock vma-recheck --kernel-transients \
+	--mod split,mprotect,remap --duration "$secs" --seed 10 >out 2>err
+rc=$?
+[ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
+ok $? "model, --kernel-transients, --lock vma-recheck: no fake gap after a merge (exit $rc)"
+"$vmalock" race --target model --view maps --lock vma-recheck --kernel-transients \
+	--mod remap-whole --duration "$secs" --seed 11 >out 2>err
+rc=$?
+[ $rc -eq 1 ] && grep -q '^  fake-gap: [1-9]' out
+ok $? "model, --kernel-transients, --lock vma-recheck: the mremap hole still shown (exit $rc)"
 
 # The page-walking views under per-VMA locks: RCU is dropped around each
 # walk and the iterator reset afterwards. (Skipping the reset,

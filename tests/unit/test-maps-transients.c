@@ -14,12 +14,14 @@
  *    and lands in the merged A, so it shows B right after A1 - a gap that
  *    existed in no state. VML_LOCK_VMA_STRICT: the gap is looked up again
  *    from a fresh root, the merged A is found, the reader falls back to
- *    mmap_lock and shows it.
+ *    mmap_lock and shows it. VML_LOCK_VMA_RECHECK (every gap looked up
+ *    again from a fresh root, accepted if that agrees) does the same.
  *  - case 2, mremap(MREMAP_FIXED) over the whole VMA A: the writer is parked
  *    right after it published the destination unmapped
  *    (vml_transient_hook). On: a reader run meanwhile shows B after P, A
- *    missing; strict: the reader sees a writer inside, falls back to
- *    mmap_lock and waits for the move. Off: there is no such state (the hook
+ *    missing - also under vma-recheck, whose fresh lookup sees the same
+ *    hole; strict: the reader sees a writer inside, falls back to mmap_lock
+ *    and waits for the move. Off: there is no such state (the hook
  *    is never called).
  *
  * Waits have a generous deadline only to turn a hang into a failure.
@@ -44,8 +46,16 @@
 #define N_ADDR (BASE + 9 * PG)
 #define S_ADDR (BASE + 32 * PG)
 
-enum mode { M_OFF, M_ON, M_STRICT };
-static const char *const mode_name[] = { "transients off", "transients on", "on, vma-strict" };
+enum mode { M_OFF, M_ON, M_STRICT, M_RECHECK };
+static const char *const mode_name[] = {
+	"transients off", "transients on", "on, vma-strict", "on, vma-recheck",
+};
+
+static enum vml_lock_policy mode_lock(enum mode m)
+{
+	return m == M_STRICT ? VML_LOCK_VMA_STRICT : m == M_RECHECK ? VML_LOCK_VMA_RECHECK :
+	       VML_LOCK_VMA;
+}
 
 static struct {
 	pthread_mutex_t lock;
@@ -290,7 +300,7 @@ static void test_merge(enum kind1 k, enum mode mode)
 	struct vml_mm_stats st0, st1;
 	struct vml_sys *sys;
 	struct vml_mm *mm = layout(&sys, mode);
-	struct reader r = { .mm = mm, .lock = mode == M_STRICT ? VML_LOCK_VMA_STRICT : VML_LOCK_VMA };
+	struct reader r = { .mm = mm, .lock = mode_lock(mode) };
 	char next[128];
 	char *now;
 	int err;
@@ -329,6 +339,7 @@ static void test_merge(enum kind1 k, enum mode mode)
 		       "...accepted without a fallback (no writer was inside at the lookup)");
 		break;
 	case M_STRICT:
+	case M_RECHECK:
 		if (!ok(starts(next, merged), "...then the merged A: the gap is not proven, the "
 			"reader falls back and shows no fake gap"))
 			tap_diag("%s", r.out ? r.out : "(null)");
@@ -349,7 +360,7 @@ static void test_remap_whole(enum mode mode)
 	struct vml_sys *sys;
 	struct vml_mm *mm = layout(&sys, mode);
 	struct remapper w = { .mm = mm };
-	struct reader r = { .mm = mm, .lock = mode == M_STRICT ? VML_LOCK_VMA_STRICT : VML_LOCK_VMA };
+	struct reader r = { .mm = mm, .lock = mode_lock(mode) };
 	char next[128];
 	int seen;
 
@@ -370,7 +381,8 @@ static void test_remap_whole(enum mode mode)
 	}
 	wait_parked(2);
 	start_reader(&r);
-	if (mode == M_ON) {
+	if (mode == M_ON || mode == M_RECHECK) {
+		/* vma-recheck's fresh lookup sees the same hole: only the writer can fix case 2 */
 		pthread_join(r.thread, NULL);
 		ok(!atomic_load(&w.done), "remap-whole, %s: a reader runs to the end while the "
 		   "writer is parked with A unmapped", mode_name[mode]);
@@ -401,9 +413,9 @@ int main(void)
 	atomic_store(&vml_proc_next_hook, next_hook);
 	atomic_store(&vml_transient_hook, transient_hook);
 	for (enum kind1 k = K_MAPFIXED; k <= K_REMAP; k++)
-		for (enum mode m = M_OFF; m <= M_STRICT; m++)
+		for (enum mode m = M_OFF; m <= M_RECHECK; m++)
 			test_merge(k, m);
-	for (enum mode m = M_OFF; m <= M_STRICT; m++)
+	for (enum mode m = M_OFF; m <= M_RECHECK; m++)
 		test_remap_whole(m);
 	atomic_store(&vml_proc_next_hook, NULL);
 	atomic_store(&vml_transient_hook, NULL);
