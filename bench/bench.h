@@ -37,6 +37,9 @@ struct bench_tool_list {
 struct bench_opts {
 	bool model, live;		/* --target */
 	bool lock_mmap, lock_vma;	/* --lock (model rows) */
+	bool lock_vma_strict;		/* --lock vma-strict (proc-vs-map model rows) */
+	bool lock_vma_recheck;		/* --lock vma-recheck (proc-vs-map model rows) */
+	bool kernel_transients;		/* --kernel-transients (proc-vs-map model rows) */
 	enum vml_view view;		/* --view; TARGET_VIEW_QUERY for PROCMAP_QUERY */
 	unsigned int readers[BENCH_MAX_LIST];	/* --readers N[,N...] */
 	unsigned int nr_readers;
@@ -82,6 +85,7 @@ struct pvm_sample {
 	uint64_t ops;			/* mmap() + munmap() calls */
 	uint64_t vmas;			/* VMAs in the address space at the end */
 	uint64_t passes;		/* whole views the readers read, all together */
+	uint64_t fallbacks;		/* model: the readers' fallbacks to mmap_lock */
 	uint64_t fails;			/* mapper calls that failed (counted, still timed) */
 	struct lat_hist *hist;		/* every call's latency */
 };
@@ -97,6 +101,7 @@ struct pvm_row {
 	double avg_us;			/* median of per-sample means: the seeds' "median" */
 	double max_us, max_min_us, max_worst_us;	/* median, min and max of per-sample max */
 	double ops, vmas, passes;	/* medians */
+	double fallbacks;		/* model: median of per-sample fallbacks */
 };
 
 /* The live kernel's and the model's cost per record of a view, measured now. */

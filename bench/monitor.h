@@ -31,11 +31,12 @@
 #define MON_VIEW_HOLD 99	/* replay: one mmap_lock(R) hold per read() (cmdline, environ...) */
 #define MON_VIEWS 4		/* enum vml_view: maps, smaps, smaps_rollup, numa_maps */
 /*
- * A model row's lock policy besides enum vml_lock_policy: each view under
- * the lock this kernel takes for it (maps under per-VMA locks on 6.17+,
- * smaps, smaps_rollup and numa_maps under mmap_lock): "today".
+ * A model row's lock policy besides enum vml_lock_policy (a value outside
+ * it): each view under the lock this kernel takes for it (maps under
+ * per-VMA locks on 6.17+, smaps, smaps_rollup and numa_maps under
+ * mmap_lock): "today".
  */
-#define MON_LOCK_TODAY 2
+#define MON_LOCK_TODAY 100
 
 enum mon_kind {
 	MON_ONESHOT,	/* a command run once per poll (pmap, ps, top -b -n 1, ...) */

@@ -29,6 +29,46 @@ static void put_us(FILE *f, double us)
 		fprintf(f, " %10.0f", us);
 }
 
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : NAN;
+}
+
+/*
+ * What the reader-side fixes cost the mapper: each model vma-strict and
+ * vma-recheck row over the vma row with as many readers, measured in this
+ * run (above 1: the mapper is slower beside the fixed readers).
+ */
+static void print_fix_ratios(FILE *f, const struct pvm_result *res, enum vml_lock_policy fix)
+{
+	bool header = false;
+
+	for (unsigned int i = 0; i < res->o->nr_readers; i++) {
+		unsigned int n = res->o->readers[i];
+		const struct pvm_row *s = pvm_find(res, TARGET_MODEL, fix, n);
+		const struct pvm_row *v = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, n);
+
+		if (!s || !v)
+			continue;
+		if (!header)
+			fprintf(f, "# the reader-side fix's cost to the mapper, model %s / vma "
+				   "(same run):\n", bench_lock_name(fix));
+		header = true;
+		fprintf(f, "#   readers %u: p50 %.2f, p99 %.2f, avg %.2f, max_med %.2f; ops %.2f, "
+			   "views %.2f; readers' mmap_lock fallbacks a second %.0f (vma %.0f)\n", n,
+			ratio(s->p50_us, v->p50_us), ratio(s->p99_us, v->p99_us),
+			ratio(s->avg_us, v->avg_us), ratio(s->max_us, v->max_us),
+			ratio(s->ops, v->ops), ratio(s->passes, v->passes),
+			s->fallbacks / res->o->duration_s, v->fallbacks / res->o->duration_s);
+	}
+}
+
+static void pvm_print_fix_ratios(FILE *f, const struct pvm_result *res)
+{
+	print_fix_ratios(f, res, VML_LOCK_VMA_STRICT);
+	print_fix_ratios(f, res, VML_LOCK_VMA_RECHECK);
+}
+
 void pvm_print_table(FILE *f, const struct pvm_result *res)
 {
 	const struct bench_opts *o = res->o;
@@ -46,6 +86,9 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 	fprintf(f, "; kernel %s; seed %llu\n", bench_kernel(), (unsigned long long)o->seed);
 	if (o->note)
 		fprintf(f, "# note: %s\n", o->note);
+	if (o->kernel_transients && o->model)
+		fprintf(f, "# model: kernel transients on (the VMA iterator re-walks as the maple "
+			   "tree's does)\n");
 	if (res->cal.done)
 		fprintf(f, "# model readers charged %.0f ns per record: measured now, the live kernel "
 			   "takes %.0f ns and the model %.0f ns per %s record\n",
@@ -57,7 +100,7 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
 		"# p50, p99, avg, ops, vmas, views = medians over samples (avg: a sample's mean,\n"
 		"# mapper.c's opavg, whose median the seeds report; views: whole views read)\n");
-	fprintf(f, "%-6s %-6s %7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n", "target", "lock",
+	fprintf(f, "%-6s %-10s %7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n", "target", "lock",
 		"readers", "max_med", "max_min", "max_max", "p50", "p99", "avg", "ops", "vmas",
 		"views");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
@@ -65,7 +108,7 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%-6s %-6s %7u", target_kind_name(row->target),
+		fprintf(f, "%-6s %-10s %7u", target_kind_name(row->target),
 			bench_lock_name(row->lock), row->readers);
 		put_us(f, row->max_us);
 		put_us(f, row->max_min_us);
@@ -75,6 +118,7 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 		put_us(f, row->avg_us);
 		fprintf(f, " %8.0f %7.0f %7.0f\n", row->ops, row->vmas, row->passes);
 	}
+	pvm_print_fix_ratios(f, res);
 }
 
 int pvm_write_json(const char *path, const struct pvm_result *res)
@@ -96,6 +140,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 	json_set_str(doc, "kernel", bench_kernel());
 	if (o->note)
 		json_set_str(doc, "note", o->note);
+	json_set_bool(doc, "kernel_transients", o->kernel_transients);
 	json_set_double(doc, "record_ns", res->record_ns);
 	if (res->cal.done) {
 		json_t *cal = json_object();
@@ -124,6 +169,8 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		json_set_double(r, "ops", row->ops);
 		json_set_double(r, "vmas", row->vmas);
 		json_set_double(r, "views_read", row->passes);
+		if (row->target == TARGET_MODEL)
+			json_set_double(r, "mmap_lock_fallbacks", row->fallbacks);
 		for (unsigned int i = 0; i < row->nr; i++) {
 			const struct pvm_sample *s = &row->s[i];
 			json_t *js = json_object();
@@ -136,6 +183,8 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 			json_set_u64(js, "vmas", s->vmas);
 			json_set_u64(js, "views_read", s->passes);
 			json_set_u64(js, "failed_calls", s->fails);
+			if (row->target == TARGET_MODEL)
+				json_set_u64(js, "mmap_lock_fallbacks", s->fallbacks);
 			json_push_new(per, js);
 		}
 		json_set_new(r, "per_sample", per);
@@ -255,9 +304,11 @@ int pvm_plot(const char *path, const struct pvm_result *res)
 	fprintf(s, "plot \\\n");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
-		/* colour: the policy (model mmap, model vma, live); dashes: the reader count */
-		static const char *const colour[] = { "#d62728", "#1f77b4", "#2ca02c" };
-		unsigned int group = row->target == TARGET_LIVE ? 2 : row->lock == VML_LOCK_VMA;
+		/* colour: the policy (model mmap, vma, vma-strict, vma-recheck, live); dashes: readers */
+		static const char *const colour[] = {
+			"#d62728", "#1f77b4", "#9467bd", "#ff7f0e", "#2ca02c",
+		};
+		unsigned int group = row->target == TARGET_LIVE ? 4 : (unsigned int)row->lock;
 		unsigned int dash = 1;
 
 		for (unsigned int i = 0; i < res->o->nr_readers; i++)

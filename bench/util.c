@@ -27,7 +27,17 @@ const char *bench_lock_name(int lock)
 {
 	if (lock == BENCH_LOCK_KERNEL)
 		return "kernel";
-	return lock == VML_LOCK_MMAP ? "mmap" : "vma";
+	switch (lock) {
+	case VML_LOCK_MMAP:
+		return "mmap";
+	case VML_LOCK_VMA:
+		return "vma";
+	case VML_LOCK_VMA_STRICT:
+		return "vma-strict";
+	case VML_LOCK_VMA_RECHECK:
+		return "vma-recheck";
+	}
+	return "?";
 }
 
 const char *bench_kernel(void)

@@ -94,6 +94,17 @@ struct vml_sys_config {
 	unsigned long stack_rlimit;	/* 8 MiB: how far a MAP_GROWSDOWN VMA may grow */
 	enum vml_i_mmap_order i_mmap_order;	/* post */
 	enum vml_shmem_swap_usage shmem_swap_usage;	/* fast */
+	bool kernel_transients;		/* false: every system call publishes its result at
+					 * once, and a lockless reader's VMA iterator keeps
+					 * the tree snapshot it walks; true: the model goes
+					 * through the intermediate states 6.18 exposes to
+					 * per-VMA-lock readers - mremap(MREMAP_FIXED)
+					 * publishes the destination unmapped before the
+					 * move, and an iterator whose tree node a writer
+					 * replaced walks down again from the end of the VMA
+					 * it returned last, as the maple tree's does, which
+					 * skips the rest of a VMA that grew by a merge
+					 * (docs/findings/maps-fake-gaps.md) */
 };
 
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);

@@ -15,7 +15,8 @@
 #include "scriptrun.h"
 
 static const char *const target_words[] = { "model", "live", "both", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
+static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "vma-recheck", "both",
+					   NULL };
 static const char *const policy_words[] = { "mainline", "fixed", "both", NULL };
 
 /* --record-ns auto | N */
@@ -90,9 +91,16 @@ static int set_tool_names(const char *cmd, const struct cli_opt *o, const char *
 const struct cli_opt bench_opt_table[] = {
 	{ "--target", "model|live|both", cli_set_targets, B(targets), 0, 0, target_words,
 	  "where to run [both]" },
-	{ "--lock", "mmap|vma|both", cli_set_locks, B(locks), 0, 0, lock_words,
-	  "the model readers' lock policy [both]; the live kernel has its\n"
-	  "own (rows say \"kernel\")" },
+	{ "--lock", "LIST|both", cli_set_locks, B(locks), 0, 0, lock_words,
+	  "the model readers' lock policies, a comma list of mmap, vma,\n"
+	  "vma-strict and vma-recheck (proc-vs-map only: per-VMA locks with\n"
+	  "the reader-side fixes of docs/findings/maps-fake-gaps.md; vmalock\n"
+	  "race --help); both = mmap,vma [both]; the live kernel has its own\n"
+	  "(rows say \"kernel\")" },
+	{ "--kernel-transients", NULL, cli_set_flag, B(o.kernel_transients), 0, 0, NULL,
+	  "proc-vs-map: the model goes through 6.18's intermediate states\n"
+	  "(vmalock race --help; its mapper's mmap/munmap meet only the\n"
+	  "re-walking VMA iterator)" },
 	{ "--view", "VIEW", cli_set_view, B(o.view), 0, 0, NULL,
 	  "maps, smaps, smaps_rollup, numa_maps or query: the view the\n"
 	  "readers read [maps; run: smaps]; query is PROCMAP_QUERY over\n"
@@ -249,6 +257,8 @@ void bench_cli_finish(struct bench_cli *c)
 	o->live = c->targets & CLI_LIVE;
 	o->lock_mmap = c->locks & CLI_LOCK_MMAP;
 	o->lock_vma = c->locks & CLI_LOCK_VMA;
+	o->lock_vma_strict = c->locks & CLI_LOCK_VMA_STRICT;
+	o->lock_vma_recheck = c->locks & CLI_LOCK_VMA_RECHECK;
 	for (unsigned int i = 0; i < c->readers.nr; i++)
 		o->readers[i] = (unsigned int)c->readers.v[i];
 	o->nr_readers = c->readers.nr;
@@ -324,6 +334,11 @@ int cmd_bench(int argc, char **argv)
 	if (sc->needs_live && !c.o.live)
 		return cli_usage_error("bench", "--target: %s needs the live kernel (%s): live or "
 				       "both", scenario, sc->needs_live);
+	if (strcmp(scenario, "proc-vs-map") &&
+	    (c.o.lock_vma_strict || c.o.lock_vma_recheck || c.o.kernel_transients))
+		return cli_usage_error("bench", "--%s: only proc-vs-map has it",
+				       c.o.kernel_transients ? "kernel-transients" :
+				       c.o.lock_vma_strict ? "lock vma-strict" : "lock vma-recheck");
 	bench_print_load(stdout);
 	if (sc->run)
 		return sc->run(&c.o) ? EXIT_CHECK_FAILED : 0;

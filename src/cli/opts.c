@@ -233,16 +233,52 @@ int cli_set_targets(const char *cmd, const struct cli_opt *o, const char *val, v
 	return 0;
 }
 
-/* words: any of "mmap", "vma", "both" */
+static unsigned int lock_bits(const char *word)
+{
+	return !strcmp(word, "mmap") ? CLI_LOCK_MMAP :
+	       !strcmp(word, "vma") ? CLI_LOCK_VMA :
+	       !strcmp(word, "vma-strict") ? CLI_LOCK_VMA_STRICT :
+	       !strcmp(word, "vma-recheck") ? CLI_LOCK_VMA_RECHECK :
+	       CLI_LOCK_MMAP | CLI_LOCK_VMA;	/* both */
+}
+
+/*
+ * words: any of "mmap", "vma", "vma-strict", "vma-recheck", "both" (mmap and
+ * vma). A command whose words include "vma-strict" takes a comma list.
+ */
 int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
-	int i, ret = choose(cmd, o, "policy", val, &i);
+	unsigned int set = 0;
+	bool list = false;
+	const char *s = val;
+	int i, ret;
 
-	if (ret)
+	for (i = 0; o->words[i]; i++)
+		list |= !strcmp(o->words[i], "vma-strict");
+	if (!list) {
+		ret = choose(cmd, o, "policy", val, &i);
+		if (!ret)
+			*(unsigned int *)dst = lock_bits(o->words[i]);
 		return ret;
-	*(unsigned int *)dst = !strcmp(o->words[i], "mmap") ? CLI_LOCK_MMAP :
-			       !strcmp(o->words[i], "vma") ? CLI_LOCK_VMA :
-			       CLI_LOCK_MMAP | CLI_LOCK_VMA;
+	}
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		char item[32];
+
+		if (!n || n >= sizeof(item))
+			return cli_usage_error(cmd, "%s: bad value '%s' (a comma list of policies, "
+					       "no empty item)", o->name, val);
+		memcpy(item, s, n);
+		item[n] = '\0';
+		ret = choose(cmd, o, "policy", item, &i);
+		if (ret)
+			return ret;
+		set |= lock_bits(item);
+		if (!s[n])
+			break;
+		s += n + 1;
+	}
+	*(unsigned int *)dst = set;
 	return 0;
 }
 

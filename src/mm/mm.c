@@ -31,6 +31,8 @@ int mm_alloc(struct vml_sys *sys, struct mm **out)
 	rwsem_init(&mm->mmap_lock, &rc);
 	seqcount_init(&mm->mm_lock_seq);
 	rtree_init(&mm->mm_mt);
+	/* The maple tree's iterator: a dead node sends it down again (kernel.md §1). */
+	rtree_set_rewalk(&mm->mm_mt, sys->cfg.kernel_transients);
 	mm->sys = sys;
 	mm->mmap_base = DEFAULT_MMAP_BASE;
 	mm->execute_only_pkey = -1;

@@ -46,6 +46,7 @@ struct target_env {
 	size_t nr_made, made_cap;
 	uint64_t swap_bytes;		/* the script's own swap (model: that many pages) */
 	struct target_swap *swap;	/* live: the swap file turned on for it, or NULL */
+	bool kernel_transients;		/* model: vml_sys_config.kernel_transients */
 };
 
 static void remove_dir(const char *dir)
@@ -135,6 +136,16 @@ void target_env_put(struct target_env *env)
 uint64_t target_env_swap_bytes(const struct target_env *env)
 {
 	return env->swap_bytes;
+}
+
+void target_env_set_kernel_transients(struct target_env *env, bool on)
+{
+	env->kernel_transients = on;
+}
+
+bool target_env_kernel_transients(const struct target_env *env)
+{
+	return env->kernel_transients;
 }
 
 int target_env_set_swap(struct target_env *env, uint64_t bytes, bool live, char *err,

@@ -62,6 +62,13 @@ uint64_t target_env_swap_bytes(const struct target_env *env);
  */
 int target_env_set_swap(struct target_env *env, uint64_t bytes, bool live, char *err,
 			size_t errlen);
+/*
+ * The model targets created afterwards in @env go through the kernel's
+ * intermediate states (vml_sys_config.kernel_transients); live targets
+ * ignore it.
+ */
+void target_env_set_kernel_transients(struct target_env *env, bool on);
+bool target_env_kernel_transients(const struct target_env *env);
 /* The directory names, for normalising views: "/tmp/vmalock.AbC123". */
 const char *target_env_dir(const struct target_env *env, bool shmem);
 

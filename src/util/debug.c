@@ -17,6 +17,8 @@ void vml_i_mmap_time_report(const struct vml_file *file, uint64_t wait_ns, uint6
 	if (hook)
 		hook(file, wait_ns, hold_ns);
 }
+_Atomic(vml_proc_next_fn) vml_proc_next_hook;
+_Atomic(vml_transient_fn) vml_transient_hook;
 
 __attribute__((noinline, cold))
 void vml_spin_ns(uint64_t ns)

@@ -61,7 +61,7 @@ if scenario == "proc-vs-map":
     for r in rows:
         assert r["target"] in ("model", "live"), r
         assert r["lock"] == ("kernel" if r["target"] == "live" else r["lock"]), r
-        assert r["lock"] in ("mmap", "vma", "kernel"), r
+        assert r["lock"] in ("mmap", "vma", "vma-strict", "vma-recheck", "kernel"), r
         assert isinstance(r["readers"], int)
         for k in ("p50_us", "p99_us", "max_us", "max_us_worst", "ops", "vmas"):
             assert isinstance(r[k], num) and r[k] >= 0, (k, r)
@@ -118,6 +118,23 @@ ok $? "proc-vs-map --plot writes an SVG"
 rc=$?
 [ $rc -eq 0 ] && grep -q 'view query' out && grep -q 'sample 1/1' err
 ok $? "proc-vs-map with a hog, the query view, and a progress line per sample"
+
+# proc-vs-map with the reader-side fix beside the current reader: rows for
+# both and their ratio (model only)
+if [ "$target" = both ]; then
+	"$vmalock" bench proc-vs-map --target model --lock vma,vma-strict,vma-recheck \
+		--kernel-transients $tiny --readers 1 --record-ns 0 --json strict.json --quiet \
+		>out 2>err
+	rc=$?
+	[ $rc -eq 0 ] && grep -qE '^model +vma +1 ' out && grep -qE '^model +vma-strict +1 ' out &&
+		grep -qE '^model +vma-recheck +1 ' out &&
+		grep -q '^# the reader-side fix.s cost to the mapper, model vma-strict / vma' out &&
+		grep -q '^# the reader-side fix.s cost to the mapper, model vma-recheck / vma' out &&
+		[ "$(grep -c '^#   readers 1: p50 [0-9.]*, p99' out)" -eq 2 ] &&
+		grep -q 'kernel transients on' out &&
+		python3 -c 'import json,sys; d=json.load(open("strict.json")); assert d["kernel_transients"] is True; assert [r["lock"] for r in d["rows"]] == ["vma", "vma-strict", "vma-recheck"]; assert all(r["mmap_lock_fallbacks"] >= 0 for r in d["rows"])' 2>err
+	ok $? "proc-vs-map --lock vma,vma-strict,vma-recheck: the rows and the fixes' cost ratios (exit $rc)"
+fi
 
 # read-cost: small layouts, a JSON and a PNG
 "$vmalock" bench read-cost --target "$target" --sizes 100,1k --samples 2 --json rc.json \
@@ -343,6 +360,9 @@ expect "skip-vmas: bad value 'x'" "bad --skip-vmas" -- bench khugepaged --skip-v
 expect "view: unknown view 'bogus'" "bad --view named" -- bench proc-vs-map --view bogus
 expect "target: unknown target 'bogus'" "bad --target named" -- bench proc-vs-map --target bogus
 expect "lock: unknown policy 'rcu'" "bad --lock named" -- bench proc-vs-map --lock rcu
+expect "lock: bad value 'vma,'" "empty --lock item" -- bench proc-vs-map --lock vma,
+expect "lock vma-strict: only proc-vs-map" "vma-strict outside proc-vs-map" -- bench ops --lock vma-strict
+expect "kernel-transients: only proc-vs-map" "--kernel-transients outside proc-vs-map" -- bench read-cost --kernel-transients
 expect "plot: bad value 'x.pdf'" "--plot not png/svg" -- bench proc-vs-map --plot x.pdf
 expect "plot: ops has no plot" "--plot with ops" -- bench ops --plot x.png
 expect "threads: bad value '0'" "zero --threads" -- bench exec-churn --threads 0
