@@ -9,8 +9,9 @@
  * lock policy (mmap) against the new (vma). bench/README.md has the method.
  *
  * Scenarios print progress on stderr and their results on stdout; on a
- * failure they print one line naming what failed and return an exit status
- * (EXIT_CHECK_FAILED); they never exit.
+ * failure they print one line naming what failed and return non-zero (a
+ * negative errno, or 1); they never exit. The CLI maps that to its exit
+ * status.
  */
 #ifndef VML_BENCH_BENCH_H
 #define VML_BENCH_BENCH_H
@@ -25,10 +26,20 @@
 
 #define BENCH_MAX_LIST 16
 #define BENCH_LOCK_KERNEL (-1)	/* a live row: the kernel's own policy */
+#define BENCH_MAX_TOOLS 16
+
+/* monitor: the --tool commands, in the order given */
+struct bench_tool_list {
+	const char *cmd[BENCH_MAX_TOOLS];
+	unsigned int nr;
+};
 
 struct bench_opts {
 	bool model, live;		/* --target */
 	bool lock_mmap, lock_vma;	/* --lock (model rows) */
+	bool lock_vma_strict;		/* --lock vma-strict (proc-vs-map model rows) */
+	bool lock_vma_recheck;		/* --lock vma-recheck (proc-vs-map model rows) */
+	bool kernel_transients;		/* --kernel-transients (proc-vs-map model rows) */
 	enum vml_view view;		/* --view; TARGET_VIEW_QUERY for PROCMAP_QUERY */
 	unsigned int readers[BENCH_MAX_LIST];	/* --readers N[,N...] */
 	unsigned int nr_readers;
@@ -47,12 +58,23 @@ struct bench_opts {
 	unsigned int kh_ranges;		/* khugepaged: --ranges collapsible 2 MiB ranges */
 	unsigned int kh_scan_sleep_ms;	/* khugepaged: --scan-sleep between wakeups */
 	bool kh_mainline, kh_fixed;	/* khugepaged: --policy */
+	unsigned int threads[BENCH_MAX_LIST];	/* exec-churn: --threads N[,N...] */
+	unsigned int nr_threads;
+	unsigned long size;		/* shmem-smaps: --size of the mapping (bytes) */
+	unsigned long stride;		/* shmem-smaps: --stride between dirtied pages */
+	unsigned long reads;		/* shmem-smaps: --reads of smaps a sample */
 	const char *json;		/* --json FILE */
 	const char *plot;		/* --plot FILE.png|FILE.svg */
 	bool quiet;			/* --quiet: no progress line */
 	long record_ns;			/* --record-ns: model readers' extra ns per record;
 					 * -1 (auto): calibrated against the live kernel */
 	const char *note;		/* printed under the table header, if set */
+	struct bench_tool_list tools;	/* monitor: --tool CMD (repeatable) */
+	const char *tool_names;		/* monitor: --tools NAME,...|all|none; NULL: all
+					 * built-ins unless --tool was given */
+	double interval_s;		/* monitor: --interval between two polls */
+	double tool_timeout_s;		/* monitor: --tool-timeout: a poll is killed after it */
+	unsigned int tool_nice;		/* monitor: --tool-nice of the tools */
 };
 
 /* ---- proc-vs-map ---- */
@@ -63,6 +85,7 @@ struct pvm_sample {
 	uint64_t ops;			/* mmap() + munmap() calls */
 	uint64_t vmas;			/* VMAs in the address space at the end */
 	uint64_t passes;		/* whole views the readers read, all together */
+	uint64_t fallbacks;		/* model: the readers' fallbacks to mmap_lock */
 	uint64_t fails;			/* mapper calls that failed (counted, still timed) */
 	struct lat_hist *hist;		/* every call's latency */
 };
@@ -78,6 +101,7 @@ struct pvm_row {
 	double avg_us;			/* median of per-sample means: the seeds' "median" */
 	double max_us, max_min_us, max_worst_us;	/* median, min and max of per-sample max */
 	double ops, vmas, passes;	/* medians */
+	double fallbacks;		/* model: median of per-sample fallbacks */
 };
 
 /* The live kernel's and the model's cost per record of a view, measured now. */
@@ -114,6 +138,16 @@ const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind ta
 int bench_read_cost(const struct bench_opts *o);
 int bench_ops(const struct bench_opts *o);
 int bench_khugepaged(const struct bench_opts *o);
+/* monitor: real monitoring tools against the live mapper, and the model's prediction. */
+int bench_monitor(const struct bench_opts *o);
+/* The built-in tools' names, comma-separated (for --help and --tools checks). */
+const char *bench_monitor_tool_names(void);
+/* Is @name a built-in tool? */
+bool bench_monitor_is_tool(const char *name);
+/* Seed 001: the file mapping lock under exec churn, pre vs post order (execchurn.c). */
+int bench_exec_churn(const struct bench_opts *o);
+/* Seed 004: the cost of reading smaps of shmem mappings, fast paths vs per-page (shmemsmaps.c). */
+int bench_shmem_smaps(const struct bench_opts *o);
 
 /* ---- shared helpers (bench/util.c) ---- */
 

@@ -29,6 +29,12 @@ void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
  * Return: nanoseconds, 0 for an empty histogram.
  */
 double lat_hist_quantile_ns(const struct lat_hist *h, double q);
+/*
+ * The mean of the values up to the @q quantile (the smallest ceil(@q * count)
+ * of them), from the buckets' middles: a mean that a few outliers - a
+ * thread preempted while it held a lock - do not move. NAN when empty.
+ */
+double lat_hist_mean_upto_ns(const struct lat_hist *h, double q);
 /* Median of @n values (mean of the two middle ones for even @n); 0 for none. */
 double stat_median(const double *v, size_t n);
 double stat_min(const double *v, size_t n);
@@ -98,10 +104,6 @@ long bench_live_vma_count(pid_t pid);
 
 /* ---- output (report.c) ---- */
 
-/* A JSON number, or null when not finite. */
-void json_num(FILE *f, double v);
-/* A JSON string with escapes. */
-void json_str(FILE *f, const char *s);
 /* Run gnuplot on @script (the text of a gnuplot script). Return: 0 or -1 (printed why). */
 int bench_gnuplot(const char *script);
 /* The gnuplot `set terminal` line for @path's extension, or NULL if unsupported. */

@@ -28,8 +28,8 @@
 #include <sys/mman.h>
 
 #include "target/host.h"
-#include "cli.h"
 #include "internal.h"
+#include "util/json.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/rand.h"
@@ -258,58 +258,57 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 	}
 }
 
-static void json_sample(FILE *f, const struct kh_sample *s)
+static json_t *json_sample(const struct kh_sample *s)
 {
-	fprintf(f, "{\"collapse_ms\": ");
-	if (isnan(s->collapse_ms))
-		fprintf(f, "null");
-	else
-		fprintf(f, "%.3f", s->collapse_ms);
-	fprintf(f, ", \"max_hold_ms\": %.4f, \"p50_us\": %.2f, \"p99_us\": %.2f, \"max_us\": %.1f, "
-		   "\"trylock_failures\": %" PRIu64 ", \"lock_drops\": %" PRIu64
-		   ", \"wakeups\": %" PRIu64 ", \"collapsed\": %" PRIu64 "}",
-		s->max_hold_ms, s->p50_us, s->p99_us, s->max_us, s->trylock_failures, s->lock_drops,
-		s->wakeups, s->collapsed);
+	json_t *o = json_object();
+
+	json_set_double(o, "collapse_ms", s->collapse_ms);
+	json_set_double(o, "max_hold_ms", s->max_hold_ms);
+	json_set_double(o, "p50_us", s->p50_us);
+	json_set_double(o, "p99_us", s->p99_us);
+	json_set_double(o, "max_us", s->max_us);
+	json_set_u64(o, "trylock_failures", s->trylock_failures);
+	json_set_u64(o, "lock_drops", s->lock_drops);
+	json_set_u64(o, "wakeups", s->wakeups);
+	json_set_u64(o, "collapsed", s->collapsed);
+	return o;
 }
 
+/* Return: 0 or -errno (printed). */
 static int write_json(const char *path, const struct bench_opts *o, const struct kh_row *rows,
 		      unsigned int nr)
 {
-	FILE *f = fopen(path, "w");
+	json_t *doc = json_object(), *jrows = json_array();
+	int ret;
 
-	if (!f) {
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(errno));
-		return EXIT_CHECK_FAILED;
-	}
-	fprintf(f, "{\"scenario\": \"khugepaged\", \"skip_vmas\": %lu, \"ranges\": %u, "
-		   "\"duration_s\": %g, \"samples\": %u, \"rows\": [",
-		o->kh_skip_vmas, o->kh_ranges, o->duration_s, o->samples);
+	json_set_str(doc, "scenario", "khugepaged");
+	json_set_u64(doc, "skip_vmas", o->kh_skip_vmas);
+	json_set_u64(doc, "ranges", o->kh_ranges);
+	json_set_double(doc, "duration_s", o->duration_s);
+	json_set_u64(doc, "samples", o->samples);
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct kh_row *r = &rows[i];
-		double c = MED(r, collapse_ms);
+		json_t *row = json_object(), *per = json_array();
 
-		fprintf(f, "%s{\"target\": \"model\", \"policy\": \"%s\", \"collapse_ms\": ",
-			i ? ", " : "", policy_name(r->policy));
-		if (isinf(c))
-			fprintf(f, "null");
-		else
-			fprintf(f, "%.3f", c);
-		fprintf(f, ", \"max_hold_ms\": %.4f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
-			   "\"max_us\": %.1f, \"per_sample\": [",
-			MED(r, max_hold_ms), MED(r, p50_us), MED(r, p99_us), MED(r, max_us));
-		for (unsigned int j = 0; j < r->nr; j++) {
-			if (j)
-				fprintf(f, ", ");
-			json_sample(f, &r->s[j]);
-		}
-		fprintf(f, "]}");
+		json_set_str(row, "target", "model");
+		json_set_str(row, "policy", policy_name(r->policy));
+		/* A policy that never finished collapsing has no time: null. */
+		json_set_double(row, "collapse_ms", MED(r, collapse_ms));
+		json_set_double(row, "max_hold_ms", MED(r, max_hold_ms));
+		json_set_double(row, "p50_us", MED(r, p50_us));
+		json_set_double(row, "p99_us", MED(r, p99_us));
+		json_set_double(row, "max_us", MED(r, max_us));
+		for (unsigned int j = 0; j < r->nr; j++)
+			json_push_new(per, json_sample(&r->s[j]));
+		json_set_new(row, "per_sample", per);
+		json_push_new(jrows, row);
 	}
-	fprintf(f, "]}\n");
-	if (fclose(f)) {
-		fprintf(stderr, "vmalock: --json %s: write error\n", path);
-		return EXIT_CHECK_FAILED;
-	}
-	return 0;
+	json_set_new(doc, "rows", jrows);
+	ret = json_write_file(doc, path);
+	json_decref(doc);
+	if (ret)
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
+	return ret;
 }
 
 int bench_khugepaged(const struct bench_opts *o)
@@ -321,7 +320,7 @@ int bench_khugepaged(const struct bench_opts *o)
 	if (!o->model) {
 		fprintf(stderr, "vmalock: bench khugepaged: the model only (the live kernel's "
 				"khugepaged is a system-wide thread)\n");
-		return EXIT_CHECK_FAILED;
+		return -EINVAL;
 	}
 	bench_pick_cpus(&mapper_cpu, &scan_cpu);
 	if (o->kh_mainline)
@@ -330,8 +329,11 @@ int bench_khugepaged(const struct bench_opts *o)
 		rows[nr++] = (struct kh_row){ .policy = VML_KHUGEPAGED_FIXED };
 	for (unsigned int i = 0; i < nr; i++) {
 		rows[i].s = calloc(o->samples, sizeof(*rows[i].s));
-		if (!rows[i].s)
-			return EXIT_CHECK_FAILED;
+		if (!rows[i].s) {
+			while (i--)
+				free(rows[i].s);
+			return -ENOMEM;
+		}
 	}
 	/* Round-robin over the rows, so load drift hits both policies alike. */
 	for (unsigned int smp = 0; smp < o->samples && !ret; smp++) {
@@ -344,7 +346,7 @@ int bench_khugepaged(const struct bench_opts *o)
 			if (err) {
 				bench_progress_done(o->quiet);
 				fprintf(stderr, "vmalock: bench khugepaged: %s\n", strerror(-err));
-				ret = EXIT_CHECK_FAILED;
+				ret = err;
 			}
 			rows[i].nr = smp + 1;
 		}

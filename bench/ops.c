@@ -27,6 +27,7 @@
 
 #include "target/host.h"
 #include "internal.h"
+#include "util/json.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
@@ -403,50 +404,52 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct ops_re
 	}
 }
 
-static void json_side(FILE *f, const char *key, const struct ops_side *s, unsigned int samples)
+static void json_side(json_t *row, const char *key, const struct ops_side *s,
+		      unsigned int samples)
 {
-	fprintf(f, ", \"%s_ns\": ", key);
-	json_num(f, s->done ? s->median : NAN);
+	char name[64];
+	json_t *per;
+
+	snprintf(name, sizeof(name), "%s_ns", key);
+	json_set_double(row, name, s->done ? s->median : NAN);
 	if (!s->done || !s->per_sample)
 		return;
-	fprintf(f, ", \"%s_per_sample\": [", key);
-	for (unsigned int i = 0; i < samples; i++) {
-		fprintf(f, "%s", i ? ", " : "");
-		json_num(f, s->per_sample[i]);
-	}
-	fputc(']', f);
+	per = json_array();
+	for (unsigned int i = 0; i < samples; i++)
+		json_push_new(per, isfinite(s->per_sample[i]) ? json_real(s->per_sample[i]) :
+								 json_null());
+	snprintf(name, sizeof(name), "%s_per_sample", key);
+	json_set_new(row, name, per);
 }
 
 static int write_json(const char *path, const struct bench_opts *o, const struct ops_result *r)
 {
-	FILE *f = fopen(path, "w");
-	bool first = true;
-	int err;
+	json_t *doc = json_object(), *rows = json_array();
+	int ret;
 
-	if (!f) {
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "{\"scenario\": \"ops\", \"samples\": %u, \"iterations\": %lu, "
-		"\"model_vmas\": %lu, \"live_vmas\": %lu, \"kernel\": ", o->samples, o->iterations,
-		r->model_vmas, r->live_vmas);
-	json_str(f, bench_kernel());
-	fprintf(f, ",\n \"rows\": [");
+	json_set_str(doc, "scenario", "ops");
+	json_set_u64(doc, "samples", o->samples);
+	json_set_u64(doc, "iterations", o->iterations);
+	json_set_u64(doc, "model_vmas", r->model_vmas);
+	json_set_u64(doc, "live_vmas", r->live_vmas);
+	json_set_str(doc, "kernel", bench_kernel());
 	for (int k = 0; k < OPS_NR; k++) {
+		json_t *row;
+
 		if (!r->model[k].done && !r->live[k].done)
 			continue;
-		fprintf(f, "%s\n  {\"op\": \"%s\"", first ? "" : ",", ops_rows[k].name);
-		first = false;
-		json_side(f, "model", &r->model[k], o->samples);
-		json_side(f, "live", &r->live[k], o->samples);
-		fprintf(f, ", \"model_over_live\": ");
-		json_num(f, side_ratio(&r->model[k], &r->live[k]));
-		fputc('}', f);
+		row = json_object();
+		json_set_str(row, "op", ops_rows[k].name);
+		json_side(row, "model", &r->model[k], o->samples);
+		json_side(row, "live", &r->live[k], o->samples);
+		json_set_double(row, "model_over_live", side_ratio(&r->model[k], &r->live[k]));
+		json_push_new(rows, row);
 	}
-	fprintf(f, "\n]}\n");
-	err = ferror(f);
-	if (fclose(f) || err) {
-		fprintf(stderr, "vmalock: --json %s: write error\n", path);
+	json_set_new(doc, "rows", rows);
+	ret = json_write_file(doc, path);
+	json_decref(doc);
+	if (ret) {
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
 		return -1;
 	}
 	return 0;

@@ -157,7 +157,8 @@ static const char *errstr(int err)
 }
 
 /* One sample on the model. Return: 0 or -errno (printed). */
-static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
+static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas,
+			uint64_t *fallbacks)
 {
 	struct vml_sys_config cfg;	/* this host's (or --profile's) */
 	struct vml_mm_stats st;
@@ -169,6 +170,7 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 
 	if (ret)
 		return ret;
+	cfg.kernel_transients = r->o->kernel_transients;
 	th = vml_zalloc((nreaders + 1) * sizeof(*th));
 	if (!th)
 		return -ENOMEM;
@@ -206,8 +208,10 @@ out_readers:
 		fprintf(stderr, "vmalock bench: model: reading %s: %s\n", bench_view_name(r->view),
 			errstr(ret));
 	}
-	if (!ret && !vml_mm_stats(r->mm, &st))
+	if (!ret && !vml_mm_stats(r->mm, &st)) {
 		*vmas = st.map_count;
+		*fallbacks = st.proc_mmap_fallbacks;
+	}
 out_mm:
 	vml_mm_destroy(r->mm);
 	r->mm = NULL;
@@ -308,6 +312,7 @@ static void row_summarise(struct pvm_row *row)
 	row->ops = stat_median(F(ops), n);
 	row->vmas = stat_median(F(vmas), n);
 	row->passes = stat_median(F(passes), n);
+	row->fallbacks = stat_median(F(fallbacks), n);
 #undef F
 	vml_free(v);
 }
@@ -321,13 +326,13 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.o = o,
 		.view = res->view,
 		.kind = row->target,
-		.lock = row->lock == VML_LOCK_MMAP ? VML_LOCK_MMAP : VML_LOCK_VMA,
+		.lock = row->lock == BENCH_LOCK_KERNEL ? VML_LOCK_VMA : (enum vml_lock_policy)row->lock,
 		.mapper_cpu = res->mapper_cpu,
 		.reader_cpu = res->reader_cpu,
 		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
 		.record_ns = (uint64_t)res->record_ns,
 	};
-	uint64_t vmas = 0;
+	uint64_t vmas = 0, fallbacks = 0;
 	int ret;
 
 	atomic_init(&r.stop, false);
@@ -343,7 +348,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		       target_kind_name(row->target), bench_lock_name(row->lock), row->readers,
 		       i + 1, o->samples);
 	if (row->target == TARGET_MODEL)
-		ret = model_sample(&r, row->readers, &vmas);
+		ret = model_sample(&r, row->readers, &vmas, &fallbacks);
 	else
 		ret = live_sample(&r, row->readers, &vmas);
 	if (ret)
@@ -355,6 +360,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	s->ops = r.hist->count;
 	s->vmas = vmas;
 	s->passes = atomic_load(&r.passes);
+	s->fallbacks = fallbacks;
 	s->fails = r.fails;
 	row->nr++;
 	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u: "
@@ -366,7 +372,13 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 
 int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 {
-	unsigned int nlocks = o->lock_mmap + o->lock_vma, total, done = 0, k = 0;
+	static const enum vml_lock_policy policy[4] = {
+		VML_LOCK_MMAP, VML_LOCK_VMA, VML_LOCK_VMA_STRICT, VML_LOCK_VMA_RECHECK,
+	};
+	const bool wanted[4] = { o->lock_mmap, o->lock_vma, o->lock_vma_strict,
+				 o->lock_vma_recheck };
+	unsigned int nlocks = o->lock_mmap + o->lock_vma + o->lock_vma_strict + o->lock_vma_recheck;
+	unsigned int total, done = 0, k = 0;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -392,8 +404,8 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	if (!res->rows)
 		return EXIT_FAILURE;
 	for (int tk = 0; tk < 2; tk++) {
-		for (int lk = 0; lk < 2; lk++) {
-			if (tk == 0 && (!o->model || !(lk ? o->lock_vma : o->lock_mmap)))
+		for (int lk = 0; lk < 4; lk++) {
+			if (tk == 0 && (!o->model || !wanted[lk]))
 				continue;
 			if (tk == 1 && (!o->live || lk))
 				continue;
@@ -401,8 +413,7 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 				struct pvm_row *row = &res->rows[k++];
 
 				row->target = tk ? TARGET_LIVE : TARGET_MODEL;
-				row->lock = tk ? BENCH_LOCK_KERNEL :
-					    lk ? VML_LOCK_VMA : VML_LOCK_MMAP;
+				row->lock = tk ? BENCH_LOCK_KERNEL : (int)policy[lk];
 				row->readers = o->readers[i];
 				row->s = vml_zalloc(o->samples * sizeof(*row->s));
 				if (!row->s)

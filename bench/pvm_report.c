@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "util/json.h"
 #include "util/alloc.h"
 
 static void row_label(const struct pvm_row *row, char *buf, size_t len)
@@ -26,6 +27,46 @@ static void put_us(FILE *f, double us)
 		fprintf(f, " %10.1f", us);
 	else
 		fprintf(f, " %10.0f", us);
+}
+
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : NAN;
+}
+
+/*
+ * What the reader-side fixes cost the mapper: each model vma-strict and
+ * vma-recheck row over the vma row with as many readers, measured in this
+ * run (above 1: the mapper is slower beside the fixed readers).
+ */
+static void print_fix_ratios(FILE *f, const struct pvm_result *res, enum vml_lock_policy fix)
+{
+	bool header = false;
+
+	for (unsigned int i = 0; i < res->o->nr_readers; i++) {
+		unsigned int n = res->o->readers[i];
+		const struct pvm_row *s = pvm_find(res, TARGET_MODEL, fix, n);
+		const struct pvm_row *v = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, n);
+
+		if (!s || !v)
+			continue;
+		if (!header)
+			fprintf(f, "# the reader-side fix's cost to the mapper, model %s / vma "
+				   "(same run):\n", bench_lock_name(fix));
+		header = true;
+		fprintf(f, "#   readers %u: p50 %.2f, p99 %.2f, avg %.2f, max_med %.2f; ops %.2f, "
+			   "views %.2f; readers' mmap_lock fallbacks a second %.0f (vma %.0f)\n", n,
+			ratio(s->p50_us, v->p50_us), ratio(s->p99_us, v->p99_us),
+			ratio(s->avg_us, v->avg_us), ratio(s->max_us, v->max_us),
+			ratio(s->ops, v->ops), ratio(s->passes, v->passes),
+			s->fallbacks / res->o->duration_s, v->fallbacks / res->o->duration_s);
+	}
+}
+
+static void pvm_print_fix_ratios(FILE *f, const struct pvm_result *res)
+{
+	print_fix_ratios(f, res, VML_LOCK_VMA_STRICT);
+	print_fix_ratios(f, res, VML_LOCK_VMA_RECHECK);
 }
 
 void pvm_print_table(FILE *f, const struct pvm_result *res)
@@ -45,6 +86,9 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 	fprintf(f, "; kernel %s; seed %llu\n", bench_kernel(), (unsigned long long)o->seed);
 	if (o->note)
 		fprintf(f, "# note: %s\n", o->note);
+	if (o->kernel_transients && o->model)
+		fprintf(f, "# model: kernel transients on (the VMA iterator re-walks as the maple "
+			   "tree's does)\n");
 	if (res->cal.done)
 		fprintf(f, "# model readers charged %.0f ns per record: measured now, the live kernel "
 			   "takes %.0f ns and the model %.0f ns per %s record\n",
@@ -56,7 +100,7 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
 		"# p50, p99, avg, ops, vmas, views = medians over samples (avg: a sample's mean,\n"
 		"# mapper.c's opavg, whose median the seeds report; views: whole views read)\n");
-	fprintf(f, "%-6s %-6s %7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n", "target", "lock",
+	fprintf(f, "%-6s %-10s %7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n", "target", "lock",
 		"readers", "max_med", "max_min", "max_max", "p50", "p99", "avg", "ops", "vmas",
 		"views");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
@@ -64,7 +108,7 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%-6s %-6s %7u", target_kind_name(row->target),
+		fprintf(f, "%-6s %-10s %7u", target_kind_name(row->target),
 			bench_lock_name(row->lock), row->readers);
 		put_us(f, row->max_us);
 		put_us(f, row->max_min_us);
@@ -74,91 +118,83 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 		put_us(f, row->avg_us);
 		fprintf(f, " %8.0f %7.0f %7.0f\n", row->ops, row->vmas, row->passes);
 	}
+	pvm_print_fix_ratios(f, res);
 }
 
 int pvm_write_json(const char *path, const struct pvm_result *res)
 {
 	const struct bench_opts *o = res->o;
-	FILE *f = fopen(path, "w");
+	json_t *doc = json_object(), *rows = json_array();
 	int ret;
 
-	if (!f) {
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "{\"scenario\": \"proc-vs-map\", \"view\": ");
-	json_str(f, bench_view_name(res->view));
-	fprintf(f, ", \"duration_s\": ");
-	json_num(f, o->duration_s);
-	fprintf(f, ", \"samples\": %u, \"mb\": %lu, \"busy\": %u, \"busyduration_ms\": ",
-		o->samples, o->mb, o->busy);
-	json_num(f, o->busyduration_ms);
-	fprintf(f, ", \"seed\": %llu, \"mapper_cpu\": %d, \"reader_cpu\": %d, \"kernel\": ",
-		(unsigned long long)o->seed, res->mapper_cpu, res->reader_cpu);
-	json_str(f, bench_kernel());
-	if (o->note) {
-		fprintf(f, ", \"note\": ");
-		json_str(f, o->note);
-	}
-	fprintf(f, ", \"record_ns\": ");
-	json_num(f, res->record_ns);
+	json_set_str(doc, "scenario", "proc-vs-map");
+	json_set_str(doc, "view", bench_view_name(res->view));
+	json_set_double(doc, "duration_s", o->duration_s);
+	json_set_u64(doc, "samples", o->samples);
+	json_set_u64(doc, "mb", o->mb);
+	json_set_u64(doc, "busy", o->busy);
+	json_set_double(doc, "busyduration_ms", o->busyduration_ms);
+	json_set_u64(doc, "seed", o->seed);
+	json_set_i64(doc, "mapper_cpu", res->mapper_cpu);
+	json_set_i64(doc, "reader_cpu", res->reader_cpu);
+	json_set_str(doc, "kernel", bench_kernel());
+	if (o->note)
+		json_set_str(doc, "note", o->note);
+	json_set_bool(doc, "kernel_transients", o->kernel_transients);
+	json_set_double(doc, "record_ns", res->record_ns);
 	if (res->cal.done) {
-		fprintf(f, ", \"calibration\": {\"live_ns_per_record\": ");
-		json_num(f, res->cal.live_ns);
-		fprintf(f, ", \"model_ns_per_record\": ");
-		json_num(f, res->cal.model_ns);
-		fprintf(f, "}");
+		json_t *cal = json_object();
+
+		json_set_double(cal, "live_ns_per_record", res->cal.live_ns);
+		json_set_double(cal, "model_ns_per_record", res->cal.model_ns);
+		json_set_new(doc, "calibration", cal);
 	}
-	fprintf(f, ",\n \"rows\": [");
-	for (unsigned int k = 0, first = 1; k < res->nr_rows; k++) {
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
+		json_t *r, *per;
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%s\n  {\"target\": \"%s\", \"lock\": \"%s\", \"readers\": %u, "
-			"\"p50_us\": ", first ? "" : ",", target_kind_name(row->target),
-			bench_lock_name(row->lock), row->readers);
-		first = 0;
-		json_num(f, row->p50_us);
-		fprintf(f, ", \"p99_us\": ");
-		json_num(f, row->p99_us);
-		fprintf(f, ", \"avg_us\": ");
-		json_num(f, row->avg_us);
-		fprintf(f, ", \"max_us\": ");
-		json_num(f, row->max_us);
-		fprintf(f, ", \"max_us_min\": ");
-		json_num(f, row->max_min_us);
-		fprintf(f, ", \"max_us_worst\": ");
-		json_num(f, row->max_worst_us);
-		fprintf(f, ", \"ops\": ");
-		json_num(f, row->ops);
-		fprintf(f, ", \"vmas\": ");
-		json_num(f, row->vmas);
-		fprintf(f, ", \"views_read\": ");
-		json_num(f, row->passes);
-		fprintf(f, ",\n   \"per_sample\": [");
+		r = json_object();
+		per = json_array();
+		json_set_str(r, "target", target_kind_name(row->target));
+		json_set_str(r, "lock", bench_lock_name(row->lock));
+		json_set_u64(r, "readers", row->readers);
+		json_set_double(r, "p50_us", row->p50_us);
+		json_set_double(r, "p99_us", row->p99_us);
+		json_set_double(r, "avg_us", row->avg_us);
+		json_set_double(r, "max_us", row->max_us);
+		json_set_double(r, "max_us_min", row->max_min_us);
+		json_set_double(r, "max_us_worst", row->max_worst_us);
+		json_set_double(r, "ops", row->ops);
+		json_set_double(r, "vmas", row->vmas);
+		json_set_double(r, "views_read", row->passes);
+		if (row->target == TARGET_MODEL)
+			json_set_double(r, "mmap_lock_fallbacks", row->fallbacks);
 		for (unsigned int i = 0; i < row->nr; i++) {
 			const struct pvm_sample *s = &row->s[i];
+			json_t *js = json_object();
 
-			fprintf(f, "%s{\"p50_us\": ", i ? ", " : "");
-			json_num(f, s->p50_us);
-			fprintf(f, ", \"p99_us\": ");
-			json_num(f, s->p99_us);
-			fprintf(f, ", \"avg_us\": ");
-			json_num(f, s->avg_us);
-			fprintf(f, ", \"max_us\": ");
-			json_num(f, s->max_us);
-			fprintf(f, ", \"ops\": %llu, \"vmas\": %llu, \"views_read\": %llu, "
-				"\"failed_calls\": %llu}", (unsigned long long)s->ops,
-				(unsigned long long)s->vmas, (unsigned long long)s->passes,
-				(unsigned long long)s->fails);
+			json_set_double(js, "p50_us", s->p50_us);
+			json_set_double(js, "p99_us", s->p99_us);
+			json_set_double(js, "avg_us", s->avg_us);
+			json_set_double(js, "max_us", s->max_us);
+			json_set_u64(js, "ops", s->ops);
+			json_set_u64(js, "vmas", s->vmas);
+			json_set_u64(js, "views_read", s->passes);
+			json_set_u64(js, "failed_calls", s->fails);
+			if (row->target == TARGET_MODEL)
+				json_set_u64(js, "mmap_lock_fallbacks", s->fallbacks);
+			json_push_new(per, js);
 		}
-		fprintf(f, "]}");
+		json_set_new(r, "per_sample", per);
+		json_push_new(rows, r);
 	}
-	fprintf(f, "\n]}\n");
-	ret = ferror(f);
-	if (fclose(f) || ret) {
-		fprintf(stderr, "vmalock: --json %s: write error\n", path);
+	json_set_new(doc, "rows", rows);
+	ret = json_write_file(doc, path);
+	json_decref(doc);
+	if (ret) {
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
 		return -1;
 	}
 	return 0;
@@ -268,9 +304,11 @@ int pvm_plot(const char *path, const struct pvm_result *res)
 	fprintf(s, "plot \\\n");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
-		/* colour: the policy (model mmap, model vma, live); dashes: the reader count */
-		static const char *const colour[] = { "#d62728", "#1f77b4", "#2ca02c" };
-		unsigned int group = row->target == TARGET_LIVE ? 2 : row->lock == VML_LOCK_VMA;
+		/* colour: the policy (model mmap, vma, vma-strict, vma-recheck, live); dashes: readers */
+		static const char *const colour[] = {
+			"#d62728", "#1f77b4", "#9467bd", "#ff7f0e", "#2ca02c",
+		};
+		unsigned int group = row->target == TARGET_LIVE ? 4 : (unsigned int)row->lock;
 		unsigned int dash = 1;
 
 		for (unsigned int i = 0; i < res->o->nr_readers; i++)

@@ -27,6 +27,7 @@
 
 #include "target/host.h"
 #include "internal.h"
+#include "util/json.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
@@ -292,61 +293,57 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 {
 	static const char *const target[RC_SERIES] = { "model", "model", "live" };
 	static const char *const lock[RC_SERIES] = { "mmap", "vma", "kernel" };
-	FILE *f = fopen(path, "w");
-	bool first = true;
-	int err;
+	json_t *doc = json_object(), *jrows = json_array(), *ratios = json_array();
+	int ret;
 
-	if (!f) {
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "{\"scenario\": \"read-cost\", \"view\": ");
-	json_str(f, bench_view_name(o->view));
-	fprintf(f, ", \"samples\": %u, \"populate\": %s, \"max_map_count\": %ld, \"kernel\": ",
-		o->samples, o->populate ? "true" : "false", max_map_count());
-	json_str(f, bench_kernel());
-	fprintf(f, ",\n \"rows\": [");
+	json_set_str(doc, "scenario", "read-cost");
+	json_set_str(doc, "view", bench_view_name(o->view));
+	json_set_u64(doc, "samples", o->samples);
+	json_set_bool(doc, "populate", o->populate);
+	json_set_i64(doc, "max_map_count", max_map_count());
+	json_set_str(doc, "kernel", bench_kernel());
 	for (unsigned int k = 0; k < o->nr_sizes; k++) {
 		for (int s = 0; s < RC_SERIES; s++) {
 			const struct rc_cell *c = &rows[k].c[s];
+			json_t *row, *per;
 
 			if (!c->done && !c->skipped)
 				continue;
-			fprintf(f, "%s\n  {\"size\": %lu, \"target\": \"%s\", \"lock\": \"%s\"",
-				first ? "" : ",", rows[k].size, target[s], lock[s]);
-			first = false;
+			row = json_object();
+			json_set_u64(row, "size", rows[k].size);
+			json_set_str(row, "target", target[s]);
+			json_set_str(row, "lock", lock[s]);
 			if (!c->done) {
-				fprintf(f, ", \"skipped\": ");
-				json_str(f, c->skipped);
-				fputc('}', f);
+				json_set_str(row, "skipped", c->skipped);
+				json_push_new(jrows, row);
 				continue;
 			}
-			fprintf(f, ", \"vmas\": %lu, \"ns_per_vma\": ", c->vmas);
-			json_num(f, c->ns_per_vma);
-			fprintf(f, ", \"per_sample\": [");
-			for (unsigned int i = 0; i < o->samples; i++) {
-				fprintf(f, "%s", i ? ", " : "");
-				json_num(f, c->per_sample[i]);
-			}
-			fprintf(f, "]}");
+			json_set_u64(row, "vmas", c->vmas);
+			json_set_double(row, "ns_per_vma", c->ns_per_vma);
+			per = json_array();
+			for (unsigned int i = 0; i < o->samples; i++)
+				json_push_new(per, isfinite(c->per_sample[i]) ?
+						   json_real(c->per_sample[i]) : json_null());
+			json_set_new(row, "per_sample", per);
+			json_push_new(jrows, row);
 		}
 	}
-	fprintf(f, "\n ],\n \"ratios\": [");
+	json_set_new(doc, "rows", jrows);
 	for (unsigned int k = 0; k < o->nr_sizes; k++) {
 		const struct rc_cell *c = rows[k].c;
+		json_t *r = json_object();
 
-		fprintf(f, "%s\n  {\"size\": %lu, \"vma_over_mmap\": ", k ? "," : "", rows[k].size);
-		json_num(f, ratio(&c[RC_MODEL_VMA], &c[RC_MODEL_MMAP]));
-		fprintf(f, ", \"model_mmap_over_live\": ");
-		json_num(f, ratio(&c[RC_MODEL_MMAP], &c[RC_LIVE]));
-		fprintf(f, ", \"model_vma_over_live\": ");
-		json_num(f, ratio(&c[RC_MODEL_VMA], &c[RC_LIVE]));
-		fputc('}', f);
+		json_set_u64(r, "size", rows[k].size);
+		json_set_double(r, "vma_over_mmap", ratio(&c[RC_MODEL_VMA], &c[RC_MODEL_MMAP]));
+		json_set_double(r, "model_mmap_over_live", ratio(&c[RC_MODEL_MMAP], &c[RC_LIVE]));
+		json_set_double(r, "model_vma_over_live", ratio(&c[RC_MODEL_VMA], &c[RC_LIVE]));
+		json_push_new(ratios, r);
 	}
-	fprintf(f, "\n]}\n");
-	err = ferror(f);
-	if (fclose(f) || err) {
-		fprintf(stderr, "vmalock: --json %s: write error\n", path);
+	json_set_new(doc, "ratios", ratios);
+	ret = json_write_file(doc, path);
+	json_decref(doc);
+	if (ret) {
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
 		return -1;
 	}
 	return 0;

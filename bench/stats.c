@@ -66,6 +66,30 @@ double lat_hist_quantile_ns(const struct lat_hist *h, double q)
 	return (double)h->max_ns;
 }
 
+double lat_hist_mean_upto_ns(const struct lat_hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+	double sum = 0;
+
+	if (!h->count)
+		return NAN;
+	rank = (uint64_t)ceil(q * (double)h->count);
+	if (rank < 1)
+		rank = 1;
+	for (unsigned int i = 0; i < LAT_HIST_BUCKETS && seen < rank; i++) {
+		uint64_t width, low, take = h->bucket[i];
+
+		if (!take)
+			continue;
+		if (take > rank - seen)
+			take = rank - seen;
+		low = lat_hist_bucket_low(i, &width);
+		sum += (double)take * ((double)low + (double)(width - 1) / 2);
+		seen += take;
+	}
+	return sum / (double)seen;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

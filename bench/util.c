@@ -27,7 +27,17 @@ const char *bench_lock_name(int lock)
 {
 	if (lock == BENCH_LOCK_KERNEL)
 		return "kernel";
-	return lock == VML_LOCK_MMAP ? "mmap" : "vma";
+	switch (lock) {
+	case VML_LOCK_MMAP:
+		return "mmap";
+	case VML_LOCK_VMA:
+		return "vma";
+	case VML_LOCK_VMA_STRICT:
+		return "vma-strict";
+	case VML_LOCK_VMA_RECHECK:
+		return "vma-recheck";
+	}
+	return "?";
 }
 
 const char *bench_kernel(void)
@@ -39,31 +49,6 @@ const char *bench_kernel(void)
 	return u.release;
 }
 
-void json_num(FILE *f, double v)
-{
-	if (!isfinite(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.6g", v);
-}
-
-void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 const char *bench_plot_terminal(const char *path)
 {
@@ -101,8 +86,12 @@ int bench_tmpfile(char *path, size_t len, FILE **f)
 	return 0;
 }
 
-/* Run `gnuplot FILE` once; Return: its exit status, or -1 if it could not run. */
-static int run_gnuplot(const char *file)
+/*
+ * Run `gnuplot FILE` once, its stderr into @errpath (gnuplot's messages are
+ * many lines, with the script quoted; ours is one).
+ * Return: its exit status, or -1 if it could not run.
+ */
+static int run_gnuplot(const char *file, const char *errpath)
 {
 	char *argv[] = { "gnuplot", (char *)file, NULL };
 	posix_spawn_file_actions_t fa;
@@ -110,8 +99,8 @@ static int run_gnuplot(const char *file)
 	pid_t pid;
 
 	posix_spawn_file_actions_init(&fa);
-	/* gnuplot's own complaints go to stderr; its stdout is never ours. */
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errpath, O_WRONLY | O_TRUNC, 0);
 	ret = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret)
@@ -122,10 +111,29 @@ static int run_gnuplot(const char *file)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The last non-empty line of @path, trimmed, into @buf. */
+static void last_line(const char *path, char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t^");
+
+		p[strcspn(p, "\n")] = '\0';
+		if (*p)
+			snprintf(buf, len, "%s", p);
+	}
+	fclose(f);
+}
+
 int bench_gnuplot(const char *script)
 {
-	char path[64];
-	FILE *f;
+	char path[64], errpath[64], msg[256];
+	FILE *f, *e;
 	int ret = bench_tmpfile(path, sizeof(path), &f);
 
 	if (ret) {
@@ -134,12 +142,22 @@ int bench_gnuplot(const char *script)
 	}
 	fputs(script, f);
 	fclose(f);
-	ret = run_gnuplot(path);
-	if (ret == -1)
+	ret = bench_tmpfile(errpath, sizeof(errpath), &e);
+	if (ret) {
+		unlink(path);
+		fprintf(stderr, "vmalock: plot: temporary file: %s\n", strerror(-ret));
+		return -1;
+	}
+	fclose(e);
+	ret = run_gnuplot(path, errpath);
+	if (ret == -1) {
 		fprintf(stderr, "vmalock: plot: cannot run gnuplot (install gnuplot-nox)\n");
-	else if (ret)
-		fprintf(stderr, "vmalock: plot: gnuplot failed (exit %d)\n", ret);
+	} else if (ret) {
+		last_line(errpath, msg, sizeof(msg));
+		fprintf(stderr, "vmalock: plot: gnuplot failed: %s\n", *msg ? msg : "no message");
+	}
 	unlink(path);
+	unlink(errpath);
 	return ret ? -1 : 0;
 }
 

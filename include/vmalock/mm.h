@@ -45,6 +45,25 @@ enum vml_overcommit {
 };
 
 /*
+ * Where mmap() stores a new file mapping in the address space's tree and
+ * counts it in map_count, relative to the file's i_mmap_rwsem write section
+ * that adds it to the file's reverse map (docs/kernel.md section 8; seed 001).
+ */
+enum vml_i_mmap_order {
+	VML_I_MMAP_POST = 0,	/* after the section: Linux 6.5 and later (seed 001's patch) */
+	VML_I_MMAP_PRE,		/* inside it: before the patch */
+};
+
+/* How smaps counts a shmem mapping's pages in swap (docs/kernel.md section 7; seed 004). */
+enum vml_shmem_swap_usage {
+	VML_SHMEM_SWAP_FAST = 0,	/* Linux 4.5 and later: the object's counter, a walk of
+					 * its page cache, or - private writable mappings of a
+					 * partly swapped object only - a lookup per empty entry */
+	VML_SHMEM_SWAP_PER_PAGE,	/* before: a page-cache lookup for every empty entry of
+					 * every shmem mapping */
+};
+
+/*
  * Zero-initialised fields take the defaults shown: a reference machine (the
  * one the project was first compared on), not the machine this runs on. The
  * vmalock command never relies on them: it configures the model from the
@@ -73,6 +92,19 @@ struct vml_sys_config {
 					 * overcommit heuristic refuses to commit more than
 					 * RAM + swap in one go (ENOMEM) */
 	unsigned long stack_rlimit;	/* 8 MiB: how far a MAP_GROWSDOWN VMA may grow */
+	enum vml_i_mmap_order i_mmap_order;	/* post */
+	enum vml_shmem_swap_usage shmem_swap_usage;	/* fast */
+	bool kernel_transients;		/* false: every system call publishes its result at
+					 * once, and a lockless reader's VMA iterator keeps
+					 * the tree snapshot it walks; true: the model goes
+					 * through the intermediate states 6.18 exposes to
+					 * per-VMA-lock readers - mremap(MREMAP_FIXED)
+					 * publishes the destination unmapped before the
+					 * move, and an iterator whose tree node a writer
+					 * replaced walks down again from the end of the VMA
+					 * it returned last, as the maple tree's does, which
+					 * skips the rest of a VMA that grew by a merge
+					 * (docs/findings/maps-fake-gaps.md) */
 };
 
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);
@@ -155,6 +187,19 @@ struct vml_mm_stats {
 	uint64_t mmap_handoffs;		/* a queued waiter forced hand-off */
 	uint64_t proc_mmap_fallbacks;	/* /proc readers that fell back to mmap_lock */
 	uint64_t proc_contended_drops;	/* smaps_rollup / scanner dropped mmap_lock for a waiter */
+	/*
+	 * How smaps and smaps_rollup found the swapped pages of shmem mappings
+	 * (shmem_swap_usage), one count per VMA gathered: nothing in swap (no
+	 * look at all), the mapping covers the whole object (its counter), a
+	 * part of it (a walk of the page cache over the mapped range); and the
+	 * VMAs walked with a page-cache lookup per empty entry instead or as
+	 * well, with the number of those lookups.
+	 */
+	uint64_t shmem_swap_none;
+	uint64_t shmem_swap_object;
+	uint64_t shmem_swap_walk;
+	uint64_t shmem_swap_per_page;
+	uint64_t shmem_swap_lookups;
 };
 int vml_mm_stats(struct vml_mm *mm, struct vml_mm_stats *out);
 

@@ -28,6 +28,13 @@ enum vml_view {
 enum vml_lock_policy {
 	VML_LOCK_MMAP = 0,	/* hold mmap_lock(R) for each read() call (before 6.17) */
 	VML_LOCK_VMA,		/* RCU + one VMA read lock at a time, fall back to mmap_lock */
+	VML_LOCK_VMA_STRICT,	/* VMA, but show a gap only when it is proven to have
+				 * existed between system calls, else fall back to
+				 * mmap_lock (the reader-side fix of
+				 * docs/findings/maps-fake-gaps.md) */
+	VML_LOCK_VMA_RECHECK,	/* VMA, but look every gap up again from the tree's
+				 * root and fall back if that finds another VMA
+				 * (fixes only that document's case 1) */
 };
 
 struct vml_reader;

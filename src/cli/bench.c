@@ -15,7 +15,8 @@
 #include "scriptrun.h"
 
 static const char *const target_words[] = { "model", "live", "both", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
+static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "vma-recheck", "both",
+					   NULL };
 static const char *const policy_words[] = { "mainline", "fixed", "both", NULL };
 
 /* --record-ns auto | N */
@@ -46,13 +47,60 @@ static int set_mb(const char *cmd, const struct cli_opt *o, const char *val, voi
 	return 0;
 }
 
+/* --tool CMD: repeatable, collected in order */
+static int set_tool(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	struct bench_tool_list *l = dst;
+
+	if (!*val || strspn(val, " \t") == strlen(val))
+		return cli_usage_error(cmd, "%s: empty command", o->name);
+	if (strlen(val) >= 500)
+		return cli_usage_error(cmd, "%s: command longer than 500 characters", o->name);
+	if (l->nr == BENCH_MAX_TOOLS)
+		return cli_usage_error(cmd, "%s: more than %d tools", o->name, BENCH_MAX_TOOLS);
+	l->cmd[l->nr++] = val;
+	return 0;
+}
+
+/* --tools all|none|NAME[,NAME...]: the built-in tools to run */
+static int set_tool_names(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	if (strcmp(val, "all") && strcmp(val, "none")) {
+		for (const char *s = val;;) {
+			size_t n = strcspn(s, ",");
+			char name[32];
+
+			if (!n || n >= sizeof(name))
+				return cli_usage_error(cmd, "%s: bad value '%s' (all, none, or some of %s)",
+						       o->name, val, bench_monitor_tool_names());
+			memcpy(name, s, n);
+			name[n] = '\0';
+			if (!bench_monitor_is_tool(name))
+				return cli_usage_error(cmd, "%s: unknown tool '%s' (%s)", o->name, name,
+						       bench_monitor_tool_names());
+			if (!s[n])
+				break;
+			s += n + 1;
+		}
+	}
+	*(const char **)dst = val;
+	return 0;
+}
+
 #define B(f) offsetof(struct bench_cli, f)
 const struct cli_opt bench_opt_table[] = {
 	{ "--target", "model|live|both", cli_set_targets, B(targets), 0, 0, target_words,
 	  "where to run [both]" },
-	{ "--lock", "mmap|vma|both", cli_set_locks, B(locks), 0, 0, lock_words,
-	  "the model readers' lock policy [both]; the live kernel has its\n"
-	  "own (rows say \"kernel\")" },
+	{ "--lock", "LIST|both", cli_set_locks, B(locks), 0, 0, lock_words,
+	  "the model readers' lock policies, a comma list of mmap, vma,\n"
+	  "vma-strict and vma-recheck (proc-vs-map only: per-VMA locks with\n"
+	  "the reader-side fixes of docs/findings/maps-fake-gaps.md; vmalock\n"
+	  "race --help); both = mmap,vma [both]; the live kernel has its own\n"
+	  "(rows say \"kernel\")" },
+	{ "--kernel-transients", NULL, cli_set_flag, B(o.kernel_transients), 0, 0, NULL,
+	  "proc-vs-map: the model goes through 6.18's intermediate states\n"
+	  "(vmalock race --help; its mapper's mmap/munmap meet only the\n"
+	  "re-walking VMA iterator)" },
 	{ "--view", "VIEW", cli_set_view, B(o.view), 0, 0, NULL,
 	  "maps, smaps, smaps_rollup, numa_maps or query: the view the\n"
 	  "readers read [maps; run: smaps]; query is PROCMAP_QUERY over\n"
@@ -94,10 +142,35 @@ const struct cli_opt bench_opt_table[] = {
 	  "khugepaged: sleep between wakeups [10]" },
 	{ "--policy", "mainline|fixed|both", cli_set_choice, B(policy), 0, 0, policy_words,
 	  "khugepaged: the scanner policy [both]" },
+	{ "--threads", "N[,N...]", cli_set_ulist, B(threads), 1, 1024, NULL,
+	  "exec-churn: model workers and live exec loops, one row each\n"
+	  "[1,2,4,8,16,32,64]" },
+	{ "--size", "SIZE", cli_set_size, B(o.size), 4 << 20, 1UL << 40, NULL,
+	  "shmem-smaps: the mapping each case reads [2G]" },
+	{ "--stride", "SIZE", cli_set_size, B(o.stride), 8192, 1UL << 30, NULL,
+	  "shmem-smaps: one page dirtied every SIZE [2M]" },
+	{ "--reads", "N", cli_set_ulong, B(o.reads), 1, 1000000, NULL,
+	  "shmem-smaps: whole reads of smaps timed per sample [100]" },
+	{ "--tool", "'CMD {pid}'", set_tool, B(o.tools), 0, 0, NULL,
+	  "monitor: a monitoring command run once per poll by /bin/sh\n"
+	  "(repeatable, one row each); {pid} is the mapper's pid, {ppid}\n"
+	  "ours (the mapper's command line ends with it); a command\n"
+	  "without {pid} is fine (some tools scan every process).\n"
+	  "Given --tool, the built-ins run only as --tools names them" },
+	{ "--tools", "all|none|NAME,...", set_tool_names, B(o.tool_names), 0, 0, NULL,
+	  "monitor: the built-in tools [all; none with --tool]: pmap,\n"
+	  "smem, top, ps, htop, atop, atop-R, pidstat, process-exporter" },
+	{ "--interval", "SECONDS", cli_set_seconds, B(o.interval_s), 0.05, 86400, NULL,
+	  "monitor: one poll every SECONDS, from the mapper's start [1]" },
+	{ "--tool-timeout", "SECONDS", cli_set_seconds, B(o.tool_timeout_s), 0.1, 3600, NULL,
+	  "monitor: a poll still running after SECONDS is killed and\n"
+	  "counted in its row [10]" },
+	{ "--tool-nice", "N", cli_set_uint, B(o.tool_nice), 0, 19, NULL,
+	  "monitor: the tools' nice value, on the readers' CPU [0]" },
 	{ "--json", "FILE", cli_set_json_path, B(o.json), 0, 0, NULL,
 	  "write the results as JSON (checked before the run)" },
 	{ "--plot", "FILE.png|FILE.svg", cli_set_plot_path, B(o.plot), 0, 0, NULL,
-	  "plot them with gnuplot (proc-vs-map, read-cost)" },
+	  "plot them with gnuplot (proc-vs-map, read-cost, monitor)" },
 	{ "--quiet", NULL, cli_set_flag, B(o.quiet), 0, 0, NULL,
 	  "no progress line on stderr" },
 	CLI_OPT_END,
@@ -122,12 +195,28 @@ static void help(FILE *f)
 "  khugepaged   seed 003 on the model: time to collapse THP ranges behind many\n"
 "               ineligible VMAs while a mapper contends for mmap_lock, and\n"
 "               the scanner's longest mmap_lock hold, mainline vs fixed policy\n"
+"  monitor      real monitoring tools (pmap, smem, top, ps, htop, atop, pidstat,\n"
+"               prometheus-process-exporter, or --tool CMD) polling the live\n"
+"               mapper: its latency with each against none, what each read of\n"
+"               /proc (observed under strace), and the model's prediction of\n"
+"               what the seeds' per-VMA locks would save with that tool\n"
+"  exec-churn   seed 001: threads building and tearing down exec-like address\n"
+"               spaces of the same files; executions/s, i_mmap_rwsem hold and\n"
+"               wait, and the ceiling one file's lock sets, for both i_mmap\n"
+"               orders; beside it parallel exec loops on the live kernel\n"
+"  shmem-smaps  seed 004: 100 whole reads of smaps of a 2 GB mapping dirtied\n"
+"               every 2 MB: shmem private/shared/not swapped vs anonymous, on\n"
+"               the model (fast and per-page) and the live kernel (root: swap)\n"
 "\n"
 "Options [defaults]:\n");
 	cli_print_opts(f, bench_tables);
 	fprintf(f,
 "\n"
 "The model is configured from this host's profile (vmalock host), or --profile.\n"
+"monitor needs no root for its own mapper; it needs strace (observing the\n"
+"tools' reads) and the tools' Debian packages: procps (pmap, top, ps), smem,\n"
+"htop, atop, sysstat (pidstat), prometheus-process-exporter; a missing tool\n"
+"is skipped with a one-line reason (scripts/install-deps.sh installs them).\n"
 "Exit status: 0 success; 1 a target failed; 2 bad usage.\n");
 }
 
@@ -147,11 +236,17 @@ void bench_cli_default(struct bench_cli *c)
 	o->kh_ranges = 8;
 	o->kh_scan_sleep_ms = 10;
 	o->record_ns = -1;
+	o->interval_s = 1;
+	o->tool_timeout_s = 10;
 	c->targets = CLI_MODEL | CLI_LIVE;
 	c->locks = CLI_LOCK_MMAP | CLI_LOCK_VMA;
 	c->readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
 	c->sizes = (struct cli_ulist){ .v = { 1000, 10000, 65530, 1000000 }, .nr = 4 };
 	c->policy = 2;	/* both */
+	c->threads = (struct cli_ulist){ .v = { 1, 2, 4, 8, 16, 32, 64 }, .nr = 7 };
+	o->size = 2UL << 30;
+	o->stride = 2UL << 20;
+	o->reads = 100;
 }
 
 void bench_cli_finish(struct bench_cli *c)
@@ -162,6 +257,8 @@ void bench_cli_finish(struct bench_cli *c)
 	o->live = c->targets & CLI_LIVE;
 	o->lock_mmap = c->locks & CLI_LOCK_MMAP;
 	o->lock_vma = c->locks & CLI_LOCK_VMA;
+	o->lock_vma_strict = c->locks & CLI_LOCK_VMA_STRICT;
+	o->lock_vma_recheck = c->locks & CLI_LOCK_VMA_RECHECK;
 	for (unsigned int i = 0; i < c->readers.nr; i++)
 		o->readers[i] = (unsigned int)c->readers.v[i];
 	o->nr_readers = c->readers.nr;
@@ -170,6 +267,9 @@ void bench_cli_finish(struct bench_cli *c)
 	o->nr_sizes = c->sizes.nr;
 	o->kh_mainline = c->policy != 1;
 	o->kh_fixed = c->policy != 0;
+	for (unsigned int i = 0; i < c->threads.nr; i++)
+		o->threads[i] = (unsigned int)c->threads.v[i];
+	o->nr_threads = c->threads.nr;
 }
 
 static int scenario_arg(void *opts, const char *arg)
@@ -182,8 +282,30 @@ static int scenario_arg(void *opts, const char *arg)
 	return 0;
 }
 
+/*
+ * The scenarios; those with run() print and write their own results and
+ * return 0 or non-zero (a negative errno, or 1), which becomes exit status 1.
+ */
+static const struct bench_scenario {
+	const char *name;
+	int (*run)(const struct bench_opts *o);
+	bool plot;			/* takes --plot */
+	const char *needs_live;		/* why it needs --target live or both, or NULL */
+} scenarios[] = {
+	{ "proc-vs-map", NULL, true, NULL },
+	{ "read-cost", bench_read_cost, true, NULL },
+	{ "ops", bench_ops, false, NULL },
+	{ "khugepaged", bench_khugepaged, false, NULL },
+	{ "monitor", bench_monitor, true, "its tools are real programs" },
+	{ "exec-churn", bench_exec_churn, true, NULL },
+	{ "shmem-smaps", bench_shmem_smaps, true, NULL },
+	{ NULL, NULL, false, NULL },
+};
+#define SCENARIO_NAMES "proc-vs-map, read-cost, ops, khugepaged, monitor, exec-churn, shmem-smaps"
+
 int cmd_bench(int argc, char **argv)
 {
+	const struct bench_scenario *sc;
 	struct bench_cli c;
 	const char *scenario;
 	struct pvm_result res;
@@ -201,26 +323,25 @@ int cmd_bench(int argc, char **argv)
 	bench_cli_finish(&c);
 	scenario = c.scenario;
 	if (!scenario)
-		return cli_usage_error("bench", "missing SCENARIO (proc-vs-map, read-cost, ops, khugepaged)");
-	if (strcmp(scenario, "proc-vs-map") && strcmp(scenario, "read-cost") &&
-	    strcmp(scenario, "ops") && strcmp(scenario, "khugepaged"))
-		return cli_usage_error("bench", "SCENARIO: unknown scenario '%s' (proc-vs-map, "
-				       "read-cost, ops, khugepaged)", scenario);
+		return cli_usage_error("bench", "missing SCENARIO (%s)", SCENARIO_NAMES);
+	for (sc = scenarios; sc->name && strcmp(sc->name, scenario); sc++)
+		;
+	if (!sc->name)
+		return cli_usage_error("bench", "SCENARIO: unknown scenario '%s' (%s)", scenario,
+				       SCENARIO_NAMES);
+	if (c.o.plot && !sc->plot)
+		return cli_usage_error("bench", "--plot: %s has no plot (use --json)", scenario);
+	if (sc->needs_live && !c.o.live)
+		return cli_usage_error("bench", "--target: %s needs the live kernel (%s): live or "
+				       "both", scenario, sc->needs_live);
+	if (strcmp(scenario, "proc-vs-map") &&
+	    (c.o.lock_vma_strict || c.o.lock_vma_recheck || c.o.kernel_transients))
+		return cli_usage_error("bench", "--%s: only proc-vs-map has it",
+				       c.o.kernel_transients ? "kernel-transients" :
+				       c.o.lock_vma_strict ? "lock vma-strict" : "lock vma-recheck");
 	bench_print_load(stdout);
-	if (!strcmp(scenario, "khugepaged")) {
-		if (c.o.plot)
-			return cli_usage_error("bench", "--plot: khugepaged has no plot (use --json)");
-		return bench_khugepaged(&c.o);
-	}
-	if (!c.o.model && !c.o.live)
-		return cli_usage_error("bench", "--target: nothing to run");
-	if (!strcmp(scenario, "ops")) {
-		if (c.o.plot)
-			return cli_usage_error("bench", "--plot: ops has no plot (use --json)");
-		return bench_ops(&c.o);
-	}
-	if (!strcmp(scenario, "read-cost"))
-		return bench_read_cost(&c.o);
+	if (sc->run)
+		return sc->run(&c.o) ? EXIT_CHECK_FAILED : 0;
 
 	ret = bench_proc_vs_map(&c.o, &res);
 	if (!ret) {

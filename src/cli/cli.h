@@ -66,7 +66,7 @@ struct bench_cli {
 	struct bench_opts o;
 	const char *scenario;
 	unsigned int targets, locks;	/* CLI_MODEL|CLI_LIVE, CLI_LOCK_* */
-	struct cli_ulist readers, sizes;
+	struct cli_ulist readers, sizes, threads;
 	int policy;			/* khugepaged: mainline, fixed, both */
 };
 extern const struct cli_opt bench_opt_table[];

@@ -233,16 +233,52 @@ int cli_set_targets(const char *cmd, const struct cli_opt *o, const char *val, v
 	return 0;
 }
 
-/* words: any of "mmap", "vma", "both" */
+static unsigned int lock_bits(const char *word)
+{
+	return !strcmp(word, "mmap") ? CLI_LOCK_MMAP :
+	       !strcmp(word, "vma") ? CLI_LOCK_VMA :
+	       !strcmp(word, "vma-strict") ? CLI_LOCK_VMA_STRICT :
+	       !strcmp(word, "vma-recheck") ? CLI_LOCK_VMA_RECHECK :
+	       CLI_LOCK_MMAP | CLI_LOCK_VMA;	/* both */
+}
+
+/*
+ * words: any of "mmap", "vma", "vma-strict", "vma-recheck", "both" (mmap and
+ * vma). A command whose words include "vma-strict" takes a comma list.
+ */
 int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
-	int i, ret = choose(cmd, o, "policy", val, &i);
+	unsigned int set = 0;
+	bool list = false;
+	const char *s = val;
+	int i, ret;
 
-	if (ret)
+	for (i = 0; o->words[i]; i++)
+		list |= !strcmp(o->words[i], "vma-strict");
+	if (!list) {
+		ret = choose(cmd, o, "policy", val, &i);
+		if (!ret)
+			*(unsigned int *)dst = lock_bits(o->words[i]);
 		return ret;
-	*(unsigned int *)dst = !strcmp(o->words[i], "mmap") ? CLI_LOCK_MMAP :
-			       !strcmp(o->words[i], "vma") ? CLI_LOCK_VMA :
-			       CLI_LOCK_MMAP | CLI_LOCK_VMA;
+	}
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		char item[32];
+
+		if (!n || n >= sizeof(item))
+			return cli_usage_error(cmd, "%s: bad value '%s' (a comma list of policies, "
+					       "no empty item)", o->name, val);
+		memcpy(item, s, n);
+		item[n] = '\0';
+		ret = choose(cmd, o, "policy", item, &i);
+		if (ret)
+			return ret;
+		set |= lock_bits(item);
+		if (!s[n])
+			break;
+		s += n + 1;
+	}
+	*(unsigned int *)dst = set;
 	return 0;
 }
 
@@ -286,10 +322,47 @@ int cli_set_profile(const char *cmd, const struct cli_opt *o, const char *val, v
 	return 0;
 }
 
+/* words: "pre", "post" (enum vml_i_mmap_order by name) */
+static int set_i_mmap_order(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	int i, ret = choose(cmd, o, "order", val, &i);
+
+	(void)dst;
+	if (!ret)
+		host_set_i_mmap_order(i == 0 ? VML_I_MMAP_PRE : VML_I_MMAP_POST);
+	return ret;
+}
+
+/* words: "fast", "per-page" */
+static int set_shmem_swap_usage(const char *cmd, const struct cli_opt *o, const char *val,
+				void *dst)
+{
+	int i, ret = choose(cmd, o, "value", val, &i);
+
+	(void)dst;
+	if (!ret)
+		host_set_shmem_swap_usage(i == 0 ? VML_SHMEM_SWAP_FAST : VML_SHMEM_SWAP_PER_PAGE);
+	return ret;
+}
+
+static const char *const i_mmap_order_words[] = { "pre", "post", NULL };
+static const char *const shmem_swap_usage_words[] = { "fast", "per-page", NULL };
+
 const struct cli_opt cli_common_opts[] = {
 	{ "--profile", "FILE", cli_set_profile, 0, 0, 0, NULL,
 	  "run the model as on the saved host profile FILE (vmalock host\n"
 	  "--json) instead of this host's" },
+	{ "--i-mmap-order", "pre|post", set_i_mmap_order, 0, 0, 0, i_mmap_order_words,
+	  "the model's mmap stores a new file mapping in the mm's tree\n"
+	  "inside its file's i_mmap_rwsem write section (pre: before\n"
+	  "Linux 6.5, seed 001) or after it (post) [post; bench\n"
+	  "exec-churn: both]" },
+	{ "--shmem-swap-usage", "fast|per-page", set_shmem_swap_usage, 0, 0, 0,
+	  shmem_swap_usage_words,
+	  "how the model's smaps counts shmem swap: the object's\n"
+	  "counter or a page-cache walk where they apply (fast), or a\n"
+	  "lookup per empty page (per-page: before Linux 4.5, seed 004)\n"
+	  "[fast; bench shmem-smaps: both]" },
 	CLI_OPT_END,
 };
 

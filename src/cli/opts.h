@@ -30,11 +30,13 @@ struct cli_ulist {
 	unsigned int nr;
 };
 
-/* Targets and lock policies as bit sets (model|live|both, mmap|vma|both). */
+/* Targets and lock policies as bit sets (model|live|both, mmap|vma|vma-strict|vma-recheck|both). */
 #define CLI_MODEL 0x1
 #define CLI_LIVE 0x2
 #define CLI_LOCK_MMAP 0x1
 #define CLI_LOCK_VMA 0x2
+#define CLI_LOCK_VMA_STRICT 0x4
+#define CLI_LOCK_VMA_RECHECK 0x8
 
 struct cli_opt;
 typedef int (*cli_setter)(const char *cmd, const struct cli_opt *o, const char *val, void *dst);
@@ -78,7 +80,7 @@ int cli_set_size(const char *cmd, const struct cli_opt *o, const char *val, void
 int cli_set_ulist(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* struct cli_ulist */
 int cli_set_choice(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* int: index in words */
 int cli_set_targets(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* unsigned int CLI_MODEL|CLI_LIVE */
-int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* unsigned int CLI_LOCK_* */
+int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* unsigned int CLI_LOCK_*; a list if words has vma-strict */
 int cli_set_view(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* enum vml_view */
 int cli_set_json_path(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* const char *, writable */
 int cli_set_plot_path(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* .png/.svg, writable */

@@ -4,6 +4,7 @@
  * at the view's read() boundary (src/race/run.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,9 @@
 #include "opts.h"
 #include "scriptrun.h"
 #include "util/debug.h"
+
+#define NOISE_UNSET UINT_MAX	/* --noise not given */
+#define NOISE_DEFAULT_US 50	/* with --kernel-transients */
 
 static int parse_list(const char *opt, const char *s, char *buf, size_t len, char **items,
 		      int max)
@@ -96,7 +100,8 @@ static int parse_mods(const char *s, struct race_opts *o)
 		}
 		if (race_mod_parse(items[i], &m))
 			return cli_usage_error("race", "--mod: unknown modification '%s' (split, "
-					       "resize, remap, unmap, all)", items[i]);
+					       "mprotect, resize, remap, remap-whole, unmap, all)",
+					       items[i]);
 		for (unsigned int k = 0; k < o->nr_mods; k++)
 			if (o->mods[k] == m)
 				return cli_usage_error("race", "--mod: '%s' twice", items[i]);
@@ -139,6 +144,10 @@ static int set_locks(const char *cmd, const struct cli_opt *o, const char *val, 
 		ro->locks[ro->nr_locks++] = VML_LOCK_MMAP;
 	if (l & CLI_LOCK_VMA)
 		ro->locks[ro->nr_locks++] = VML_LOCK_VMA;
+	if (l & CLI_LOCK_VMA_STRICT)
+		ro->locks[ro->nr_locks++] = VML_LOCK_VMA_STRICT;
+	if (l & CLI_LOCK_VMA_RECHECK)
+		ro->locks[ro->nr_locks++] = VML_LOCK_VMA_RECHECK;
 	return 0;
 }
 
@@ -171,7 +180,8 @@ static int set_ulong(const char *cmd, const struct cli_opt *o, const char *val, 
 }
 
 static const char *const target_words[] = { "model", "live", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
+static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "vma-recheck", "both",
+					   NULL };
 static const char *const broken_words[] = { "skip-fallback", NULL };
 
 #define C(f) offsetof(struct race_cli, f)
@@ -182,12 +192,28 @@ static const struct cli_opt race_opt_table[] = {
 	{ "--view", "LIST|all", set_views, 0, 0, 0, NULL,
 	  "maps, smaps, smaps_rollup, numa_maps, query (comma list)\n"
 	  "[all]; `all` skips, with a note, views the target does not offer" },
-	{ "--lock", "mmap|vma|both", set_locks, 0, 0, 0, lock_words,
-	  "the model's reader locking [both]; the live kernel has its own\n"
+	{ "--lock", "LIST|both", set_locks, 0, 0, 0, lock_words,
+	  "the model's reader locking, a comma list of mmap, vma,\n"
+	  "vma-strict (per-VMA locks with the reader-side fix of\n"
+	  "docs/findings/maps-fake-gaps.md: a gap is shown only when\n"
+	  "proven) and vma-recheck (every gap looked up again: fixes\n"
+	  "case 1 only); both = mmap,vma [both]; the live kernel has its own\n"
 	  "(6.18: maps and query per VMA, the others under mmap_lock for\n"
 	  "each read())" },
 	{ "--mod", "LIST|all", set_mods, 0, 0, 0, NULL,
-	  "split, resize, remap, unmap [all]" },
+	  "split, mprotect, resize, remap, remap-whole, unmap [all]" },
+	{ "--kernel-transients", NULL, cli_set_flag, C(o.kernel_transients), 0, 0, NULL,
+	  "the model goes through the intermediate states 6.18 shows\n"
+	  "per-VMA-lock readers: mremap(MREMAP_FIXED) publishes the\n"
+	  "destination unmapped before the move, and the reader's VMA\n"
+	  "iterator walks down again from the last VMA's end when a writer\n"
+	  "replaced its tree node (the maple tree's), skipping what a merge\n"
+	  "added to that VMA; implies --noise 50 unless given" },
+	{ "--noise", "USEC", set_ulong, C(o.noise_us), 0, 1000000, NULL,
+	  "model readers under per-VMA locks sleep 0..USEC us (uniform)\n"
+	  "between dropping a VMA of A or B (or the one before A) and\n"
+	  "looking up the next, as an interrupt holds the kernel's reader\n"
+	  "up there [0; 50 with --kernel-transients]" },
 	{ "--duration", "SECONDS", cli_set_seconds, C(duration), 0.001, 86400 * 7, NULL,
 	  "the whole run, shared by all phases [4]" },
 	{ "--seed", "N", set_seed, 0, 0, 0, NULL,
@@ -229,6 +255,10 @@ static void help(FILE *f)
 "shown twice within a read or across two reads, a read that saw a modified\n"
 "state); then the first violation with the reads that showed it.\n"
 "\n"
+"With --kernel-transients the model shows the live kernel's fake and transient\n"
+"gaps in maps and query under --lock vma, and none under vma-strict; without\n"
+"it, none under any policy (docs/findings/maps-fake-gaps.md).\n"
+"\n"
 "Exit status: 0 no violation; 1 a violation, or a phase that could not run;\n"
 "2 bad usage. On the live kernel a violation is a finding about the kernel\n"
 "(docs/findings/maps-fake-gaps.md).\n");
@@ -244,6 +274,7 @@ int race_parse_args(int argc, char **argv, struct race_cli *cli)
 	cli->duration = 4;
 	o->readers = 1;
 	o->regions = RACE_DEFAULT_REGIONS;
+	o->noise_us = NOISE_UNSET;
 	parse_views("all", cli);
 	parse_mods("all", o);
 	o->locks[0] = VML_LOCK_MMAP;
@@ -255,6 +286,11 @@ int race_parse_args(int argc, char **argv, struct race_cli *cli)
 	if (o->broken && o->target == TARGET_LIVE)
 		return cli_usage_error("race", "--broken breaks the model's reader: it needs "
 				       "--target model");
+	if (o->target == TARGET_LIVE && (o->kernel_transients || o->noise_us != NOISE_UNSET))
+		return cli_usage_error("race", "--%s changes the model: it needs --target model",
+				       o->kernel_transients ? "kernel-transients" : "noise");
+	if (o->noise_us == NOISE_UNSET)
+		o->noise_us = o->kernel_transients ? NOISE_DEFAULT_US : 0;
 	return 0;
 }
 
@@ -272,7 +308,17 @@ static const char *lock_label(const struct race_phase *ph)
 {
 	if (ph->kernel_lock)
 		return "kernel";
-	return ph->lock == VML_LOCK_MMAP ? "mmap" : "vma";
+	switch (ph->lock) {
+	case VML_LOCK_MMAP:
+		return "mmap";
+	case VML_LOCK_VMA:
+		return "vma";
+	case VML_LOCK_VMA_STRICT:
+		return "vma-strict";
+	case VML_LOCK_VMA_RECHECK:
+		return "vma-recheck";
+	}
+	return "?";
 }
 
 static void on_phase(const struct race_phase *ph, void *arg)
@@ -283,24 +329,24 @@ static void on_phase(const struct race_phase *ph, void *arg)
 	snprintf(name, sizeof(name), "%s/%s/%s", target_view_name(ph->view), lock_label(ph),
 		 race_mod_name(ph->mod));
 	if (!rep->phases++)
-		printf("%-13s %-6s %-7s %6s %9s %9s %8s %10s %11s %10s %9s\n", "view", "lock",
+		printf("%-13s %-11s %-11s %6s %9s %9s %8s %10s %11s %10s %9s\n", "view", "lock",
 		       "mod", "states", "reads", "reads/s", "cycles", "violations",
 		       "dup-in-read", "dup-across", "changed");
 	if (ph->skipped) {
 		rep->skipped++;
-		printf("%-13s %-6s %-7s skipped: %s\n", target_view_name(ph->view),
+		printf("%-13s %-11s %-11s skipped: %s\n", target_view_name(ph->view),
 		       lock_label(ph), race_mod_name(ph->mod), ph->skipped);
 		fflush(stdout);
 		return;
 	}
 	if (ph->error && !ph->reads) {
 		rep->failed++;
-		printf("%-13s %-6s %-7s failed: %s\n", target_view_name(ph->view),
+		printf("%-13s %-11s %-11s failed: %s\n", target_view_name(ph->view),
 		       lock_label(ph), race_mod_name(ph->mod), ph->error_why);
 		fflush(stdout);
 		return;
 	}
-	printf("%-13s %-6s %-7s %6u %9llu %9.0f %8llu %10llu %11llu %10llu %9llu%s\n",
+	printf("%-13s %-11s %-11s %6u %9llu %9.0f %8llu %10llu %11llu %10llu %9llu%s\n",
 	       target_view_name(ph->view), lock_label(ph), race_mod_name(ph->mod),
 	       ph->nr_states, (unsigned long long)ph->reads,
 	       ph->seconds > 0 ? ph->reads / ph->seconds : 0.0,
@@ -394,10 +440,14 @@ int cmd_race(int argc, char **argv)
 	cli.o.stop = &race_stop;
 	rep.target = target_kind_name(cli.o.target);
 	printf("vmalock race: target %s, seed %llu, %u phases of %.2f s, %u reader%s, "
-	       "%u regions%s%s\n", rep.target, (unsigned long long)cli.o.seed, phases,
+	       "%u regions%s%s%s", rep.target, (unsigned long long)cli.o.seed, phases,
 	       cli.o.seconds, cli.o.readers, cli.o.readers == 1 ? "" : "s", cli.o.regions,
 	       cli.o.broken ? ", reader deliberately broken: " : "",
-	       cli.o.broken == VML_BROKEN_SKIP_FALLBACK ? "skip-fallback" : "");
+	       cli.o.broken == VML_BROKEN_SKIP_FALLBACK ? "skip-fallback" : "",
+	       cli.o.kernel_transients ? ", kernel transients" : "");
+	if (cli.o.noise_us)
+		printf(", noise %u us", cli.o.noise_us);
+	printf("\n");
 	fflush(stdout);
 
 	memset(&sa, 0, sizeof(sa));

@@ -25,10 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
 
 #include "cli.h"
 #include "opts.h"
+#include "util/json.h"
 #include "scriptrun.h"
 #include "trace/analysis.h"
 #include "trace/session.h"
@@ -489,7 +489,7 @@ static void print_report(FILE *f, const struct watch *w, uint64_t now, size_t ro
 	vml_free(out);
 }
 
-/* ---- JSON (jansson; one function, to move behind the project's JSON layer) ---- */
+/* ---- JSON (util/json.h) ---- */
 
 static json_t *json_stat(const struct trace_stat *st, bool hist)
 {
@@ -577,12 +577,9 @@ static int write_json(const struct watch *w, const char *path, uint64_t now)
 	vml_free(out);
 	if (!root)
 		return -ENOMEM;
-	if (!strcmp(path, "-"))
-		ret = json_dumpf(root, stdout, JSON_INDENT(2)) || fputc('\n', stdout) == EOF;
-	else
-		ret = json_dump_file(root, path, JSON_INDENT(2));
+	ret = json_write_file(root, path);
 	json_decref(root);
-	return ret ? -EIO : 0;
+	return ret;
 }
 
 /* ---- the command ---- */

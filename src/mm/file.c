@@ -42,7 +42,7 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 	store_relaxed(&file->refcount, 1);
 	rwsem_init(&file->i_mmap_rwsem, NULL);
 	spin_lock_init(&file->i_pages_lock, LOCK_CLASS_I_PAGES);
-	INIT_LIST_HEAD(&file->i_mmap);
+	itree_init(&file->i_mmap);
 	fetch_add_relaxed(&sys->nr_files, 1);
 	*out = file;
 	return 0;
@@ -163,7 +163,7 @@ void vml_file_put(struct vml_file *file)
 	/* acq_rel: pairs with the other puts' decrements: the last sees their accesses */
 	if (!file || fetch_sub_acq_rel(&file->refcount, 1) != 1)
 		return;
-	vml_assert(list_empty(&file->i_mmap));
+	vml_assert(itree_empty(&file->i_mmap));
 	for (unsigned long i = 0; file->shmem; i++) {
 		uintptr_t slot;
 

@@ -2,7 +2,16 @@
 /*
  * file.h - files: a path, a size, an inode number, a page cache, and the
  * reverse map of VMAs that map it (i_mmap) under its own lock,
- * i_mmap_rwsem (REFERENCE.md section 8).
+ * i_mmap_rwsem (docs/kernel.md section 8).
+ *
+ * i_mmap is an interval tree (tree/itree.h) of every VMA mapping the file,
+ * in any mm, keyed by the range of file pages it maps, [vm_pgoff,
+ * vm_pgoff + pages - 1]: the kernel's vma_interval_tree. Whoever needs the
+ * mappings of some pages of the file - unmapping a folio before it is
+ * split, reverse mapping in reclaim - asks it for exactly the VMAs that
+ * map one of them (vma_interval_tree_foreach) under i_mmap_rwsem(R).
+ * VMAs go in and out under i_mmap_rwsem(W), in the commit of the
+ * transaction that creates or retires them (vma_txn.c).
  *
  * The page cache is a sparse map (xmap) from page index to folio, protected
  * by i_pages_lock (a spinlock: lookups are short); a large folio fills all
@@ -15,6 +24,8 @@
 #include "mm/mm_types.h"
 #include "mm/xmap.h"
 #include "sync/lockdep.h"
+#include "util/clock.h"
+#include "util/debug.h"
 
 #define VML_FILE_DEV_MAJOR 0xfe		/* a regular file's device, as on the live root fs */
 #define VML_FILE_DEV_MINOR 0x00
@@ -33,8 +44,11 @@ struct vml_file {
 	_Atomic long refcount;		/* [atomic] creator + each VMA mapping it */
 
 	struct rwsem i_mmap_rwsem;	/* protects i_mmap */
-	struct list_head i_mmap;	/* [i_mmap_rwsem] VMAs mapping this file */
-	unsigned long i_mmap_count;	/* [i_mmap_rwsem] */
+	struct itree i_mmap;		/* [i_mmap_rwsem] VMAs mapping this file, by page range;
+					 * i_mmap.count of them */
+	uint64_t i_mmap_wait_ns;	/* [i_mmap_rwsem(W)] the holder's wait for it, and */
+	uint64_t i_mmap_since_ns;	/* [i_mmap_rwsem(W)] when it got it; 0: not timed
+					 * (vml_i_mmap_time_hook is off) */
 
 	spinlock_t i_pages_lock;	/* protects the page cache below */
 	struct xmap pages;		/* [i_pages_lock] index -> struct folio * (sparse) */
@@ -64,17 +78,83 @@ static inline void i_mmap_unlock_read(struct vml_file *file)
 	up_read(&file->i_mmap_rwsem);
 }
 
+/*
+ * The write side can be timed for a benchmark (`vmalock bench exec-churn`):
+ * while vml_i_mmap_time_hook is set, each write section records how long
+ * its holder waited and held, and reports both to the hook after
+ * releasing. Off, it costs a load and a branch at each end.
+ */
 static inline void i_mmap_lock_write(struct vml_file *file)
 {
+	uint64_t t0 = vml_i_mmap_timed() ? vml_now_ns() : 0;
+
 	lockdep_acquire(LOCK_CLASS_I_MMAP, &file->i_mmap_rwsem, 0);
 	down_write(&file->i_mmap_rwsem);
+	file->i_mmap_since_ns = 0;
+	if (unlikely(t0)) {
+		file->i_mmap_since_ns = vml_now_ns();
+		file->i_mmap_wait_ns = file->i_mmap_since_ns - t0;
+	}
 }
 
 static inline void i_mmap_unlock_write(struct vml_file *file)
 {
+	uint64_t since = file->i_mmap_since_ns, wait = file->i_mmap_wait_ns, held = 0;
+
+	if (unlikely(since))
+		held = vml_now_ns() - since;
 	lockdep_release(LOCK_CLASS_I_MMAP, &file->i_mmap_rwsem);
 	up_write(&file->i_mmap_rwsem);
+	if (unlikely(since))
+		vml_i_mmap_time_report(file, wait, held);
 }
+
+static inline void i_mmap_assert_write_locked(struct vml_file *file)
+{
+	vml_assert(rwsem_is_locked(&file->i_mmap_rwsem));
+}
+
+/* The last file page @vma maps. */
+static inline unsigned long vma_last_pgoff(const struct vma *vma)
+{
+	return vma->vm_pgoff + vma_pages(vma) - 1;
+}
+
+/* Context for the four below: i_mmap_rwsem held (W to change, R or W to walk). */
+static inline void vma_interval_tree_insert(struct vma *vma, struct vml_file *file)
+{
+	i_mmap_assert_write_locked(file);
+	itree_insert(&file->i_mmap, &vma->shared, vma->vm_pgoff, vma_last_pgoff(vma));
+}
+
+static inline void vma_interval_tree_remove(struct vma *vma, struct vml_file *file)
+{
+	i_mmap_assert_write_locked(file);
+	itree_remove(&file->i_mmap, &vma->shared);
+}
+
+/* The first VMA mapping one of the file's pages [@first, @last], or NULL. */
+static inline struct vma *vma_interval_tree_iter_first(struct vml_file *file, unsigned long first,
+							unsigned long last)
+{
+	struct itree_node *n = itree_iter_first(&file->i_mmap, first, last);
+
+	return n ? container_of(n, struct vma, shared) : NULL;
+}
+
+/* The next such VMA after @vma (which maps one of them), or NULL. */
+static inline struct vma *vma_interval_tree_iter_next(struct vma *vma, unsigned long first,
+						       unsigned long last)
+{
+	struct itree_node *n = itree_iter_next(&vma->shared, first, last);
+
+	return n ? container_of(n, struct vma, shared) : NULL;
+}
+
+/* Every VMA, of any mm, that maps one of @file's pages [@first, @last]: rmap's walk. */
+#define vma_interval_tree_foreach(vma, file, first, last)                      \
+	for ((vma) = vma_interval_tree_iter_first((file), (first), (last)); (vma); \
+	     (vma) = vma_interval_tree_iter_next((vma), (first), (last)))
 
 int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned long size,
 			     bool shmem, bool deleted, struct vml_file **out);

@@ -31,6 +31,8 @@ int mm_alloc(struct vml_sys *sys, struct mm **out)
 	rwsem_init(&mm->mmap_lock, &rc);
 	seqcount_init(&mm->mm_lock_seq);
 	rtree_init(&mm->mm_mt);
+	/* The maple tree's iterator: a dead node sends it down again (kernel.md §1). */
+	rtree_set_rewalk(&mm->mm_mt, sys->cfg.kernel_transients);
 	mm->sys = sys;
 	mm->mmap_base = DEFAULT_MMAP_BASE;
 	mm->execute_only_pkey = -1;
@@ -146,6 +148,11 @@ int vml_mm_stats(struct vml_mm *umm, struct vml_mm_stats *out)
 		.mmap_handoffs = rs.handoff,
 		.proc_mmap_fallbacks = load_relaxed(&mm->stats.proc_mmap_fallbacks),
 		.proc_contended_drops = load_relaxed(&mm->stats.proc_contended_drops),
+		.shmem_swap_none = load_relaxed(&mm->stats.shmem_swap_none),
+		.shmem_swap_object = load_relaxed(&mm->stats.shmem_swap_object),
+		.shmem_swap_walk = load_relaxed(&mm->stats.shmem_swap_walk),
+		.shmem_swap_per_page = load_relaxed(&mm->stats.shmem_swap_per_page),
+		.shmem_swap_lookups = load_relaxed(&mm->stats.shmem_swap_lookups),
 	};
 	return 0;
 }

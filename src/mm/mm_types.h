@@ -32,6 +32,7 @@
 #include "sync/rwsem.h"
 #include "sync/seqcount.h"
 #include "sync/spinlock.h"
+#include "tree/itree.h"
 #include "tree/rtree.h"
 #include "util/list.h"
 #include "vmalock/mm.h"
@@ -169,7 +170,8 @@ struct vma {
 					 * read with load_acquire (pairs with store_release in anon_vma_prepare) */
 	_Atomic uint32_t vm_refcnt;	/* [atomic] see above */
 	_Atomic uint32_t vm_lock_seq;	/* written under mmap_lock(W); read racily as a hint, rechecked */
-	struct list_head i_mmap_link;	/* [file i_mmap_rwsem] on vm_file's reverse map */
+	struct itree_node shared;	/* [file i_mmap_rwsem] in vm_file's i_mmap, keyed by
+					 * [vm_pgoff, last page offset] (vma_interval_tree) */
 	struct vml_rcu_head rcu;	/* freed through vml_call_rcu once detached */
 	bool staged;			/* [M] created by the running vma_txn, not yet attached */
 };
@@ -267,6 +269,11 @@ struct mm_stats {
 	_Atomic uint64_t mmap_write_locks;
 	_Atomic uint64_t proc_mmap_fallbacks;
 	_Atomic uint64_t proc_contended_drops;
+	_Atomic uint64_t shmem_swap_none;	/* smaps' shmem swap paths (vml_mm_stats) */
+	_Atomic uint64_t shmem_swap_object;
+	_Atomic uint64_t shmem_swap_walk;
+	_Atomic uint64_t shmem_swap_per_page;
+	_Atomic uint64_t shmem_swap_lookups;
 };
 
 /*

@@ -370,10 +370,15 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 			vma->vm_file = shm;	/* the VMA owns the creation reference */
 			vma->vm_pgoff = 0;
 		}
+		/* Before Linux 6.5 the tree store was inside i_mmap_rwsem(W) (seed 001). */
+		if (vma->vm_file && mm->sys->cfg.i_mmap_order == VML_I_MMAP_PRE)
+			vt_i_mmap_lock_early(&t, vma);
 		err = vt_insert(&t, vma);
 		if (err) {
+			/* Abort first: it ends a pre-order write section on the file @vma may own. */
+			vma_txn_abort(&t);
 			vma_free_unpublished(vma);
-			goto abort;
+			return err;
 		}
 	}
 	/*

@@ -36,6 +36,7 @@
 #include "mm/rmap.h"
 #include "mm/vma.h"
 #include "util/compiler.h"
+#include "util/debug.h"
 #include "util/linux_compat.h"
 
 struct remap {
@@ -290,6 +291,25 @@ abort:
 	return err;
 }
 
+/*
+ * kernel_transients: unmap the destination and publish that on its own
+ * first, as mremap_to()'s do_munmap() does before move_vma(), so that a
+ * per-VMA-lock reader can see the destination empty inside the call
+ * (docs/findings/maps-fake-gaps.md case 2). The move then finds it empty.
+ * As in the kernel, a move that fails afterwards leaves it unmapped.
+ */
+static long unmap_dest_first(struct mm *mm, struct remap *r)
+{
+	int err = do_munmap(mm, r->new_addr, r->new_len);
+
+	if (err)
+		return err;
+	vml_transient_hook_call(r->new_addr, r->new_addr + r->new_len);
+	/* That unmap may have split the source's VMA: look again. */
+	r->vma = vma_lookup(mm, r->addr);
+	return r->vma ? 0 : -EFAULT;
+}
+
 static long mremap_to(struct mm *mm, struct remap *r)
 {
 	/* The destination's old pages and the shrunk tail: apart, the source lies between. */
@@ -299,6 +319,11 @@ static long mremap_to(struct mm *mm, struct remap *r)
 	struct vma_txn t;
 	long res;
 
+	if ((r->flags & MREMAP_FIXED) && mm->sys->cfg.kernel_transients) {
+		res = unmap_dest_first(mm, r);
+		if (res)
+			return res;
+	}
 	vma_txn_begin(&t, mm);
 	if (r->flags & MREMAP_FIXED) {
 		res = vms_gather_munmap(&t, r->new_addr, r->new_addr + r->new_len, NULL, NULL,

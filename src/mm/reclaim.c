@@ -521,8 +521,9 @@ static void split_file_folio(struct folio *folio)
 	struct folio *small[1U << HPAGE_PMD_ORDER];
 	struct vma *vma;
 
+	/* The mappings of its pages, in every mm (try_to_unmap's rmap_walk_file). */
 	i_mmap_lock_read(file);
-	list_for_each_entry(vma, &file->i_mmap, i_mmap_link)
+	vma_interval_tree_foreach(vma, file, folio->index, folio->index + nr - 1)
 		unmap_folio_vma(vma, folio);
 	i_mmap_unlock_read(file);
 

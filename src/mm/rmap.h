@@ -6,7 +6,7 @@
  * sharing: a VMA's anonymous pages (folio->mapping) and the VMA itself point
  * at one anon_vma, reference-counted; a neighbour's anon_vma is reused when
  * the two VMAs could merge but for their protections. A file's reverse map
- * is its i_mmap list (file.h).
+ * is its i_mmap interval tree (file.h).
  *
  * vma->anon_vma is set once, by the first fault or stack growth that needs
  * it, under mm->page_table_lock with a release store; vma_anon_vma() (vma.h)

@@ -4,9 +4,13 @@
  *
  * A shmem page is swapped from the page cache: its slot there becomes a
  * swap entry (file->swap_slots) and file->swapped counts them. The fast
- * paths of shmem_swap_usage are the kernel's: nothing swapped, or the VMA
- * maps the whole object, needs no walk; otherwise the slots of the VMA's
- * range are counted (the xarray walk of shmem_partial_swap_usage).
+ * paths of shmem_swap_usage are the kernel's (seed 004): nothing swapped,
+ * or the VMA maps the whole object, needs no walk; otherwise the slots of
+ * the VMA's range are counted (the xarray walk of
+ * shmem_partial_swap_usage). Each call counts the path it took in the
+ * VMA's mm (vml_mm_stats: shmem_swap_none/object/walk), so tests can
+ * prove which one ran. shmem_swap_lookup is the one-page lookup smaps
+ * makes for each empty entry where no fast path applies.
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -15,37 +19,58 @@
 #include "sync/spinlock.h"
 #include "util/compiler.h"
 
+/*
+ * The kernel's page cache is one xarray holding pages and swap entries
+ * alike; this walk (xas_for_each) visits every entry of the range and
+ * counts the swap ones, so it costs a step per cached page as well as per
+ * swapped one - the cost seed 004 compares with a lookup per empty PTE.
+ * The model keeps the two kinds in two maps: it counts the swap map's
+ * entries and passes over the page map's the same way.
+ */
 unsigned long shmem_partial_swap_usage(struct vml_file *file, unsigned long start,
 				       unsigned long end)
 {
-	unsigned long n = 0;
+	unsigned long swapped, cached;
 
 	spin_lock(&file->i_pages_lock);
-	/* Ends: each step moves past an entry; empty stretches are skipped whole. */
-	for (unsigned long i = start; i < end; i++) {
-		uintptr_t v;
-
-		if (!xmap_next(&file->swap_slots, &i, end, &v))
-			break;
-		n++;
-	}
+	swapped = xmap_count(&file->swap_slots, start, end);
+	cached = xmap_count(&file->pages, start, end);
 	spin_unlock(&file->i_pages_lock);
-	return n << PAGE_SHIFT;
+	/* A page is cached or in swap, never both. */
+	VML_BUG_ON(swapped + cached > end - start);
+	return swapped << PAGE_SHIFT;
+}
+
+bool shmem_swap_lookup(struct vml_file *file, unsigned long index)
+{
+	bool swapped;
+
+	spin_lock(&file->i_pages_lock);
+	/* What the page cache holds there (one xarray lookup): a page, or else a swap entry? */
+	swapped = !file_folio_at(file, index) && file_swap_at(file, index);
+	spin_unlock(&file->i_pages_lock);
+	return swapped;
 }
 
 unsigned long shmem_swap_usage(struct vma *vma)
 {
 	struct vml_file *file = vma->vm_file;
+	struct mm_stats *st = &vma->vm_mm->stats;
 	unsigned long swapped = load_relaxed(&file->swapped), size;
 
-	if (!swapped)
+	if (!swapped) {
+		fetch_add_relaxed(&st->shmem_swap_none, 1);
 		return 0;
+	}
 	spin_lock(&file->i_pages_lock);
 	size = file->size;
 	spin_unlock(&file->i_pages_lock);
 	/* The VMA maps the whole object: its counter is the answer. */
-	if (!vma->vm_pgoff && vma->vm_end - vma->vm_start >= size)
+	if (!vma->vm_pgoff && vma->vm_end - vma->vm_start >= size) {
+		fetch_add_relaxed(&st->shmem_swap_object, 1);
 		return swapped << PAGE_SHIFT;
+	}
+	fetch_add_relaxed(&st->shmem_swap_walk, 1);
 	return shmem_partial_swap_usage(file, vma->vm_pgoff, vma->vm_pgoff + vma_pages(vma));
 }
 
@@ -90,7 +115,7 @@ bool shmem_zero_unmap_drains(struct vml_file *file)
 	if (!file->shmem || !file->deleted)
 		return false;
 	i_mmap_lock_read(file);
-	last = !file->i_mmap_count;
+	last = itree_empty(&file->i_mmap);
 	i_mmap_unlock_read(file);
 	if (!last)
 		return false;

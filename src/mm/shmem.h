@@ -9,8 +9,13 @@
 
 #include "mm/mm_types.h"
 
-/* Bytes of @vma's shmem object in swap; racy by design. Context: @vma locked. */
+/*
+ * Bytes of @vma's shmem object in swap; racy by design. Counts the path it
+ * took in @vma's mm (struct mm_stats). Context: @vma locked.
+ */
 unsigned long shmem_swap_usage(struct vma *vma);
+/* Is the object's page @index in swap? (One lookup: smaps per empty entry.) */
+bool shmem_swap_lookup(struct vml_file *file, unsigned long index);
 /* Bytes in swap among the object's pages [start, end) (page indexes). */
 unsigned long shmem_partial_swap_usage(struct vml_file *file, unsigned long start,
 				       unsigned long end);

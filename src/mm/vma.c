@@ -23,7 +23,6 @@ struct vma *vma_alloc(struct mm *mm)
 	if (!vma)
 		return NULL;
 	vma->vm_mm = mm;
-	INIT_LIST_HEAD(&vma->i_mmap_link);
 	vma_lock_init(vma);
 	return vma;
 }

@@ -289,10 +289,50 @@ static int lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long from_addr,
 	return err;
 }
 
-int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_addr,
-		  const struct vml_cancel *cancel, struct vma **out)
+/*
+ * May lock_next_vma() return @vma, read-locked, after the gap
+ * [@from_addr, @vma->vm_start)? (docs/findings/maps-fake-gaps.md) @seq was
+ * read, @mm_unlocked: even, before @vma was found with the caller's
+ * iterator, which may have been positioned in a tree a writer has replaced
+ * since (case 1).
+ *
+ * GAP_CHECK_6_18: only if a writer held or took mmap_lock during this call,
+ * look up again and refuse if that finds another VMA - a VMA shrunk from
+ * the front while another was installed in front of it. Misses case 1 (the
+ * writer left before this call) and case 2 (the tree itself is inside the
+ * call).
+ * GAP_CHECK_RECHECK: always look up again from a fresh root and refuse if
+ * that finds another VMA. Fixes case 1; case 2 would need the writer not to
+ * publish its hole.
+ * GAP_CHECK_STRICT: the proof of the findings' reader-side fix: no writer
+ * was inside at @seq, the fresh lookup finds @vma, and no writer entered
+ * before it ended. The lookup then saw the tree as a write section left it,
+ * nothing between @from_addr and @vma: a state between two system calls,
+ * in which @vma is the VMA we locked. A gap seen while a writer holds
+ * mmap_lock is never accepted, even if the lookup agrees (case 2).
+ * Context: RCU held, @vma read-locked. Return: true to accept the gap.
+ */
+static bool gap_accepted(struct mm *mm, struct vma *vma, unsigned long from_addr,
+			 enum gap_check check, bool mm_unlocked, uint32_t seq)
 {
-	struct vma *vma, *first;
+	switch (check) {
+	case GAP_CHECK_6_18:
+		if (mm_unlocked && !mmap_lock_speculate_retry(mm, seq))
+			return true;
+		return rtree_find_next(&mm->mm_mt, from_addr, NULL) == vma;
+	case GAP_CHECK_RECHECK:
+		return rtree_find_next(&mm->mm_mt, from_addr, NULL) == vma;
+	case GAP_CHECK_STRICT:
+		return mm_unlocked && rtree_find_next(&mm->mm_mt, from_addr, NULL) == vma &&
+		       !mmap_lock_speculate_retry(mm, seq);
+	}
+	return false;
+}
+
+int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_addr,
+		  enum gap_check check, const struct vml_cancel *cancel, struct vma **out)
+{
+	struct vma *vma;
 	uint32_t seq;
 	bool mm_unlocked;
 	int err;
@@ -330,19 +370,12 @@ int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_ad
 			vma_end_read(vma);
 			goto fallback;
 		}
-		/*
-		 * A gap before the VMA: make sure it is real and not left over
-		 * from a VMA that was shrunk from the front while another was
-		 * installed in front of it.
-		 */
+		/* A gap before the VMA: accept it, or fall back to mmap_lock. */
 		if (from_addr < vma->vm_start &&
-		    (!mm_unlocked || mmap_lock_speculate_retry(mm, seq))) {
-			first = rtree_find_next(&mm->mm_mt, from_addr, NULL);
-			if (first != vma) {
-				vml_rcu_read_unlock();
-				vma_end_read(vma);
-				goto fallback;
-			}
+		    !gap_accepted(mm, vma, from_addr, check, mm_unlocked, seq)) {
+			vml_rcu_read_unlock();
+			vma_end_read(vma);
+			goto fallback;
 		}
 		stat_inc(&mm->stats.vma_lock_success);
 		*out = vma;

@@ -41,11 +41,21 @@ void vma_end_read(struct vma *vma);
  */
 struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr);
 
+/* How lock_next_vma() checks a gap before the VMA it found (vma_lock.c, gap_accepted). */
+enum gap_check {
+	GAP_CHECK_6_18,		/* mainline: look again only if a writer was active meanwhile */
+	GAP_CHECK_RECHECK,	/* look again from a fresh root every time (fixes case 1) */
+	GAP_CHECK_STRICT,	/* prove it with no writer inside, else fall back (cases 1, 2) */
+};
+
 /*
  * lock_next_vma - read-lock the first VMA ending after @from_addr
  * @vmi: the caller's iterator, at @from_addr (or just past a VMA ending
  *       there) in the current RCU section; lock_next_vma() moves it past
  *       the VMA it returns, and sets it again whenever it had to leave RCU.
+ * @check: how a gap before the VMA found is checked (enum gap_check): 6.18's
+ *       way, which can return a VMA after a gap that never existed
+ *       (docs/findings/maps-fake-gaps.md), or one of the fixes.
  * Context: RCU held on entry and on return (every path); may take mmap_lock
  *          briefly as a fallback (killable with @cancel).
  * Return: 0 with the read-locked VMA in *@out, or NULL there at the end;
@@ -53,6 +63,6 @@ struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr);
  *         the caller falls back to mmap_lock). *@out is set only on success.
  */
 int lock_next_vma(struct mm *mm, struct vma_iterator *vmi, unsigned long from_addr,
-		  const struct vml_cancel *cancel, struct vma **out);
+		  enum gap_check check, const struct vml_cancel *cancel, struct vma **out);
 
 #endif /* VML_MM_VMA_LOCK_H */

@@ -13,8 +13,8 @@
  * Commit order (all under mmap_lock(W)):
  *   1. stamp every staged VMA write-locked and mark it attached;
  *   2. add staged file VMAs to their file's i_mmap (under i_mmap_rwsem,
- *      outside of the tree store: REFERENCE.md 8);
- *   3. publish the tree (rtree_txn_commit);
+ *      outside of the tree store: docs/kernel.md 8);
+ *   3. publish the tree (rtree_txn_commit) and set map_count;
  *   4. remove retired file VMAs from i_mmap, batched up to 8 per lock hold
  *      for one file (unlink_file_vma_batch);
  *   5. detach retired VMAs (waits for transient readers) and free them
@@ -22,6 +22,11 @@
  *      pages, drain the LRU batches as its eviction does (shmem.c).
  * Between 2 and 4 a page is reachable through both the old and the new VMA
  * in i_mmap, never through neither.
+ *
+ * i_mmap_order=pre (before seed 001's patch): mmap_region takes the new
+ * VMA's file's i_mmap_rwsem(W) before it stages the VMA's tree store
+ * (vt_i_mmap_lock_early), steps 1-3 run inside that write section (step 2
+ * without taking it again) and it ends after step 3.
  */
 #include <errno.h>
 
@@ -242,7 +247,8 @@ void vt_set_anon_vma(struct vma *staged, struct anon_vma *av)
 /* i_mmap updates for one file are batched, as unlink_file_vma_batch does. */
 #define I_MMAP_BATCH 8
 
-static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert)
+/* @held: a file whose i_mmap_rwsem(W) the caller holds already (pre order), or NULL. */
+static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert, struct vml_file *held)
 {
 	size_t i = 0;
 
@@ -254,20 +260,35 @@ static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert)
 			i++;
 			continue;
 		}
-		i_mmap_lock_write(file);
+		if (file != held)
+			i_mmap_lock_write(file);
 		while (i < nr && n < I_MMAP_BATCH && vmas[i]->vm_file == file) {
-			if (insert) {
-				list_add_tail(&vmas[i]->i_mmap_link, &file->i_mmap);
-				file->i_mmap_count++;
-			} else {
-				list_del_init(&vmas[i]->i_mmap_link);
-				file->i_mmap_count--;
-			}
+			if (insert)
+				vma_interval_tree_insert(vmas[i], file);
+			else
+				vma_interval_tree_remove(vmas[i], file);
 			i++;
 			n++;
 		}
-		i_mmap_unlock_write(file);
+		if (file != held)
+			i_mmap_unlock_write(file);
 	}
+}
+
+bool vt_i_mmap_lock_early(struct vma_txn *t, struct vma *vma)
+{
+	struct vml_file *file = vma->vm_file;
+
+	vml_assert(file && !vma->staged && !t->i_mmap_held);
+	for (size_t i = 0; i < t->nr_created; i++)
+		if (t->created[i]->vm_file && t->created[i]->vm_file != file)
+			return false;
+	vma_start_write(vma);
+	for (size_t i = 0; i < t->nr_created; i++)
+		vma_start_write(t->created[i]);
+	i_mmap_lock_write(file);
+	t->i_mmap_held = file;
+	return true;
 }
 
 void vma_txn_commit(struct vma_txn *t)
@@ -283,10 +304,14 @@ void vma_txn_commit(struct vma_txn *t)
 		vma_mark_attached(vma);
 		vma->staged = false;
 	}
-	i_mmap_apply(t->created, t->nr_created, true);
+	i_mmap_apply(t->created, t->nr_created, true, t->i_mmap_held);
 	rtree_txn_commit(&t->tx);
 	store_relaxed(&mm->map_count, t->map_count);
-	i_mmap_apply(t->retired, t->nr_retired, false);
+	if (t->i_mmap_held) {
+		i_mmap_unlock_write(t->i_mmap_held);
+		t->i_mmap_held = NULL;
+	}
+	i_mmap_apply(t->retired, t->nr_retired, false, NULL);
 	for (size_t i = 0; i < t->nr_retired; i++) {
 		struct vml_file *file = t->retired[i]->vm_file;
 
@@ -312,6 +337,10 @@ void vma_txn_commit(struct vma_txn *t)
 
 void vma_txn_abort(struct vma_txn *t)
 {
+	if (t->i_mmap_held) {
+		i_mmap_unlock_write(t->i_mmap_held);
+		t->i_mmap_held = NULL;
+	}
 	rtree_txn_abort(&t->tx);
 	for (size_t i = 0; i < t->nr_created; i++) {
 		t->created[i]->staged = false;

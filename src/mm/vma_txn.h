@@ -26,6 +26,9 @@ struct vma_txn {
 	unsigned long map_count;	/* working number of VMAs */
 	unsigned long *edges;		/* new VMA boundaries: huge PMDs straddling them split at commit */
 	size_t nr_edges, cap_edges;
+	struct vml_file *i_mmap_held;	/* i_mmap_order=pre: this file's i_mmap_rwsem(W), taken
+					 * before a new VMA's tree store, released by the
+					 * commit after publishing (or by the abort) */
 };
 
 void vma_txn_begin(struct vma_txn *t, struct mm *mm);
@@ -60,6 +63,22 @@ int vt_set_range(struct vma_txn *t, struct vma *vma, unsigned long start, unsign
  */
 int vt_split(struct vma_txn *t, struct vma *vma, unsigned long addr, bool check_limit,
 	     struct vma **lo, struct vma **hi);
+
+/*
+ * vt_i_mmap_lock_early - i_mmap_order=pre (seed 001's "before"): take the
+ * i_mmap_rwsem of @vma's file for write now, before the caller stages the
+ * new @vma with vt_insert, so that the tree store, the map_count update and
+ * the insertion into i_mmap all happen in one write section, as mmap_region
+ * did before Linux 6.5. The commit releases it once the tree is published.
+ * @vma and every VMA already staged are write-locked first (lock order:
+ * VMA locks before i_mmap_rwsem). Not taken - the post order applies - when
+ * a VMA of another file is staged already (a MAP_FIXED that splits another
+ * file's mapping): the commit would have to lock that file's i_mmap inside
+ * this one.
+ * Context: mmap_lock(W); @vma new, not staged, with a file.
+ * Return: true if taken.
+ */
+bool vt_i_mmap_lock_early(struct vma_txn *t, struct vma *vma);
 
 /* Set a staged VMA's anon_vma (taking a reference), when it has none yet. */
 void vt_set_anon_vma(struct vma *staged, struct anon_vma *av);

@@ -136,6 +136,38 @@ bool xmap_next(const struct xmap *m, unsigned long *index, unsigned long end, ui
 	return next_in(m->root, m->height - 1, 0, index, end, v);
 }
 
+/* Count @node's entries (at @level, covering indexes from @base) in [start, end). */
+static unsigned long count_in(const struct xmap_node *node, unsigned int level,
+			      unsigned long base, unsigned long start, unsigned long end)
+{
+	unsigned int shift = level * XMAP_SHIFT, first = 0, last = XMAP_SLOTS - 1;
+	unsigned long node_last = shift + XMAP_SHIFT >= 64 ? ~0UL :
+				  base + (1UL << (shift + XMAP_SHIFT)) - 1;
+	unsigned long n = 0;
+
+	if (start > base)
+		first = slot_at(start, level);
+	if (end - 1 < node_last)
+		last = slot_at(end - 1, level);
+	if (!level) {
+		for (unsigned int s = first; s <= last; s++)
+			n += node->slot[s] != 0;
+		return n;
+	}
+	for (unsigned int s = first; s <= last; s++)
+		if (node->slot[s])
+			n += count_in((const struct xmap_node *)node->slot[s], level - 1,
+				      base + ((unsigned long)s << shift), start, end);
+	return n;
+}
+
+unsigned long xmap_count(const struct xmap *m, unsigned long start, unsigned long end)
+{
+	if (!m->root || start >= end || !xmap_covers(m->height, start))
+		return 0;
+	return count_in(m->root, m->height - 1, 0, start, end);
+}
+
 static void free_node(struct xmap_node *node, unsigned int level)
 {
 	if (level)

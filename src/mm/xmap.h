@@ -33,6 +33,8 @@ void xmap_store(struct xmap *m, unsigned long index, uintptr_t v);
  * and *v set, or false. Empty subtrees are skipped.
  */
 bool xmap_next(const struct xmap *m, unsigned long *index, unsigned long end, uintptr_t *v);
+/* The number of non-zero entries at indexes in [start, end), visiting each (empty subtrees skipped). */
+unsigned long xmap_count(const struct xmap *m, unsigned long start, unsigned long end);
 void xmap_destroy(struct xmap *m);
 
 #endif /* VML_MM_XMAP_H */

@@ -25,8 +25,16 @@
 #define VML_PROC_INTERNAL_H
 
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "proc/seq.h"
 #include "vmalock/proc.h"
+
+/* The gap check of lock_next_vma() a per-VMA-lock policy asks for. */
+static inline enum gap_check proc_gap_check(enum vml_lock_policy lock)
+{
+	return lock == VML_LOCK_VMA_STRICT ? GAP_CHECK_STRICT :
+	       lock == VML_LOCK_VMA_RECHECK ? GAP_CHECK_RECHECK : GAP_CHECK_6_18;
+}
 
 #define SENTINEL_VMA_END  (-1)
 #define SENTINEL_VMA_GATE (-2)

@@ -71,7 +71,9 @@ static int get_next_vma(struct proc_maps_private *priv, int64_t last_pos, struct
 		return 0;
 	}
 	unlock_vma(priv);
-	err = lock_next_vma(priv->mm, &priv->iter, (unsigned long)last_pos, priv->cancel, vma);
+	vml_proc_next_hook_call((unsigned long)last_pos);
+	err = lock_next_vma(priv->mm, &priv->iter, (unsigned long)last_pos,
+			    proc_gap_check(priv->lock), priv->cancel, vma);
 	if (!err)
 		priv->locked_vma = *vma;
 	return err;

@@ -73,7 +73,7 @@ static int query_vma_find_by_addr(struct query_lock *ql, unsigned long addr, str
 	}
 	vml_rcu_read_lock();
 	vma_iter_init(&vmi, ql->mm, addr);
-	err = lock_next_vma(ql->mm, &vmi, addr, NULL, &vma);
+	err = lock_next_vma(ql->mm, &vmi, addr, proc_gap_check(ql->lock), NULL, &vma);
 	vml_rcu_read_unlock();
 	if (err == -EAGAIN) {
 		/* Reference overflow: mmap_lock for the rest of this call. */
@@ -151,7 +151,7 @@ int vml_procmap_query(struct vml_mm *umm, enum vml_lock_policy lock, struct vml_
 	struct vma *vma;
 	int err = 0;
 
-	if (!umm || !uq || (lock != VML_LOCK_MMAP && lock != VML_LOCK_VMA))
+	if (!umm || !uq || (unsigned int)lock > VML_LOCK_VMA_RECHECK)
 		return -EINVAL;
 	usize = uq->size;
 	if (usize > PATH_MAX_LEN)

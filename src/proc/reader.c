@@ -37,7 +37,7 @@ int vml_reader_open(struct vml_mm *umm, enum vml_view view, enum vml_lock_policy
 	const struct seq_operations *ops = view_ops(view);
 	struct vml_reader *r;
 
-	if (!umm || !out || !ops || (lock != VML_LOCK_MMAP && lock != VML_LOCK_VMA))
+	if (!umm || !out || !ops || (unsigned int)lock > VML_LOCK_VMA_RECHECK)
 		return -EINVAL;
 	r = vml_zalloc(sizeof(*r));
 	if (!r)

@@ -14,12 +14,16 @@
  * Dirty is the entry's dirty bit or the folio's. A swap entry adds a page to
  * Swap and its share (by the slot's user count) to SwapPss.
  *
- * shmem swap (REFERENCE.md 7): a shmem VMA gathered whole adds its object's
- * swap usage at once unless it is a private writable mapping with swapped
- * pages - there copy-on-write anonymous pages may shadow swapped object
- * pages, so only the object's swap behind empty entries is counted, range by
- * range over holes without a page table and page by page over empty PTEs.
- * A gather that starts inside the VMA (smaps_rollup resuming) always walks.
+ * shmem swap (docs/kernel.md 7, seed 004): a shmem VMA gathered whole adds
+ * its object's swap usage at once unless it is a private writable mapping
+ * with swapped pages - there copy-on-write anonymous pages may shadow
+ * swapped object pages, so only the object's swap behind empty entries is
+ * counted, range by range over holes without a page table and page by page
+ * over empty PTEs. A gather that starts inside the VMA (smaps_rollup
+ * resuming) always walks. With shmem_swap_usage=per-page (before 2016)
+ * every shmem VMA is walked and every empty page, holes included, looked
+ * up one by one. The VMAs walked that way and their lookups are counted
+ * (vml_mm_stats shmem_swap_per_page, shmem_swap_lookups).
  *
  * Locking: the walk runs with the VMA read-locked and RCU dropped (policy
  * VMA) or under mmap_lock(R) (policy MMAP, or a fallback); see
@@ -69,10 +73,18 @@ struct mem_size_stats {
 	uint64_t swap_pss;
 };
 
+/* How a walk counts the shmem object's swap behind the VMA's empty entries. */
+enum shmem_holes {
+	SHMEM_HOLES_NONE,	/* not at all: counted before the walk, or not shmem */
+	SHMEM_HOLES_RANGED,	/* a hole without a page table in one go, an empty PTE alone */
+	SHMEM_HOLES_PER_PAGE,	/* every page alone (shmem_swap_usage=per-page) */
+};
+
 struct smaps_walk {
 	struct mem_size_stats *mss;
 	struct vma *vma;
-	bool shmem_holes;	/* count the object's swap behind empty entries */
+	enum shmem_holes shmem_holes;
+	unsigned long lookups;	/* one-page lookups made */
 };
 
 static void smaps_page_accumulate(struct mem_size_stats *mss, struct folio *folio,
@@ -141,15 +153,29 @@ static unsigned long linear_page_index(struct vma *vma, unsigned long addr)
 	return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 }
 
+/* One empty page: is the object's page behind it in swap? (smaps_pte_hole_lookup) */
+static void smaps_pte_hole_lookup(struct smaps_walk *w, unsigned long addr)
+{
+	if (w->shmem_holes == SHMEM_HOLES_NONE)
+		return;
+	w->lookups++;
+	if (shmem_swap_lookup(w->vma->vm_file, linear_page_index(w->vma, addr)))
+		w->mss->swap += PAGE_SIZE;
+}
+
+/* [start, end) has no page table. */
 static int smaps_pte_hole(struct mm *mm, unsigned long start, unsigned long end, void *priv)
 {
 	struct smaps_walk *w = priv;
 
 	(void)mm;
-	if (w->shmem_holes)
+	if (w->shmem_holes == SHMEM_HOLES_RANGED)
 		w->mss->swap += shmem_partial_swap_usage(w->vma->vm_file,
 							 linear_page_index(w->vma, start),
 							 linear_page_index(w->vma, end));
+	else if (w->shmem_holes == SHMEM_HOLES_PER_PAGE)
+		for (unsigned long a = start; a < end; a += PAGE_SIZE)
+			smaps_pte_hole_lookup(w, a);
 	return 0;
 }
 
@@ -184,7 +210,7 @@ static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 		} else if (pte_is_swap(pte)) {
 			smaps_swap_entry(mm, w->mss, pte);
 		} else {
-			smaps_pte_hole(mm, a, a + PAGE_SIZE, priv);
+			smaps_pte_hole_lookup(w, a);
 		}
 	}
 	return 0;
@@ -234,7 +260,10 @@ static void smap_gather_stats(struct proc_maps_private *priv, struct vma *vma,
 	if (start >= vma->vm_end)
 		return;
 	proc_walk_begin(priv, vma);
-	if (vma->vm_file && vma->vm_file->shmem) {
+	if (vma->vm_file && vma->vm_file->shmem &&
+	    vma->vm_mm->sys->cfg.shmem_swap_usage == VML_SHMEM_SWAP_PER_PAGE) {
+		w.shmem_holes = SHMEM_HOLES_PER_PAGE;
+	} else if (vma->vm_file && vma->vm_file->shmem) {
 		/*
 		 * Shared or read-only mappings see only the object's pages, so
 		 * its swap counter (or a range count) is the answer; a private
@@ -246,9 +275,13 @@ static void smap_gather_stats(struct proc_maps_private *priv, struct vma *vma,
 			       !(vma->vm_flags & VM_WRITE)))
 			mss->swap += swapped;
 		else
-			w.shmem_holes = true;
+			w.shmem_holes = SHMEM_HOLES_RANGED;
 	}
 	walk_page_range(vma->vm_mm, start ? start : vma->vm_start, vma->vm_end, &ops, &w);
+	if (w.shmem_holes != SHMEM_HOLES_NONE) {
+		fetch_add_relaxed(&vma->vm_mm->stats.shmem_swap_per_page, 1);
+		fetch_add_relaxed(&vma->vm_mm->stats.shmem_swap_lookups, w.lookups);
+	}
 	proc_walk_end(priv, vma);
 }
 

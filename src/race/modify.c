@@ -18,8 +18,10 @@
 
 static const char *const mod_names[RACE__MODS] = {
 	[RACE_MOD_SPLIT] = "split",
+	[RACE_MOD_MPROTECT] = "mprotect",
 	[RACE_MOD_RESIZE] = "resize",
 	[RACE_MOD_REMAP] = "remap",
+	[RACE_MOD_REMAP_WHOLE] = "remap-whole",
 	[RACE_MOD_UNMAP] = "unmap",
 };
 
@@ -83,10 +85,10 @@ static struct op op_resize(unsigned long addr, unsigned long len, unsigned long 
 	return (struct op){ .kind = OP_MREMAP, .addr = addr, .len = len, .new_len = new_len };
 }
 
-static struct op op_move_in(unsigned long from, unsigned long to)
+static struct op op_move_in(unsigned long from, unsigned long to, unsigned long len)
 {
-	return (struct op){ .kind = OP_MREMAP, .addr = from, .len = RACE_PAGE_SIZE,
-			    .new_len = RACE_PAGE_SIZE, .new_addr = to,
+	return (struct op){ .kind = OP_MREMAP, .addr = from, .len = len, .new_len = len,
+			    .new_addr = to,
 			    .flags = MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP };
 }
 
@@ -131,6 +133,12 @@ int race_cycle_ops(const struct race_layout *l, enum race_mod m, struct op *ops,
 		c[n++] = op_mmap(a + p, p, pa);
 		c[n++] = op_mmap(b + p, p, pb);
 		break;
+	case RACE_MOD_MPROTECT:
+		c[n++] = op_mprotect(a + p, p, pa | PROT_EXEC);
+		c[n++] = op_mprotect(b + p, p, pb | PROT_EXEC);
+		c[n++] = op_mprotect(a + p, p, pa);
+		c[n++] = op_mprotect(b + p, p, pb);
+		break;
 	case RACE_MOD_RESIZE:
 		c[n++] = op_resize(a, RACE_REGION_SIZE, p);
 		c[n++] = op_resize(b, RACE_REGION_SIZE, p);
@@ -138,10 +146,16 @@ int race_cycle_ops(const struct race_layout *l, enum race_mod m, struct op *ops,
 		c[n++] = op_resize(b, p, RACE_REGION_SIZE);
 		break;
 	case RACE_MOD_REMAP:
-		c[n++] = op_move_in(s + p, a + p);
-		c[n++] = op_move_in(s + p, b + p);
+		c[n++] = op_move_in(s + p, a + p, p);
+		c[n++] = op_move_in(s + p, b + p, p);
 		c[n++] = op_mprotect(a + p, p, pa);
 		c[n++] = op_mprotect(b + p, p, pb);
+		break;
+	case RACE_MOD_REMAP_WHOLE:
+		c[n++] = op_move_in(s, a, RACE_REGION_SIZE);
+		c[n++] = op_move_in(s, b, RACE_REGION_SIZE);
+		c[n++] = op_mprotect(a, RACE_REGION_SIZE, pa);
+		c[n++] = op_mprotect(b, RACE_REGION_SIZE, pb);
 		break;
 	case RACE_MOD_UNMAP:
 		c[n++] = op_range(OP_MUNMAP, a, RACE_REGION_SIZE);

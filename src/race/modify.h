@@ -14,13 +14,21 @@
  * A modification is a cycle of ops that changes A, then B, and returns both
  * to the base layout:
  *
- *   split   map a page with a different protection over the middle of A,
- *           then of B; map the original protection back (they merge again)
- *   resize  shrink A to one page in place (mremap), then B; grow both back
- *   remap   move the spare's middle page into the middle of A, then of B
- *           (MREMAP_FIXED|MAYMOVE|DONTUNMAP: a 3-way split); mprotect the
- *           moved pages to the original protection (they merge again)
- *   unmap   munmap A, then B; map them again (and write A or B if rw-)
+ *   split        map a page with a different protection over the middle
+ *                of A, then of B; map the original protection back (they
+ *                merge again)
+ *   mprotect     the same with mprotect()
+ *   resize       shrink A to one page in place (mremap), then B; grow both
+ *                back
+ *   remap        move the spare's middle page into the middle of A, then of
+ *                B (MREMAP_FIXED|MAYMOVE|DONTUNMAP: a 3-way split); mprotect
+ *                the moved pages to the original protection (they merge
+ *                again) - the kernel selftest's remap test
+ *   remap-whole  the same with the whole spare over all of A, then of B: the
+ *                destination is one whole VMA, which 6.18 unmaps before the
+ *                move (docs/findings/maps-fake-gaps.md case 2); mprotect
+ *                restores the protection (the neighbours keep it apart)
+ *   unmap        munmap A, then B; map them again (and write A or B if rw-)
  *
  * Every op is an op-script op (target/script.h), so the same cycle runs on
  * the model and on a live child through target_apply().
@@ -46,8 +54,10 @@
 
 enum race_mod {
 	RACE_MOD_SPLIT,
+	RACE_MOD_MPROTECT,
 	RACE_MOD_RESIZE,
 	RACE_MOD_REMAP,
+	RACE_MOD_REMAP_WHOLE,
 	RACE_MOD_UNMAP,
 	RACE__MODS
 };

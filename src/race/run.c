@@ -389,6 +389,35 @@ static int read_rollup(struct reader *r)
 	return 0;
 }
 
+/*
+ * --noise: a model reader is held up for 0..noise_us microseconds (uniform)
+ * right after it drops the read lock of a VMA that ends in A or B, or of the
+ * VMA before A - between vma_end_read() and lock_next_vma(), where an
+ * interrupt or a preempted vCPU holds the kernel's reader up in
+ * docs/findings/maps-fake-gaps.md case 1 (the standalone reproducer's
+ * --noise makes such interrupts). What the model does is unchanged; the
+ * window in which a writer can finish a merge before the reader looks up
+ * the next VMA is just as wide as on a noisy kernel. Only readers of a phase
+ * with noise set the hook; it reads the range and the reader's random
+ * stream through the thread's own reader.
+ */
+static struct {
+	unsigned long lo, hi;		/* held up when lo <= from <= hi */
+	unsigned int us;
+} noise;				/* set before the readers start, cleared after they end */
+static _Thread_local struct reader *noise_reader;
+
+static void noise_hook(unsigned long from)
+{
+	struct reader *r = noise_reader;
+	struct timespec ts;
+
+	if (!r || from < noise.lo || from > noise.hi)
+		return;
+	ts = vml_ns_to_timespec(vml_rand_below(&r->rnd, noise.us + 1) * NSEC_PER_USEC);
+	nanosleep(&ts, NULL);
+}
+
 /* A few hundred nanoseconds at most, so that steps and reads meet at varying offsets. */
 static void jitter(struct vml_rand *rnd)
 {
@@ -404,6 +433,7 @@ static void *reader_main(void *arg)
 	struct phase_ctx *c = r->c;
 	int ret = reader_open(r);
 
+	noise_reader = r;
 	if (ret) {
 		phase_fail(c, ret, "reader %u: opening %s: %s", r->id,
 			   target_view_name(c->ph->view), strerror(-ret));
@@ -674,6 +704,12 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph, struct t
 		goto out;
 
 	atomic_store(&vml_debug_broken, o->broken);
+	if (o->noise_us && is_model(&c) && ph->lock != VML_LOCK_MMAP) {
+		noise.lo = race_region_addr(&c.layout, c.layout.a);
+		noise.hi = race_region_addr(&c.layout, c.layout.a + 2);
+		noise.us = o->noise_us;
+		atomic_store(&vml_proc_next_hook, noise_hook);
+	}
 	t0 = vml_now_ns();
 	deadline = t0 + (uint64_t)(o->seconds * NSEC_PER_SEC);
 	for (unsigned int i = 0; i < nr; i++) {
@@ -703,6 +739,7 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph, struct t
 	for (unsigned int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	atomic_store(&vml_debug_broken, 0);
+	atomic_store(&vml_proc_next_hook, NULL);
 	ph->seconds = (double)(vml_now_ns() - t0) / NSEC_PER_SEC;
 	ph->cycles = atomic_load(&c.cycles);
 	for (unsigned int i = 0; i < started; i++) {
@@ -751,10 +788,16 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 {
 	bool live = o->target == TARGET_LIVE;
 	unsigned int nr_locks = live ? 1 : o->nr_locks;
+	struct target_env *env;
 	struct target *t;
-	int ret = target_create(o->target, NULL, &t);
+	int ret = target_env_create(&env);
 
+	if (ret)
+		return ret;
+	target_env_set_kernel_transients(env, o->kernel_transients);
 	/* One target for the whole run: creating and tearing down costs more than a phase. */
+	ret = target_create(o->target, env, &t);
+	target_env_put(env);
 	if (ret)
 		return ret;
 	for (unsigned int v = 0; v < o->nr_views; v++) {

@@ -35,8 +35,12 @@ struct race_opts {
 	enum target_kind target;
 	enum vml_view views[RACE_MAX_VIEWS];	/* TARGET_VIEW_QUERY for query */
 	unsigned int nr_views;
-	enum vml_lock_policy locks[2];		/* the model's; live uses the kernel's */
+	enum vml_lock_policy locks[4];		/* the model's; live uses the kernel's */
 	unsigned int nr_locks;
+	bool kernel_transients;			/* model: vml_sys_config.kernel_transients */
+	unsigned int noise_us;			/* model, per-VMA policies: hold a reader up
+						 * for 0..noise_us us after it drops a VMA of A
+						 * or B (0: never) */
 	enum race_mod mods[RACE__MODS];
 	unsigned int nr_mods;
 	double seconds;				/* per phase */

@@ -1018,14 +1018,48 @@ int host_profile_current(const struct host_profile **out)
 	return ret;
 }
 
+static struct host_model_switches switches;	/* [current_lock] */
+
+void host_set_i_mmap_order(enum vml_i_mmap_order order)
+{
+	pthread_mutex_lock(&current_lock);
+	switches.i_mmap_order = order;
+	switches.i_mmap_order_set = true;
+	pthread_mutex_unlock(&current_lock);
+}
+
+void host_set_shmem_swap_usage(enum vml_shmem_swap_usage usage)
+{
+	pthread_mutex_lock(&current_lock);
+	switches.shmem_swap_usage = usage;
+	switches.shmem_swap_usage_set = true;
+	pthread_mutex_unlock(&current_lock);
+}
+
+struct host_model_switches host_model_switches(void)
+{
+	struct host_model_switches s;
+
+	pthread_mutex_lock(&current_lock);
+	s = switches;
+	pthread_mutex_unlock(&current_lock);
+	return s;
+}
+
 int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg)
 {
 	const struct host_profile *p;
+	struct host_model_switches s = host_model_switches();
 	int ret = host_profile_current(&p);
 
-	if (!ret)
-		host_profile_to_config(p, extra_swap_bytes, cfg);
-	return ret;
+	if (ret)
+		return ret;
+	host_profile_to_config(p, extra_swap_bytes, cfg);
+	if (s.i_mmap_order_set)
+		cfg->i_mmap_order = s.i_mmap_order;
+	if (s.shmem_swap_usage_set)
+		cfg->shmem_swap_usage = s.shmem_swap_usage;
+	return 0;
 }
 
 bool host_damon_running(void)

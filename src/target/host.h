@@ -128,7 +128,24 @@ int host_profile_use_file(const char *path, char *err, size_t errlen);
 int host_profile_current(const struct host_profile **out);
 /* Does DAMON run on this host (probed now, not from --profile)? */
 bool host_damon_running(void);
-/* The model's settings from the current profile. Return: 0 or -errno. */
+/* The model's settings from the current profile and switches. Return: 0 or -errno. */
 int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg);
+
+/*
+ * Model switches: design choices no host profile holds, for A/B runs of a
+ * kernel change (`--i-mmap-order`, `--shmem-swap-usage`). Unset, the model
+ * uses its defaults (mainline's); set, host_current_config() applies them
+ * on top of the profile. Set them before the first model is configured.
+ */
+struct host_model_switches {
+	bool i_mmap_order_set;
+	enum vml_i_mmap_order i_mmap_order;		/* seed 001 */
+	bool shmem_swap_usage_set;
+	enum vml_shmem_swap_usage shmem_swap_usage;	/* seed 004 */
+};
+void host_set_i_mmap_order(enum vml_i_mmap_order order);
+void host_set_shmem_swap_usage(enum vml_shmem_swap_usage usage);
+/* The switches set so far. */
+struct host_model_switches host_model_switches(void);
 
 #endif /* VML_TARGET_HOST_H */

@@ -70,15 +70,21 @@ static bool executable(const char *path)
  */
 int target_child_exe(char *out, size_t len)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	const char *env = getenv("VML_CHILD_EXE");
-	char *slash;
 
 	if (executable(env) && strlen(env) < len) {
 		strcpy(out, env);
 		return 0;
 	}
+	return target_helper_exe(CHILD_EXE_NAME, out, len);
+}
+
+int target_helper_exe(const char *name, char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
 	if (n <= 0)
 		return -ENOENT;
 	self[n] = '\0';
@@ -86,10 +92,10 @@ int target_child_exe(char *out, size_t len)
 	if (!slash)
 		return -ENOENT;
 	*slash = '\0';
-	if ((size_t)snprintf(out, len, "%s/%s", self, CHILD_EXE_NAME) < len && executable(out))
+	if ((size_t)snprintf(out, len, "%s/%s", self, name) < len && executable(out))
 		return 0;
 	if ((size_t)snprintf(out, len, "%s/%s/vmalock/%s", self, VML_BIN_TO_LIBEXEC,
-			     CHILD_EXE_NAME) < len && executable(out))
+			     name) < len && executable(out))
 		return 0;
 	return -ENOENT;
 }
@@ -294,7 +300,7 @@ static int live_file(struct target *t, const struct op *op, struct target_file *
  * whole system: a busy machine may keep it above 0, hence the bound). The
  * model has no disk: its pageout is complete when it returns.
  */
-static void wait_writeback_done(void)
+void target_wait_writeback(void)
 {
 	struct timespec ts = { 0, 200000 };
 
@@ -438,7 +444,7 @@ static int live_apply(struct target *t, const struct op *op, int mmap_flags,
 	res->ret = (int)rep.ret;
 	res->addr = rep.addr;
 	if (op->kind == OP_MADVISE && op->advice == MADV_PAGEOUT && !rep.ret)
-		wait_writeback_done();
+		target_wait_writeback();
 	return 0;
 }
 

@@ -42,6 +42,7 @@ static int model_create(struct target *t)
 
 	if (ret)
 		return ret;
+	cfg.kernel_transients = target_env_kernel_transients(t->env);
 	m = vml_zalloc(sizeof(*m));
 	if (!m)
 		return -ENOMEM;

@@ -105,7 +105,7 @@ int setting_push(const char *path, const char *value, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = syslock_exclusive();
+	ret = syslock_take();
 	if (ret) {
 		snprintf(err, errlen, "system-state lock: %s", strerror(-ret));
 		return ret;

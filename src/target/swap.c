@@ -200,7 +200,7 @@ int target_swap_on(uint64_t bytes, struct target_swap **out, char *err, size_t e
 		return -EPERM;
 	}
 	/* Nobody else compares with the live kernel while it has our swap. */
-	ret = syslock_exclusive();
+	ret = syslock_take();
 	if (ret) {
 		snprintf(err, errlen, "system-state lock: %s", strerror(-ret));
 		return ret;

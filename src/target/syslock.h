@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * syslock.h - one lock, across processes, between vmalock runs on the live
- * kernel and the runs that change system-wide state (a swap file turned on,
- * the THP mode switched, vm.max_map_count raised): a live comparison made
- * while another process changes the kernel's settings under it compares
- * nothing. flock(2) on one file: shared for a process with live targets,
- * exclusive for a process that changes settings. The kernel drops it when
- * the process dies, so a killed run never leaves it held.
+ * syslock.h - one lock, across processes, for the live kernel: one vmalock
+ * at a time creates live targets, turns on swap or changes a kernel setting.
+ * Another run's system calls would perturb ours - they drain the kernel's
+ * per-CPU LRU batches (lru_add_drain_all), add swap we did not ask for,
+ * switch the THP mode - and a live comparison made meanwhile compares
+ * nothing. flock(2), exclusive, on one file; the kernel drops it when the
+ * process dies, so a killed run never leaves it held.
  *
- * A process that holds it exclusively for a command it runs (a test suite
- * that switches THP modes, `vmalock host --set`) sets VMALOCK_SYSLOCK=held
- * in the command's environment: vmalock processes under it then take
- * nothing (they would wait for their own parent).
+ * A process that holds it for a command it runs (`vmalock host --set ... --
+ * COMMAND`, the THP-mode suite) sets VMALOCK_SYSLOCK=held in the command's
+ * environment: vmalock processes under it then take nothing (they would
+ * wait for their own parent).
  */
 #ifndef VML_TARGET_SYSLOCK_H
 #define VML_TARGET_SYSLOCK_H
@@ -20,14 +20,13 @@
 const char *syslock_path(void);
 
 /*
- * syslock_shared / syslock_exclusive - take the lock (once per process;
- * exclusive upgrades a shared hold). Waits, saying once on stderr for whom.
+ * syslock_take - take the lock (once per process; later calls return at
+ * once). Waits, saying once on stderr which process holds it.
  * Return: 0 or -errno.
  */
-int syslock_shared(void);
-int syslock_exclusive(void);
+int syslock_take(void);
 
-/* For a command run under an exclusive hold: its environment says so. */
+/* For a command run under a hold: its environment says so. */
 #define SYSLOCK_ENV "VMALOCK_SYSLOCK"
 
 #endif /* VML_TARGET_SYSLOCK_H */

@@ -40,12 +40,13 @@ struct env_file {
 
 struct target_env {
 	int refs;			/* owned by one thread, see above */
-	char dir[2][64];		/* [0]: /tmp/vmalock.XXXXXX, [1]: /dev/shm/vmalock.XXXXXX */
+	char dir[2][256];		/* [0]: /tmp/vmalock.XXXXXX, [1]: /dev/shm/vmalock.XXXXXX */
 	long keeper[2];			/* their undo handles (keeper.h); <= 0: none */
 	struct env_file *made;		/* files created on disk */
 	size_t nr_made, made_cap;
 	uint64_t swap_bytes;		/* the script's own swap (model: that many pages) */
 	struct target_swap *swap;	/* live: the swap file turned on for it, or NULL */
+	bool kernel_transients;		/* model: vml_sys_config.kernel_transients */
 };
 
 static void remove_dir(const char *dir)
@@ -78,8 +79,18 @@ int target_env_create(struct target_env **out)
 	if (!env)
 		return -ENOMEM;
 	env->refs = 1;
-	strcpy(env->dir[0], "/tmp/vmalock.XXXXXX");
-	strcpy(env->dir[1], "/dev/shm/vmalock.XXXXXX");
+	/* $VMALOCK_TMPDIR and $VMALOCK_SHMDIR move them (tests watch their own). */
+	for (int i = 0; i < 2; i++) {
+		const char *base = getenv(i ? "VMALOCK_SHMDIR" : "VMALOCK_TMPDIR");
+
+		if (!base || !*base)
+			base = i ? "/dev/shm" : "/tmp";
+		if ((size_t)snprintf(env->dir[i], sizeof(env->dir[i]), "%s/vmalock.XXXXXX", base) >=
+		    sizeof(env->dir[i])) {
+			vml_free(env);
+			return -ENAMETOOLONG;
+		}
+	}
 	for (int i = 0; i < 2; i++) {
 		if (!mkdtemp(env->dir[i])) {
 			ret = -errno;
@@ -125,6 +136,16 @@ void target_env_put(struct target_env *env)
 uint64_t target_env_swap_bytes(const struct target_env *env)
 {
 	return env->swap_bytes;
+}
+
+void target_env_set_kernel_transients(struct target_env *env, bool on)
+{
+	env->kernel_transients = on;
+}
+
+bool target_env_kernel_transients(const struct target_env *env)
+{
+	return env->kernel_transients;
 }
 
 int target_env_set_swap(struct target_env *env, uint64_t bytes, bool live, char *err,
@@ -242,9 +263,13 @@ int target_create(enum target_kind kind, struct target_env *env, struct target *
 	struct target *t;
 	int ret;
 
-	/* No comparison with a kernel whose settings another run is changing. */
+	/*
+	 * One vmalock at a time on the live kernel: another run's calls drain the
+	 * kernel's per-CPU LRU batches (lru_add_drain_all), change settings or
+	 * add swap, and the views then depend on timing.
+	 */
 	if (kind == TARGET_LIVE) {
-		ret = syslock_shared();
+		ret = syslock_take();
 		if (ret)
 			return ret;
 	}

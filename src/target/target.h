@@ -64,6 +64,13 @@ uint64_t target_env_swap_bytes(const struct target_env *env);
  */
 int target_env_set_swap(struct target_env *env, uint64_t bytes, bool live, char *err,
 			size_t errlen);
+/*
+ * The model targets created afterwards in @env go through the kernel's
+ * intermediate states (vml_sys_config.kernel_transients); live targets
+ * ignore it.
+ */
+void target_env_set_kernel_transients(struct target_env *env, bool on);
+bool target_env_kernel_transients(const struct target_env *env);
 /* The directory names, for normalising views: "/tmp/vmalock.AbC123". */
 const char *target_env_dir(const struct target_env *env, bool shmem);
 
@@ -228,6 +235,10 @@ extern const struct target_ops target_model_ops;
 bool target_live_available(void);
 /* Where vmalock-child is (live.c says where it looks). Return: 0 or -ENOENT. */
 int target_child_exe(char *out, size_t len);
+/* Where the helper program @name is: beside us, or in LIBEXECDIR/vmalock/. Return: 0 or -ENOENT. */
+int target_helper_exe(const char *name, char *out, size_t len);
+/* After MADV_PAGEOUT: wait (up to a second) until nothing is under writeback (live.c). */
+void target_wait_writeback(void);
 
 /*
  * Create NAME in @env's directory with SIZE bytes written (once per

@@ -54,6 +54,15 @@
  * tree may then be half-edited, but only in nodes the transaction owns, and
  * abort throws all of them away.
  *
+ * Re-walking cursors (rtree_set_rewalk, off by default). The kernel's maple
+ * tree marks a node it replaces dead, and an iterator that finds its node
+ * dead walks down again from the root to its last index. To model that, a
+ * tree with rewalk on has its commits mark every node they took out of the
+ * tree `replaced` (after publishing the new root), and a cursor checks its
+ * leaf's mark before it reads a slot; a marked leaf sends it down from the
+ * root again (cursor_rewalk). Nodes stay immutable: the mark is the only
+ * field written after publication besides txn_next, and it is written once.
+ *
  * Cost: lookups O(log n); a store that touches k existing ranges is
  * O((k + 1) log n); commit is O(nodes copied).
  */
@@ -79,11 +88,14 @@ _Static_assert(2 * RTREE_MIN <= RTREE_SLOTS, "a merge of two minimal nodes must 
  *
  * [imm]    written before publication, read-only after it
  * [writer] read and written only by the writer
+ * [rcu]    written once by the writer after publication, read by readers
  */
 struct rtree_node {
 	unsigned char level;		/* [imm] 0 for a leaf */
 	unsigned char n;		/* [imm] slots used */
 	bool dead;			/* [writer] unlinked from this txn's working tree */
+	_Atomic bool replaced;		/* [rcu] rewalk trees only: a commit took it out of
+					 * the tree; set once (release), read by cursors (acquire) */
 	unsigned long gen;		/* [imm] the transaction that allocated it */
 	struct rtree_node *txn_next;	/* [writer] new-nodes or replaced-nodes list */
 	struct vml_rcu_head rcu;	/* deferred free after replacement */
@@ -293,6 +305,45 @@ static void cursor_seek(struct rtree_cursor *c)
 	c->depth = d + 1;
 }
 
+/* Rewalk trees: has a commit taken @leaf out of the tree since the cursor reached it? */
+static bool cursor_leaf_replaced(const struct rtree_cursor *c, const struct rtree_node *leaf)
+{
+	/* acquire: pairs with the store_release of the mark in rtree_txn_commit() */
+	return c->tree->rewalk && unlikely(load_acquire((_Atomic bool *)&leaf->replaced));
+}
+
+/*
+ * The maple tree's mas_rewalk(mas, save_point) in mas_next_slot(): the
+ * cursor's leaf is dead, so walk down from the (new) root to the range
+ * containing the last address returned - c->addr - 1, the end of the range
+ * returned last - and continue after that range: the next call returns the
+ * first range starting after it. When a merge made that range reach beyond
+ * c->addr, the part beyond is never returned.
+ */
+static void cursor_rewalk(struct rtree_cursor *c)
+{
+	unsigned long save = c->addr - 1;
+	const struct rtree_node *leaf;
+	unsigned int s;
+
+	if (!c->addr) {		/* nothing returned yet: just walk down again */
+		cursor_seek(c);
+		return;
+	}
+	c->addr = save;
+	cursor_seek(c);
+	c->addr = save + 1;
+	if (c->depth == 0)
+		return;
+	leaf = c->path[c->depth - 1];
+	s = c->slot[c->depth - 1];
+	if (s < leaf->n && leaf->start[s] <= save) {
+		/* the range containing save_point: step past it */
+		c->slot[c->depth - 1] = (unsigned char)(s + 1);
+		c->addr = leaf->end[s];
+	}
+}
+
 void *rtree_cursor_next(struct rtree_cursor *c, struct rtree_range *r)
 {
 	const struct rtree_node *leaf;
@@ -301,10 +352,16 @@ void *rtree_cursor_next(struct rtree_cursor *c, struct rtree_range *r)
 
 	if (c->depth < 0)
 		cursor_seek(c);
+	/* Ends: each retry follows a commit that replaced the leaf (rewalk trees only). */
+retry:
 	if (c->depth == 0)
 		return NULL;
 	ld = c->depth - 1;
 	leaf = c->path[ld];
+	if (cursor_leaf_replaced(c, leaf)) {
+		cursor_rewalk(c);
+		goto retry;
+	}
 	s = c->slot[ld];
 	if (s == leaf->n) {
 		/* Up to the lowest ancestor with a next child, then down its left edge. */
@@ -319,6 +376,10 @@ void *rtree_cursor_next(struct rtree_cursor *c, struct rtree_range *r)
 		}
 		leaf = c->path[ld];
 		s = 0;
+		if (cursor_leaf_replaced(c, leaf)) {
+			cursor_rewalk(c);
+			goto retry;
+		}
 	}
 	fill_range(r, leaf, s);
 	c->slot[ld] = (unsigned char)(s + 1);
@@ -382,6 +443,7 @@ static struct rtree_node *node_alloc(struct rtree_txn *tx, unsigned int level)
 	node->level = (unsigned char)level;
 	node->n = 0;
 	node->dead = false;
+	store_relaxed(&node->replaced, false);	/* private until the commit publishes it */
 	node->gen = tx->gen;
 	node->txn_next = tx->new_nodes;
 	tx->new_nodes = node;
@@ -721,6 +783,12 @@ void rtree_init(struct rtree *t)
 	t->count = 0;
 	t->gen = 0;
 	t->txn = NULL;
+	t->rewalk = false;
+}
+
+void rtree_set_rewalk(struct rtree *t, bool on)
+{
+	t->rewalk = on;
 }
 
 static void node_free_tree(struct rtree_node *node)
@@ -832,6 +900,14 @@ void rtree_txn_commit(struct rtree_txn *tx)
 		vml_rcu_assign_pointer(t->root, tx->root);
 	}
 	t->count = tx->count;
+	/*
+	 * Rewalk trees: mark what this commit took out of the tree, after the
+	 * root above, so that a cursor that sees a mark finds the new root.
+	 */
+	if (t->rewalk)
+		for (node = tx->old_nodes; node; node = node->txn_next)
+			/* release: pairs with the load_acquire in cursor_leaf_replaced() */
+			store_release(&node->replaced, true);
 	/*
 	 * Readers may still be walking the replaced nodes: free them after a
 	 * grace period. Nothing reaches them any more, so their txn_next chain

@@ -45,6 +45,7 @@ struct rtree {
 	size_t count;				/* [writer] number of ranges */
 	unsigned long gen;			/* [writer] transaction generation */
 	struct rtree_txn *txn;			/* [writer] the open transaction, or NULL */
+	bool rewalk;				/* set before any reader: see rtree_set_rewalk() */
 };
 
 /* One range as found in the tree. */
@@ -54,6 +55,19 @@ struct rtree_range {
 };
 
 void rtree_init(struct rtree *t);
+/*
+ * rtree_set_rewalk - make @t's cursors behave like the maple tree's iterator
+ * (lib/maple_tree.c mas_next_slot): a cursor whose leaf a commit has
+ * replaced since it read it does not go on in its old snapshot but walks
+ * down again from the root to the range containing the last address it
+ * returned (its end - 1) and continues after that range. If a newer range
+ * covers that address and reaches beyond it (the previous range grew by a
+ * merge), the rest of it is skipped: the kernel's stale-iterator fake gap
+ * (docs/findings/maps-fake-gaps.md case 1). Off by default (a cursor keeps
+ * its snapshot); vml_sys_config.kernel_transients turns it on.
+ * Context: before any reader or writer uses @t.
+ */
+void rtree_set_rewalk(struct rtree *t, bool on);
 /* Context: no readers, no writer. Frees every node now; entries are the caller's. */
 void rtree_destroy(struct rtree *t);
 /* Context: writer lock. */
@@ -73,7 +87,9 @@ void *rtree_find_prev(struct rtree *t, unsigned long addr, struct rtree_range *r
  * Cursor: walks one snapshot in address order. Valid only inside the RCU
  * read-side section (or writer lock hold) in which it was set; after
  * dropping RCU the caller must rtree_cursor_set() it again (the kernel's
- * vma_iter_set after re-taking RCU).
+ * vma_iter_set after re-taking RCU). In a tree with rtree_set_rewalk() on,
+ * rtree_cursor_next() leaves a replaced leaf as the maple tree does (above);
+ * rtree_cursor_prev() always stays in its snapshot.
  */
 #define RTREE_MAX_DEPTH 12
 struct rtree_cursor {

@@ -19,6 +19,27 @@
  *                       mmap_lock(R) held). tests/unit/test-smaps-lock.c
  *                       parks a reader there to show what a writer can do
  *                       meanwhile.
+ *   vml_i_mmap_time_hook  called after each i_mmap_rwsem write section
+ *                       with how long its holder waited for the lock and
+ *                       held it (src/mm/file.h), outside the lock: `vmalock
+ *                       bench exec-churn` measures the hold time seed 001
+ *                       is about. Set before the threads it times start.
+ *   vml_proc_next_hook  called by a per-VMA-lock /proc reader between
+ *                       dropping one VMA's read lock and looking the next
+ *                       one up (get_next_vma, src/proc/maps.c), RCU held,
+ *                       with the address it looks up from: where an
+ *                       interrupt holds the kernel's reader up in
+ *                       docs/findings/maps-fake-gaps.md case 1. `vmalock
+ *                       race --noise` holds the model's reader up there;
+ *                       tests/unit/test-maps-transients.c parks it there.
+ *                       The hook must not wait for a grace period.
+ *   vml_transient_hook  called by a writer right after it published one of
+ *                       the intermediate states vml_sys_config's
+ *                       kernel_transients adds (mremap(MREMAP_FIXED)'s
+ *                       destination hole, src/mm/mremap.c), mmap_lock(W)
+ *                       still held, with the range it left empty.
+ *                       tests/unit/test-maps-transients.c parks the writer
+ *                       there to read maps in that state.
  *   per-record cost     not global: a reader's seq_file spends record_ns
  *                       of CPU time after each record it shows
  *                       (vml_reader_set_record_cost, the benchmarks'
@@ -29,6 +50,7 @@
 #define VML_UTIL_DEBUG_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/compiler.h"
@@ -58,6 +80,44 @@ static inline void vml_proc_walk_hook_call(struct vma *vma)
 
 	if (unlikely(hook))
 		hook(vma);
+}
+
+struct vml_file;
+typedef void (*vml_lock_time_fn)(const struct vml_file *file, uint64_t wait_ns, uint64_t hold_ns);
+extern _Atomic(vml_lock_time_fn) vml_i_mmap_time_hook;
+
+/* Is i_mmap_rwsem's write side being timed? Relaxed: set before the timed threads start. */
+static inline bool vml_i_mmap_timed(void)
+{
+	return unlikely(atomic_load_explicit(&vml_i_mmap_time_hook, memory_order_relaxed) != NULL);
+}
+
+/* Report one timed write section of @file's i_mmap_rwsem (out of line and cold). */
+void vml_i_mmap_time_report(const struct vml_file *file, uint64_t wait_ns, uint64_t hold_ns);
+typedef void (*vml_proc_next_fn)(unsigned long from);
+extern _Atomic(vml_proc_next_fn) vml_proc_next_hook;
+
+/* Call the next-VMA hook, if one is set. */
+static inline void vml_proc_next_hook_call(unsigned long from)
+{
+	/* acquire: pairs with the test's (seq_cst) store of the hook: it sees what the test set up */
+	vml_proc_next_fn hook = atomic_load_explicit(&vml_proc_next_hook, memory_order_acquire);
+
+	if (unlikely(hook))
+		hook(from);
+}
+
+typedef void (*vml_transient_fn)(unsigned long start, unsigned long end);
+extern _Atomic(vml_transient_fn) vml_transient_hook;
+
+/* Call the transient-state hook, if one is set. */
+static inline void vml_transient_hook_call(unsigned long start, unsigned long end)
+{
+	/* acquire: pairs with the test's (seq_cst) store of the hook: it sees what the test set up */
+	vml_transient_fn hook = atomic_load_explicit(&vml_transient_hook, memory_order_acquire);
+
+	if (unlikely(hook))
+		hook(start, end);
 }
 
 /* Spend @ns nanoseconds of CPU time (a busy wait; out of line and cold). */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench.sh VMALOCK TARGET: every benchmark scenario and `vmalock run` once at a
+# bench.sh VMALOCK TARGET TEST_JSON: every benchmark scenario and `vmalock run` once at a
 # tiny size, checking the structure of the output and the JSON's schema (not
 # the numbers: a benchmark is not a test, and a slow machine must not fail);
 # then bad options (exit 2, one line naming the option). TARGET is both, or
@@ -7,6 +7,7 @@
 set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 target=${2:-both}
+test_json=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -22,6 +23,13 @@ ok() {	# ok COND-EXIT-STATUS DESCRIPTION
 		failed=$((failed + 1))
 		sed 's/^/#   /' out err 2>/dev/null
 	fi
+}
+
+# Every JSON document written is read, written and read again unchanged
+# through the project's JSON layer (tests/target/test-json.c).
+roundtrip() {
+	[ -n "$test_json" ] || return 0
+	"$test_json" "$@"
 }
 
 # expect PATTERN DESCRIPTION -- ARGS...: exit 2 and one stderr line matching PATTERN
@@ -53,7 +61,7 @@ if scenario == "proc-vs-map":
     for r in rows:
         assert r["target"] in ("model", "live"), r
         assert r["lock"] == ("kernel" if r["target"] == "live" else r["lock"]), r
-        assert r["lock"] in ("mmap", "vma", "kernel"), r
+        assert r["lock"] in ("mmap", "vma", "vma-strict", "vma-recheck", "kernel"), r
         assert isinstance(r["readers"], int)
         for k in ("p50_us", "p99_us", "max_us", "max_us_worst", "ops", "vmas"):
             assert isinstance(r[k], num) and r[k] >= 0, (k, r)
@@ -101,7 +109,7 @@ rows=$(grep -cE '^(model|live) +(mmap|vma|kernel) +[0-9]+ ' out)
 want=2; [ "$target" = both ] && want=6
 [ $rc -eq 0 ] && [ "$rows" -eq $want ] && grep -q '^target  *lock  *readers  *max_med' out
 ok $? "proc-vs-map prints a table of $want rows"
-check_json pvm.json proc-vs-map 2 "$target" >err 2>&1
+check_json pvm.json proc-vs-map 2 "$target" >err 2>&1 && roundtrip pvm.json 2>>err
 ok $? "proc-vs-map JSON has the schema"
 grep -q '<svg' pvm.svg 2>/dev/null
 ok $? "proc-vs-map --plot writes an SVG"
@@ -111,6 +119,23 @@ rc=$?
 [ $rc -eq 0 ] && grep -q 'view query' out && grep -q 'sample 1/1' err
 ok $? "proc-vs-map with a hog, the query view, and a progress line per sample"
 
+# proc-vs-map with the reader-side fix beside the current reader: rows for
+# both and their ratio (model only)
+if [ "$target" = both ]; then
+	"$vmalock" bench proc-vs-map --target model --lock vma,vma-strict,vma-recheck \
+		--kernel-transients $tiny --readers 1 --record-ns 0 --json strict.json --quiet \
+		>out 2>err
+	rc=$?
+	[ $rc -eq 0 ] && grep -qE '^model +vma +1 ' out && grep -qE '^model +vma-strict +1 ' out &&
+		grep -qE '^model +vma-recheck +1 ' out &&
+		grep -q '^# the reader-side fix.s cost to the mapper, model vma-strict / vma' out &&
+		grep -q '^# the reader-side fix.s cost to the mapper, model vma-recheck / vma' out &&
+		[ "$(grep -c '^#   readers 1: p50 [0-9.]*, p99' out)" -eq 2 ] &&
+		grep -q 'kernel transients on' out &&
+		python3 -c 'import json,sys; d=json.load(open("strict.json")); assert d["kernel_transients"] is True; assert [r["lock"] for r in d["rows"]] == ["vma", "vma-strict", "vma-recheck"]; assert all(r["mmap_lock_fallbacks"] >= 0 for r in d["rows"])' 2>err
+	ok $? "proc-vs-map --lock vma,vma-strict,vma-recheck: the rows and the fixes' cost ratios (exit $rc)"
+fi
+
 # read-cost: small layouts, a JSON and a PNG
 "$vmalock" bench read-cost --target "$target" --sizes 100,1k --samples 2 --json rc.json \
 	--plot rc.png --quiet >out 2>err
@@ -118,7 +143,7 @@ rc=$?
 [ $rc -eq 0 ] && [ ! -s err ] && grep -q '^ *size  *vmas  *mmap' out && \
 	[ "$(grep -cE '^ +(100|1000) ' out)" -eq 2 ]
 ok $? "read-cost prints one row per size"
-check_json rc.json read-cost 2 "$target" >err 2>&1
+check_json rc.json read-cost 2 "$target" >err 2>&1 && roundtrip rc.json 2>>err
 ok $? "read-cost JSON has the schema"
 head -c 8 rc.png 2>/dev/null | grep -q PNG
 ok $? "read-cost --plot writes a PNG"
@@ -130,7 +155,7 @@ rc=$?
 [ $rc -eq 0 ] && grep -q '^mmap+munmap (1 page) ' out && grep -q '^write fault (1 page) ' out && \
 	grep -q '^maps read per VMA' out && grep -q 'model/live' out
 ok $? "ops prints the table"
-check_json ops.json ops 2 "$target" >err 2>&1
+check_json ops.json ops 2 "$target" >err 2>&1 && roundtrip ops.json 2>>err
 ok $? "ops JSON has the schema"
 
 # khugepaged (model only): both policies, a JSON
@@ -151,7 +176,144 @@ for r in d["rows"]:
         assert r[k] >= 0, (k, r)
     assert len(r["per_sample"]) == 1
 PY
+	[ $? -eq 0 ] && roundtrip kh.json 2>>err
 	ok $? "bench khugepaged: JSON schema"
+fi
+
+# monitor: the no-tool row and a few tools (ps and pmap from procps, skipped with a
+# reason when missing; a --tool of our own that is always there), a JSON and an SVG
+"$vmalock" bench monitor --target "$target" --tools ps,pmap \
+	--tool 'cat /proc/self/maps /proc/{pid}/smaps_rollup' --tool 'head -c 64 /proc/loadavg' \
+	--duration 0.3 --samples 1 --mb 4 --interval 0.1 --json mon.json --plot mon.svg --quiet \
+	>out 2>err
+rc=$?
+[ $rc -eq 0 ] && grep -q '^tool  *polls  *poll_ms  *p50' out && grep -q '^(no tool) ' out && \
+	grep -q '^cat ' out && grep -q "^# the model's prediction" out && \
+	grep -q '^tool  *file  *opens  *reads' out
+ok $? "bench monitor prints the live rows, the prediction and the /proc reads"
+python3 - mon.json "$target" >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+target = sys.argv[2]
+num = (int, float)
+assert d["scenario"] == "monitor" and d["samples"] == 1, d
+assert isinstance(d["interval_s"], num) and isinstance(d["maps_per_vma_lock"], bool)
+names = [t["name"] for t in d["tools"]]
+assert names == ["pmap", "ps", "cat", "head"], names  # built-ins in their order, then --tool
+run = set()
+for t in d["tools"]:
+    assert t["kind"] in ("command", "terminal", "exporter"), t
+    if "skipped" in t:
+        assert t["builtin"] and t["skipped"], t
+        continue
+    run.add(t["name"])
+    if t["observed"] is None:
+        assert t["not_observed"], t
+        continue
+    o = t["observed"]
+    assert o["polls"] > 0
+    for f in o["mapper_files"] + o["other_files"]:
+        for k in ("opens", "reads", "bytes", "read_size", "failed_opens"):
+            assert isinstance(f[k], num) and f[k] >= 0, (k, f)
+        assert isinstance(f["lock"], str)
+    for s in t["replay"]:
+        assert s["view"] in ("maps", "smaps", "smaps_rollup", "numa_maps", "mmap_lock_hold"), s
+        assert s["opens"] > 0 and s["read_size"] > 0, s
+    if t["name"] == "cat":  # its own /proc/self/maps is not the mapper's, nor another's
+        files = {f["file"]: f for f in o["mapper_files"]}
+        assert list(files) == ["smaps_rollup"] and files["smaps_rollup"]["reads"] >= 2, files
+        assert o["other_files"] == [] and o["other_processes"] == 0, o
+        assert [s["view"] for s in t["replay"]] == ["smaps_rollup"], t["replay"]
+    if t["name"] == "head":  # no {pid}: accepted, reads no process's files
+        assert o["mapper_files"] == [] and o["proc_reads"] >= 1 and t["replay"] == [], o
+assert {"cat", "head"} <= run
+rows = d["rows"]
+live = [r for r in rows if r["target"] == "live"]
+assert {r["tool"] for r in live} == run | {None}, live
+for r in rows:
+    assert r["target"] in ("live", "model"), r
+    assert r["lock"] in (("kernel",) if r["target"] == "live" else ("mmap", "vma", "today", None)), r
+    for k in ("p50_us", "p99_us", "avg_us", "max_us", "max_us_worst", "ops", "vmas"):
+        assert isinstance(r[k], num) and r[k] >= 0, (k, r)
+    assert r["p50_us"] <= r["p99_us"] <= r["max_us"] <= r["max_us_worst"], r
+    assert r["ops"] > 0 and len(r["per_sample"]) == 1, r
+    if r["tool"] is not None:
+        assert r["polls"] >= 1, r
+    assert isinstance(r["timeouts"], int) and isinstance(r["errors"], int)
+if target == "both":
+    model = {(r["tool"], r["lock"]) for r in rows if r["target"] == "model"}
+    assert (None, None) in model and ("cat", "mmap") in model and ("cat", "vma") in model, model
+    preds = {p["tool"]: p for p in d["predictions"]}
+    assert preds["cat"]["today_lock"] == "mmap", preds
+    for k in ("p50", "p99", "avg", "max"):
+        assert isinstance(preds["cat"]["vma_over_today"][k], num), preds
+        assert isinstance(preds["cat"]["predicted_live_us"][k], num), preds
+    assert preds["head"]["today_lock"] is None and preds["head"]["vma_over_today"]["max"] == 1
+PY
+ok $? "bench monitor JSON has the schema (tools, observed reads, rows, predictions)"
+grep -q '<svg' mon.svg 2>/dev/null
+ok $? "bench monitor --plot writes an SVG"
+
+# exec-churn: both orders on the model (and live exec loops), a JSON and an SVG
+"$vmalock" bench exec-churn --target "$target" --threads 1,2 --duration 0.2 --samples 1 \
+	--json ec.json --plot ec.svg --quiet >out 2>err
+rc=$?
+rows=$(grep -cE '^(model +(pre|post)|live +kernel) +[12] ' out)
+want=2; [ "$target" = both ] && want=6
+[ $rc -eq 0 ] && [ "$rows" -eq $want ] && grep -q '<svg' ec.svg && \
+	{ [ "$target" != both ] || [ "$(grep -c '^verdict' out)" -eq 2 ]; }
+ok $? "exec-churn prints $want rows (and, with both targets, two verdict lines)"
+python3 - ec.json "$target" >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["scenario"] == "exec-churn" and d["samples"] == 1
+num = (int, float)
+seen = set()
+for r in d["rows"]:
+    seen.add((r["target"], r["order"]))
+    assert r["threads"] in (1, 2) and isinstance(r["execs_per_s"], num) and r["execs_per_s"] > 0
+    assert len(r["per_sample"]) == 1
+    if r["target"] == "model":
+        for k in ("hold_p50_ns", "hold_p99_ns", "sections_per_exec", "ceiling_execs_per_s",
+                  "hot_sections_per_exec", "hot_hold_ns"):
+            assert isinstance(r[k], num) and r[k] > 0, (k, r)
+        assert r["hold_p50_ns"] <= r["hold_p99_ns"], r
+want = {"both": {("model", "pre"), ("model", "post"), ("live", "kernel")},
+        "live": {("live", "kernel")}}[sys.argv[2]]
+assert seen == want, seen
+PY
+ok $? "exec-churn JSON has the schema"
+if [ "$target" = both ]; then
+	"$vmalock" bench exec-churn --target model --i-mmap-order pre --threads 1 --duration 0.1 \
+		--samples 1 --quiet >out 2>err
+	[ $? -eq 0 ] && grep -qE '^model +pre +1 ' out && ! grep -qE '^model +post' out
+	ok $? "exec-churn --i-mmap-order pre runs that order alone"
+
+	# shmem-smaps on the model (the live side needs swap: the system suite runs it)
+	"$vmalock" bench shmem-smaps --target model --size 8M --stride 1M --reads 2 \
+		--samples 2 --json ss.json --plot ss.png --quiet >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(grep -cE '^model +(fast|per-page) +(private|shared|noswap|anon) ' out)" \
+		-eq 8 ] && [ "$(grep -c '^verdict' out)" -eq 2 ] && head -c 8 ss.png | grep -q PNG
+	ok $? "shmem-smaps prints 8 model rows, 2 verdicts and a PNG"
+	python3 - ss.json >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["scenario"] == "shmem-smaps" and d["samples"] == 2 and d["reads"] == 2
+rows = {(r["smaps"], r["case"]): r for r in d["rows"]}
+assert len(rows) == 8, rows.keys()
+for r in rows.values():
+    assert r["target"] == "model" and r["seconds"] > 0 and len(r["per_sample_seconds"]) == 2
+    assert r["swap_kb"] == (0 if r["case"] in ("noswap", "anon") else 16), r
+# which path each case took (vml_mm_stats): the seed's table
+paths = {k: r["path"] for k, r in rows.items()}
+assert paths[("fast", "private")] == "walk+per-page", paths
+assert paths[("fast", "shared")] == "walk" and paths[("fast", "noswap")] == "none", paths
+assert paths[("fast", "anon")] == "-" and paths[("per-page", "shared")] == "per-page", paths
+assert rows[("fast", "shared")]["lookups_per_read"] == 0, rows
+assert rows[("per-page", "noswap")]["lookups_per_read"] == 8 * 256 - 8, rows
+PY
+	ok $? "shmem-smaps JSON has the schema, the Swap and each case's path"
 fi
 
 # run: the table, the files and a two-line verdict
@@ -165,7 +327,18 @@ import json
 d = json.load(open("vmalock-run.json"))
 assert sorted({r["readers"] for r in d["rows"]}) == [0, 1, 4], d["rows"]
 PY
+[ $? -eq 0 ] && roundtrip vmalock-run.json 2>>err
 ok $? "run's JSON has the schema and rows for 0, 1 and 4 readers"
+
+# gnuplot's own errors (many lines, the script quoted) become one line of ours.
+mkdir -p fakebin
+printf '#!/bin/sh\necho "set output \\"x\\"" >&2\necho "         ^" >&2\necho "line 3: cannot open output file" >&2\nexit 1\n' >fakebin/gnuplot
+chmod +x fakebin/gnuplot
+PATH="$tmp/fakebin:$PATH" "$vmalock" bench read-cost --target model --sizes 100 --samples 1 \
+	--plot plotted.svg --quiet >out 2>err
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q 'plot: gnuplot failed: line 3: cannot open output file' err
+ok $? "a gnuplot failure is one line of ours (exit $rc)"
 
 # bad options: exit 2, one line naming the option
 expect "missing SCENARIO" "bench without SCENARIO" -- bench
@@ -187,17 +360,32 @@ expect "skip-vmas: bad value 'x'" "bad --skip-vmas" -- bench khugepaged --skip-v
 expect "view: unknown view 'bogus'" "bad --view named" -- bench proc-vs-map --view bogus
 expect "target: unknown target 'bogus'" "bad --target named" -- bench proc-vs-map --target bogus
 expect "lock: unknown policy 'rcu'" "bad --lock named" -- bench proc-vs-map --lock rcu
+expect "lock: bad value 'vma,'" "empty --lock item" -- bench proc-vs-map --lock vma,
+expect "lock vma-strict: only proc-vs-map" "vma-strict outside proc-vs-map" -- bench ops --lock vma-strict
+expect "kernel-transients: only proc-vs-map" "--kernel-transients outside proc-vs-map" -- bench read-cost --kernel-transients
 expect "plot: bad value 'x.pdf'" "--plot not png/svg" -- bench proc-vs-map --plot x.pdf
 expect "plot: ops has no plot" "--plot with ops" -- bench ops --plot x.png
+expect "threads: bad value '0'" "zero --threads" -- bench exec-churn --threads 0
+expect "i-mmap-order: unknown order 'mid'" "bad --i-mmap-order named" -- bench exec-churn --i-mmap-order mid
+expect "shmem-swap-usage: unknown value 'x'" "bad --shmem-swap-usage named" -- bench shmem-smaps --shmem-swap-usage x
+expect "size: bad value '1K'" "too small --size" -- bench shmem-smaps --size 1K
+expect "reads: bad value '0'" "zero --reads" -- bench shmem-smaps --reads 0
 expect "json needs a value" "--json without its value" -- bench proc-vs-map --json
 expect "quiet takes no value" "value on a flag" -- bench ops --quiet=yes
 expect "unexpected argument 'more'" "second SCENARIO" -- bench ops more
+expect "tool: empty command" "empty --tool" -- bench monitor --tool ''
+expect "tools: unknown tool 'frob'" "unknown --tools name" -- bench monitor --tools ps,frob
+expect "interval: bad value '0'" "zero --interval" -- bench monitor --interval 0
+expect "tool-nice: bad value '20'" "--tool-nice above 19" -- bench monitor --tool-nice 20
+expect "tool-timeout: bad value 'x'" "bad --tool-timeout" -- bench monitor --tool-timeout x
+expect "monitor needs the live kernel" "monitor on the model alone" -- bench monitor --target model
 expect "unknown option '--frob'" "run: unknown option named" -- run --frob
 expect "unexpected argument 'now'" "run: stray argument" -- run now
 expect "duration: bad value '-1'" "run: bad --duration" -- run --duration -1
 
 "$vmalock" bench --help >out 2>err
-[ $? -eq 0 ] && grep -q proc-vs-map out && grep -q -- '--busyduration' out
+[ $? -eq 0 ] && grep -q proc-vs-map out && grep -q -- '--busyduration' out && \
+	grep -q -- '--tool ' out && grep -q 'prometheus-process-exporter' out
 ok $? "bench --help"
 "$vmalock" run --help >out 2>err
 [ $? -eq 0 ] && grep -q vmalock-run.json out

@@ -1,8 +1,10 @@
 #!/bin/sh
 # race.sh VMALOCK: `vmalock race` - usage errors, the model clean under every
 # modification and both lock policies, a deliberately broken reader caught
-# (exit 1), and the live kernel run for every view (its findings are a
-# report: exit 0 or 1, never a crash or a usage error). TAP output.
+# (exit 1), the live kernel's fake gaps reproduced on the model with
+# --kernel-transients and removed by --lock vma-strict, and the live kernel
+# run for every view (its findings are a report: exit 0 or 1, never a crash
+# or a usage error). TAP output.
 # VML_RACE_SECONDS scales the runs (default 3).
 set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -41,6 +43,10 @@ usage "target: unknown target 'both'" "race takes one target" -- --target both
 usage "broken: unknown value 'skip-everything'" "bad --broken named" -- --broken skip-everything
 usage "broken breaks the model's reader" "--broken on the live kernel" -- --broken skip-fallback --target live
 usage "readers: bad value" "zero readers" -- --readers 0
+usage "lock: bad value 'vma,'" "empty --lock item" -- --lock vma,
+usage "kernel-transients changes the model" "--kernel-transients on the live kernel" -- --kernel-transients --target live
+usage "noise changes the model" "--noise on the live kernel" -- --noise 5 --target live
+usage "noise: bad value 'x'" "bad --noise" -- --noise x
 usage "unexpected argument 'maps'" "a stray argument" -- maps
 
 "$vmalock" race --help >out 2>err
@@ -51,7 +57,7 @@ ok $? "race --help"
 "$vmalock" race --target model --view maps,query --lock both --duration "$secs" --seed 1 >out 2>err
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out &&
-	[ "$(grep -c '^maps \|^query ' out)" -eq 16 ]
+	[ "$(grep -c '^maps \|^query ' out)" -eq 24 ]
 ok $? "model, maps and query, both policies, all modifications: no violation (exit $rc)"
 
 # `all` on the model: views it does not offer yet are skipped with a note.
@@ -72,6 +78,55 @@ for seed in 3 13 23 33 43; do
 done
 [ $rc -eq 1 ] && grep -q '^first violation (maps/vma/' out && grep -q '^>> ' out
 ok $? "model, --broken skip-fallback: caught (exit $rc, seed $seed)"
+
+# The live kernel's fake and transient gaps (docs/findings/maps-fake-gaps.md),
+# on the model by choice: with --kernel-transients (and the reader held up
+# where an interrupt holds the kernel's, --noise 50 by default) the 6.18
+# reader shows each kind; each kind gets up to five runs, as a loaded machine
+# can make one short run miss.
+for mod in split mprotect remap remap-whole; do
+	for seed in 6 16 26 36 46; do
+		"$vmalock" race --target model --view maps --lock vma --kernel-transients \
+			--mod $mod --duration "$secs" --seed $seed >out 2>err
+		rc=$?
+		[ $rc -eq 0 ] || break
+	done
+	[ $rc -eq 1 ] && grep -q "^maps  *vma  *$mod  *[0-9]* *[0-9]* *[0-9]* *[0-9]* *[1-9]" out &&
+		grep -q '^  fake-gap: [1-9]' out
+	ok $? "model, --kernel-transients, maps, $mod: fake gaps shown (exit $rc, seed $seed)"
+	grep '^total:' out | sed 's/^/# /'
+done
+"$vmalock" race --target model --view query --lock vma --kernel-transients \
+	--mod remap-whole --duration "$secs" --seed 7 >out 2>err
+rc=$?
+[ $rc -eq 1 ] && grep -q '^  fake-gap: [1-9]' out
+ok $? "model, --kernel-transients, query, remap-whole: the destination hole shown (exit $rc)"
+# ... and none without the option, even with the reader held up the same way,
+"$vmalock" race --target model --view maps,query --lock vma --noise 50 --duration "$secs" \
+	--seed 8 >out 2>err
+rc=$?
+[ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
+ok $? "model, --noise without --kernel-transients: no violation (exit $rc)"
+grep '^total:' out | sed 's/^/# /'
+# ... and none with the reader-side fix, even with the option.
+"$vmalock" race --target model --view maps,query --lock vma-strict --kernel-transients \
+	--duration "$secs" --seed 9 >out 2>err
+rc=$?
+[ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out &&
+	[ "$(grep -c '^maps  *vma-strict \|^query  *vma-strict ' out)" -eq 12 ]
+ok $? "model, --kernel-transients, --lock vma-strict: no violation (exit $rc)"
+grep '^total:' out | sed 's/^/# /'
+# vma-recheck (every gap looked up again) removes case 1 but not the hole.
+"$vmalock" race --target model --view maps --lock vma-recheck --kernel-transients \
+	--mod split,mprotect,remap --duration "$secs" --seed 10 >out 2>err
+rc=$?
+[ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
+ok $? "model, --kernel-transients, --lock vma-recheck: no fake gap after a merge (exit $rc)"
+"$vmalock" race --target model --view maps --lock vma-recheck --kernel-transients \
+	--mod remap-whole --duration "$secs" --seed 11 >out 2>err
+rc=$?
+[ $rc -eq 1 ] && grep -q '^  fake-gap: [1-9]' out
+ok $? "model, --kernel-transients, --lock vma-recheck: the mremap hole still shown (exit $rc)"
 
 # The page-walking views under per-VMA locks: RCU is dropped around each
 # walk and the iterator reset afterwards. (Skipping the reset,

@@ -541,11 +541,25 @@ static void test_no_reader(double seconds)
 			bool out = json_is_true(json_object_get(h, "outside"));
 
 			if (out) {
-				outside += json_integer_value(json_object_get(h, "overlap_ns"));
-				printf("# outside holder %lld (%s): %lld ns\n",
-				       json_integer_value(json_object_get(h, "pid")),
-				       json_string_value(json_object_get(h, "comm")),
-				       json_integer_value(json_object_get(h, "overlap_ns")));
+				pid_t hp = (pid_t)json_integer_value(json_object_get(h, "pid"));
+				const char *comm = json_string_value(json_object_get(h, "comm"));
+				/*
+				 * Another process on the machine may really read the
+				 * mapper's address space meanwhile (atop, top, ps scan
+				 * every process): watch is right to name it. What must
+				 * never happen is a task of ours - the mapper, this
+				 * test, watch itself, a reader - named as outside.
+				 */
+				bool ours = hp == m.pid || hp == getpid() || hp == w.pid ||
+					    (comm && (!strcmp(comm, "smaps-reader") ||
+						      !strncmp(comm, "stall-", 6)));
+
+				printf("# outside holder %d (%s): %lld ns%s\n", (int)hp,
+				       comm ? comm : "?",
+				       json_integer_value(json_object_get(h, "overlap_ns")),
+				       ours ? "" : " (another process on this machine: not ours)");
+				if (ours)
+					outside += json_integer_value(json_object_get(h, "overlap_ns"));
 			} else {
 				own_holder = true;
 			}
@@ -554,7 +568,7 @@ static void test_no_reader(double seconds)
 	printf("# two mapper threads, %lu + %lu calls: %llu waits\n",
 	       atomic_load(&sh->nr_calls), atomic_load(&sh->other_calls),
 	       (unsigned long long)waits);
-	check(outside == 0, "no reader: nothing attributed to any outside task");
+	check(outside == 0, "no reader: none of our tasks is named as an outside holder");
 	check(waits == 0 || own_holder, "no reader: the threads' waits are blamed on each other");
 	json_decref(root);
 }

@@ -140,6 +140,13 @@ expect 2 "plot: cannot write '/nonexistent/x.svg'" "an unwritable --plot refused
 expect 2 "Is a directory" "replay of a directory" -- replay .
 expect 2 "too large for an op script" "replay of /dev/zero ends" -- replay /dev/zero
 expect 2 "profile: nosuch.json: No such file" "--profile of a missing file" -- replay good.ops --profile nosuch.json
+expect 2 "i-mmap-order: unknown order 'x'" "bad --i-mmap-order named" -- replay good.ops --i-mmap-order x
+expect 2 "shmem-swap-usage: unknown value 'x'" "bad --shmem-swap-usage named" -- show smaps good.ops --shmem-swap-usage x
+# The model switches change how, not what: the same views either way.
+"$vmalock" replay good.ops --view smaps >out.default 2>err &&
+	"$vmalock" replay good.ops --view smaps --i-mmap-order pre --shmem-swap-usage per-page \
+		>out 2>err && cmp -s out out.default
+ok $? "replay with --i-mmap-order pre --shmem-swap-usage per-page shows the same smaps"
 "$vmalock" show maps good.ops --target model >out 2>err
 [ $? -eq 0 ] && grep -q '^100000000000-100000004000 rw-p' out
 ok $? "show takes FILE after VIEW"
@@ -170,6 +177,18 @@ python3 -c 'import json,sys; d=json.load(open("prof.json")); d["zero_page"]=not 
 "$vmalock" host --compare prof2.json >out 2>err
 [ $? -eq 1 ] && grep -q 'zero_page' out
 ok $? "host --compare names the setting that differs (exit 1)"
+
+# The name op follows the profile: with anonymous VMA names (a saved profile
+# that has them) the model names the VMA; where the profile lacks them, EINVAL.
+python3 -c 'import json; d=json.load(open("prof.json")); d["anon_vma_name"]=True; json.dump(d,open("names.json","w"))'
+python3 -c 'import json; d=json.load(open("prof.json")); d["anon_vma_name"]=False; json.dump(d,open("nonames.json","w"))'
+printf 'mmap 0x100000000000 8K rw- private,anon\nname 0x100000000000 4K heap two\n' >name.ops
+"$vmalock" replay name.ops --target model --profile names.json >out 2>err
+[ $? -eq 0 ] && grep -q '^100000000000-100000001000 rw-p 00000000 00:00 0 .*\[anon:heap two\]$' out
+ok $? "name on the model, as on a host with anon VMA names"
+printf 'mmap 0x100000000000 8K rw- private,anon\nname 0x100000000000 4K x expect=EINVAL\n' >noname.ops
+"$vmalock" replay noname.ops --target model --profile nonames.json >out 2>err
+ok $? "name is EINVAL on the model, as on a host without them"
 
 echo "1..$n"
 [ $failed -eq 0 ]

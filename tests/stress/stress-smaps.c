@@ -13,6 +13,7 @@
  *   - numa_maps lines and the rollup are well formed.
  * After the threads join, smaps_rollup must equal the sum of smaps. The
  * seed is printed; VML_SEED replays the random choices (not the timing).
+ * $VML_I_MMAP_ORDER=pre runs it with seed 001's old i_mmap order.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -242,12 +243,17 @@ static void check_sum(void)
 
 int main(void)
 {
-	struct vml_sys_config cfg = { .swap_pages = 512 };
+	const char *order = getenv("VML_I_MMAP_ORDER");
+	struct vml_sys_config cfg = {
+		.swap_pages = 512,
+		.i_mmap_order = order && !strcmp(order, "pre") ? VML_I_MMAP_PRE : VML_I_MMAP_POST,
+	};
 	pthread_t rt[NREADERS], wt[NWRITERS];
 	double secs = tap_stress_seconds(3);
 	uint64_t t0;
 
 	seed = tap_seed();
+	tap_diag("i_mmap order %s ($VML_I_MMAP_ORDER)", order ? order : "post");
 	if (vml_sys_create(&cfg, &sys) || vml_mm_create(sys, &mm) ||
 	    vml_file_create(sys, "/tmp/f", 80 * PG + 100, 0, &files[0]) ||
 	    vml_file_create(sys, "/tmp/g", 16 * PG, 0, &files[1]) ||

@@ -34,6 +34,7 @@ static struct vml_sys *sys;
 static struct vml_mm *mm;
 static struct vml_file *file, *shm;
 static unsigned int next_slot;
+static const char *order_note = "";	/* the file mapping scenarios run again with pre */
 
 struct ctx {
 	unsigned long base;
@@ -504,9 +505,9 @@ static void run_scenario(const struct scenario *sc)
 	}
 	teardown(&c);
 	snap_free(&ref_after);
-	ok(good, "%s: %lu allocations, %lu failed with -ENOMEM and changed nothing%s, %lu "
-	   "absorbed", sc->name, allocs, failures, sc->pieces ? " but whole moves" : "",
-	   absorbed);
+	ok(good, "%s%s: %lu allocations, %lu failed with -ENOMEM and changed nothing%s, %lu "
+	   "absorbed", sc->name, order_note, allocs, failures,
+	   sc->pieces ? " but whole moves" : "", absorbed);
 }
 
 int main(void)
@@ -523,6 +524,29 @@ int main(void)
 	}
 	for (size_t i = 0; i < ARRAY_LEN(scenarios); i++)
 		run_scenario(&scenarios[i]);
+	vml_fail_alloc_at(0);
+	vml_mm_destroy(mm);
+	vml_file_put(file);
+	vml_file_put(shm);
+	vml_sys_destroy(sys);
+
+	/*
+	 * i_mmap_order=pre takes the file's i_mmap_rwsem before staging the new
+	 * mapping: a failure there must release it (and leave nothing changed).
+	 */
+	cfg.i_mmap_order = VML_I_MMAP_PRE;
+	order_note = " (i_mmap_order=pre)";
+	next_slot = 0;
+	if (vml_sys_create(&cfg, &sys) || vml_mm_create(sys, &mm) ||
+	    vml_file_create(sys, "/tmp/nomem-file", 16 * PG, 0, &file) ||
+	    vml_file_create(sys, "/dev/shm/nomem-shm", 16 * PG, VML_FILE_SHMEM, &shm)) {
+		printf("Bail out! cannot create the address space\n");
+		return 1;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(scenarios); i++)
+		if (strstr(scenarios[i].name, "file") || strstr(scenarios[i].name, "shared anon") ||
+		    strstr(scenarios[i].name, "shmem"))
+			run_scenario(&scenarios[i]);
 	vml_fail_alloc_at(0);
 	vml_mm_destroy(mm);
 	vml_file_put(file);

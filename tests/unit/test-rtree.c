@@ -664,6 +664,77 @@ static void test_bulk(unsigned long n, unsigned long per_txn, uint64_t seed)
 	free(perm);
 }
 
+/*
+ * rtree_set_rewalk: a cursor whose leaf a commit replaced walks down again to
+ * the range containing its last address and goes on after it (the maple
+ * tree's mas_rewalk), so a range that grew past that address is skipped; a
+ * plain cursor keeps its snapshot. The cursor's RCU section keeps the
+ * replaced nodes alive, as a reader's does.
+ */
+static void test_rewalk(bool rewalk)
+{
+	void *A1 = (void *)0xa1, *Am = (void *)0xa2, *A3 = (void *)0xa3, *M = (void *)0xa4;
+	void *N = (void *)0xb0, *X = (void *)0xc0;
+	const char *how = rewalk ? "rewalk" : "snapshot";
+	struct rtree_cursor c;
+	struct rtree_range r;
+	struct rtree_txn tx;
+	struct rtree t;
+	void *e;
+
+	rtree_init(&t);
+	rtree_set_rewalk(&t, rewalk);
+	rtree_txn_begin(&tx, &t);
+	rtree_txn_store(&tx, 10, 15, A1);
+	rtree_txn_store(&tx, 15, 17, Am);
+	rtree_txn_store(&tx, 17, 20, A3);
+	rtree_txn_store(&tx, 30, 40, N);
+	rtree_txn_commit(&tx);
+
+	/* A change elsewhere in the leaf: the re-walk finds A1 ending where it did. */
+	vml_rcu_read_lock();
+	rtree_cursor_set(&c, &t, 0);
+	ok(rtree_cursor_next(&c, NULL) == A1 && c.addr == 15, "%s: cursor at A1's end", how);
+	rtree_txn_begin(&tx, &t);
+	rtree_txn_store(&tx, 50, 60, X);
+	rtree_txn_commit(&tx);
+	ok(rtree_cursor_next(&c, &r) == Am && r.start == 15, "%s: a store elsewhere: Am next", how);
+	vml_rcu_read_unlock();
+
+	/* A merge of A1, Am, A3 into one range [10, 20). */
+	vml_rcu_read_lock();
+	rtree_cursor_set(&c, &t, 0);
+	rtree_cursor_next(&c, NULL);
+	rtree_txn_begin(&tx, &t);
+	rtree_txn_store(&tx, 10, 20, M);
+	rtree_txn_commit(&tx);
+	e = rtree_cursor_next(&c, &r);
+	if (rewalk)
+		ok(e == N && r.start == 30 && c.addr == 40,
+		   "rewalk: after a merge the cursor lands in the merged range and skips to N "
+		   "([15, 20) never returned)");
+	else
+		ok(e == Am && r.start == 15, "snapshot: after a merge the cursor goes on in its "
+		   "snapshot (Am)");
+	vml_rcu_read_unlock();
+
+	/* The range the cursor returned last is gone: the re-walk continues from its end. */
+	vml_rcu_read_lock();
+	rtree_cursor_set(&c, &t, 0);
+	ok(rtree_cursor_next(&c, NULL) == M && c.addr == 20, "%s: cursor at M's end", how);
+	rtree_txn_begin(&tx, &t);
+	rtree_txn_store(&tx, 10, 20, NULL);
+	rtree_txn_store(&tx, 20, 25, A1);
+	rtree_txn_commit(&tx);
+	e = rtree_cursor_next(&c, &r);
+	ok(e == (rewalk ? A1 : N), "%s: M erased, [20, 25) stored: next is %s", how,
+	   rewalk ? "the new range (from 20 on)" : "N (snapshot)");
+	vml_rcu_read_unlock();
+
+	vml_rcu_barrier();
+	rtree_destroy(&t);
+}
+
 int main(void)
 {
 	const char *bulk = getenv("VML_RTREE_BULK");
@@ -696,6 +767,8 @@ int main(void)
 	tap_diag("seed %llu", (unsigned long long)seed);
 	test_empty_and_invalid();
 	test_semantics();
+	test_rewalk(false);
+	test_rewalk(true);
 
 	rtree_init(&t);
 	run_phase(&t, &m, &small, seed, false);

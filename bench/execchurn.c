@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * execchurn.c - `vmalock bench exec-churn`: seed 001's experiment. The file
+ * mapping lock, i_mmap_rwsem, is taken for writing by every mmap of a file
+ * and by every exit that unmaps one; when many processes exec the same
+ * binary and libraries (UnixBench Execl: +12% at 160 parallel copies on a
+ * 224-thread machine with the patch) they contend on those files' locks.
+ * The patch moved the new VMA's store in the mm's tree and the map_count
+ * update out of the write section; the model has both orders
+ * (i_mmap_order=pre|post).
+ *
+ * Model: N worker threads, each building one exec-like address space after
+ * another and tearing it down, as load_elf_binary + ld.so + exit_mmap do:
+ * a PIE binary, the dynamic loader and libc (this machine's dash, ld.so and
+ * libc: their PT_LOAD segments, RELRO and bss), mapped the way the kernel
+ * maps the first two (a mapping per segment) and ld.so maps libc (the whole
+ * span first, then each segment over it), a stack, a heap, a few
+ * anonymous mappings; a few pages of each are touched; then exit. The
+ * three files are shared by every worker, so their i_mmap_rwsems are the
+ * contended locks. Every write section is timed (vml_i_mmap_time_hook):
+ * how long its holder waited and held it.
+ *
+ * Reported per row (order x threads): executions per second, hold p50/p99
+ * and mean, wait p50/p99 and wait per execution, write sections per
+ * execution, and the ceiling: the executions per second at which the
+ * hottest file's lock would be busy all the time,
+ *     1 / (sections per execution on that file x mean hold there).
+ * Two CPUs cannot show contention at 160 processes; the ceiling is what
+ * plans past this machine.
+ *
+ * Live: N parallel loops, each spawning vmalock-exec-stub, a static program
+ * that execs itself --exec-chain times (Execl's shape), and waiting for it:
+ * executions per second on this kernel, the reference for what one
+ * execution costs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "target/host.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/debug.h"
+#include "util/json.h"
+
+#define PG 4096UL
+#define NFILES 3
+#define EXEC_CHAIN 10		/* live: executions per spawned stub */
+#define ORDER_LIVE (-1)
+
+extern char **environ;
+
+/* One PT_LOAD segment, page-aligned: [start, end) of the image, file offset, protection. */
+struct seg {
+	unsigned long start, end, off;
+	int prot;
+};
+
+/*
+ * An ELF image as this machine's readelf -l shows it (Debian 12, x86-64):
+ * four segments, the RELRO part of the data segment, and the bss beyond
+ * the file-backed part.
+ */
+struct image {
+	const char *path;
+	unsigned long size;		/* the file's size */
+	struct seg seg[4];
+	unsigned long relro_end;	/* [seg[3].start, relro_end) becomes read-only */
+	unsigned long bss_end;		/* anonymous [seg[3].end, bss_end); 0: none */
+	unsigned int text_touches;	/* pages of text read per execution */
+};
+
+#define R PROT_READ
+#define RX (PROT_READ | PROT_EXEC)
+#define RW (PROT_READ | PROT_WRITE)
+
+static const struct image images[NFILES] = {
+	{ "/usr/bin/dash", 125640,
+	  { { 0x0, 0x4000, 0x0, R }, { 0x4000, 0x17000, 0x4000, RX },
+	    { 0x17000, 0x1d000, 0x17000, R }, { 0x1d000, 0x20000, 0x1c000, RW } },
+	  0x1e000, 0x22000, 4 },
+	{ "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 215000,
+	  { { 0x0, 0x1000, 0x0, R }, { 0x1000, 0x27000, 0x1000, RX },
+	    { 0x27000, 0x31000, 0x27000, R }, { 0x31000, 0x35000, 0x31000, RW } },
+	  0x33000, 0, 8 },
+	{ "/usr/lib/x86_64-linux-gnu/libc.so.6", 1926232,
+	  { { 0x0, 0x26000, 0x0, R }, { 0x26000, 0x17c000, 0x26000, RX },
+	    { 0x17c000, 0x1cf000, 0x17c000, R }, { 0x1cf000, 0x1d5000, 0x1cf000, RW } },
+	  0x1d3000, 0x1e2000, 16 },
+};
+
+#define BIN_BASE 0x555555554000UL		/* ELF_ET_DYN_BASE */
+#define STACK_TOP 0x7ffffffff000UL
+#define STACK_SIZE (132UL << 10)
+
+/* ---- the model ---- */
+
+struct ec_sample {
+	double execs_per_s;
+	double hold_p50_ns, hold_p99_ns, hold_mean_ns;
+	double wait_p50_ns, wait_p99_ns, wait_per_exec_ns;
+	double sections_per_exec;
+	double ceiling;			/* executions/s that saturate the hottest file's lock */
+	int hot_file;			/* which one */
+	double hot_hold_ns;		/* its sections' mean hold (up to their p99) */
+	double hot_sections_per_exec;	/* its sections per execution */
+	uint64_t execs;
+};
+
+struct ec_row {
+	int order;			/* enum vml_i_mmap_order, or ORDER_LIVE */
+	unsigned int threads;
+	struct ec_sample *s;
+	unsigned int nr;
+};
+
+struct ec_model {
+	struct vml_sys *sys;
+	struct vml_file *files[NFILES];
+};
+
+struct ec_worker {
+	struct ec_model *m;
+	pthread_t thread;
+	const atomic_bool *stop;
+	atomic_uint *started;
+	uint64_t execs;
+	int err;
+	struct lat_hist *hold, *wait;
+	struct lat_hist *file_hold[NFILES];
+};
+
+static __thread struct ec_worker *this_worker;
+
+/* vml_i_mmap_time_hook: account one write section to the calling worker. */
+static void time_section(const struct vml_file *file, uint64_t wait_ns, uint64_t hold_ns)
+{
+	struct ec_worker *w = this_worker;
+
+	if (!w)
+		return;
+	lat_hist_record(w->hold, hold_ns);
+	lat_hist_record(w->wait, wait_ns);
+	for (int f = 0; f < NFILES; f++)
+		if (w->m->files[f] == file)
+			lat_hist_record(w->file_hold[f], hold_ns);
+}
+
+static int map_seg(struct vml_mm *mm, unsigned long base, const struct seg *s,
+		   struct vml_file *file, int extra_flags)
+{
+	return vml_mmap(mm, base + s->start, s->end - s->start, s->prot,
+			MAP_PRIVATE | MAP_FIXED | extra_flags, file, s->off, NULL);
+}
+
+/* The kernel's elf_map per segment (load_elf_binary, load_elf_interp), then RELRO and bss. */
+static int map_by_kernel(struct vml_mm *mm, unsigned long base, const struct image *im,
+			 struct vml_file *file)
+{
+	int err = 0;
+
+	for (int i = 0; i < 4 && !err; i++)
+		err = map_seg(mm, base, &im->seg[i], file, 0);
+	if (!err && im->bss_end)
+		err = vml_mmap(mm, base + im->seg[3].end, im->bss_end - im->seg[3].end, RW,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL);
+	return err;
+}
+
+/* ld.so's _dl_map_segments: the whole span with the first segment, the others over it. */
+static int map_by_ldso(struct vml_mm *mm, const struct image *im, struct vml_file *file,
+		       unsigned long *base)
+{
+	unsigned long span = im->bss_end ? im->bss_end : im->seg[3].end;
+	int err = vml_mmap(mm, 0, span, im->seg[0].prot, MAP_PRIVATE, file, 0, base);
+
+	for (int i = 1; i < 4 && !err; i++)
+		err = map_seg(mm, *base, &im->seg[i], file, 0);
+	if (!err && im->bss_end)
+		err = vml_mmap(mm, *base + im->seg[3].end, im->bss_end - im->seg[3].end, RW,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL);
+	return err;
+}
+
+/* Read text pages spread over the segment; write the data page; read RELRO. */
+static int touch_image(struct vml_mm *mm, unsigned long base, const struct image *im)
+{
+	const struct seg *text = &im->seg[1];
+	unsigned long pages = (text->end - text->start) / PG;
+	int err = 0;
+
+	for (unsigned int i = 0; i < im->text_touches && !err; i++)
+		err = vml_touch(mm, base + text->start + (i * pages / im->text_touches) * PG, PG,
+				VML_TOUCH_READ);
+	if (!err)
+		err = vml_touch(mm, base + im->seg[2].start, PG, VML_TOUCH_READ);
+	if (!err)
+		err = vml_touch(mm, base + im->seg[3].start, PG, VML_TOUCH_READ);
+	if (!err)
+		err = vml_touch(mm, base + im->relro_end, PG, VML_TOUCH_WRITE);
+	return err;
+}
+
+/* One execution: build the address space as execve + ld.so do, use it, exit. */
+static int exec_once(struct ec_model *m)
+{
+	unsigned long ld_base, libc_base, heap = BIN_BASE + 0x1000000UL, a;
+	struct vml_mm *mm;
+	int err = vml_mm_create(m->sys, &mm);
+
+	if (err)
+		return err;
+	/* load_elf_binary: the binary, the interpreter, the stack. */
+	err = map_by_kernel(mm, BIN_BASE, &images[0], m->files[0]);
+	if (!err)
+		err = vml_mmap(mm, 0, images[1].seg[3].end, R, MAP_PRIVATE, m->files[1], 0, &ld_base);
+	if (!err)
+		err = map_by_kernel(mm, ld_base, &images[1], m->files[1]);
+	if (!err)
+		err = vml_mmap(mm, STACK_TOP - STACK_SIZE, STACK_SIZE, RW,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_GROWSDOWN, NULL, 0,
+			       NULL);
+	/* ld.so: libc, a TLS block; RELRO of all three; then the heap. */
+	if (!err)
+		err = map_by_ldso(mm, &images[2], m->files[2], &libc_base);
+	if (!err)
+		err = vml_mmap(mm, 0, 8 * PG, RW, MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0, &a);
+	if (!err)
+		err = vml_mprotect(mm, BIN_BASE + images[0].seg[3].start,
+				   images[0].relro_end - images[0].seg[3].start, R);
+	if (!err)
+		err = vml_mprotect(mm, ld_base + images[1].seg[3].start,
+				   images[1].relro_end - images[1].seg[3].start, R);
+	if (!err)
+		err = vml_mprotect(mm, libc_base + images[2].seg[3].start,
+				   images[2].relro_end - images[2].seg[3].start, R);
+	if (!err)
+		err = vml_mmap(mm, heap, 33 * PG, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+			       0, NULL);
+	/* The program runs: a few pages of everything. */
+	if (!err)
+		err = touch_image(mm, BIN_BASE, &images[0]);
+	if (!err)
+		err = touch_image(mm, ld_base, &images[1]);
+	if (!err)
+		err = touch_image(mm, libc_base, &images[2]);
+	if (!err)
+		err = vml_touch(mm, STACK_TOP - 2 * PG, 2 * PG, VML_TOUCH_WRITE);
+	if (!err)
+		err = vml_touch(mm, heap, 2 * PG, VML_TOUCH_WRITE);
+	if (!err)
+		err = vml_touch(mm, a, PG, VML_TOUCH_WRITE);
+	vml_mm_destroy(mm);
+	return err;
+}
+
+static void worker_free(struct ec_worker *w)
+{
+	vml_free(w->hold);
+	vml_free(w->wait);
+	for (int f = 0; f < NFILES; f++)
+		vml_free(w->file_hold[f]);
+}
+
+static void *worker_main(void *arg)
+{
+	struct ec_worker *w = arg;
+
+	this_worker = w;
+	atomic_fetch_add(w->started, 1);
+	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
+		w->err = exec_once(w->m);
+		if (w->err)
+			break;
+		w->execs++;
+	}
+	this_worker = NULL;
+	return NULL;
+}
+
+static int model_create(enum vml_i_mmap_order order, struct ec_model *m)
+{
+	struct vml_sys_config cfg;
+	int err = host_current_config(0, &cfg);
+
+	memset(m, 0, sizeof(*m));
+	if (err)
+		return err;
+	cfg.i_mmap_order = order;
+	err = vml_sys_create(&cfg, &m->sys);
+	for (int f = 0; f < NFILES && !err; f++)
+		err = vml_file_create(m->sys, images[f].path, images[f].size, 0, &m->files[f]);
+	return err;
+}
+
+static void model_destroy(struct ec_model *m)
+{
+	for (int f = 0; f < NFILES; f++)
+		vml_file_put(m->files[f]);
+	vml_sys_destroy(m->sys);
+}
+
+/* Run @threads workers for @o->duration_s; fill @s. Return: 0 or -errno. */
+static int model_sample(const struct bench_opts *o, struct ec_model *m, unsigned int threads,
+			struct ec_sample *s)
+{
+	struct ec_worker *w = vml_zalloc(threads * sizeof(*w));
+	struct lat_hist *hold = lat_hist_new(), *wait = lat_hist_new(), *file_hold[NFILES];
+	uint64_t t0, t1, wait_sum = 0;
+	atomic_bool stop = false;
+	atomic_uint started = 0;
+	unsigned int n = 0;
+	int err = 0;
+
+	for (int f = 0; f < NFILES; f++)
+		file_hold[f] = lat_hist_new();
+	if (!w || !hold || !wait || !file_hold[0] || !file_hold[1] || !file_hold[2]) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (; n < threads; n++) {
+		bool ok;
+
+		w[n] = (struct ec_worker){ .m = m, .stop = &stop, .started = &started,
+					   .hold = lat_hist_new(), .wait = lat_hist_new() };
+		ok = w[n].hold && w[n].wait;
+		for (int f = 0; f < NFILES; f++)
+			ok &= (w[n].file_hold[f] = lat_hist_new()) != NULL;
+		if (!ok || pthread_create(&w[n].thread, NULL, worker_main, &w[n])) {
+			worker_free(&w[n]);
+			err = -EAGAIN;
+			break;
+		}
+	}
+	/* Ends: every worker created counts itself in, or stops at once on stop. */
+	while (!err && atomic_load(&started) < n)
+		bench_sleep_ns(100 * NSEC_PER_USEC);
+	t0 = vml_now_ns();
+	if (!err)
+		bench_sleep_ns((uint64_t)(o->duration_s * 1e9));
+	atomic_store(&stop, true);
+	for (unsigned int i = 0; i < n; i++)
+		pthread_join(w[i].thread, NULL);
+	t1 = vml_now_ns();
+	*s = (struct ec_sample){ .hot_file = -1 };
+	for (unsigned int i = 0; i < n; i++) {
+		if (w[i].err && !err)
+			err = w[i].err;
+		s->execs += w[i].execs;
+		lat_hist_merge(hold, w[i].hold);
+		lat_hist_merge(wait, w[i].wait);
+		wait_sum += w[i].wait->sum_ns;
+		for (int f = 0; f < NFILES; f++)
+			lat_hist_merge(file_hold[f], w[i].file_hold[f]);
+		worker_free(&w[i]);
+	}
+	if (err)
+		goto out;
+	s->execs_per_s = (double)s->execs / ((double)(t1 - t0) / 1e9);
+	s->hold_p50_ns = lat_hist_quantile_ns(hold, 0.5);
+	s->hold_p99_ns = lat_hist_quantile_ns(hold, 0.99);
+	s->hold_mean_ns = hold->count ? (double)hold->sum_ns / (double)hold->count : NAN;
+	s->wait_p50_ns = lat_hist_quantile_ns(wait, 0.5);
+	s->wait_p99_ns = lat_hist_quantile_ns(wait, 0.99);
+	s->wait_per_exec_ns = s->execs ? (double)wait_sum / (double)s->execs : NAN;
+	s->sections_per_exec = s->execs ? (double)hold->count / (double)s->execs : NAN;
+	/*
+	 * The hottest file: the most lock time per execution, its sections'
+	 * mean hold (up to their p99: the rest are holders preempted inside,
+	 * which a kernel without preemption does not do) times their number.
+	 */
+	s->ceiling = INFINITY;
+	for (int f = 0; f < NFILES; f++) {
+		double busy_per_exec;
+
+		if (!s->execs || !file_hold[f]->count)
+			continue;
+		busy_per_exec = lat_hist_mean_upto_ns(file_hold[f], 0.99) *
+				(double)file_hold[f]->count / (double)s->execs;
+		if (1e9 / busy_per_exec < s->ceiling) {
+			s->ceiling = 1e9 / busy_per_exec;
+			s->hot_file = f;
+			s->hot_hold_ns = busy_per_exec * (double)s->execs /
+					 (double)file_hold[f]->count;
+			s->hot_sections_per_exec = (double)file_hold[f]->count / (double)s->execs;
+		}
+	}
+out:
+	vml_free(w);
+	vml_free(hold);
+	vml_free(wait);
+	for (int f = 0; f < NFILES; f++)
+		vml_free(file_hold[f]);
+	return err;
+}
+
+/* ---- the live kernel ---- */
+
+struct live_loop {
+	pthread_t thread;
+	const char *stub;
+	const atomic_bool *stop;
+	atomic_uint *started;
+	uint64_t chains;
+	int err;
+};
+
+static void *live_loop_main(void *arg)
+{
+	struct live_loop *l = arg;
+	char count[16];
+	char *argv[] = { (char *)"vmalock-exec-stub", count, NULL };
+
+	snprintf(count, sizeof(count), "%d", EXEC_CHAIN - 1);
+	atomic_fetch_add(l->started, 1);
+	while (!atomic_load_explicit(l->stop, memory_order_relaxed)) {
+		int status;
+		pid_t pid;
+
+		l->err = -posix_spawn(&pid, l->stub, NULL, NULL, argv, environ);
+		if (l->err)
+			break;
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				break;
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			l->err = -ECHILD;
+			break;
+		}
+		l->chains++;
+	}
+	return NULL;
+}
+
+static int live_sample(const struct bench_opts *o, const char *stub, unsigned int loops,
+		       struct ec_sample *s)
+{
+	struct live_loop *l = vml_zalloc(loops * sizeof(*l));
+	atomic_bool stop = false;
+	atomic_uint started = 0;
+	unsigned int n = 0;
+	uint64_t t0, t1;
+	int err = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (; n < loops; n++) {
+		l[n] = (struct live_loop){ .stub = stub, .stop = &stop, .started = &started };
+		if (pthread_create(&l[n].thread, NULL, live_loop_main, &l[n])) {
+			err = -EAGAIN;
+			break;
+		}
+	}
+	while (!err && atomic_load(&started) < n)
+		bench_sleep_ns(100 * NSEC_PER_USEC);
+	t0 = vml_now_ns();
+	if (!err)
+		bench_sleep_ns((uint64_t)(o->duration_s * 1e9));
+	atomic_store(&stop, true);
+	for (unsigned int i = 0; i < n; i++)
+		pthread_join(l[i].thread, NULL);
+	t1 = vml_now_ns();
+	*s = (struct ec_sample){ .hot_file = -1, .ceiling = NAN, .hot_hold_ns = NAN,
+				 .hot_sections_per_exec = NAN, .hold_p50_ns = NAN,
+				 .hold_p99_ns = NAN, .hold_mean_ns = NAN, .wait_p50_ns = NAN,
+				 .wait_p99_ns = NAN, .wait_per_exec_ns = NAN,
+				 .sections_per_exec = NAN };
+	for (unsigned int i = 0; i < n; i++) {
+		if (l[i].err && !err)
+			err = l[i].err;
+		s->execs += l[i].chains * EXEC_CHAIN;
+	}
+	/* Chains still running at the stop finish after t1's stop flag: count to the join. */
+	s->execs_per_s = (double)s->execs / ((double)(t1 - t0) / 1e9);
+	vml_free(l);
+	return err;
+}
+
+/* ---- reduction and output ---- */
+
+#define MED(r, field) row_median((r), offsetof(struct ec_sample, field))
+
+static double row_median(const struct ec_row *r, size_t off)
+{
+	double v[256];
+	unsigned int n = r->nr < 256 ? r->nr : 256;
+
+	for (unsigned int i = 0; i < n; i++)
+		v[i] = *(const double *)((const char *)&r->s[i] + off);
+	return stat_median(v, n);
+}
+
+static const char *order_name(int order)
+{
+	return order == ORDER_LIVE ? "kernel" : order == VML_I_MMAP_PRE ? "pre" : "post";
+}
+
+/* The N = @threads row of @order, or NULL. */
+static const struct ec_row *find_row(const struct ec_row *rows, unsigned int nr, int order,
+				     unsigned int threads)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		if (rows[i].order == order && rows[i].threads == threads && rows[i].nr)
+			return &rows[i];
+	return NULL;
+}
+
+static void put_ns(FILE *f, double ns, int width)
+{
+	if (isnan(ns))
+		fprintf(f, " %*s", width, "-");
+	else if (ns < 10000)
+		fprintf(f, " %*.0f", width, ns);
+	else
+		fprintf(f, " %*.3g", width, ns);
+}
+
+static void print_table(FILE *f, const struct bench_opts *o, const struct ec_row *rows,
+			unsigned int nr, double clock_ns)
+{
+	fprintf(f, "# exec-churn: %g s x %u samples a row; medians over samples\n", o->duration_s,
+		o->samples);
+	fprintf(f, "# model: one execution = %s + %s + %s mapped as execve and ld.so map them,\n"
+		   "#   stack, heap, TLS; text, data and stack pages touched; exit. The files are\n"
+		   "#   shared by every worker. hold/wait: i_mmap_rwsem write sections, ns (a clock\n"
+		   "#   read costs ~%.0f ns and is in each hold once); sect/exec: write sections per\n"
+		   "#   execution, all files; hot: the file whose lock is busiest per execution,\n"
+		   "#   its sections per execution and their mean hold (up to their p99: above it\n"
+		   "#   holders were preempted, which a PREEMPT_NONE kernel does not do); ceiling:\n"
+		   "#   executions/s at which that lock is busy all the time, 1 / (sect x hold)\n",
+		images[0].path, images[1].path, images[2].path, clock_ns);
+	fprintf(f, "# live: parallel loops spawning vmalock-exec-stub, a static program that execs\n"
+		   "#   itself %d times (UnixBench Execl's shape); kernel %s\n", EXEC_CHAIN,
+		bench_kernel());
+	fprintf(f, "%-6s %-6s %7s %10s %9s %9s %9s %9s %9s %10s %9s  %-6s %5s %6s %10s\n",
+		"target", "order", "threads", "execs/s", "hold_p50", "hold_p99", "hold_avg",
+		"wait_p50", "wait_p99", "wait/exec", "sect/exec", "hot", "sect", "hold", "ceiling");
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct ec_row *r = &rows[i];
+		int hot = r->nr ? r->s[0].hot_file : -1;
+		const char *name = hot >= 0 ? strrchr(images[hot].path, '/') + 1 : "-";
+
+		if (!r->nr)
+			continue;
+		fprintf(f, "%-6s %-6s %7u %10.0f", r->order == ORDER_LIVE ? "live" : "model",
+			order_name(r->order), r->threads, MED(r, execs_per_s));
+		put_ns(f, MED(r, hold_p50_ns), 9);
+		put_ns(f, MED(r, hold_p99_ns), 9);
+		put_ns(f, MED(r, hold_mean_ns), 9);
+		put_ns(f, MED(r, wait_p50_ns), 9);
+		put_ns(f, MED(r, wait_p99_ns), 9);
+		put_ns(f, MED(r, wait_per_exec_ns), 10);
+		if (r->order == ORDER_LIVE)
+			fprintf(f, " %9s  %-6s %5s %6s %10s\n", "-", "-", "-", "-", "-");
+		else
+			fprintf(f, " %9.1f  %-6.6s %5.1f %6.0f %10.4g\n", MED(r, sections_per_exec),
+				name, MED(r, hot_sections_per_exec), MED(r, hot_hold_ns),
+				MED(r, ceiling));
+	}
+}
+
+/* The two-order comparison and what it says for the seed's 160 parallel copies. */
+static void print_verdict(FILE *f, const struct bench_opts *o, const struct ec_row *rows,
+			  unsigned int nr)
+{
+	unsigned int n1 = o->threads[0];
+	const struct ec_row *pre = find_row(rows, nr, VML_I_MMAP_PRE, n1);
+	const struct ec_row *post = find_row(rows, nr, VML_I_MMAP_POST, n1);
+	const struct ec_row *live = find_row(rows, nr, ORDER_LIVE, n1);
+
+	if (pre && post) {
+		double cp = MED(pre, ceiling), cq = MED(post, ceiling);
+
+		fprintf(f, "verdict (model, %u thread%s): the busiest file's write sections hold "
+			   "i_mmap_rwsem %.0f ns (mean up to p99) with the tree store inside (pre), "
+			   "%.0f ns after the patch (post); its lock saturates at %.4g executions/s "
+			   "(pre) and %.4g (post): post/pre %.2fx\n", n1, n1 == 1 ? "" : "s",
+			MED(pre, hot_hold_ns), MED(post, hot_hold_ns), cp, cq, cq / cp);
+		if (live) {
+			double demand = 160 * MED(live, execs_per_s) / n1;
+
+			fprintf(f, "verdict (the seed's 160 copies): at this kernel's cost per "
+				   "execution (%.0f execs/s a loop) 160 loops would ask %.4g execs/s of "
+				   "one binary's lock: %.0f%% of the pre ceiling, %.0f%% of post\n",
+				MED(live, execs_per_s) / n1, demand, 100 * demand / cp,
+				100 * demand / cq);
+		}
+	}
+	if (post && live)
+		fprintf(f, "model/live (%u): the model executes %.3gx as fast as the kernel "
+			   "(a model execution keeps no page contents and maps 3 files, the "
+			   "stub 1)\n", n1, MED(post, execs_per_s) / MED(live, execs_per_s));
+}
+
+static json_t *sample_json(const struct ec_sample *s)
+{
+	json_t *j = json_object();
+
+	json_set_double(j, "execs_per_s", s->execs_per_s);
+	json_set_u64(j, "execs", s->execs);
+	json_set_double(j, "hold_p50_ns", s->hold_p50_ns);
+	json_set_double(j, "hold_p99_ns", s->hold_p99_ns);
+	json_set_double(j, "hold_mean_ns", s->hold_mean_ns);
+	json_set_double(j, "wait_p50_ns", s->wait_p50_ns);
+	json_set_double(j, "wait_p99_ns", s->wait_p99_ns);
+	json_set_double(j, "wait_per_exec_ns", s->wait_per_exec_ns);
+	json_set_double(j, "sections_per_exec", s->sections_per_exec);
+	json_set_double(j, "ceiling_execs_per_s", s->ceiling);
+	json_set_double(j, "hot_sections_per_exec", s->hot_sections_per_exec);
+	json_set_double(j, "hot_hold_ns", s->hot_hold_ns);
+	if (s->hot_file >= 0)
+		json_set_str(j, "hot_file", images[s->hot_file].path);
+	return j;
+}
+
+static int write_json(const char *path, const struct bench_opts *o, const struct ec_row *rows,
+		      unsigned int nr, double clock_ns)
+{
+	json_t *doc = json_object(), *arr = json_array();
+	int err;
+
+	json_set_str(doc, "scenario", "exec-churn");
+	json_set_str(doc, "kernel", bench_kernel());
+	json_set_double(doc, "duration_s", o->duration_s);
+	json_set_u64(doc, "samples", o->samples);
+	json_set_u64(doc, "exec_chain", EXEC_CHAIN);
+	json_set_double(doc, "clock_read_ns", clock_ns);
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct ec_row *r = &rows[i];
+		json_t *row = json_object(), *per = json_array();
+
+		if (!r->nr)
+			continue;
+		json_set_str(row, "target", r->order == ORDER_LIVE ? "live" : "model");
+		json_set_str(row, "order", order_name(r->order));
+		json_set_u64(row, "threads", r->threads);
+		json_set_double(row, "execs_per_s", MED(r, execs_per_s));
+		json_set_double(row, "hold_p50_ns", MED(r, hold_p50_ns));
+		json_set_double(row, "hold_p99_ns", MED(r, hold_p99_ns));
+		json_set_double(row, "hold_mean_ns", MED(r, hold_mean_ns));
+		json_set_double(row, "wait_p50_ns", MED(r, wait_p50_ns));
+		json_set_double(row, "wait_p99_ns", MED(r, wait_p99_ns));
+		json_set_double(row, "wait_per_exec_ns", MED(r, wait_per_exec_ns));
+		json_set_double(row, "sections_per_exec", MED(r, sections_per_exec));
+		json_set_double(row, "ceiling_execs_per_s", MED(r, ceiling));
+		json_set_double(row, "hot_sections_per_exec", MED(r, hot_sections_per_exec));
+		json_set_double(row, "hot_hold_ns", MED(r, hot_hold_ns));
+		for (unsigned int k = 0; k < r->nr; k++)
+			json_push_new(per, sample_json(&r->s[k]));
+		json_set_new(row, "per_sample", per);
+		json_push_new(arr, row);
+	}
+	json_set_new(doc, "rows", arr);
+	err = json_write_file(doc, path);
+	json_decref(doc);
+	if (err)
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-err));
+	return err;
+}
+
+/* Left: executions/s against threads; right: hold p50/p99 against threads. */
+static int plot(const char *path, const struct bench_opts *o, const struct ec_row *rows,
+		unsigned int nr)
+{
+	static const int orders[] = { VML_I_MMAP_POST, VML_I_MMAP_PRE, ORDER_LIVE };
+	static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c" };
+	const char *term = bench_plot_terminal(path);
+	char data[64], *script = NULL;
+	size_t len = 0;
+	FILE *d, *s;
+	int ret;
+
+	if (!term || bench_tmpfile(data, sizeof(data), &d))
+		return -EIO;
+	/* Block k (0 post, 1 pre, 2 live): threads execs/s hold_p50 hold_p99 ceiling. */
+	for (int k = 0; k < 3; k++) {
+		fprintf(d, "# %s\n", order_name(orders[k]));
+		for (unsigned int i = 0; i < nr; i++)
+			if (rows[i].order == orders[k] && rows[i].nr)
+				fprintf(d, "%u %.6g %.6g %.6g %.6g\n", rows[i].threads,
+					MED(&rows[i], execs_per_s), MED(&rows[i], hold_p50_ns),
+					MED(&rows[i], hold_p99_ns), MED(&rows[i], ceiling));
+		fprintf(d, "1 NaN NaN NaN NaN\n\n\n");
+	}
+	fclose(d);
+	s = open_memstream(&script, &len);
+	if (!s) {
+		unlink(data);
+		return -ENOMEM;
+	}
+	fprintf(s, "%s\nset output '%s'\n", term, path);
+	fprintf(s, "set multiplot layout 1,2 title 'exec-churn (seed 001): i_mmap_rwsem under "
+		   "exec churn, %g s x %u samples, kernel %s'\n", o->duration_s, o->samples,
+		bench_kernel());
+	fprintf(s, "set grid\nset logscale x 2\nset key top left font ',9'\n"
+		   "set xlabel 'threads (model) / parallel exec loops (live)'\n"
+		   "set ylabel 'executions per second'\nset logscale y\n"
+		   "set title 'throughput, and each order''s ceiling for one file'\nplot ");
+	for (int k = 0; k < 3; k++)
+		fprintf(s, "'%s' index %d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' "
+			   "title '%s %s', ", data, k, colour[k], k == 2 ? "live" : "model",
+			order_name(orders[k]));
+	for (int k = 0; k < 2; k++)
+		fprintf(s, "'%s' index %d using 1:5 with lines dt 2 lw 2 lc rgb '%s' "
+			   "title 'ceiling %s'%s", data, k, colour[k], order_name(orders[k]),
+			k ? "\n" : ", ");
+	fprintf(s, "set ylabel 'ns'\nset title 'i_mmap_rwsem write hold: p50 (solid), p99 "
+		   "(dashed)'\nplot ");
+	for (int k = 0; k < 2; k++)
+		fprintf(s, "'%s' index %d using 1:3 with linespoints lw 2 pt 7 lc rgb '%s' "
+			   "title '%s p50', '%s' index %d using 1:4 with linespoints dt 2 lw 2 "
+			   "pt 5 lc rgb '%s' title '%s p99'%s", data, k, colour[k],
+			order_name(orders[k]), data, k, colour[k], order_name(orders[k]),
+			k ? "\n" : ", ");
+	fprintf(s, "unset multiplot\n");
+	fclose(s);
+	ret = bench_gnuplot(script);
+	free(script);
+	unlink(data);
+	return ret ? -EIO : 0;
+}
+
+/* What one CLOCK_MONOTONIC read costs here (the median of many pairs). */
+static double clock_read_ns(void)
+{
+	double v[201];
+
+	for (int i = 0; i < 201; i++) {
+		uint64_t a = vml_now_ns(), b = vml_now_ns();
+
+		v[i] = (double)(b - a);
+	}
+	return stat_median(v, 201);
+}
+
+int bench_exec_churn(const struct bench_opts *o)
+{
+	struct host_model_switches sw = host_model_switches();
+	struct ec_model models[2] = { 0 };
+	bool have[2] = { false, false };
+	struct ec_row *rows;
+	unsigned int nr = 0;
+	char stub[4096];
+	double clock_ns = clock_read_ns();
+	int ret = 0, err;
+
+	rows = vml_zalloc((3 * o->nr_threads) * sizeof(*rows));
+	if (!rows)
+		return EXIT_FAILURE;
+	for (int order = VML_I_MMAP_POST; o->model && order <= VML_I_MMAP_PRE; order++) {
+		if (sw.i_mmap_order_set && sw.i_mmap_order != (enum vml_i_mmap_order)order)
+			continue;
+		err = model_create(order, &models[order]);
+		if (err) {
+			fprintf(stderr, "vmalock: bench exec-churn: model: %s\n", strerror(-err));
+			ret = EXIT_FAILURE;
+			goto out;
+		}
+		have[order] = true;
+		for (unsigned int t = 0; t < o->nr_threads; t++)
+			rows[nr++] = (struct ec_row){ .order = order, .threads = o->threads[t] };
+	}
+	if (o->live) {
+		if (target_helper_exe("vmalock-exec-stub", stub, sizeof(stub))) {
+			fprintf(stderr, "vmalock: bench exec-churn: vmalock-exec-stub not found "
+					"(beside vmalock or in libexec/vmalock)\n");
+			ret = EXIT_FAILURE;
+			goto out;
+		}
+		for (unsigned int t = 0; t < o->nr_threads; t++)
+			rows[nr++] = (struct ec_row){ .order = ORDER_LIVE, .threads = o->threads[t] };
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		rows[i].s = vml_zalloc(o->samples * sizeof(*rows[i].s));
+		if (!rows[i].s) {
+			ret = EXIT_FAILURE;
+			goto out;
+		}
+	}
+	/* Samples in turn over every row, so that drift in the machine's load hits all alike. */
+	atomic_store(&vml_i_mmap_time_hook, time_section);
+	for (unsigned int smp = 0; smp < o->samples && !ret; smp++) {
+		for (unsigned int i = 0; i < nr && !ret; i++) {
+			struct ec_row *r = &rows[i];
+
+			bench_progress(o->quiet, "exec-churn: %s %s, %u thread(s), sample %u/%u",
+				       r->order == ORDER_LIVE ? "live" : "model",
+				       order_name(r->order), r->threads, smp + 1, o->samples);
+			err = r->order == ORDER_LIVE ?
+				live_sample(o, stub, r->threads, &r->s[smp]) :
+				model_sample(o, &models[r->order], r->threads, &r->s[smp]);
+			if (err) {
+				bench_progress_done(o->quiet);
+				fprintf(stderr, "vmalock: bench exec-churn: %s, %u threads: %s\n",
+					r->order == ORDER_LIVE ? "live" : "model", r->threads,
+					strerror(-err));
+				ret = EXIT_FAILURE;
+				break;
+			}
+			r->nr = smp + 1;
+		}
+	}
+	atomic_store(&vml_i_mmap_time_hook, NULL);
+	bench_progress_done(o->quiet);
+	if (!ret) {
+		print_table(stdout, o, rows, nr, clock_ns);
+		print_verdict(stdout, o, rows, nr);
+		fflush(stdout);
+		if (o->json && write_json(o->json, o, rows, nr, clock_ns))
+			ret = EXIT_FAILURE;
+		if (o->plot && plot(o->plot, o, rows, nr))
+			ret = EXIT_FAILURE;
+	}
+out:
+	for (unsigned int i = 0; i < nr; i++)
+		vml_free(rows[i].s);
+	vml_free(rows);
+	for (int k = 0; k < 2; k++)
+		if (have[k])
+			model_destroy(&models[k]);
+	return ret;
+}

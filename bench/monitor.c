@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * monitor.c - `vmalock bench monitor`: how much do real monitoring tools
+ * stall a process's own mmap()/munmap(), and what would the seeds'
+ * per-VMA locking save with each of them?
+ *
+ * The mapper is proc-vs-map's (bench/procvsmap.c, bench/README.md): the
+ * live vmalock-child maps and unmaps random pages of a populated region on
+ * the first CPU, 10 us apart, timing every call itself. Instead of our own
+ * reader threads, a real tool polls it every --interval from the second
+ * CPU at --tool-nice (monitor_tools.c says how each kind is run). One row
+ * per tool, plus the no-tool baseline, sampled in turn (sample i of every
+ * row before sample i + 1 of any) so that the machine's load falls on all
+ * rows alike.
+ *
+ * Before the samples, each tool is observed once under strace against a
+ * mapper that has run (monitor_strace.c): which /proc files of the mapper
+ * it reads, how many read() calls of which size, per poll. That pattern is
+ * then replayed on the model, against the model's mapper, at the same
+ * interval, under each lock policy: `mmap` (every view read under
+ * mmap_lock, as 6.18 reads smaps, smaps_rollup and numa_maps), `vma` (the
+ * seeds' per-VMA locks for every view) and, for a tool that reads maps and
+ * a view still under mmap_lock, `today` (each view under this kernel's
+ * lock for it, MON_LOCK_TODAY). Files whose production takes
+ * mmap_lock whatever the policy (cmdline, environ: access_remote_vm) are
+ * replayed as one mmap_lock hold per read() lasting what a read of the
+ * mapper's cmdline takes on the live kernel. Files that take no lock of
+ * the mapper's address space (stat, status, statm, io...) are not replayed:
+ * a tool that reads only those has no model rows, and its prediction is
+ * "no change". As in proc-vs-map, model readers are charged the live
+ * kernel's extra cost per record of each view, measured now
+ * (bench/calibrate.c).
+ *
+ * The prediction for a tool: the model row of today's policy for what it
+ * reads (mon_today_lock) against the `vma` row, as a ratio, applied to the
+ * live figure: "with the seeds' kernel, this tool would leave the mapper's
+ * p99 at R times today's". The replay reads back to back: the tool's own
+ * work between two reads (parsing, other processes' files) is not
+ * replayed, which gives the mapper fewer chances to slip in than the real
+ * tool does (bench/README.md, "monitor").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "monitor.h"
+#include "sync/atomic.h"
+#include "target/host.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/debug.h"
+#include "util/rand.h"
+
+#define MAPPER_SLEEP_NS (10 * NSEC_PER_USEC)	/* mapper.c's nanosleep between calls */
+#define SETTLE_NS (100 * NSEC_PER_MSEC)		/* the tool up before the mapper starts */
+#define PAGE_BYTES 4096UL
+#define HOLD_READS 201				/* reads of cmdline timed for the hold */
+#define MON_READ_MAX 65536			/* the replay's largest read() */
+
+static const char *errstr(int err)
+{
+	return strerror(err < 0 ? -err : err);
+}
+
+/* 6.17 and later read maps (and PROCMAP_QUERY) under per-VMA locks. */
+static bool kernel_maps_per_vma(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major > 6 || (major == 6 && minor >= 17);
+}
+
+bool mon_policy_matters(const struct mon_result *res, int tool)
+{
+	for (unsigned int i = 0; i < res->nr_steps[tool]; i++)
+		if (res->steps[tool][i].view != MON_VIEW_HOLD)
+			return true;
+	return false;
+}
+
+int mon_today_lock(const struct mon_result *res, int tool)
+{
+	bool maps = false, locked = false;
+
+	for (unsigned int i = 0; i < res->nr_steps[tool]; i++) {
+		int v = res->steps[tool][i].view;
+
+		if (v == VML_VIEW_MAPS && res->maps_per_vma)
+			maps = true;
+		else
+			locked = true;
+	}
+	if (!maps)
+		return VML_LOCK_MMAP;
+	return locked ? MON_LOCK_TODAY : VML_LOCK_VMA;
+}
+
+const char *mon_lock_name(int lock)
+{
+	return lock == MON_LOCK_TODAY ? "today" : bench_lock_name(lock);
+}
+
+/* ---- the observation: a mapper that has run, each tool under strace ---- */
+
+/* The median time of one read of /proc/@pid/cmdline, in ns (0 if it cannot be read). */
+static double cmdline_read_ns(pid_t pid)
+{
+	double v[HOLD_READS];
+	char path[64], buf[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (int i = 0; i < HOLD_READS; i++) {
+		uint64_t t0 = vml_now_ns();
+
+		if (pread(fd, buf, sizeof(buf), 0) < 0) {
+			close(fd);
+			return 0;
+		}
+		v[i] = (double)(vml_now_ns() - t0);
+	}
+	close(fd);
+	return stat_median(v, HOLD_READS);
+}
+
+/* The replay of tool @t: the mapper's files that take one of its locks. */
+static void make_steps(struct mon_result *res, unsigned int t)
+{
+	const struct mon_obs *ob = &res->obs[t];
+
+	res->nr_steps[t] = 0;
+	for (unsigned int i = 0; i < ob->nr_mapper; i++) {
+		const struct mon_file *f = &ob->mapper[i];
+		struct mon_step *s;
+		int view;
+
+		mon_file_lock(f->name, res->maps_per_vma, &view);
+		if (view < 0 || f->opens <= 0)
+			continue;
+		s = &res->steps[t][res->nr_steps[t]++];
+		s->view = view;
+		s->file = f->name;
+		s->opens = f->opens;
+		s->size = f->size ? f->size : 4096;
+		if (s->size > MON_READ_MAX)	/* a seq_file read() returns a page or so anyway */
+			s->size = MON_READ_MAX;
+		/* a hold per read() that returned data (a read at the end takes no lock) */
+		s->reads = f->data_reads / f->opens;
+	}
+}
+
+static int observe(struct mon_result *res)
+{
+	const struct bench_opts *o = res->o;
+	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
+	struct target *t = NULL;
+	unsigned int todo = 0;
+	long vmas;
+	int ret;
+
+	for (unsigned int i = 0; i < res->nr_tools; i++)
+		todo += !res->tools[i].skip[0];
+	if (!rep)
+		return -ENOMEM;
+	ret = target_create(TARGET_LIVE, NULL, &t);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+		goto out;
+	}
+	bench_pin_pid(target_pid(t), res->mapper_cpu);
+	ret = target_live_mapper_setup(t, o->mb << 20, o->seed, rep);
+	if (!ret) {
+		bench_progress(o->quiet, "monitor: a mapper run to observe the tools against ...");
+		ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC),
+					     MAPPER_SLEEP_NS, rep);
+	}
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: mapper: %s\n", errstr(ret));
+		goto out;
+	}
+	vmas = bench_live_vma_count(target_pid(t));
+	res->obs_vmas = vmas > 0 ? (unsigned long)vmas : 0;
+	res->hold_ns = cmdline_read_ns(target_pid(t));
+	for (unsigned int i = 0, k = 0; i < res->nr_tools; i++) {
+		if (res->tools[i].skip[0])
+			continue;
+		if (!res->strace) {
+			snprintf(res->obs[i].why, sizeof(res->obs[i].why),
+				 "strace not installed (Debian package strace): reads not observed");
+			continue;
+		}
+		bench_progress(o->quiet, "monitor: observing %s under strace [%u/%u] ...",
+			       res->tools[i].name, ++k, todo);
+		mon_observe(res, i, target_pid(t));
+		if (res->obs[i].done)
+			make_steps(res, i);
+	}
+out:
+	target_destroy(t);
+	vml_free(rep);
+	return ret;
+}
+
+/* ---- one live sample ---- */
+
+struct mon_run {
+	struct mon_result *res;
+	const struct mon_row *row;
+	uint64_t seed;
+	struct mon_sample *s;
+	/* model */
+	struct vml_mm *mm;
+	unsigned long region;
+	atomic_bool stop;
+	uint64_t t0;
+	unsigned int polls;
+	uint64_t poll_ns;
+	int error;
+};
+
+static int live_sample(struct mon_run *r)
+{
+	struct mon_result *res = r->res;
+	const struct bench_opts *o = res->o;
+	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
+	struct mon_driver d = {
+		.res = res,
+		.interval_ns = (uint64_t)(o->interval_s * NSEC_PER_SEC),
+		.timeout_ns = (uint64_t)(o->tool_timeout_s * NSEC_PER_SEC),
+	};
+	struct target *t = NULL;
+	pid_t pid;
+	long n;
+	int ret;
+
+	if (!rep)
+		return -ENOMEM;
+	ret = target_create(TARGET_LIVE, NULL, &t);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+		goto out;
+	}
+	pid = target_pid(t);
+	bench_pin_pid(pid, res->mapper_cpu);
+	ret = target_live_mapper_setup(t, o->mb << 20, r->seed, rep);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", o->mb,
+			errstr(ret));
+		goto out;
+	}
+	if (r->row->tool >= 0) {
+		d.tool = &res->tools[r->row->tool];
+		d.mapper = pid;
+		/* a tool that fails is reported in its row, not an error of the run */
+		mon_driver_start(&d, SETTLE_NS);
+	}
+	bench_sleep_ns(SETTLE_NS);
+	ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC), MAPPER_SLEEP_NS,
+				     rep);
+	if (r->row->tool >= 0)
+		mon_driver_stop(&d);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: mapper: %s\n", errstr(ret));
+		goto out;
+	}
+	*r->s->hist = rep->hist;
+	r->s->fails = rep->nfails;
+	n = bench_live_vma_count(pid);
+	r->s->vmas = n > 0 ? (uint64_t)n : 0;
+	r->s->polls = d.polls;
+	r->s->timeouts = d.timeouts;
+	r->s->errors = d.errors;
+	r->s->poll_ms = d.polls ? (double)d.poll_ns / d.polls / 1e6 : NAN;
+	snprintf(r->s->note, sizeof(r->s->note), "%s", d.note);
+out:
+	target_destroy(t);
+	vml_free(rep);
+	return ret;
+}
+
+/* ---- one model sample: the mapper, and the tool's reads replayed ---- */
+
+/* The model's mapper.c loop: the same calls as the live child's mapper_run(). */
+static void *model_mapper_main(void *arg)
+{
+	struct mon_run *r = arg;
+	const struct bench_opts *o = r->res->o;
+	unsigned long pages = o->mb * (1024 * 1024 / PAGE_BYTES);
+	struct vml_rand rnd = vml_rand_init(r->seed, 0);
+	struct timespec pause_ts = vml_ns_to_timespec(MAPPER_SLEEP_NS);
+	uint64_t end;
+
+	bench_pin_thread(r->res->mapper_cpu);
+	end = vml_now_ns() + (uint64_t)(o->duration_s * NSEC_PER_SEC);
+	do {
+		uint64_t x = vml_rand_next(&rnd), t0, t1;
+		unsigned long a = r->region + (x & (pages - 1)) * PAGE_BYTES;
+		int ret;
+
+		t0 = vml_now_ns();
+		if (x & (1ULL << 40))
+			ret = vml_mmap(r->mm, a, PAGE_BYTES, PROT_READ | PROT_WRITE,
+				       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				       NULL, 0, NULL);
+		else
+			ret = vml_munmap(r->mm, a, PAGE_BYTES);
+		t1 = vml_now_ns();
+		if (ret)
+			r->s->fails++;
+		lat_hist_record(r->s->hist, t1 - t0);
+		nanosleep(&pause_ts, NULL);
+	} while (vml_now_ns() < end);
+	return NULL;
+}
+
+/* Read the whole view once with @size-byte read() calls, as the tool did. */
+static int replay_view(struct mon_run *r, const struct mon_step *s, char *buf)
+{
+	enum vml_lock_policy lock = (enum vml_lock_policy)r->row->lock;
+	struct vml_reader *rd;
+	ssize_t n = 0;
+	int ret;
+
+	if (r->row->lock == MON_LOCK_TODAY)
+		lock = s->view == VML_VIEW_MAPS && r->res->maps_per_vma ? VML_LOCK_VMA : VML_LOCK_MMAP;
+	ret = vml_reader_open(r->mm, (enum vml_view)s->view, lock, &rd);
+	if (ret)
+		return ret;
+	if (r->res->record_ns[s->view] > 0)
+		ret = vml_reader_set_record_cost(rd, (uint64_t)r->res->record_ns[s->view]);
+	while (!ret && (n = vml_reader_read(rd, buf, s->size)) > 0)
+		;
+	if (!ret && n < 0)
+		ret = (int)n;
+	vml_reader_close(rd);
+	return ret;
+}
+
+/*
+ * A file produced under mmap_lock whatever the policy (cmdline...): one
+ * read hold per read() that returned data, as long as the live read.
+ */
+static void replay_hold(struct mon_run *r, const struct mon_step *s, double *carry)
+{
+	struct mm *mm = to_mm(r->mm);
+	unsigned int n;
+
+	*carry += s->reads;
+	n = (unsigned int)*carry;
+	*carry -= n;
+	for (unsigned int i = 0; i < n; i++) {
+		mmap_read_lock(mm);
+		vml_spin_ns((uint64_t)r->res->hold_ns);
+		mmap_read_unlock(mm);
+	}
+}
+
+static void *replayer_main(void *arg)
+{
+	struct mon_run *r = arg;
+	const struct mon_result *res = r->res;
+	unsigned int tool = (unsigned int)r->row->tool, nr = res->nr_steps[tool];
+	uint64_t interval = (uint64_t)(res->o->interval_s * NSEC_PER_SEC);
+	double carry[MON_MAX_FILES] = { 0 }, hold_carry[MON_MAX_FILES] = { 0 };
+	char *buf = vml_malloc(MON_READ_MAX);
+
+	bench_pin_thread(res->reader_cpu);
+	bench_nice_thread((int)res->o->tool_nice);
+	if (!buf) {
+		r->error = -ENOMEM;
+		return NULL;
+	}
+	for (uint64_t k = 0; !load_acquire(&r->stop); k++) {
+		uint64_t next = r->t0 + k * interval, t0;
+
+		if (next < vml_now_ns() && k)
+			next = vml_now_ns();
+		while (!load_acquire(&r->stop) && vml_now_ns() < next) {
+			uint64_t left = next - vml_now_ns();
+
+			bench_sleep_ns(left > 20 * NSEC_PER_MSEC ? 20 * NSEC_PER_MSEC : left);
+		}
+		if (load_acquire(&r->stop))
+			break;
+		t0 = vml_now_ns();
+		for (unsigned int i = 0; i < nr && !r->error; i++) {
+			const struct mon_step *s = &res->steps[tool][i];
+			unsigned int opens;
+
+			carry[i] += s->opens;
+			opens = (unsigned int)carry[i];
+			carry[i] -= opens;
+			for (unsigned int j = 0; j < opens && !r->error; j++) {
+				if (s->view == MON_VIEW_HOLD)
+					replay_hold(r, s, &hold_carry[i]);
+				else
+					r->error = replay_view(r, s, buf);
+			}
+		}
+		r->poll_ns += vml_now_ns() - t0;
+		r->polls++;
+	}
+	vml_free(buf);
+	return NULL;
+}
+
+static int model_sample(struct mon_run *r)
+{
+	const struct bench_opts *o = r->res->o;
+	struct vml_sys_config cfg;
+	struct vml_mm_stats st;
+	struct vml_sys *sys;
+	pthread_t mapper, replayer;
+	bool replaying = false;
+	int ret = host_current_config(0, &cfg);
+
+	if (ret)
+		return ret;
+	ret = vml_sys_create(&cfg, &sys);
+	if (ret)
+		return ret;
+	ret = vml_mm_create(sys, &r->mm);
+	if (ret)
+		goto out_sys;
+	ret = vml_mmap(r->mm, 0, o->mb << 20, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, NULL, 0, &r->region);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n", o->mb,
+			errstr(ret));
+		goto out_mm;
+	}
+	atomic_init(&r->stop, false);
+	r->t0 = vml_now_ns() + SETTLE_NS;
+	if (r->row->tool >= 0) {
+		ret = -pthread_create(&replayer, NULL, replayer_main, r);
+		if (ret)
+			goto out_mm;
+		replaying = true;
+	}
+	bench_sleep_ns(SETTLE_NS);
+	ret = -pthread_create(&mapper, NULL, model_mapper_main, r);
+	if (!ret)
+		pthread_join(mapper, NULL);
+	store_release(&r->stop, true);
+	if (replaying)
+		pthread_join(replayer, NULL);
+	if (!ret && r->error) {
+		ret = r->error;
+		fprintf(stderr, "vmalock bench: model: replaying %s: %s\n",
+			r->res->tools[r->row->tool].name, errstr(ret));
+	}
+	if (!ret && !vml_mm_stats(r->mm, &st))
+		r->s->vmas = st.map_count;
+	r->s->polls = r->polls;
+	r->s->poll_ms = r->polls ? (double)r->poll_ns / r->polls / 1e6 : NAN;
+out_mm:
+	vml_mm_destroy(r->mm);
+	r->mm = NULL;
+out_sys:
+	vml_sys_destroy(sys);
+	return ret;
+}
+
+/* ---- rows, samples, summaries ---- */
+
+static const char *row_tool(const struct mon_result *res, const struct mon_row *row)
+{
+	return row->tool < 0 ? "(no tool)" : res->tools[row->tool].name;
+}
+
+static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int i,
+		      unsigned int done, unsigned int total)
+{
+	const struct bench_opts *o = res->o;
+	struct mon_sample *s = &row->s[i];
+	struct mon_run r = {
+		.res = res,
+		.row = row,
+		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
+		.s = s,
+	};
+	int ret;
+
+	s->hist = lat_hist_new();
+	if (!s->hist)
+		return -ENOMEM;
+	bench_progress(o->quiet || !bench_progress_tty(),
+		       "monitor [%u/%u] %s %s %s sample %u/%u ...", done, total, row_tool(res, row),
+		       target_kind_name(row->target), row->tool < 0 && row->target == TARGET_MODEL ?
+		       "-" : mon_lock_name(row->lock), i + 1, o->samples);
+	ret = row->target == TARGET_LIVE ? live_sample(&r) : model_sample(&r);
+	if (ret)
+		return ret;
+	s->p50_us = lat_hist_quantile_ns(s->hist, 0.50) / 1e3;
+	s->p99_us = lat_hist_quantile_ns(s->hist, 0.99) / 1e3;
+	s->max_us = (double)s->hist->max_ns / 1e3;
+	s->avg_us = s->hist->count ? (double)s->hist->sum_ns / (double)s->hist->count / 1e3 : 0;
+	s->ops = s->hist->count;
+	row->nr++;
+	bench_progress(o->quiet, "monitor [%u/%u] %s %s %s sample %u/%u: p50 %.1f us, p99 %.1f us, "
+		       "max %.1f us, %u polls", done, total, row_tool(res, row),
+		       target_kind_name(row->target), row->tool < 0 && row->target == TARGET_MODEL ?
+		       "-" : mon_lock_name(row->lock), i + 1, o->samples, s->p50_us, s->p99_us,
+		       s->max_us, s->polls);
+	return 0;
+}
+
+static void row_summarise(struct mon_row *row)
+{
+	unsigned int n = row->nr;
+	double *v = vml_malloc((n + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+#define MED(field) ({ for (unsigned int i = 0; i < n; i++) v[i] = (double)row->s[i].field; \
+		      stat_median(v, n); })
+	row->p50_us = MED(p50_us);
+	row->p99_us = MED(p99_us);
+	row->avg_us = MED(avg_us);
+	row->max_us = MED(max_us);
+	row->ops = MED(ops);
+	row->vmas = MED(vmas);
+	row->polls = MED(polls);
+#undef MED
+	for (unsigned int i = 0; i < n; i++)
+		v[i] = row->s[i].max_us;
+	row->max_worst_us = stat_max(v, n);
+	/* the median poll of the samples that had one */
+	{
+		unsigned int k = 0;
+
+		for (unsigned int i = 0; i < n; i++)
+			if (isfinite(row->s[i].poll_ms))
+				v[k++] = row->s[i].poll_ms;
+		row->poll_ms = k ? stat_median(v, k) : NAN;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		row->timeouts += row->s[i].timeouts;
+		row->errors += row->s[i].errors;
+		if (!row->note && row->s[i].note[0])
+			row->note = row->s[i].note;
+	}
+	vml_free(v);
+}
+
+static struct mon_row *add_row(struct mon_result *res, int tool, enum target_kind target, int lock)
+{
+	struct mon_row *row = &res->rows[res->nr_rows];
+
+	row->s = vml_zalloc(res->o->samples * sizeof(*row->s));
+	if (!row->s)
+		return NULL;
+	row->tool = tool;
+	row->target = target;
+	row->lock = lock;
+	res->nr_rows++;
+	return row;
+}
+
+const struct mon_row *mon_find(const struct mon_result *res, int tool, enum target_kind target,
+			       int lock)
+{
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct mon_row *row = &res->rows[k];
+
+		if (row->tool == tool && row->target == target && row->nr &&
+		    (target == TARGET_LIVE || tool < 0 || row->lock == lock))
+			return row;
+	}
+	return NULL;
+}
+
+static int make_rows(struct mon_result *res)
+{
+	const struct bench_opts *o = res->o;
+	unsigned int max = 2 + res->nr_tools * 4;
+
+	res->rows = vml_zalloc(max * sizeof(*res->rows));
+	if (!res->rows)
+		return -ENOMEM;
+	if (!add_row(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL))
+		return -ENOMEM;
+	for (unsigned int t = 0; t < res->nr_tools; t++)
+		if (!res->tools[t].skip[0] && !add_row(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL))
+			return -ENOMEM;
+	if (!o->model)
+		return 0;
+	if (!add_row(res, -1, TARGET_MODEL, VML_LOCK_MMAP))
+		return -ENOMEM;
+	for (unsigned int t = 0; t < res->nr_tools; t++) {
+		if (res->tools[t].skip[0] || !res->nr_steps[t])
+			continue;
+		/* only cmdline-like holds: mmap_lock under any policy, one row says it */
+		if (!mon_policy_matters(res, (int)t)) {
+			if (!add_row(res, (int)t, TARGET_MODEL, VML_LOCK_MMAP))
+				return -ENOMEM;
+			continue;
+		}
+		if (o->lock_mmap && !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_MMAP))
+			return -ENOMEM;
+		if (o->lock_vma && !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_VMA))
+			return -ENOMEM;
+		if (mon_today_lock(res, (int)t) == MON_LOCK_TODAY &&
+		    !add_row(res, (int)t, TARGET_MODEL, MON_LOCK_TODAY))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The model readers' charge per record of each view some tool reads (bench/calibrate.c). */
+static int calibrate(struct mon_result *res)
+{
+	const struct bench_opts *o = res->o;
+	bool need[MON_VIEWS] = { false };
+
+	for (unsigned int t = 0; t < res->nr_tools; t++)
+		for (unsigned int i = 0; i < res->nr_steps[t]; i++)
+			if (res->steps[t][i].view < MON_VIEWS)
+				need[res->steps[t][i].view] = true;
+	for (int v = 0; v < MON_VIEWS; v++) {
+		int ret;
+
+		if (!need[v])
+			continue;
+		if (o->record_ns >= 0) {
+			res->record_ns[v] = (double)o->record_ns;
+			continue;
+		}
+		/* smaps_rollup shows one record for all VMAs: its cost is not per record */
+		if (v == VML_VIEW_SMAPS_ROLLUP)
+			continue;
+		bench_progress(o->quiet, "monitor: calibrating the %s record cost against the live "
+			       "kernel ...", target_view_name((enum vml_view)v));
+		ret = bench_calibrate_record((enum vml_view)v, &res->cal[v]);
+		if (ret) {
+			fprintf(stderr, "vmalock bench: calibration against the live kernel failed: %s "
+					"(use --record-ns N to set it)\n", errstr(ret));
+			return ret;
+		}
+		res->record_ns[v] = res->cal[v].record_ns;
+	}
+	return 0;
+}
+
+static void result_free(struct mon_result *res)
+{
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		for (unsigned int i = 0; i < res->o->samples && res->rows[k].s; i++)
+			vml_free(res->rows[k].s[i].hist);
+		vml_free(res->rows[k].s);
+	}
+	vml_free(res->rows);
+}
+
+int bench_monitor(const struct bench_opts *o)
+{
+	struct mon_result *res = vml_zalloc(sizeof(*res));
+	unsigned int total, done = 0, runnable = 0;
+	int ret;
+
+	if (!res)
+		return EXIT_FAILURE;
+	res->o = o;
+	res->self = getpid();
+	res->maps_per_vma = kernel_maps_per_vma();
+	res->strace = mon_have_exe("strace");
+	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
+	ret = mon_tools_init(o, res);
+	if (ret)
+		goto out;
+	for (unsigned int t = 0; t < res->nr_tools; t++) {
+		if (res->tools[t].skip[0])
+			fprintf(stderr, "vmalock bench: monitor: %s skipped: %s\n", res->tools[t].name,
+				res->tools[t].skip);
+		else
+			runnable++;
+	}
+	if (!target_live_available()) {
+		fprintf(stderr, "vmalock bench: monitor: vmalock-child not found: the tools need "
+				"the live mapper\n");
+		ret = EXIT_FAILURE;
+		goto out;
+	}
+	if (runnable) {
+		ret = observe(res);
+		if (!ret && o->model)
+			ret = calibrate(res);
+		if (ret) {
+			bench_progress_done(o->quiet);
+			ret = EXIT_FAILURE;
+			goto out;
+		}
+	}
+	ret = make_rows(res);
+	if (ret) {
+		ret = EXIT_FAILURE;
+		goto out;
+	}
+	/* round-robin: sample i of every row before sample i + 1 of any */
+	total = res->nr_rows * o->samples;
+	for (unsigned int i = 0; i < o->samples && !ret; i++)
+		for (unsigned int k = 0; k < res->nr_rows && !ret; k++)
+			ret = run_sample(res, &res->rows[k], i, ++done, total);
+	bench_progress_done(o->quiet);
+	if (ret) {
+		if (ret == -ENOMEM)
+			fprintf(stderr, "vmalock bench: out of memory\n");
+		ret = EXIT_FAILURE;
+		goto out;
+	}
+	for (unsigned int k = 0; k < res->nr_rows; k++)
+		row_summarise(&res->rows[k]);
+	mon_print(stdout, res);
+	fflush(stdout);
+	if (o->json && mon_write_json(o->json, res))
+		ret = EXIT_FAILURE;
+	if (o->plot && mon_plot(o->plot, res))
+		ret = EXIT_FAILURE;
+out:
+	result_free(res);
+	vml_free(res);
+	return ret;
+}

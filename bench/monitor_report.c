@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * monitor_report.c - `vmalock bench monitor`'s output: three tables (the
+ * live rows against the no-tool baseline; the model's prediction beside
+ * them; what each tool read of /proc), one JSON document (src/util/json.h)
+ * and a gnuplot figure.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "monitor.h"
+#include "util/json.h"
+
+static const char *kind_name(enum mon_kind k)
+{
+	return k == MON_ONESHOT ? "command" : k == MON_PTY ? "terminal" : "exporter";
+}
+
+static double ratio(double a, double b)
+{
+	return b > 0 && isfinite(a) && isfinite(b) ? a / b : NAN;
+}
+
+/* A number in a @w-wide column: "-" when not finite; fewer decimals as it grows. */
+static void put(FILE *f, int w, double v)
+{
+	if (!isfinite(v))
+		fprintf(f, " %*s", w, "-");
+	else if (v != 0 && fabs(v) < 0.1)
+		fprintf(f, " %*.3f", w, v);
+	else if (fabs(v) < 10)
+		fprintf(f, " %*.2f", w, v);
+	else if (fabs(v) < 100000)
+		fprintf(f, " %*.1f", w, v);
+	else
+		fprintf(f, " %*.0f", w, v);
+}
+
+/* A count: whole numbers without decimals. */
+static void putn(FILE *f, int w, double v)
+{
+	if (isfinite(v) && v == floor(v))
+		fprintf(f, " %*.0f", w, v);
+	else if (isfinite(v) && v < 100)
+		fprintf(f, " %*.2f", w, v);
+	else
+		put(f, w, v);
+}
+
+/*
+ * The prediction of tool @t: today's and the vma model rows, or false.
+ * A tool whose replay is only cmdline-like holds has one model row for
+ * both: the ratio is 1 by construction.
+ */
+static bool predict(const struct mon_result *res, int t, const struct mon_row **today,
+		    const struct mon_row **vma)
+{
+	*today = mon_find(res, t, TARGET_MODEL, mon_today_lock(res, t));
+	*vma = mon_policy_matters(res, t) ? mon_find(res, t, TARGET_MODEL, VML_LOCK_VMA) : *today;
+	return *today && *vma;
+}
+
+/* The model row of @t under @lock (the single row when the policy does not matter). */
+static const struct mon_row *model_row(const struct mon_result *res, int t, int lock)
+{
+	return mon_find(res, t, TARGET_MODEL, mon_policy_matters(res, t) ? lock : VML_LOCK_MMAP);
+}
+
+static void print_header(FILE *f, const struct mon_result *res)
+{
+	const struct bench_opts *o = res->o;
+
+	fprintf(f, "# monitor: real tools poll the live mapper every %g s", o->interval_s);
+	if (res->reader_cpu >= 0)
+		fprintf(f, " from CPU %d at nice %u; mapper on CPU %d,", res->reader_cpu, o->tool_nice,
+			res->mapper_cpu);
+	else
+		fprintf(f, " at nice %u; one CPU,", o->tool_nice);
+	fprintf(f, " %lu MiB region, %g s x %u samples, 10 us between calls; kernel %s; seed %llu\n",
+		o->mb, o->duration_s, o->samples, bench_kernel(), (unsigned long long)o->seed);
+	if (res->obs_vmas)
+		fprintf(f, "# tools observed under strace against the mapper after a %g s run "
+			   "(%lu VMAs); a read of its cmdline takes %.1f us on this kernel\n",
+			o->duration_s, res->obs_vmas, res->hold_ns / 1e3);
+	if (o->model) {
+		bool any = false;
+
+		for (int v = 0; v < MON_VIEWS; v++) {
+			if (!res->record_ns[v] && !res->cal[v].done)
+				continue;
+			fprintf(f, "%s %s %.0f ns", any ? "," : "# model readers charged per record:",
+				target_view_name((enum vml_view)v), res->record_ns[v]);
+			if (res->cal[v].done)
+				fprintf(f, " (live %.0f, model %.0f)", res->cal[v].live_ns,
+					res->cal[v].model_ns);
+			any = true;
+		}
+		if (any)
+			fprintf(f, "\n");
+	}
+	for (unsigned int t = 0; t < res->nr_tools; t++)
+		if (res->tools[t].skip[0])
+			fprintf(f, "# skipped: %s: %s\n", res->tools[t].name, res->tools[t].skip);
+	if (o->note)
+		fprintf(f, "# note: %s\n", o->note);
+}
+
+static void print_live(FILE *f, const struct mon_result *res)
+{
+	const struct mon_row *base = mon_find(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL);
+
+	fprintf(f, "#\n# the mapper's mmap()/munmap() latency (us) with each tool polling it, live "
+		   "kernel; medians over samples,\n# max_max the worst sample; xp50..xmax: over the "
+		   "no-tool row; poll_ms: one poll (htop: its CPU time per interval)\n");
+	fprintf(f, "%-16s %5s %8s %8s %8s %8s %8s %8s %6s %6s %6s %6s  %s\n", "tool", "polls",
+		"poll_ms", "p50", "p99", "avg", "max", "max_max", "xp50", "xp99", "xavg", "xmax",
+		"note");
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct mon_row *row = &res->rows[k];
+
+		if (row->target != TARGET_LIVE || !row->nr)
+			continue;
+		fprintf(f, "%-16.16s", row->tool < 0 ? "(no tool)" : res->tools[row->tool].name);
+		if (row->tool < 0)
+			fprintf(f, " %5s %8s", "-", "-");
+		else {
+			fprintf(f, " %5.0f", row->polls);
+			put(f, 8, row->poll_ms);
+		}
+		put(f, 8, row->p50_us);
+		put(f, 8, row->p99_us);
+		put(f, 8, row->avg_us);
+		put(f, 8, row->max_us);
+		put(f, 8, row->max_worst_us);
+		put(f, 6, base ? ratio(row->p50_us, base->p50_us) : NAN);
+		put(f, 6, base ? ratio(row->p99_us, base->p99_us) : NAN);
+		put(f, 6, base ? ratio(row->avg_us, base->avg_us) : NAN);
+		put(f, 6, base ? ratio(row->max_us, base->max_us) : NAN);
+		if (row->timeouts)
+			fprintf(f, "  %u poll(s) killed after %g s;", row->timeouts,
+				res->o->tool_timeout_s);
+		if (row->note)
+			fprintf(f, "  %s", row->note);
+		fprintf(f, "\n");
+	}
+}
+
+static void print_model(FILE *f, const struct mon_result *res)
+{
+	const struct mon_row *base = mon_find(res, -1, TARGET_MODEL, VML_LOCK_MMAP);
+
+	if (!res->o->model)
+		return;
+	fprintf(f, "#\n# the model's prediction: each tool's observed reads of the mapper replayed "
+		   "on the model every %g s;\n# xp99, xavg, xmax: over the model's no-tool row (compare "
+		   "with the live ones); today: the policy this kernel\n# uses for what the tool reads; "
+		   "vma/today: the seeds' per-VMA locks against it; predicted: the live figure times "
+		   "vma/today\n",
+		res->o->interval_s);
+	fprintf(f, "%-16s %5s %-20s  %-20s  %-27s  %s\n", "", "", "model mmap", "model vma",
+		"vma/today", "predicted live (us)");
+	fprintf(f, "%-16s %5s %6s %6s %6s  %6s %6s %6s  %6s %6s %6s %6s  %8s %8s %8s\n", "tool",
+		"today", "xp99", "xavg", "xmax", "xp99", "xavg", "xmax", "p50", "p99", "avg", "max",
+		"p99", "avg", "max");
+	for (unsigned int t = 0; t < res->nr_tools; t++) {
+		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
+		const struct mon_row *mm = model_row(res, (int)t, VML_LOCK_MMAP);
+		const struct mon_row *vm = model_row(res, (int)t, VML_LOCK_VMA);
+		const struct mon_row *today, *vma;
+
+		if (res->tools[t].skip[0])
+			continue;
+		fprintf(f, "%-16.16s", res->tools[t].name);
+		if (!res->obs[t].done) {
+			fprintf(f, " not predicted: %s\n", res->obs[t].why);
+			continue;
+		}
+		if (!res->nr_steps[t]) {
+			fprintf(f, " reads nothing that takes the mapper's locks: no change (1.00)\n");
+			continue;
+		}
+		fprintf(f, " %5s", mon_policy_matters(res, (int)t) ?
+			mon_lock_name(mon_today_lock(res, (int)t)) : "any");
+		put(f, 6, mm && base ? ratio(mm->p99_us, base->p99_us) : NAN);
+		put(f, 6, mm && base ? ratio(mm->avg_us, base->avg_us) : NAN);
+		put(f, 6, mm && base ? ratio(mm->max_us, base->max_us) : NAN);
+		fprintf(f, " ");
+		put(f, 6, vm && base ? ratio(vm->p99_us, base->p99_us) : NAN);
+		put(f, 6, vm && base ? ratio(vm->avg_us, base->avg_us) : NAN);
+		put(f, 6, vm && base ? ratio(vm->max_us, base->max_us) : NAN);
+		fprintf(f, " ");
+		if (predict(res, (int)t, &today, &vma)) {
+			put(f, 6, ratio(vma->p50_us, today->p50_us));
+			put(f, 6, ratio(vma->p99_us, today->p99_us));
+			put(f, 6, ratio(vma->avg_us, today->avg_us));
+			put(f, 6, ratio(vma->max_us, today->max_us));
+			fprintf(f, " ");
+			put(f, 8, live ? live->p99_us * ratio(vma->p99_us, today->p99_us) : NAN);
+			put(f, 8, live ? live->avg_us * ratio(vma->avg_us, today->avg_us) : NAN);
+			put(f, 8, live ? live->max_us * ratio(vma->max_us, today->max_us) : NAN);
+		}
+		if (!mon_policy_matters(res, (int)t))
+			fprintf(f, "  (only cmdline-like reads: mmap_lock under either policy)");
+		fprintf(f, "\n");
+	}
+}
+
+static void print_file(FILE *f, const char *tool, const struct mon_file *m, bool maps_per_vma,
+		       bool other)
+{
+	char name[48];
+	int view;
+
+	snprintf(name, sizeof(name), "%s%s", other ? "*/" : "", m->name);
+	fprintf(f, "%-16.16s %-18.18s", tool, name);
+	putn(f, 6, m->opens);
+	putn(f, 8, m->reads);
+	fprintf(f, " %10.0f", m->bytes);
+	fprintf(f, " %6u  %s", m->size, mon_file_lock(m->name, maps_per_vma, &view));
+	if (other)
+		fprintf(f, " (%.0f processes)", m->pids);
+	if (m->fails > 0)
+		fprintf(f, " (%.2g failed open(s))", m->fails);
+	fprintf(f, "\n");
+}
+
+static void print_obs(FILE *f, const struct mon_result *res)
+{
+	fprintf(f, "#\n# what each tool read of /proc in one poll, observed under strace: the "
+		   "mapper's files (task/: of its threads),\n# */: the same file of other processes "
+		   "(those that take a lock), then all other processes' files together;\n# size: the "
+		   "read() size asked for most; lock: what the kernel takes of that process's address "
+		   "space\n");
+	fprintf(f, "%-16s %-18s %6s %8s %10s %6s  %s\n", "tool", "file", "opens", "reads", "bytes",
+		"size", "lock (this kernel)");
+	for (unsigned int t = 0; t < res->nr_tools; t++) {
+		const struct mon_obs *ob = &res->obs[t];
+
+		if (res->tools[t].skip[0])
+			continue;
+		if (!ob->done) {
+			fprintf(f, "%-16.16s not observed: %s\n", res->tools[t].name, ob->why);
+			continue;
+		}
+		if (!ob->nr_mapper)
+			fprintf(f, "%-16.16s %-18s (none of the mapper's files)\n", res->tools[t].name,
+				"-");
+		for (unsigned int i = 0; i < ob->nr_mapper; i++)
+			if (ob->mapper[i].reads > 0 || ob->mapper[i].fails > 0)	/* not directories */
+				print_file(f, res->tools[t].name, &ob->mapper[i], res->maps_per_vma,
+					   false);
+		if (ob->nr_other) {
+			double opens = 0, reads = 0, bytes = 0;
+
+			for (unsigned int i = 0; i < ob->nr_other; i++) {
+				int view;
+
+				opens += ob->other[i].opens;
+				reads += ob->other[i].reads;
+				bytes += ob->other[i].bytes;
+				mon_file_lock(ob->other[i].name, res->maps_per_vma, &view);
+				if (view >= 0)
+					print_file(f, res->tools[t].name, &ob->other[i],
+						   res->maps_per_vma, true);
+			}
+			fprintf(f, "%-16.16s %-18s %6.0f %8.0f %10.0f %6s  all files of the %.0f other "
+				"processes it read\n", res->tools[t].name, "*/ (all)", opens, reads,
+				bytes, "", ob->other_pids);
+		}
+		if (ob->sys_reads)
+			fprintf(f, "%-16.16s %-18s %6s %8.0f %10.0f %6s  none\n", res->tools[t].name,
+				"/proc/ (system)", "", ob->sys_reads, ob->sys_bytes, "");
+		if (ob->why[0])
+			fprintf(f, "%-16.16s # %s\n", res->tools[t].name, ob->why);
+	}
+}
+
+void mon_print(FILE *f, const struct mon_result *res)
+{
+	print_header(f, res);
+	print_live(f, res);
+	print_model(f, res);
+	print_obs(f, res);
+}
+
+/* ---- JSON ---- */
+
+static json_t *json_file(const struct mon_file *m, bool maps_per_vma, bool other)
+{
+	json_t *j = json_object();
+	int view;
+
+	json_set_str(j, "file", m->name);
+	json_set_double(j, "opens", m->opens);
+	json_set_double(j, "reads", m->reads);
+	json_set_double(j, "bytes", m->bytes);
+	json_set_u64(j, "read_size", m->size);
+	json_set_double(j, "failed_opens", m->fails);
+	json_set_str(j, "lock", mon_file_lock(m->name, maps_per_vma, &view));
+	if (other)
+		json_set_double(j, "processes", m->pids);
+	return j;
+}
+
+static json_t *json_tool(const struct mon_result *res, unsigned int t)
+{
+	const struct mon_tool *tool = &res->tools[t];
+	const struct mon_obs *ob = &res->obs[t];
+	json_t *j = json_object();
+
+	json_set_str(j, "name", tool->name);
+	json_set_str(j, "command", tool->cmd);
+	json_set_str(j, "kind", kind_name(tool->kind));
+	json_set_bool(j, "builtin", tool->builtin);
+	if (tool->package)
+		json_set_str(j, "package", tool->package);
+	if (tool->skip[0]) {
+		json_set_str(j, "skipped", tool->skip);
+		return j;
+	}
+	if (!ob->done) {
+		json_set_new(j, "observed", json_null());
+		json_set_str(j, "not_observed", ob->why);
+	} else {
+		json_t *o = json_object(), *mf = json_array(), *of = json_array(), *steps = json_array();
+
+		json_set_double(o, "polls", ob->polls);
+		json_set_double(o, "wall_ms_under_strace", ob->wall_ms);
+		for (unsigned int i = 0; i < ob->nr_mapper; i++)
+			json_push_new(mf, json_file(&ob->mapper[i], res->maps_per_vma, false));
+		for (unsigned int i = 0; i < ob->nr_other; i++)
+			json_push_new(of, json_file(&ob->other[i], res->maps_per_vma, true));
+		json_set_new(o, "mapper_files", mf);
+		json_set_new(o, "other_files", of);
+		json_set_double(o, "other_processes", ob->other_pids);
+		json_set_double(o, "proc_reads", ob->sys_reads);
+		json_set_double(o, "proc_bytes", ob->sys_bytes);
+		if (ob->why[0])
+			json_set_str(o, "remark", ob->why);
+		json_set_new(j, "observed", o);
+		for (unsigned int i = 0; i < res->nr_steps[t]; i++) {
+			const struct mon_step *s = &res->steps[t][i];
+			json_t *st = json_object();
+
+			json_set_str(st, "file", s->file);
+			json_set_str(st, "view", s->view == MON_VIEW_HOLD ? "mmap_lock_hold" :
+				     target_view_name((enum vml_view)s->view));
+			json_set_double(st, "opens", s->opens);
+			json_set_u64(st, "read_size", s->size);
+			if (s->view == MON_VIEW_HOLD)
+				json_set_double(st, "holds_per_open", s->reads);
+			json_push_new(steps, st);
+		}
+		json_set_new(j, "replay", steps);
+	}
+	return j;
+}
+
+static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
+{
+	json_t *j = json_object(), *ps = json_array();
+
+	if (row->tool < 0)
+		json_set_new(j, "tool", json_null());
+	else
+		json_set_str(j, "tool", res->tools[row->tool].name);
+	json_set_str(j, "target", target_kind_name(row->target));
+	if (row->target == TARGET_MODEL && row->tool < 0)
+		json_set_new(j, "lock", json_null());
+	else
+		json_set_str(j, "lock", mon_lock_name(row->lock));
+	json_set_double(j, "p50_us", row->p50_us);
+	json_set_double(j, "p99_us", row->p99_us);
+	json_set_double(j, "avg_us", row->avg_us);
+	json_set_double(j, "max_us", row->max_us);
+	json_set_double(j, "max_us_worst", row->max_worst_us);
+	json_set_double(j, "ops", row->ops);
+	json_set_double(j, "vmas", row->vmas);
+	json_set_double(j, "polls", row->polls);
+	json_set_double(j, "poll_ms", row->poll_ms);
+	json_set_u64(j, "timeouts", row->timeouts);
+	json_set_u64(j, "errors", row->errors);
+	if (row->note)
+		json_set_str(j, "note", row->note);
+	for (unsigned int i = 0; i < row->nr; i++) {
+		const struct mon_sample *s = &row->s[i];
+		json_t *o = json_object();
+
+		json_set_double(o, "p50_us", s->p50_us);
+		json_set_double(o, "p99_us", s->p99_us);
+		json_set_double(o, "avg_us", s->avg_us);
+		json_set_double(o, "max_us", s->max_us);
+		json_set_u64(o, "ops", s->ops);
+		json_set_u64(o, "vmas", s->vmas);
+		json_set_u64(o, "failed_calls", s->fails);
+		json_set_u64(o, "polls", s->polls);
+		json_set_double(o, "poll_ms", s->poll_ms);
+		json_set_u64(o, "timeouts", s->timeouts);
+		json_set_u64(o, "errors", s->errors);
+		json_push_new(ps, o);
+	}
+	json_set_new(j, "per_sample", ps);
+	return j;
+}
+
+static json_t *json_ratios(double p50, double p99, double avg, double max)
+{
+	json_t *j = json_object();
+
+	json_set_double(j, "p50", p50);
+	json_set_double(j, "p99", p99);
+	json_set_double(j, "avg", avg);
+	json_set_double(j, "max", max);
+	return j;
+}
+
+static json_t *json_predictions(const struct mon_result *res)
+{
+	json_t *arr = json_array();
+
+	for (unsigned int t = 0; t < res->nr_tools; t++) {
+		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
+		const struct mon_row *today, *vma;
+		json_t *j;
+
+		if (res->tools[t].skip[0] || !res->obs[t].done)
+			continue;
+		j = json_object();
+		json_set_str(j, "tool", res->tools[t].name);
+		if (!res->nr_steps[t]) {
+			json_set_new(j, "today_lock", json_null());
+			json_set_new(j, "vma_over_today", json_ratios(1, 1, 1, 1));
+			json_set_str(j, "why", "reads nothing that takes the mapper's locks");
+		} else {
+			json_set_str(j, "today_lock", mon_lock_name(mon_today_lock(res, (int)t)));
+			json_set_bool(j, "policy_matters", mon_policy_matters(res, (int)t));
+			if (predict(res, (int)t, &today, &vma)) {
+				double r50 = ratio(vma->p50_us, today->p50_us);
+				double r99 = ratio(vma->p99_us, today->p99_us);
+				double ravg = ratio(vma->avg_us, today->avg_us);
+				double rmax = ratio(vma->max_us, today->max_us);
+
+				json_set_new(j, "vma_over_today", json_ratios(r50, r99, ravg, rmax));
+				if (live)
+					json_set_new(j, "predicted_live_us",
+						     json_ratios(live->p50_us * r50, live->p99_us * r99,
+								 live->avg_us * ravg, live->max_us * rmax));
+			}
+		}
+		json_push_new(arr, j);
+	}
+	return arr;
+}
+
+int mon_write_json(const char *path, const struct mon_result *res)
+{
+	const struct bench_opts *o = res->o;
+	json_t *doc = json_object(), *tools = json_array(), *rows = json_array(), *rec = json_object();
+	int ret;
+
+	json_set_str(doc, "scenario", "monitor");
+	json_set_double(doc, "duration_s", o->duration_s);
+	json_set_u64(doc, "samples", o->samples);
+	json_set_double(doc, "interval_s", o->interval_s);
+	json_set_double(doc, "tool_timeout_s", o->tool_timeout_s);
+	json_set_u64(doc, "tool_nice", o->tool_nice);
+	json_set_u64(doc, "mb", o->mb);
+	json_set_u64(doc, "seed", o->seed);
+	json_set_i64(doc, "mapper_cpu", res->mapper_cpu);
+	json_set_i64(doc, "reader_cpu", res->reader_cpu);
+	json_set_str(doc, "kernel", bench_kernel());
+	json_set_bool(doc, "maps_per_vma_lock", res->maps_per_vma);
+	json_set_u64(doc, "observed_vmas", res->obs_vmas);
+	json_set_double(doc, "cmdline_read_ns", res->hold_ns);
+	for (int v = 0; v < MON_VIEWS; v++)
+		if (res->record_ns[v] || res->cal[v].done)
+			json_set_double(rec, target_view_name((enum vml_view)v), res->record_ns[v]);
+	json_set_new(doc, "record_ns", rec);
+	if (o->note)
+		json_set_str(doc, "note", o->note);
+	for (unsigned int t = 0; t < res->nr_tools; t++)
+		json_push_new(tools, json_tool(res, t));
+	json_set_new(doc, "tools", tools);
+	for (unsigned int k = 0; k < res->nr_rows; k++)
+		if (res->rows[k].nr)
+			json_push_new(rows, json_row(res, &res->rows[k]));
+	json_set_new(doc, "rows", rows);
+	json_set_new(doc, "predictions", json_predictions(res));
+	ret = json_write_file(doc, path);
+	json_decref(doc);
+	if (ret)
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
+	return ret ? -1 : 0;
+}
+
+/* ---- the plot ---- */
+
+/* A gnuplot single-quoted string: a quote is written twice. */
+static void gp_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/*
+ * Two panels, one point per tool and series (live; model mmap; model vma;
+ * predicted live under vma), as a multiple of the no-tool row: p99 on the
+ * left, the median per-sample max on the right; log y, 1 = no effect.
+ */
+int mon_plot(const char *path, const struct mon_result *res)
+{
+	const char *term = bench_plot_terminal(path);
+	const struct mon_row *lb = mon_find(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL);
+	const struct mon_row *mb = mon_find(res, -1, TARGET_MODEL, VML_LOCK_MMAP);
+	char data[64];
+	char *script = NULL;
+	size_t script_len = 0;
+	unsigned int n = 0;
+	FILE *d, *s;
+	int ret;
+
+	if (!term) {
+		fprintf(stderr, "vmalock: --plot %s: not .png or .svg\n", path);
+		return -1;
+	}
+	ret = bench_tmpfile(data, sizeof(data), &d);
+	if (ret) {
+		fprintf(stderr, "vmalock: --plot: temporary file: %s\n", strerror(-ret));
+		return -1;
+	}
+	/* index tool live_p99 mmap_p99 vma_p99 pred_p99 live_max mmap_max vma_max pred_max; NaN: none */
+	for (unsigned int t = 0; t < res->nr_tools; t++) {
+		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
+		const struct mon_row *mm = model_row(res, (int)t, VML_LOCK_MMAP);
+		const struct mon_row *vm = model_row(res, (int)t, VML_LOCK_VMA);
+		const struct mon_row *today, *vma;
+		double p99[4] = { NAN, NAN, NAN, NAN }, mx[4] = { NAN, NAN, NAN, NAN };
+
+		if (!live)
+			continue;
+		if (lb) {
+			p99[0] = ratio(live->p99_us, lb->p99_us);
+			mx[0] = ratio(live->max_us, lb->max_us);
+		}
+		if (mb && mm) {
+			p99[1] = ratio(mm->p99_us, mb->p99_us);
+			mx[1] = ratio(mm->max_us, mb->max_us);
+		}
+		if (mb && vm) {
+			p99[2] = ratio(vm->p99_us, mb->p99_us);
+			mx[2] = ratio(vm->max_us, mb->max_us);
+		}
+		if (res->obs[t].done && !res->nr_steps[t]) {
+			p99[3] = p99[0];
+			mx[3] = mx[0];
+		} else if (predict(res, (int)t, &today, &vma)) {
+			p99[3] = p99[0] * ratio(vma->p99_us, today->p99_us);
+			mx[3] = mx[0] * ratio(vma->max_us, today->max_us);
+		}
+		fprintf(d, "%u \"", n++);
+		for (const char *c = res->tools[t].name; *c; c++)
+			fputc(*c == '"' || *c == '\\' ? '\'' : *c, d);
+		fputc('"', d);
+		for (int i = 0; i < 4; i++)
+			fprintf(d, " %.6g", isfinite(p99[i]) ? p99[i] : NAN);
+		for (int i = 0; i < 4; i++)
+			fprintf(d, " %.6g", isfinite(mx[i]) ? mx[i] : NAN);
+		fprintf(d, "\n");
+	}
+	if (!n)
+		fprintf(d, "0 \"(none)\" 1 1 1 1 1 1 1 1\n");
+	if (fclose(d)) {
+		unlink(data);
+		return -1;
+	}
+	s = open_memstream(&script, &script_len);
+	if (!s) {
+		unlink(data);
+		return -1;
+	}
+	fprintf(s, "%s\nset output ", term);
+	gp_quoted(s, path);
+	fprintf(s, "\nset datafile missing 'nan'\n");
+	fprintf(s, "set multiplot layout 1,2 title 'bench monitor: the mapper''s mmap()/munmap() "
+		   "latency with each tool, as a multiple of no tool (%lu MiB, %g s x %u samples, "
+		   "poll every %g s, kernel %s)'\n", res->o->mb, res->o->duration_s,
+		res->o->samples, res->o->interval_s, bench_kernel());
+	fprintf(s, "set grid\nset logscale y\nset format y '%%g'\nset xrange [-0.5:%u.5]\n"
+		   "set xtics rotate by -30\nset key outside bottom center horizontal font ',9'\n"
+		   "set ylabel 'x no tool'\n",
+		n ? n - 1 : 0);
+	for (int panel = 0; panel < 2; panel++) {
+		int c = panel ? 7 : 3;
+
+		fprintf(s, "set title '%s'\n", panel ? "max (median of per-sample maxima)" : "p99");
+		fprintf(s, "plot ");
+		gp_quoted(s, data);
+		fprintf(s, " using 1:%d:xtic(2) with points pt 7 ps 1.6 lc rgb '#2ca02c' "
+			   "title 'live kernel', '' using 1:%d with points pt 5 ps 1.2 lc rgb '#d62728' "
+			   "title 'model, mmap', '' using 1:%d with points pt 9 ps 1.4 lc rgb '#1f77b4' "
+			   "title 'model, vma', '' using 1:%d with points pt 6 ps 1.8 lc rgb '#000000' "
+			   "title 'predicted live, vma', 1 with lines lc rgb '#888888' notitle\n",
+			c, c + 1, c + 2, c + 3);
+	}
+	fprintf(s, "unset multiplot\n");
+	fclose(s);
+	ret = bench_gnuplot(script);
+	free(script);
+	unlink(data);
+	return ret;
+}

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * shmemsmaps.c - `vmalock bench shmem-smaps`: seed 004's experiment as
+ * written. "A process creates a 2GB mapping and dirties single pages with a
+ * stride of 2MB", and smaps is read whole 100 times, in four cases:
+ *
+ *   private  a private writable mapping of a partly swapped shmem file
+ *   shared   a shared mapping of almost all of a partly swapped shmem file
+ *   noswap   the same, of a shmem file nothing of which is in swap
+ *   anon     a private anonymous mapping
+ *
+ * The seed's figures (4.4-era kernel, 100 reads, after the patch): 3.831,
+ * 1.351, 0.935 and 0.949 s. Before it every empty entry of every shmem
+ * mapping was looked up in the page cache; after it only the private
+ * writable mapping of a partly swapped object is, the shared one walks the
+ * page cache once (or, covering the whole object, reads its counter), and
+ * one with nothing in swap does nothing at all.
+ *
+ * The files: two tmpfs files of --size + --stride bytes (so that a --size
+ * mapping is "almost all" of one), written whole (every page cached, as by
+ * a program that filled them). "Partly swapped": before the cases, the page
+ * after each dirtied one (offset k * stride + 4K, every other k) is written
+ * through a shared mapping and pushed out with MADV_PAGEOUT - pages the
+ * cases never touch, so they stay in swap. Anonymous memory gets
+ * MADV_NOHUGEPAGE, so each dirtied page is one PTE in its own table, as in
+ * the shmem cases. On the live kernel a helper process keeps every other
+ * page of both files locked in memory (MAP_LOCKED), so that the host's own
+ * reclaim (DAMON's pageout scheme, kswapd) swaps out nothing more: the
+ * cases' pages are then mapped twice (Shared_Dirty), which costs smaps
+ * nothing that matters here.
+ *
+ * Rows: the model with each setting of shmem_swap_usage (fast: 4.5 and
+ * later; per-page: before) and the live kernel, which needs root for its
+ * swap file (target_env_set_swap: on for the run, off and deleted however
+ * it ends). Each case is one process (a vmalock-child, built with op-script
+ * ops) or one modelled mm, built once; a sample times --reads whole reads
+ * of its smaps, 4 KiB a read()
+ * as cat does. Reported: seconds per --reads reads, each case over anon in
+ * the same row, the Swap smaps shows (a check that the setup worked), and
+ * on the model which shmem_swap_usage path each read took (vml_mm_stats).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "target/host.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/json.h"
+
+#define PG 4096UL
+#define BASE 0x100000000000UL	/* 2 MiB aligned */
+#define NCASES 4
+#define SWAP_BYTES (64UL << 20)
+#define PMD_SZ (2UL << 20)
+
+enum ss_case { CASE_PRIVATE, CASE_SHARED, CASE_NOSWAP, CASE_ANON };
+
+static const char *const case_names[NCASES] = { "private", "shared", "noswap", "anon" };
+static const char *const case_text[NCASES] = {
+	"private writable mapping of a partly swapped shmem file",
+	"shared mapping of almost all of a partly swapped shmem file",
+	"the same, nothing in swap",
+	"private anonymous mapping",
+};
+/* The seed's seconds per 100 reads (fs/proc/task_mmu.c, v4.4 era, after the patch). */
+static const double seed_s[NCASES] = { 3.831, 1.351, 0.935, 0.949 };
+
+enum ss_side { SIDE_FAST, SIDE_PER_PAGE, SIDE_LIVE, NSIDES };
+static const char *const side_names[NSIDES] = { "fast", "per-page", "kernel" };
+
+struct ss_sample {
+	double seconds;			/* per o->reads reads */
+	double lookups_per_read;	/* model: shmem_swap_lookups per read */
+};
+
+struct ss_row {
+	enum ss_side side;
+	enum ss_case kase;
+	struct ss_sample *s;
+	unsigned int nr;
+	long swap_kb;			/* the Swap smaps shows (first read), all records */
+	char path[48];			/* model: the shmem_swap_usage path(s) a read took */
+	/* one per case: */
+	struct vml_mm *mm;		/* model */
+	struct target *live;		/* live */
+};
+
+/* ---- the model ---- */
+
+struct ss_model {
+	struct vml_sys *sys;
+	struct vml_file *swapped, *clean;
+};
+
+static int model_touch_stride(struct vml_mm *mm, const struct bench_opts *o, unsigned long off)
+{
+	int err = 0;
+
+	for (unsigned long a = off; a < o->size && !err; a += o->stride)
+		err = vml_touch(mm, BASE + a, PG, VML_TOUCH_WRITE);
+	return err;
+}
+
+/* Push the page after every other dirtied one of @file to swap (through a shared mapping). */
+static int model_swap_part(struct ss_model *m, const struct bench_opts *o)
+{
+	struct vml_mm *mm;
+	int err = vml_mm_create(m->sys, &mm);
+
+	if (err)
+		return err;
+	err = vml_mmap(mm, BASE, o->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		       m->swapped, 0, NULL);
+	for (unsigned long a = PG; a < o->size && !err; a += 2 * o->stride) {
+		err = vml_touch(mm, BASE + a, PG, VML_TOUCH_WRITE);
+		if (!err)
+			err = vml_madvise(mm, BASE + a, PG, MADV_PAGEOUT);
+	}
+	vml_mm_destroy(mm);
+	return err;
+}
+
+static int model_case(struct ss_model *m, const struct bench_opts *o, enum ss_case c,
+		      struct vml_mm **out)
+{
+	static const int flags[NCASES] = { MAP_PRIVATE, MAP_SHARED, MAP_SHARED,
+					   MAP_PRIVATE | MAP_ANONYMOUS };
+	struct vml_file *file = c == CASE_NOSWAP ? m->clean : c == CASE_ANON ? NULL : m->swapped;
+	struct vml_mm *mm;
+	int err = vml_mm_create(m->sys, &mm);
+
+	if (err)
+		return err;
+	err = vml_mmap(mm, BASE, o->size, PROT_READ | PROT_WRITE, flags[c] | MAP_FIXED, file, 0,
+		       NULL);
+	if (!err && c == CASE_ANON)
+		err = vml_madvise(mm, BASE, o->size, MADV_NOHUGEPAGE);
+	if (!err)
+		err = model_touch_stride(mm, o, 0);
+	if (err) {
+		vml_mm_destroy(mm);
+		return err;
+	}
+	*out = mm;
+	return 0;
+}
+
+static int model_create(struct ss_model *m, const struct bench_opts *o,
+			enum vml_shmem_swap_usage usage)
+{
+	struct vml_sys_config cfg;
+	int err = host_current_config(0, &cfg);
+
+	memset(m, 0, sizeof(*m));
+	if (err)
+		return err;
+	cfg.shmem_swap_usage = usage;
+	cfg.swap_pages = SWAP_BYTES / PG;
+	err = vml_sys_create(&cfg, &m->sys);
+	if (!err)
+		err = vml_file_create(m->sys, "/dev/shm/vmalock-bench/swapped", o->size + o->stride,
+				      VML_FILE_SHMEM, &m->swapped);
+	if (!err)
+		err = vml_file_create(m->sys, "/dev/shm/vmalock-bench/clean", o->size + o->stride,
+				      VML_FILE_SHMEM, &m->clean);
+	if (!err)
+		err = model_swap_part(m, o);
+	return err;
+}
+
+static void model_destroy(struct ss_model *m)
+{
+	vml_file_put(m->swapped);
+	vml_file_put(m->clean);
+	vml_sys_destroy(m->sys);
+}
+
+/* ---- the live kernel ---- */
+
+/*
+ * Live cases are vmalock-child processes (target.h): a fresh small address
+ * space each, built by op-script ops, files and swap from one environment
+ * (removed, and swap turned off, however the run ends).
+ */
+struct ss_live {
+	struct target_env *env;
+	struct target *pin;	/* keeps the files' other pages locked in memory */
+};
+
+static int live_op(struct target *t, struct op op)
+{
+	struct op_result res;
+	int err = target_apply(t, &op, &res);
+
+	return err ? err : res.ret;
+}
+
+static int live_file(struct target *t, const struct bench_opts *o, const char *name)
+{
+	return live_op(t, (struct op){ .kind = OP_FILE, .file = name, .size = o->size + o->stride,
+				       .shmem = true });
+}
+
+static int live_map(struct target *t, const struct bench_opts *o, int flags, const char *file)
+{
+	return live_op(t, (struct op){ .kind = OP_MMAP, .addr = BASE, .len = o->size,
+				       .prot = PROT_READ | PROT_WRITE, .flags = flags,
+				       .placement = OP_PLACE_FIXED, .file = file });
+}
+
+static int live_touch(struct target *t, unsigned long addr)
+{
+	return live_op(t, (struct op){ .kind = OP_TOUCH, .addr = addr, .len = PG,
+				       .access = OP_ACCESS_WRITE });
+}
+
+static int live_swap_part(struct ss_live *l, const struct bench_opts *o)
+{
+	struct target *t;
+	int err = target_create(TARGET_LIVE, l->env, &t);
+
+	if (err)
+		return err;
+	err = live_file(t, o, "swapped");
+	if (!err)
+		err = live_map(t, o, MAP_SHARED, "swapped");
+	for (unsigned long a = PG; a < o->size && !err; a += 2 * o->stride)
+		err = live_touch(t, BASE + a);
+	/* The live target waits for the writeback to swap to end. */
+	if (!err)
+		err = live_op(t, (struct op){ .kind = OP_MADVISE, .addr = BASE, .len = o->size,
+					      .advice = MADV_PAGEOUT });
+	target_destroy(t);
+	return err;
+}
+
+static int live_case(struct ss_live *l, const struct bench_opts *o, struct ss_row *r)
+{
+	static const int flags[NCASES] = { MAP_PRIVATE, MAP_SHARED, MAP_SHARED,
+					   MAP_PRIVATE | MAP_ANONYMOUS };
+	const char *file = r->kase == CASE_NOSWAP ? "clean" : r->kase == CASE_ANON ? NULL :
+			   "swapped";
+	int err = target_create(TARGET_LIVE, l->env, &r->live);
+
+	if (err)
+		return err;
+	if (file)
+		err = live_file(r->live, o, file);
+	if (!err)
+		err = live_map(r->live, o, flags[r->kase], file);
+	if (!err && r->kase == CASE_ANON)
+		err = live_op(r->live, (struct op){ .kind = OP_MADVISE, .addr = BASE, .len = o->size,
+						    .advice = MADV_NOHUGEPAGE });
+	for (unsigned long a = 0; a < o->size && !err; a += o->stride)
+		err = live_touch(r->live, BASE + a);
+	return err;
+}
+
+/*
+ * Lock every page of both files in memory but those to be pushed out: a
+ * host's own reclaim - DAMON's pageout scheme, kswapd - must not put more
+ * of them in swap than the setup does (with swap on, DAMON pages out cold
+ * tmpfs pages within a minute), or "noswap" would not be.
+ */
+static int live_pin(struct ss_live *l, const struct bench_opts *o)
+{
+	const unsigned long other = BASE + 2 * (o->size + o->stride + PMD_SZ);
+	int err = target_create(TARGET_LIVE, l->env, &l->pin);
+
+	if (!err)
+		err = live_file(l->pin, o, "swapped");
+	if (!err)
+		err = live_file(l->pin, o, "clean");
+	if (!err)
+		err = live_op(l->pin, (struct op){ .kind = OP_MMAP, .addr = BASE,
+						   .len = o->size + o->stride, .prot = PROT_READ,
+						   .flags = MAP_SHARED | MAP_LOCKED | MAP_POPULATE,
+						   .placement = OP_PLACE_FIXED, .file = "swapped" });
+	if (!err)
+		err = live_op(l->pin, (struct op){ .kind = OP_MMAP, .addr = other,
+						   .len = o->size + o->stride, .prot = PROT_READ,
+						   .flags = MAP_SHARED | MAP_LOCKED | MAP_POPULATE,
+						   .placement = OP_PLACE_FIXED, .file = "clean" });
+	for (unsigned long a = PG; a < o->size && !err; a += 2 * o->stride)
+		err = live_op(l->pin, (struct op){ .kind = OP_MUNMAP, .addr = BASE + a, .len = PG });
+	return err;
+}
+
+static int live_create(struct ss_live *l, const struct bench_opts *o)
+{
+	char err[256];
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	ret = target_env_create(&l->env);
+	if (ret)
+		return ret;
+	ret = target_env_set_swap(l->env, SWAP_BYTES, true, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vmalock: bench shmem-smaps: live: swap: %s\n", err);
+		return ret;
+	}
+	bench_progress(o->quiet, "shmem-smaps: live: writing two %lu MiB tmpfs files",
+		       (o->size + o->stride) >> 20);
+	ret = target_env_make_file(l->env, "swapped", true, o->size + o->stride);
+	if (!ret)
+		ret = target_env_make_file(l->env, "clean", true, o->size + o->stride);
+	if (!ret)
+		ret = live_pin(l, o);
+	if (!ret)
+		ret = live_swap_part(l, o);
+	return ret;
+}
+
+static void live_destroy(struct ss_live *l)
+{
+	target_destroy(l->pin);
+	if (l->env)
+		target_env_put(l->env);	/* removes the files, turns the swap off */
+}
+
+/* ---- measuring ---- */
+
+/* The sum of every record's Swap: in one whole read of @vr. */
+static long swap_kb_of(struct view_reader *vr)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	long kb = 0;
+
+	if (!f)
+		return -1;
+	/* view_reader_pass keeps nothing: read it again by hand, whole. */
+	for (;;) {
+		ssize_t n = vr->r ? vml_reader_read(vr->r, vr->buf, BENCH_READ_CHUNK) :
+				    read(vr->fd, vr->buf, BENCH_READ_CHUNK);
+
+		if (n <= 0)
+			break;
+		fwrite(vr->buf, 1, (size_t)n, f);
+	}
+	fclose(f);
+	if (vr->r)
+		vml_reader_rewind(vr->r);
+	else
+		lseek(vr->fd, 0, SEEK_SET);
+	for (const char *p = text; p && (p = strstr(p, "\nSwap:")); p++)
+		kb += strtol(p + 6, NULL, 10);
+	free(text);
+	return kb;
+}
+
+static void path_name(const struct vml_mm_stats *a, const struct vml_mm_stats *b, char *buf,
+		      size_t len)
+{
+	const char *base = b->shmem_swap_object > a->shmem_swap_object ? "object" :
+			   b->shmem_swap_walk > a->shmem_swap_walk ? "walk" :
+			   b->shmem_swap_none > a->shmem_swap_none ? "none" : "";
+	bool per_page = b->shmem_swap_per_page > a->shmem_swap_per_page;
+
+	snprintf(buf, len, "%s%s%s", base, *base && per_page ? "+" : "",
+		 per_page ? "per-page" : *base ? "" : "-");
+}
+
+static int sample(const struct bench_opts *o, struct ss_row *r, unsigned int smp)
+{
+	struct view_reader vr;
+	struct vml_mm_stats a, b;
+	uint64_t t0, t1;
+	int err = r->side == SIDE_LIVE ? view_reader_open_live(&vr, target_pid(r->live),
+							       VML_VIEW_SMAPS) :
+		  view_reader_open_model(&vr, r->mm, VML_VIEW_SMAPS, VML_LOCK_MMAP);
+
+	if (err)
+		return err;
+	if (!smp)
+		r->swap_kb = swap_kb_of(&vr);
+	if (r->mm)
+		vml_mm_stats(r->mm, &a);
+	t0 = vml_now_ns();
+	for (unsigned long i = 0; i < o->reads && !err; i++) {
+		long n = view_reader_pass(&vr, NULL);
+
+		if (n < 0)
+			err = (int)n;
+	}
+	t1 = vml_now_ns();
+	view_reader_close(&vr);
+	r->s[smp].seconds = (double)(t1 - t0) / 1e9;
+	r->s[smp].lookups_per_read = NAN;
+	if (r->mm) {
+		vml_mm_stats(r->mm, &b);
+		r->s[smp].lookups_per_read = (double)(b.shmem_swap_lookups - a.shmem_swap_lookups) /
+					     (double)o->reads;
+		if (!smp)
+			path_name(&a, &b, r->path, sizeof(r->path));
+	}
+	return err;
+}
+
+/* ---- output ---- */
+
+static double med(const struct ss_row *r, size_t off)
+{
+	double v[256];
+	unsigned int n = r->nr < 256 ? r->nr : 256;
+
+	for (unsigned int i = 0; i < n; i++)
+		v[i] = *(const double *)((const char *)&r->s[i] + off);
+	return n ? stat_median(v, n) : NAN;
+}
+
+#define MED(r, f) med((r), offsetof(struct ss_sample, f))
+
+static const struct ss_row *find(const struct ss_row *rows, unsigned int nr, enum ss_side side,
+				 enum ss_case c)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		if (rows[i].side == side && rows[i].kase == c && rows[i].nr)
+			return &rows[i];
+	return NULL;
+}
+
+static double ratio_to_anon(const struct ss_row *rows, unsigned int nr, const struct ss_row *r)
+{
+	const struct ss_row *anon = find(rows, nr, r->side, CASE_ANON);
+
+	return anon ? MED(r, seconds) / MED(anon, seconds) : NAN;
+}
+
+static void print_table(FILE *f, const struct bench_opts *o, const struct ss_row *rows,
+			unsigned int nr)
+{
+	fprintf(f, "# shmem-smaps (seed 004): a %lu MiB mapping, one page dirtied every %lu KiB; "
+		   "smaps read whole %lu times (4 KiB read()s); medians of %u samples\n",
+		o->size >> 20, o->stride >> 10, o->reads, o->samples);
+	fprintf(f, "# shmem files of %lu MiB, written whole; 'partly swapped': %lu pages pushed "
+		   "out; model: fast = shmem_swap_usage since 4.5, per-page = before; live: kernel "
+		   "%s\n", (o->size + o->stride) >> 20, (o->size / o->stride + 1) / 2, bench_kernel());
+	for (int c = 0; c < NCASES; c++)
+		fprintf(f, "#   %-8s %s\n", case_names[c], case_text[c]);
+	fprintf(f, "# seconds: for all the reads; /anon: over the anonymous case of the same row\n"
+		   "# group; +anon: seconds more than it (what the shmem swap accounting adds);\n"
+		   "# lookups: page-cache lookups a read made; path: shmem_swap_usage's (model)\n");
+	fprintf(f, "%-6s %-9s %-8s %10s %8s %9s %8s %10s  %s\n", "target", "smaps", "case",
+		"seconds", "/anon", "+anon", "swap_kB", "lookups", "path");
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct ss_row *r = &rows[i];
+		const struct ss_row *anon = find(rows, nr, r->side, CASE_ANON);
+
+		if (!r->nr)
+			continue;
+		fprintf(f, "%-6s %-9s %-8s %10.4f %8.3f %9.4f %8ld", r->side == SIDE_LIVE ? "live" :
+			"model", side_names[r->side], case_names[r->kase], MED(r, seconds),
+			ratio_to_anon(rows, nr, r), anon ? MED(r, seconds) - MED(anon, seconds) : NAN,
+			r->swap_kb);
+		if (r->side == SIDE_LIVE)
+			fprintf(f, " %10s  %s\n", "-", "-");
+		else
+			fprintf(f, " %10.0f  %s\n", MED(r, lookups_per_read), r->path);
+	}
+	fprintf(f, "seed (100 reads, after the patch):");
+	for (int c = 0; c < NCASES; c++)
+		fprintf(f, " %s %.3f s (%.2fx, %+.3f)", case_names[c], seed_s[c],
+			seed_s[c] / seed_s[CASE_ANON], seed_s[c] - seed_s[CASE_ANON]);
+	fprintf(f, "\n");
+}
+
+static void print_verdict(FILE *f, const struct ss_row *rows, unsigned int nr)
+{
+	for (int side = 0; side < NSIDES; side++) {
+		const struct ss_row *c[NCASES];
+		bool all = true;
+
+		for (int k = 0; k < NCASES; k++)
+			all &= (c[k] = find(rows, nr, (enum ss_side)side, (enum ss_case)k)) != NULL;
+		if (!all)
+			continue;
+		fprintf(f, "verdict (%s %s): private %.2fx, shared %.2fx, noswap %.2fx the anonymous "
+			   "case (seed: %.2fx, %.2fx, %.2fx); what the shmem cases add to it, over "
+			   "what private adds: shared %.2f, noswap %.2f (seed: %.2f, %.2f)\n",
+			side == SIDE_LIVE ? "live" : "model", side_names[side],
+			ratio_to_anon(rows, nr, c[0]), ratio_to_anon(rows, nr, c[1]),
+			ratio_to_anon(rows, nr, c[2]), seed_s[0] / seed_s[3], seed_s[1] / seed_s[3],
+			seed_s[2] / seed_s[3],
+			(MED(c[1], seconds) - MED(c[3], seconds)) / (MED(c[0], seconds) - MED(c[3], seconds)),
+			(MED(c[2], seconds) - MED(c[3], seconds)) / (MED(c[0], seconds) - MED(c[3], seconds)),
+			(seed_s[1] - seed_s[3]) / (seed_s[0] - seed_s[3]),
+			(seed_s[2] - seed_s[3]) / (seed_s[0] - seed_s[3]));
+	}
+}
+
+static int write_json(const char *path, const struct bench_opts *o, const struct ss_row *rows,
+		      unsigned int nr)
+{
+	json_t *doc = json_object(), *arr = json_array(), *seed = json_object();
+	int err;
+
+	json_set_str(doc, "scenario", "shmem-smaps");
+	json_set_str(doc, "kernel", bench_kernel());
+	json_set_u64(doc, "size", o->size);
+	json_set_u64(doc, "stride", o->stride);
+	json_set_u64(doc, "reads", o->reads);
+	json_set_u64(doc, "samples", o->samples);
+	for (int c = 0; c < NCASES; c++)
+		json_set_double(seed, case_names[c], seed_s[c]);
+	json_set_new(doc, "seed_seconds", seed);
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct ss_row *r = &rows[i];
+		json_t *row = json_object(), *per = json_array();
+
+		if (!r->nr)
+			continue;
+		json_set_str(row, "target", r->side == SIDE_LIVE ? "live" : "model");
+		json_set_str(row, "smaps", side_names[r->side]);
+		json_set_str(row, "case", case_names[r->kase]);
+		json_set_double(row, "seconds", MED(r, seconds));
+		json_set_double(row, "ratio_to_anon", ratio_to_anon(rows, nr, r));
+		if (find(rows, nr, r->side, CASE_ANON))
+			json_set_double(row, "seconds_over_anon",
+					MED(r, seconds) - MED(find(rows, nr, r->side, CASE_ANON), seconds));
+		json_set_i64(row, "swap_kb", r->swap_kb);
+		if (r->side != SIDE_LIVE) {
+			json_set_double(row, "lookups_per_read", MED(r, lookups_per_read));
+			json_set_str(row, "path", r->path);
+		}
+		for (unsigned int k = 0; k < r->nr; k++)
+			json_push_new(per, json_real(r->s[k].seconds));
+		json_set_new(row, "per_sample_seconds", per);
+		json_push_new(arr, row);
+	}
+	json_set_new(doc, "rows", arr);
+	err = json_write_file(doc, path);
+	json_decref(doc);
+	if (err)
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-err));
+	return err;
+}
+
+/* Each case's time over the anonymous one, grouped by case, a bar per side and the seed. */
+static int plot(const char *path, const struct bench_opts *o, const struct ss_row *rows,
+		unsigned int nr)
+{
+	const char *term = bench_plot_terminal(path);
+	char data[64], *script = NULL;
+	size_t len = 0;
+	FILE *d, *s;
+	int ret;
+
+	if (!term || bench_tmpfile(data, sizeof(data), &d))
+		return -EIO;
+	for (int c = 0; c < NCASES; c++) {
+		fprintf(d, "%s %.4f", case_names[c], seed_s[c] / seed_s[CASE_ANON]);
+		for (int side = 0; side < NSIDES; side++) {
+			const struct ss_row *r = find(rows, nr, (enum ss_side)side, (enum ss_case)c);
+
+			fprintf(d, " %.4f", r ? ratio_to_anon(rows, nr, r) : NAN);
+		}
+		fprintf(d, "\n");
+	}
+	fclose(d);
+	s = open_memstream(&script, &len);
+	if (!s) {
+		unlink(data);
+		return -ENOMEM;
+	}
+	fprintf(s, "%s\nset output '%s'\n", term, path);
+	fprintf(s, "set title 'shmem-smaps (seed 004): %lu MiB mapping, a page every %lu KiB, "
+		   "%lu reads of smaps; kernel %s'\n", o->size >> 20, o->stride >> 10, o->reads,
+		bench_kernel());
+	fprintf(s, "set style data histograms\nset style histogram clustered gap 1\n"
+		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\n"
+		   "set key top right\nset datafile missing 'nan'\n"
+		   "set ylabel 'time over the anonymous case (same target)'\nset yrange [0:*]\n"
+		   "plot '%s' using 2:xtic(1) lc rgb '#7f7f7f' title 'seed (2015 kernel, after)', "
+		   "'' using 3 lc rgb '#1f77b4' title 'model, fast', "
+		   "'' using 4 lc rgb '#d62728' title 'model, per-page (before)', "
+		   "'' using 5 lc rgb '#2ca02c' title 'live kernel'\n", data);
+	fclose(s);
+	ret = bench_gnuplot(script);
+	free(script);
+	unlink(data);
+	return ret ? -EIO : 0;
+}
+
+/* ---- the run ---- */
+
+int bench_shmem_smaps(const struct bench_opts *o)
+{
+	struct host_model_switches sw = host_model_switches();
+	struct ss_model models[2] = { 0 };
+	struct ss_live live = { 0 };
+	bool have_model[2] = { false, false }, have_live = false;
+	struct ss_row rows[NSIDES * NCASES] = { 0 };
+	unsigned int nr = 0;
+	int ret = 0, err = 0;
+
+	if (o->stride < 2 * PG || o->stride % PG || o->size % o->stride) {
+		fprintf(stderr, "vmalock: bench shmem-smaps: --size must be a multiple of --stride, "
+				"a multiple of the page size of at least 8K\n");
+		return EXIT_FAILURE;
+	}
+	for (int side = SIDE_FAST; o->model && side <= SIDE_PER_PAGE && !err; side++) {
+		enum vml_shmem_swap_usage usage = side == SIDE_FAST ? VML_SHMEM_SWAP_FAST :
+							VML_SHMEM_SWAP_PER_PAGE;
+
+		if (sw.shmem_swap_usage_set && sw.shmem_swap_usage != usage)
+			continue;
+		bench_progress(o->quiet, "shmem-smaps: model (%s): building", side_names[side]);
+		err = model_create(&models[side], o, usage);
+		have_model[side] = models[side].sys != NULL;
+		for (int c = 0; c < NCASES && !err; c++) {
+			rows[nr] = (struct ss_row){ .side = (enum ss_side)side, .kase = (enum ss_case)c };
+			err = model_case(&models[side], o, (enum ss_case)c, &rows[nr].mm);
+			nr++;
+		}
+	}
+	if (err) {
+		bench_progress_done(o->quiet);
+		fprintf(stderr, "vmalock: bench shmem-smaps: model: %s\n", strerror(-err));
+		ret = EXIT_FAILURE;
+		goto out;
+	}
+	if (o->live) {
+		err = live_create(&live, o);
+		have_live = true;
+		for (int c = 0; c < NCASES && !err; c++) {
+			rows[nr] = (struct ss_row){ .side = SIDE_LIVE, .kase = (enum ss_case)c };
+			err = live_case(&live, o, &rows[nr]);
+			nr++;
+		}
+		if (err) {
+			bench_progress_done(o->quiet);
+			fprintf(stderr, "vmalock: bench shmem-smaps: live: %s%s\n", strerror(-err),
+				err == -EPERM ? " (the live side needs root, for swap)" : "");
+			ret = EXIT_FAILURE;
+			goto out;
+		}
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		rows[i].s = vml_zalloc(o->samples * sizeof(*rows[i].s));
+		if (!rows[i].s) {
+			ret = EXIT_FAILURE;
+			goto out;
+		}
+	}
+	/* Samples in turn over every row. */
+	for (unsigned int smp = 0; smp < o->samples && !ret; smp++) {
+		for (unsigned int i = 0; i < nr && !ret; i++) {
+			bench_progress(o->quiet, "shmem-smaps: %s %s, %s, sample %u/%u",
+				       rows[i].side == SIDE_LIVE ? "live" : "model",
+				       side_names[rows[i].side], case_names[rows[i].kase], smp + 1,
+				       o->samples);
+			err = sample(o, &rows[i], smp);
+			if (err) {
+				bench_progress_done(o->quiet);
+				fprintf(stderr, "vmalock: bench shmem-smaps: %s: %s\n",
+					case_names[rows[i].kase], strerror(-err));
+				ret = EXIT_FAILURE;
+			}
+			rows[i].nr = smp + 1;
+		}
+	}
+	bench_progress_done(o->quiet);
+	if (!ret) {
+		print_table(stdout, o, rows, nr);
+		print_verdict(stdout, rows, nr);
+		fflush(stdout);
+		if (o->json && write_json(o->json, o, rows, nr))
+			ret = EXIT_FAILURE;
+		if (o->plot && plot(o->plot, o, rows, nr))
+			ret = EXIT_FAILURE;
+	}
+out:
+	for (unsigned int i = 0; i < nr; i++) {
+		if (rows[i].mm)
+			vml_mm_destroy(rows[i].mm);
+		target_destroy(rows[i].live);
+		vml_free(rows[i].s);
+	}
+	for (int side = 0; side < 2; side++)
+		if (have_model[side])
+			model_destroy(&models[side]);
+	if (have_live)
+		live_destroy(&live);
+	return ret;
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# shmem-smaps-live.sh VMALOCK: `bench shmem-smaps` on the live kernel at a
+# small size - a swap file turned on for the run, a shmem file partly pushed
+# out to it - checks that the live cases show the Swap the setup made, and
+# that afterwards the swap file is off and gone and no temporary directory
+# is left. TAP. Needs root (77 if not).
+set -u
+vmalock=$1
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+n=0
+failed=0
+ok() {	# ok STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		sed 's/^/#   /' out err 2>/dev/null
+	fi
+}
+# Its files ("swapped", "clean") in a /dev/shm/vmalock.XXXXXX of its own
+# (other runs on the machine may have directories there meanwhile).
+ours() { ls /dev/shm/vmalock.*/swapped /dev/shm/vmalock.*/clean 2>/dev/null; }
+before=$(ours)
+
+"$vmalock" bench shmem-smaps --target live --size 16M --stride 1M --reads 2 --samples 1 \
+	--json live.json --quiet >out 2>err
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -cE '^live +kernel +(private|shared|noswap|anon) ' out)" -eq 4 ]
+ok $? "shmem-smaps on the live kernel prints its four cases"
+python3 - live.json >err 2>&1 <<'PY'
+import json, sys
+rows = {r["case"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+assert set(rows) == {"private", "shared", "noswap", "anon"}, rows
+# 8 of the 16 pages after a dirtied one were pushed out: 32 kB, seen by both swapped cases
+assert rows["private"]["swap_kb"] == 32 and rows["shared"]["swap_kb"] == 32, rows
+assert rows["noswap"]["swap_kb"] == 0 and rows["anon"]["swap_kb"] == 0, rows
+PY
+ok $? "the partly swapped cases show the 32 kB pushed out, the others none"
+! grep -q 'vmalock-swap\.' /proc/swaps
+ok $? "the swap file is off afterwards"
+[ "$(ours)" = "$before" ]
+ok $? "its tmpfs files are gone"
+echo "1..$n"
+[ $failed -eq 0 ]
