@@ -26,6 +26,31 @@
 
 #define BENCH_MAX_LIST 16
 #define BENCH_LOCK_KERNEL (-1)	/* a live row: the kernel's own policy */
+#define BENCH_STEAL_KERNEL (-1)	/* a live row: the kernel's rwsem (6.18: mainline) */
+
+/*
+ * --steal: how readers may take mmap_lock past a queued writer, as bits of
+ * BENCH_STEAL_BIT(enum vml_steal_policy):
+ *   mainline           6.18: steal unless hand-off is pending (VML_STEAL_KERNEL)
+ *   nosteal            the 2026 series: mainline, but the drop-and-retake
+ *                      sites re-take with mmap_read_lock_nosteal
+ *                      (VML_STEAL_NOSTEAL_RETAKE)
+ *   not-behind-writer  Peter Zijlstra: never when the first waiter is a writer
+ *   never              never past any waiter
+ */
+#define BENCH_STEAL_BIT(p) (1u << (p))
+#define BENCH_STEAL_POLICIES 4
+/* The name of a policy (enum vml_steal_policy), or "kernel" for BENCH_STEAL_KERNEL. */
+const char *bench_steal_name(int policy);
+/* The policies in the order rows show them. */
+extern const int bench_steal_order[BENCH_STEAL_POLICIES];
+
+/* khugepaged --policy: which of seed 003's fixes a scanner row has (bits). */
+#define BENCH_KH_MAINLINE 0x01	/* none: 6.18 */
+#define BENCH_KH_RESUME   0x02	/* the per-mm resume address alone */
+#define BENCH_KH_SKIP     0x04	/* skip to the next candidate alone */
+#define BENCH_KH_DROP     0x08	/* drop and re-take after 1024 skipped VMAs alone */
+#define BENCH_KH_FIXED    0x10	/* all three: the series */
 
 struct bench_opts {
 	bool model, live;		/* --target */
@@ -47,7 +72,12 @@ struct bench_opts {
 	unsigned long kh_skip_vmas;	/* khugepaged: --skip-vmas ineligible VMAs */
 	unsigned int kh_ranges;		/* khugepaged: --ranges collapsible 2 MiB ranges */
 	unsigned int kh_scan_sleep_ms;	/* khugepaged: --scan-sleep between wakeups */
-	bool kh_mainline, kh_fixed;	/* khugepaged: --policy */
+	unsigned int kh_policies;	/* khugepaged: --policy, BENCH_KH_* */
+	unsigned int kh_uncollapsible;	/* khugepaged: --uncollapsible eligible ranges
+					 * khugepaged cannot collapse (sub-PMD DONTNEED) */
+	unsigned int steal;		/* --steal, BENCH_STEAL_BIT()s; 0: the scenario's
+					 * default (proc-vs-map: mainline; khugepaged: nosteal) */
+	bool trace;			/* --trace: lock dynamics from traces, both targets */
 	const char *json;		/* --json FILE */
 	const char *plot;		/* --plot FILE.png|FILE.svg */
 	bool quiet;			/* --quiet: no progress line */
@@ -68,9 +98,13 @@ struct pvm_sample {
 	struct lat_hist *hist;		/* every call's latency */
 };
 
+struct pvm_dyn;
+
 struct pvm_row {
 	enum target_kind target;
 	int lock;			/* enum vml_lock_policy, or BENCH_LOCK_KERNEL */
+	int steal;			/* enum vml_steal_policy, or BENCH_STEAL_KERNEL */
+	struct pvm_dyn *dyn;		/* --trace: what the traces said, else NULL */
 	unsigned int readers;
 	struct pvm_sample *s;		/* [samples], nr filled */
 	unsigned int nr;
@@ -99,6 +133,8 @@ struct pvm_result {
 	struct pvm_row *rows;
 	unsigned int nr_rows;
 	int mapper_cpu, reader_cpu;	/* -1: not pinned */
+	struct pvm_tracer *tracer;	/* --trace */
+	struct bench_host_lat *hostlat;	/* the host's timings fed to the model, or NULL */
 };
 
 /* Run every row; fills *@res (free with pvm_result_free). Return: 0 or an exit status. */
@@ -107,6 +143,8 @@ void pvm_result_free(struct pvm_result *res);
 void pvm_print_table(FILE *f, const struct pvm_result *res);
 int pvm_write_json(const char *path, const struct pvm_result *res);
 int pvm_plot(const char *path, const struct pvm_result *res);
+/* --trace: the traced lock-dynamics table, after the main one (bench/pvm_trace.c). */
+void pvm_print_dynamics(FILE *f, const struct pvm_result *res);
 /* The row for (@target, @lock, @readers), or NULL. */
 const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target, int lock,
 			       unsigned int readers);

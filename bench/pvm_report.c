@@ -57,7 +57,13 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
 		"# p50, p99, avg, ops, vmas, views = medians over samples (avg: a sample's mean,\n"
 		"# mapper.c's opavg, whose median the seeds report; views: whole views read)\n");
-	fprintf(f, "%-6s %-6s %7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n", "target", "lock",
+	if (o->steal)
+		fprintf(f, "# steal: how model readers may take mmap_lock past a queued writer "
+			   "(--steal; live: the kernel's own)\n");
+	fprintf(f, "%-6s %-6s ", "target", "lock");
+	if (o->steal)
+		fprintf(f, "%-17s ", "steal");
+	fprintf(f, "%7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n",
 		"readers", "max_med", "max_min", "max_max", "p50", "p99", "avg", "ops", "vmas",
 		"views");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
@@ -65,8 +71,10 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%-6s %-6s %7u", target_kind_name(row->target),
-			bench_lock_name(row->lock), row->readers);
+		fprintf(f, "%-6s %-6s ", target_kind_name(row->target), bench_lock_name(row->lock));
+		if (o->steal)
+			fprintf(f, "%-17s ", bench_steal_name(row->steal));
+		fprintf(f, "%7u", row->readers);
 		put_us(f, row->max_us);
 		put_us(f, row->max_min_us);
 		put_us(f, row->max_worst_us);
@@ -114,6 +122,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		per = json_array();
 		json_set_str(r, "target", target_kind_name(row->target));
 		json_set_str(r, "lock", bench_lock_name(row->lock));
+		json_set_str(r, "steal", bench_steal_name(row->steal));
 		json_set_u64(r, "readers", row->readers);
 		json_set_double(r, "p50_us", row->p50_us);
 		json_set_double(r, "p99_us", row->p99_us);

@@ -16,7 +16,12 @@
 
 static const char *const target_words[] = { "model", "live", "both", NULL };
 static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
-static const char *const policy_words[] = { "mainline", "fixed", "both", NULL };
+/* khugepaged --policy: the fixes of seed 003, alone and together */
+static const char *const policy_words[] = { "mainline", "resume", "skip", "drop", "fixed", "both",
+					    "all", NULL };
+/* --steal, in the order of bench_steal_order[] */
+static const char *const steal_words[] = { "mainline", "nosteal", "not-behind-writer", "never",
+					   "all", NULL };
 
 /* --record-ns auto | N */
 static int set_record_ns(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
@@ -92,8 +97,27 @@ const struct cli_opt bench_opt_table[] = {
 	  "khugepaged: collapsible 2 MiB ranges [8]" },
 	{ "--scan-sleep", "MS", cli_set_uint, B(o.kh_scan_sleep_ms), 1, 60000, NULL,
 	  "khugepaged: sleep between wakeups [10]" },
-	{ "--policy", "mainline|fixed|both", cli_set_choice, B(policy), 0, 0, policy_words,
-	  "khugepaged: the scanner policy [both]" },
+	{ "--policy", "LIST", cli_set_wordset, B(policies), 0, 0, policy_words,
+	  "khugepaged: scanner rows, a comma list of mainline (6.18),\n"
+	  "resume (the per-mm resume address alone), skip (skip to the\n"
+	  "next candidate alone), drop (drop and re-take the lock after\n"
+	  "1024 skipped VMAs alone), fixed (all three: the series); both =\n"
+	  "mainline,fixed; all = every one [both]" },
+	{ "--uncollapsible", "N", cli_set_uint, B(o.kh_uncollapsible), 0, 4096, NULL,
+	  "khugepaged: eligible 2 MiB ranges it cannot collapse (every PTE\n"
+	  "cleared by a sub-PMD MADV_DONTNEED: more pte_none than\n"
+	  "max_ptes_none), before the collapsible ones [0]" },
+	{ "--steal", "LIST", cli_set_wordset, B(steals), 0, 0, steal_words,
+	  "mmap_lock reader stealing, model rows for each (comma list):\n"
+	  "mainline (6.18), nosteal (the 2026 series: readers that drop\n"
+	  "the lock for a writer re-take it without stealing),\n"
+	  "not-behind-writer (never steal when a writer is first in the\n"
+	  "queue), never; all = the four [proc-vs-map, run: mainline;\n"
+	  "khugepaged: nosteal]" },
+	{ "--trace", NULL, cli_set_flag, B(o.trace), 0, 0, NULL,
+	  "proc-vs-map, run: trace the lock on both targets (the kernel's\n"
+	  "mmap_lock and sched tracepoints, root; the model's own events)\n"
+	  "and print the lock dynamics side by side" },
 	{ "--json", "FILE", cli_set_json_path, B(o.json), 0, 0, NULL,
 	  "write the results as JSON (checked before the run)" },
 	{ "--plot", "FILE.png|FILE.svg", cli_set_plot_path, B(o.plot), 0, 0, NULL,
@@ -151,7 +175,8 @@ void bench_cli_default(struct bench_cli *c)
 	c->locks = CLI_LOCK_MMAP | CLI_LOCK_VMA;
 	c->readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
 	c->sizes = (struct cli_ulist){ .v = { 1000, 10000, 65530, 1000000 }, .nr = 4 };
-	c->policy = 2;	/* both */
+	c->policies = 1u << 5;	/* both */
+	c->steals = 0;		/* the scenario's default */
 }
 
 void bench_cli_finish(struct bench_cli *c)
@@ -168,8 +193,19 @@ void bench_cli_finish(struct bench_cli *c)
 	for (unsigned int i = 0; i < c->sizes.nr; i++)
 		o->sizes[i] = c->sizes.v[i];
 	o->nr_sizes = c->sizes.nr;
-	o->kh_mainline = c->policy != 1;
-	o->kh_fixed = c->policy != 0;
+	o->kh_policies = 0;
+	for (int i = 0; i < 5; i++)
+		if (c->policies & (1u << i))
+			o->kh_policies |= 1u << i;	/* BENCH_KH_MAINLINE.. BENCH_KH_FIXED */
+	if (c->policies & (1u << 5))
+		o->kh_policies |= BENCH_KH_MAINLINE | BENCH_KH_FIXED;
+	if (c->policies & (1u << 6))
+		o->kh_policies |= BENCH_KH_MAINLINE | BENCH_KH_RESUME | BENCH_KH_SKIP |
+				  BENCH_KH_DROP | BENCH_KH_FIXED;
+	o->steal = 0;
+	for (int i = 0; i < BENCH_STEAL_POLICIES; i++)
+		if (c->steals & (1u << i) || c->steals & (1u << BENCH_STEAL_POLICIES))
+			o->steal |= BENCH_STEAL_BIT(bench_steal_order[i]);
 }
 
 static int scenario_arg(void *opts, const char *arg)
@@ -225,6 +261,7 @@ int cmd_bench(int argc, char **argv)
 	ret = bench_proc_vs_map(&c.o, &res);
 	if (!ret) {
 		pvm_print_table(stdout, &res);
+		pvm_print_dynamics(stdout, &res);
 		fflush(stdout);
 		if (c.o.json && pvm_write_json(c.o.json, &res))
 			ret = EXIT_CHECK_FAILED;

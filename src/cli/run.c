@@ -157,6 +157,7 @@ int cmd_run(int argc, char **argv)
 	ret = bench_proc_vs_map(o, &res);
 	if (!ret) {
 		pvm_print_table(stdout, &res);
+		pvm_print_dynamics(stdout, &res);
 		fflush(stdout);
 		if (o->json && pvm_write_json(o->json, &res))
 			ret = EXIT_CHECK_FAILED;

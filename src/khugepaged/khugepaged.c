@@ -43,7 +43,7 @@
 struct mm_slot {
 	struct list_head node;		/* [k->lock] on k->mm_head */
 	struct mm *mm;			/* [I] pinned with mmgrab */
-	unsigned long address;		/* [scanner] FIXED: where this mm's scan resumes */
+	unsigned long address;		/* [scanner] FIX_RESUME: where this mm's scan resumes */
 };
 
 struct vml_khugepaged {
@@ -70,7 +70,8 @@ int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_confi
 {
 	struct vml_khugepaged *k;
 
-	if (!sys || !out || (cfg && cfg->policy > VML_KHUGEPAGED_FIXED))
+	if (!sys || !out || (cfg && (cfg->policy > VML_KHUGEPAGED_FIXED ||
+				     (cfg->fixes & ~VML_KHUGEPAGED_FIX_ALL))))
 		return -EINVAL;
 	if (cfg && (cfg->max_ptes_none >= HPAGE_PMD_NR || cfg->max_ptes_swap >= HPAGE_PMD_NR ||
 		    cfg->max_ptes_shared >= HPAGE_PMD_NR))
@@ -93,6 +94,8 @@ int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_confi
 		k->cfg.max_ptes_shared = HPAGE_PMD_NR / 2;
 	if (!k->cfg.max_skip_batch)
 		k->cfg.max_skip_batch = 1024;
+	if (!k->cfg.fixes && k->cfg.policy == VML_KHUGEPAGED_FIXED)
+		k->cfg.fixes = VML_KHUGEPAGED_FIX_ALL;
 	INIT_LIST_HEAD(&k->mm_head);
 	spin_lock_init(&k->lock, LOCK_CLASS_KHUGEPAGED);
 	*out = k;
@@ -148,7 +151,9 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		.note_unlock = note_unlock,
 		.arg = k,
 	};
-	bool fixed = k->cfg.policy == VML_KHUGEPAGED_FIXED;
+	bool resume = k->cfg.fixes & VML_KHUGEPAGED_FIX_RESUME;
+	bool skip = k->cfg.fixes & VML_KHUGEPAGED_FIX_SKIP;
+	bool drop = k->cfg.fixes & VML_KHUGEPAGED_FIX_DROP;
 	unsigned int progress = 0, skipped = 0;
 	struct vma_iterator vmi;
 	struct mm_slot *slot;
@@ -165,8 +170,8 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	slot = k->cursor;
 	spin_unlock(&k->lock);
 	mm = slot->mm;
-	/* MAINLINE resumes from the one global address, FIXED from the mm's own. */
-	addr = fixed ? &slot->address : &k->address;
+	/* MAINLINE resumes from the one global address, FIX_RESUME from the mm's own. */
+	addr = resume ? &slot->address : &k->address;
 
 	if (!mmget_not_zero(mm)) {
 		exiting = true;
@@ -188,19 +193,23 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		if (!collapse_vma_eligible(vma)) {
 			stat_inc(&k->st.vmas_skipped);
 			progress++;
-			if (!fixed)
-				continue;
-			/* Skip to the next candidate... */
-			*addr = (vma->vm_end + PMD_SIZE - 1) & PMD_MASK;
-			/* ...and after a batch of them let a queued writer in (seed 003 patch 5). */
-			if (++skipped >= k->cfg.max_skip_batch) {
+			/* Skip to the next candidate (seed 003 patch 2)... */
+			if (skip)
+				*addr = (vma->vm_end + PMD_SIZE - 1) & PMD_MASK;
+			/* ...and after a batch of them let a queued writer in (patch 5). */
+			if (drop && ++skipped >= k->cfg.max_skip_batch) {
+				unsigned long from = skip ? *addr : vma->vm_end;
+
 				note_unlock(k, vml_now_ns() - cc.lock_taken_ns);
 				mmap_read_unlock(mm);
 				sched_yield();
-				mmap_read_lock_nosteal(mm);
+				if (mmap_retake_nosteal(mm))
+					mmap_read_lock_nosteal(mm);
+				else
+					mmap_read_lock(mm);
 				cc.lock_taken_ns = vml_now_ns();
 				stat_inc(&k->st.lock_drops);
-				vma_iter_set(&vmi, *addr);	/* the next candidate, in the new hold */
+				vma_iter_set(&vmi, from);	/* the next candidate, in the new hold */
 				skipped = 0;
 			}
 			continue;
@@ -227,7 +236,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		}
 	}
 	/* Every VMA has been examined. */
-	if (fixed)
+	if (resume)
 		*addr = 0;
 out_locked:
 	note_unlock(k, vml_now_ns() - cc.lock_taken_ns);
@@ -240,7 +249,7 @@ advance:
 	/*
 	 * Move on when the mm exited or no VMA is left to look at: the walk
 	 * finished, or the trylock failed. MAINLINE thereby forgets where a
-	 * contended mm's scan was; FIXED keeps it in the slot.
+	 * contended mm's scan was; FIX_RESUME keeps it in the slot.
 	 */
 	if (exiting || !vma) {
 		k->cursor = slot->node.next != &k->mm_head ?

@@ -386,7 +386,8 @@ static int show_smaps_rollup(struct seq_file *m, void *v)
 		/* Let a queued writer in; pos (last_vma_end) is where the walk resumes. */
 		if (is_mmap_lock_contended(priv)) {
 			stat_inc(&priv->mm->stats.proc_contended_drops);
-			ret = proc_maps_relock(priv, priv->flags & VML_READER_NOSTEAL);
+			ret = proc_maps_relock(priv, (priv->flags & VML_READER_NOSTEAL) ||
+						     mmap_retake_nosteal(priv->mm));
 			if (ret)
 				goto out;
 		}

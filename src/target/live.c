@@ -458,6 +458,26 @@ int target_live_mapper_run(struct target *t, uint64_t duration_ns, uint64_t slee
 	return call_lat(t, rep);
 }
 
+int target_live_kh_layout(struct target *t, unsigned long base, unsigned long vmas,
+			  unsigned int ranges, unsigned int uncollapsible, unsigned long *first,
+			  struct child_lat_rep *rep)
+{
+	struct child_req *q;
+	int ret;
+
+	if (t->kind != TARGET_LIVE || !t->priv)
+		return -EINVAL;
+	q = lat_req(t, CHILD_KH_LAYOUT);
+	q->addr = base;
+	q->len = vmas;
+	q->new_len = ranges;
+	q->offset = uncollapsible;
+	ret = call_lat(t, rep);
+	if (!ret)
+		*first = rep->addr;
+	return ret;
+}
+
 const struct target_ops target_live_ops = {
 	.create = live_create,
 	.destroy = live_destroy,

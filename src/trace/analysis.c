@@ -414,6 +414,11 @@ static int wait_end(struct trace_analysis *a, uint32_t mi, uint32_t ti, uint64_t
 		trace_stat_add(&t->wait[t->st_wait - 1], since(ts, t->wait_start));
 	if (*contended && !t->wait_woken && t->st_wait - 1 == TRACE_WRITE_MODE)
 		trace_stat_add(&t->spun, since(ts, t->wait_start));
+	if (t->st_wait - 1 == TRACE_WRITE_MODE && t->wait_steals) {
+		t->stolen_waits++;
+		if (a->handoff_ns && since(ts, t->wait_start) >= a->handoff_ns)
+			t->handoffs++;
+	}
 	for (size_t i = 0; i < t->nr_cur; i++) {
 		const struct trace_blame *c = &t->cur[i];
 		struct trace_blame *b;
@@ -475,6 +480,7 @@ static int on_start(struct trace_analysis *a, const struct trace_event *ev)
 	}
 	t->st_wait = 1 + write;
 	t->wait_start = ev->ts;
+	t->wait_steals = 0;
 	t->woken = false;
 	t->wait_woken = false;
 	t->nr_cur = 0;
@@ -520,8 +526,14 @@ static int on_acquired(struct trace_analysis *a, const struct trace_event *ev)
 		ret = wait_end(a, mi, ti, ev->ts, &contended);
 		if (ret)
 			return ret;
-		if (writer_queued && !contended)
-			a->mms[mi].tasks[ti].steals++;
+		if (writer_queued && !contended) {
+			struct trace_mm *mm = &a->mms[mi];
+
+			mm->tasks[ti].steals++;
+			for (size_t i = 0; i < mm->nr_waiters; i++)
+				if (mm->tasks[mm->waiters[i]].st_wait - 1 == TRACE_WRITE_MODE)
+					mm->tasks[mm->waiters[i]].wait_steals++;
+		}
 		/* A queued reader got the lock when the last holder let it in. */
 		if (contended && !write && success) {
 			since_ts = VML_MAX(wait_start, a->mms[mi].last_free_ts);

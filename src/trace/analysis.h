@@ -17,7 +17,13 @@
  *     counts too); ->spun: a writer's waits in which it was never woken
  *     (spinning on the owner; meaningful only when its sched_wakeups are
  *     fed); ->steals: read acquisitions that went past a queued writer
- *     without waiting (the rwsem's reader lock stealing);
+ *     without waiting (the rwsem's reader lock stealing; a writer still
+ *     spinning before it queued counts as queued: the tracepoints cannot
+ *     tell); ->stolen_waits: a writer's waits that such a steal went past;
+ *     ->handoffs: those that lasted at least ->handoff_ns of the analysis
+ *     (the shortest wait after which the rwsem lets a writer force
+ *     hand-off, 1 tick at HZ=250): inferred hand-offs, since no tracepoint
+ *     shows the HANDOFF bit - only the steals stop and the writer gets in;
  *   - for each wait, every other task that held the lock meanwhile in a
  *     conflicting mode and for how long its holds overlapped the wait (a
  *     reader that releases and re-takes the lock during one wait is one
@@ -94,6 +100,8 @@ struct trace_task {
 	uint64_t wakeups;		/* sched_wakeups while waiting */
 	uint64_t failed;		/* acquire_returned without success */
 	uint64_t steals;		/* read acquisitions past a queued writer */
+	uint64_t stolen_waits;		/* write waits a reader's steal went past */
+	uint64_t handoffs;		/* ...that lasted >= handoff_ns: inferred hand-offs */
 	struct trace_blame *blame;	/* who held the lock while it waited */
 	size_t nr_blame;
 
@@ -101,6 +109,7 @@ struct trace_task {
 	uint8_t st_wait, st_hold;	/* 0 none, else 1 + TRACE_READ/WRITE_MODE */
 	bool have_release, woken, wait_woken;
 	uint64_t wait_start, hold_start, release_ts, woken_ts;
+	uint64_t wait_steals;		/* steals past this open write wait */
 	struct trace_blame *cur;	/* the open wait's holders */
 	size_t nr_cur, cap_cur, cap_blame;
 };
@@ -119,6 +128,7 @@ struct trace_mm {
 
 struct trace_analysis {
 	uint64_t mm_filter;		/* 0: every mm */
+	uint64_t handoff_ns;		/* 0: infer no hand-offs (set after init) */
 	struct trace_mm *mms;
 	size_t nr_mms;
 	uint64_t events;		/* fed, lock and sched */
