@@ -83,6 +83,9 @@ struct bench_opts {
 	bool quiet;			/* --quiet: no progress line */
 	long record_ns;			/* --record-ns: model readers' extra ns per record;
 					 * -1 (auto): calibrated against the live kernel */
+	long call_ns;			/* --call-ns: model readers' extra ns per read() call,
+					 * outside locks; -1 (auto): measured against the
+					 * live kernel */
 	const char *note;		/* printed under the table header, if set */
 };
 
@@ -120,6 +123,11 @@ struct bench_calibration {
 	bool done;
 	double live_ns, model_ns;	/* per record (VMA), uncontended */
 	double record_ns;		/* what model readers are charged: live - model, >= 0 */
+	/* per read() call, outside the lock: an EOF read() of the view (a whole
+	 * system call and seq_read, no lock taken) on each side */
+	double live_call_ns, model_call_ns;
+	double syscall_ns;		/* a null system call (getppid) */
+	double call_ns;			/* charged per call: live - model + syscall, >= 0 */
 };
 
 /* Measure it (bench/calibrate.c). Return: 0 or -errno. */
@@ -129,6 +137,7 @@ struct pvm_result {
 	const struct bench_opts *o;
 	struct bench_calibration cal;	/* model readers' charge (cal.done: measured) */
 	double record_ns;		/* the charge applied (measured or --record-ns) */
+	double call_ns;			/* per read() call (measured or --call-ns) */
 	enum vml_view view;
 	struct pvm_row *rows;
 	unsigned int nr_rows;

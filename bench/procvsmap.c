@@ -53,6 +53,7 @@ struct pvm_run {
 	uint64_t seed;
 	struct vml_mm *mm;		/* model */
 	uint64_t record_ns;		/* model readers' calibration charge */
+	uint64_t call_ns;		/* ...per read() call, outside the lock */
 	unsigned long region;		/* model */
 	pid_t pid;			/* live */
 	struct lat_hist *hist;		/* the mapper's calls */
@@ -83,6 +84,8 @@ static void *reader_main(void *arg)
 		ret = view_reader_open_model(&vr, r->mm, r->view, r->lock);
 		if (!ret && vr.r && r->record_ns)
 			ret = vml_reader_set_record_cost(vr.r, r->record_ns);
+		if (!ret && vr.r && r->call_ns)
+			ret = vml_reader_set_call_cost(vr.r, r->call_ns);
 	} else
 		ret = view_reader_open_live(&vr, r->pid, r->view);
 	if (ret) {
@@ -353,6 +356,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.reader_cpu = res->reader_cpu,
 		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
 		.record_ns = (uint64_t)res->record_ns,
+		.call_ns = (uint64_t)res->call_ns,
 	};
 	uint64_t vmas = 0;
 	int ret;
@@ -413,19 +417,24 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	if (o->trace && pvm_tracer_open(o, &res->tracer))
 		return EXIT_FAILURE;
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
-	if (o->model && o->record_ns >= 0) {
-		res->record_ns = (double)o->record_ns;
-	} else if (o->model && o->view != TARGET_VIEW_QUERY && target_live_available()) {
+	res->record_ns = o->record_ns >= 0 ? (double)o->record_ns : 0;
+	res->call_ns = o->call_ns >= 0 ? (double)o->call_ns : 0;
+	if (o->model && (o->record_ns < 0 || o->call_ns < 0) && o->view != TARGET_VIEW_QUERY &&
+	    target_live_available()) {
 		bench_progress(o->quiet, "proc-vs-map: calibrating %s record cost against the live "
 			       "kernel ...", bench_view_name(o->view));
 		ret = bench_calibrate_record(o->view, &res->cal);
 		if (ret) {
 			bench_progress_done(o->quiet);
 			fprintf(stderr, "vmalock bench: calibration against the live kernel failed: "
-					"%s (use --record-ns N to set it)\n", strerror(-ret));
+					"%s (use --record-ns N and --call-ns N to set it)\n",
+				strerror(-ret));
 			return EXIT_FAILURE;
 		}
-		res->record_ns = res->cal.record_ns;
+		if (o->record_ns < 0)
+			res->record_ns = res->cal.record_ns;
+		if (o->call_ns < 0)
+			res->call_ns = res->cal.call_ns;
 	}
 	steal = o->steal ? o->steal : BENCH_STEAL_BIT(VML_STEAL_KERNEL);
 	nsteal = (unsigned int)__builtin_popcount(steal);

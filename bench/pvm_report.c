@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "target/host.h"
 #include "util/json.h"
 #include "util/alloc.h"
 
@@ -27,6 +28,35 @@ static void put_us(FILE *f, double us)
 		fprintf(f, " %10.1f", us);
 	else
 		fprintf(f, " %10.0f", us);
+}
+
+/* What the model was fed from this host, and where each figure came from. */
+static void pvm_print_host(FILE *f, const struct pvm_result *res)
+{
+	const struct bench_opts *o = res->o;
+	const struct host_profile *hp;
+
+	if (res->cal.done && o->record_ns < 0)
+		fprintf(f, "# model readers charged %.0f ns per record: measured now, the live kernel "
+			   "takes %.0f ns and the model %.0f ns per %s record\n",
+			res->record_ns, res->cal.live_ns, res->cal.model_ns, bench_view_name(res->view));
+	else
+		fprintf(f, "# model readers charged %.0f ns per record (--record-ns)\n",
+			res->record_ns);
+	if (res->cal.done && o->call_ns < 0)
+		fprintf(f, "# ... and %.0f ns per read() call, outside the lock: measured now, an "
+			   "end-of-file read() takes the live kernel %.0f ns and the model %.0f ns, "
+			   "plus a system call (%.0f ns) for the model writer's return from "
+			   "futex_wait\n", res->call_ns, res->cal.live_call_ns, res->cal.model_call_ns,
+			res->cal.syscall_ns);
+	else
+		fprintf(f, "# ... and %.0f ns per read() call, outside the lock (--call-ns)\n",
+			res->call_ns);
+	if (!host_profile_current(&hp) && hp->hz)
+		fprintf(f, "# mmap_lock hand-off after RWSEM_WAIT_TIMEOUT = %llu jiffies at HZ=%u "
+			   "(%s), counted from the tick a waiter queued in: %.0f-%.0f ms\n",
+			(unsigned long long)((hp->hz + 249) / 250), hp->hz, hp->hz_source,
+			(double)hp->handoff_ns / 1e6, (double)hp->handoff_ns / 1e6 + 1000.0 / hp->hz);
 }
 
 void pvm_print_table(FILE *f, const struct pvm_result *res)
@@ -46,13 +76,8 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 	fprintf(f, "; kernel %s; seed %llu\n", bench_kernel(), (unsigned long long)o->seed);
 	if (o->note)
 		fprintf(f, "# note: %s\n", o->note);
-	if (res->cal.done)
-		fprintf(f, "# model readers charged %.0f ns per record: measured now, the live kernel "
-			   "takes %.0f ns and the model %.0f ns per %s record\n",
-			res->record_ns, res->cal.live_ns, res->cal.model_ns, bench_view_name(res->view));
-	else if (o->model)
-		fprintf(f, "# model readers charged %.0f ns per record (--record-ns)\n",
-			res->record_ns);
+	if (o->model)
+		pvm_print_host(f, res);
 	fprintf(f, "# latency of the mapper's mmap()/munmap() calls in microseconds:\n"
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
 		"# p50, p99, avg, ops, vmas, views = medians over samples (avg: a sample's mean,\n"

@@ -29,6 +29,7 @@ struct pvm_tracer {
 	uint64_t handoff_ns;		/* the shortest wait after which hand-off can happen */
 	uint64_t live_mm;
 	uint64_t lost_before;
+	bool model_sched;		/* this model sample's sched events come from tracefs */
 };
 
 int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
@@ -102,8 +103,13 @@ static void extract(struct pvm_dyn *dyn, const struct trace_analysis *a, uint64_
 			trace_stat_merge(&dyn->wr_acquire, &t->acquire[TRACE_WRITE_MODE]);
 			trace_stat_merge(&dyn->wr_wait, &t->wait[TRACE_WRITE_MODE]);
 			trace_stat_merge(&dyn->wr_wake, &t->wake);
+			trace_stat_merge(&dyn->wr_rel_wake, &t->release_wake);
+			trace_stat_merge(&dyn->wr_run_acq, &t->run_acquire);
 			dyn->wr_wakeups += t->wakeups;
 			dyn->stolen_waits += t->stolen_waits;
+			dyn->race_unwoken += t->race_unwoken;
+			dyn->race_slow += t->race_slow;
+			dyn->race_ran += t->race_ran;
 			dyn->handoffs += t->handoffs;
 		} else if (in(t->pid, readers, nr)) {
 			trace_stat_merge(&dyn->rd_hold, &t->hold[TRACE_READ]);
@@ -116,26 +122,72 @@ static void extract(struct pvm_dyn *dyn, const struct trace_analysis *a, uint64_
 
 void pvm_trace_model_start(struct pvm_tracer *tr)
 {
-	if (tr)
-		vml_trace_start(0);
+	if (!tr)
+		return;
+	/*
+	 * With a tracefs session, the model's wake-ups and context switches are
+	 * the kernel's own sched events of its threads (the same events as the
+	 * live rows'); its lock events are its own. Lock events of no mm
+	 * (filter mm == 1), sched events of every task (the mapper's thread id
+	 * is not known yet; ours are picked out afterwards).
+	 */
+	tr->model_sched = false;
+	if (tr->s && !trace_session_set_mm(tr->s, 1) && !trace_session_set_pids(tr->s, NULL, 0) &&
+	    !trace_session_discard(tr->s))
+		tr->model_sched = true;
+	vml_trace_start(0);
 }
 
-struct two {
-	struct trace_analysis *a, *b;
-	int err;
+/* A growing array of events. */
+struct evvec {
+	struct trace_event *v;
+	size_t n, cap;
+	const pid_t *pids;	/* keep sched events of these only */
+	unsigned int nr_pids;
+	bool drop_sched;	/* keep no sched event */
 };
 
-static int feed_two(const struct trace_event *ev, void *arg)
+static int evvec_add(const struct trace_event *ev, void *arg)
 {
-	struct two *t = arg;
-	int ret = trace_analysis_feed(t->a, ev);
+	struct evvec *e = arg;
+	bool sched = ev->kind == TRACE_SCHED_WAKEUP || ev->kind == TRACE_SCHED_SWITCH;
 
-	if (!ret)
-		ret = trace_analysis_feed(t->b, ev);
-	if (ret == -EINVAL)
-		ret = 0;	/* an event the analysis does not take: not fatal */
-	t->err = ret;
-	return ret;
+	if (sched && (e->drop_sched || (e->pids && !in(ev->pid, e->pids, e->nr_pids))))
+		return 0;
+	if (e->n == e->cap) {
+		size_t n = e->cap ? e->cap * 2 : 65536;
+		struct trace_event *p = vml_realloc(e->v, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		e->v = p;
+		e->cap = n;
+	}
+	e->v[e->n++] = *ev;
+	return 0;
+}
+
+/* Feed @a and @b the merge (by time) of @x and @y. */
+static int feed_merged(struct trace_analysis *a, struct trace_analysis *b,
+		       const struct evvec *x, const struct evvec *y)
+{
+	size_t i = 0, j = 0;
+
+	while (i < x->n || j < y->n) {
+		const struct trace_event *ev;
+		int ret;
+
+		if (j == y->n || (i < x->n && x->v[i].ts <= y->v[j].ts))
+			ev = &x->v[i++];
+		else
+			ev = &y->v[j++];
+		ret = trace_analysis_feed(a, ev);
+		if (!ret)
+			ret = trace_analysis_feed(b, ev);
+		if (ret && ret != -EINVAL)	/* -EINVAL: an event it does not take */
+			return ret;
+	}
+	return 0;
 }
 
 int pvm_trace_model_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, const void *mm,
@@ -144,7 +196,8 @@ int pvm_trace_model_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, const void *
 {
 	struct trace_analysis am, av;
 	uint64_t m = (uint64_t)(uintptr_t)mm, lost = 0;
-	struct two t = { &am, &av, 0 };
+	struct evvec own = { .drop_sched = tr && tr->model_sched }, kern = { 0 };
+	pid_t *pids = NULL;
 	const struct trace_mm *tv;
 	int ret;
 
@@ -154,7 +207,20 @@ int pvm_trace_model_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, const void *
 	trace_analysis_init(&am, m);
 	trace_analysis_init(&av, m | TRACE_VMA_TAG);
 	am.handoff_ns = tr->handoff_ns;
-	ret = vml_trace_collect(feed_two, &t, &lost);
+	ret = vml_trace_collect(evvec_add, &own, &lost);
+	if (!ret && tr->model_sched) {
+		pids = vml_malloc((nr + 1) * sizeof(*pids));
+		ret = pids ? 0 : -ENOMEM;
+		if (pids) {
+			pids[0] = mapper;
+			memcpy(pids + 1, readers, nr * sizeof(*pids));
+			kern.pids = pids;
+			kern.nr_pids = nr + 1;
+			ret = trace_session_poll(tr->s, true, evvec_add, &kern);
+		}
+	}
+	if (!ret)
+		ret = feed_merged(&am, &av, &own, &kern);
 	if (!ret) {
 		extract(dyn, &am, m, mapper, readers, nr);
 		dyn->lost += lost;
@@ -169,6 +235,9 @@ int pvm_trace_model_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, const void *
 	}
 	trace_analysis_fini(&am);
 	trace_analysis_fini(&av);
+	vml_free(own.v);
+	vml_free(kern.v);
+	vml_free(pids);
 	vml_trace_reset();
 	return ret;
 }
@@ -255,23 +324,30 @@ void pvm_print_dynamics(FILE *f, const struct pvm_result *res)
 		any |= res->rows[k].dyn && res->rows[k].dyn->samples;
 	if (!any)
 		return;
-	fprintf(f, "\n# lock dynamics from traces (--trace): the mmap_lock of the mapper's mm, "
-		   "all samples together; times in us (p50/p99 within 2x: log2 buckets)\n"
-		   "# rd_hold: a reader's hold; rd_gap: its release -> next attempt; "
-		   "wr_wait: the mapper's contended write acquisitions (per s, p50, p99, max);\n"
-		   "# steal/s: reads past the queued mapper; stolen%%: write waits a steal went "
-		   "past; hoff/s: those >= %.1f ms (inferred hand-offs; [rwsem]: the model's "
-		   "own count);\n# wake: the mapper's wake-up -> running while waiting; vma_wait: "
-		   "the model mapper's waits for VMA readers (p50, max)\n",
-		   res->tracer ? (double)res->tracer->handoff_ns / 1e6 : 4.0);
-	fprintf(f, "%-6s %-6s %-17s %3s %6s %6s %6s %6s %6s %6s %6s %6s %7s %6s %6s %8s %6s %6s "
-		   "%6s %6s %5s\n",
+	fprintf(f, "\n# lock dynamics from traces (--trace): the mmap_lock of the mapper's mm, all "
+		   "samples together; times in us, p50/p99 within 2x (log2 buckets)\n"
+		   "# hold: a reader's hold; gap: its release -> its next attempt; wait: the "
+		   "mapper's contended write acquisitions (per s, p50, p99, max)\n"
+		   "# steal/s: reads past the queued mapper; stoln%%: write waits a steal went past; "
+		   "hoff/s: those >= %.1f ms (inferred hand-offs; [rwsem]: the model's own count)\n"
+		   "# rlwk: a reader's release -> the waiting mapper's wake-up; wake: its wake-up -> "
+		   "running (%s); runacq: its switch-in -> acquired\n"
+		   "# race: at a reader's attempt while the mapper waits, %% of attempts that came "
+		   "before the mapper was woken / while woken but not running / after it ran\n"
+		   "# vma: the model mapper's waits for VMA readers (p50, max)\n",
+		   res->tracer ? (double)res->tracer->handoff_ns / 1e6 : 4.0,
+		   pvm_tracer_live(res->tracer) ? "the kernel's sched events on both targets" :
+		   "live: sched events; model: its futex wake -> back from futex_wait");
+	fprintf(f, "%-6s %-6s %-17s %3s %6s %6s %6s %6s %6s %6s %6s %6s %7s %6s %6s %7s %6s %6s "
+		   "%6s %6s %-14s %6s %6s %5s\n",
 		"target", "lock", "steal", "rd", "hold50", "hold99", "gap50", "gap99", "wait/s",
-		"wait50", "wait99", "waitmx", "steal/s", "stoln%", "hoff/s", "[rwsem]", "wake50",
-		"wake99", "vma50", "vmamx", "lost");
+		"wait50", "wait99", "waitmx", "steal/s", "stoln%", "hoff/s", "[rwsem]", "rlwk50",
+		"wake50", "wake99", "runacq", "race u/s/r %", "vma50", "vmamx", "lost");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 		const struct pvm_dyn *d = row->dyn;
+		uint64_t races;
+		char race[32];
 		double s;
 
 		if (!d || !d->samples)
@@ -291,11 +367,22 @@ void pvm_print_dynamics(FILE *f, const struct pvm_result *res)
 		put(f, d->wr_wait.count ? 100.0 * (double)d->stolen_waits / (double)d->wr_wait.count : 0);
 		put(f, (double)d->handoffs / s);
 		if (d->have_rwsem)
-			fprintf(f, " %8.1f", (double)d->handoffs_rwsem / s);
+			fprintf(f, " %7.1f", (double)d->handoffs_rwsem / s);
 		else
-			fprintf(f, " %8s", "-");
+			fprintf(f, " %7s", "-");
+		put(f, q_us(&d->wr_rel_wake, 0.5));
 		put(f, q_us(&d->wr_wake, 0.5));
 		put(f, q_us(&d->wr_wake, 0.99));
+		put(f, q_us(&d->wr_run_acq, 0.5));
+		races = d->race_unwoken + d->race_slow + d->race_ran;
+		if (races)
+			snprintf(race, sizeof(race), "%.0f/%.0f/%.0f",
+				 100.0 * (double)d->race_unwoken / (double)races,
+				 100.0 * (double)d->race_slow / (double)races,
+				 100.0 * (double)d->race_ran / (double)races);
+		else
+			snprintf(race, sizeof(race), "-");
+		fprintf(f, " %-14s", race);
 		if (row->target == TARGET_MODEL) {
 			put(f, q_us(&d->vma_wait, 0.5));
 			put(f, us(d->vma_wait.max_ns));

@@ -15,7 +15,12 @@
  *   stolen     write waits a steal went past; handoffs: those that lasted
  *              at least the hand-off time (inferred; the model also counts
  *              its rwsem's real hand-offs)
- *   wake       the mapper's wake-up -> running during its waits
+ *   wake       the mapper's wake-up -> running during its waits; rel_wake: a
+ *              reader's release -> the mapper's wake-up (the IPI, and the
+ *              mapper's CPU leaving idle). With a tracefs session these are
+ *              the kernel's sched events on both targets (the model's
+ *              threads are tasks too); else the model's own (its waker's
+ *              futex wake -> the waiter back from futex_wait).
  *
  * Per row these are summed over its samples (histograms merged).
  */
@@ -34,8 +39,9 @@ struct pvm_dyn {
 	double seconds;			/* traced time, summed */
 	uint64_t events, lost;
 	struct trace_stat rd_hold, rd_gap, rd_granted;
-	struct trace_stat wr_acquire, wr_wait, wr_wake;
+	struct trace_stat wr_acquire, wr_wait, wr_wake, wr_rel_wake, wr_run_acq;
 	uint64_t wr_wakeups, steals, stolen_waits, handoffs;
+	uint64_t race_unwoken, race_slow, race_ran;	/* see trace_task */
 	uint64_t handoffs_rwsem;	/* model: what the rwsem itself counted */
 	bool have_rwsem;
 	struct trace_stat vma_wait;	/* model: the mapper's waits for VMA readers */

@@ -91,6 +91,11 @@ const struct cli_opt bench_opt_table[] = {
 	  "inside their lock; auto measures the live kernel's and the\n"
 	  "model's per-record cost of the view now and charges the\n"
 	  "difference [auto]; 0: the model's own speed" },
+	{ "--call-ns", "N|auto", set_record_ns, B(o.call_ns), 0, 0, NULL,
+	  "proc-vs-map: extra CPU time model readers spend per read()\n"
+	  "call, outside any lock (the system call the model's reader does\n"
+	  "not make); auto measures an end-of-file read() of the view on\n"
+	  "both sides now and charges the difference [auto]" },
 	{ "--skip-vmas", "N", cli_set_ulong, B(o.kh_skip_vmas), 0, 4000000, NULL,
 	  "khugepaged: ineligible VMAs before the ranges [100k]" },
 	{ "--ranges", "N", cli_set_uint, B(o.kh_ranges), 1, 4096, NULL,
@@ -171,6 +176,7 @@ void bench_cli_default(struct bench_cli *c)
 	o->kh_ranges = 8;
 	o->kh_scan_sleep_ms = 10;
 	o->record_ns = -1;
+	o->call_ns = -1;
 	c->targets = CLI_MODEL | CLI_LIVE;
 	c->locks = CLI_LOCK_MMAP | CLI_LOCK_VMA;
 	c->readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };

@@ -72,8 +72,10 @@
  * kernel's rspin threshold (10 us + 0.5 us per reader, at most 25 us). A
  * spin on readers that times out sets `nonspinnable`, as the kernel's
  * RWSEM_NONSPINNABLE owner bit: from then on writers queue at once, readers
- * stealing the lock keep the bit, and only a writer taking the lock clears
- * it. Without it a writer would keep catching the moment between two reads
+ * stealing the lock keep the bit; a writer taking the lock clears it, and so
+ * does the last reader leaving with waiters queued, or a waker that finds
+ * the lock free (the kernel's clear_nonspinnable() in __up_read and
+ * rwsem_cond_wake_waiter), so the next writer to come spins again. Without it a writer would keep catching the moment between two reads
  * of a looping reader and never meet the steal pathology the kernel shows.
  *
  * Ordering. The count word is the lock: every RMW that takes it is an
@@ -356,6 +358,9 @@ static void rwsem_cond_wake_waiter(struct rwsem *sem, uint64_t count, struct wak
 {
 	if (count & RWSEM_WRITER_LOCKED)
 		return;
+	/* Nobody holds it: writers may spin again (the kernel's clear_nonspinnable). */
+	if (!(count & RWSEM_READER_MASK) && load_relaxed(&sem->nonspinnable))
+		store_relaxed(&sem->nonspinnable, 0);
 	rwsem_mark_wake(sem, (count & RWSEM_READER_MASK) ? RWSEM_WAKE_READERS : RWSEM_WAKE_ANY,
 			wq);
 }
@@ -554,8 +559,12 @@ void up_read(struct rwsem *sem)
 
 	vml_assert((c & RWSEM_READER_MASK) && !(c & RWSEM_WRITER_LOCKED));
 	c -= RWSEM_READER_BIAS;
-	if (unlikely((c & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS))
+	if (unlikely((c & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS)) {
+		/* As the kernel's __up_read: writers may spin again (clear_nonspinnable). */
+		if (load_relaxed(&sem->nonspinnable))
+			store_relaxed(&sem->nonspinnable, 0);
 		rwsem_wake(sem);
+	}
 }
 
 /* A writer owns the lock now: record it, and writers may spin again. */

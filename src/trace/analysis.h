@@ -45,7 +45,10 @@
  *     holds start at acquire_returned;
  *   - gaps: a read hold's release -> the task's next attempt on that lock;
  *   - wake-ups during its waits (sched_wakeup of the task) and the latency
- *     from each to the task running (sched_switch to it).
+ *     from each to the task running (sched_switch to it); ->release_wake:
+ *     from the last release of the lock it waits for to its first wake-up
+ *     after it (the waker's wake-up path: an IPI to the waiter's CPU, and
+ *     that CPU leaving idle).
  *
  * Events that need state the stream never showed (a release whose acquire
  * happened before tracing began) are ignored; a state the stream
@@ -97,6 +100,16 @@ struct trace_task {
 	struct trace_stat granted;	/* read lock granted -> the reader ran */
 	struct trace_stat gap;		/* read release -> next attempt */
 	struct trace_stat wake;		/* wake-up -> running, during waits */
+	struct trace_stat release_wake;	/* the lock's release -> the wake-up, during waits */
+	/*
+	 * A writer's races, counted at each other task's read attempt
+	 * (start_locking) during its wait: the attempt came before the writer
+	 * was woken after the last release (race_unwoken), while it was woken
+	 * but not yet running (race_slow), or after it ran (race_ran: it got
+	 * the CPU first and still found the lock taken).
+	 */
+	uint64_t race_unwoken, race_slow, race_ran;
+	struct trace_stat run_acquire;	/* a woken waiter's last switch-in -> its acquire_returned */
 	uint64_t wakeups;		/* sched_wakeups while waiting */
 	uint64_t failed;		/* acquire_returned without success */
 	uint64_t steals;		/* read acquisitions past a queued writer */
@@ -110,6 +123,7 @@ struct trace_task {
 	bool have_release, woken, wait_woken;
 	uint64_t wait_start, hold_start, release_ts, woken_ts;
 	uint64_t wait_steals;		/* steals past this open write wait */
+	uint64_t ran_ts;		/* last switch to it during the open wait */
 	struct trace_blame *cur;	/* the open wait's holders */
 	size_t nr_cur, cap_cur, cap_blame;
 };
