@@ -78,6 +78,9 @@ struct bench_opts {
 	unsigned int steal;		/* --steal, BENCH_STEAL_BIT()s; 0: the scenario's
 					 * default (proc-vs-map: mainline; khugepaged: nosteal) */
 	bool trace;			/* --trace: lock dynamics from traces, both targets */
+	bool rcu_anywhere;		/* --rcu-callbacks anywhere: liburcu's default worker
+					 * (else the model writer's callbacks run on its CPU
+					 * at nice 19, as the kernel's run in softirq) */
 	const char *json;		/* --json FILE */
 	const char *plot;		/* --plot FILE.png|FILE.svg */
 	bool quiet;			/* --quiet: no progress line */
@@ -153,7 +156,7 @@ void pvm_print_table(FILE *f, const struct pvm_result *res);
 int pvm_write_json(const char *path, const struct pvm_result *res);
 int pvm_plot(const char *path, const struct pvm_result *res);
 /* --trace: the traced lock-dynamics table, after the main one (bench/pvm_trace.c). */
-void pvm_print_dynamics(FILE *f, const struct pvm_result *res);
+void pvm_print_dynamics(FILE *f, struct pvm_result *res);
 /* The row for (@target, @lock, @readers), or NULL. */
 const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target, int lock,
 			       unsigned int readers);

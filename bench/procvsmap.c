@@ -32,6 +32,7 @@
 #include "internal.h"
 #include "pvm_trace.h"
 #include "sync/atomic.h"
+#include "sync/rcu.h"
 #include "trace/emit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -122,6 +123,9 @@ static void *model_mapper_main(void *arg)
 
 	bench_pin_thread(r->mapper_cpu);
 	r->mapper_tid = vml_gettid();
+	/* The VMAs and tree nodes it frees: on its own CPU, below it (sync/rcu.h). */
+	if (!r->o->rcu_anywhere && r->mapper_cpu >= 0)
+		vml_rcu_thread_callbacks(r->mapper_cpu, 19);
 	end = vml_now_ns() + (uint64_t)(r->o->duration_s * NSEC_PER_SEC);
 	do {	/* at least one call, however late we are scheduled */
 		uint64_t x = vml_rand_next(&rnd), t0, t1;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "pvm_trace.h"
@@ -43,7 +44,7 @@ int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
 	tr->handoff_ns = 4 * NSEC_PER_MSEC;
 	if (!host_profile_current(&hp) && hp->handoff_ns)
 		tr->handoff_ns = hp->handoff_ns;
-	if (o->live) {
+	if (o->live || o->model) {
 		/* A whole sample must fit: ~150k events a second, ~40 bytes each. */
 		double kb = 8192 + o->duration_s * 12288;
 		struct trace_session_opts so = {
@@ -56,7 +57,8 @@ int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
 			const char *hint = trace_unavailable_hint(ret);
 
 			fprintf(stderr, "vmalock bench: --trace: %s; the live rows are not traced, "
-				"the model's are\n", hint ? hint : strerror(-ret));
+				"the model's are from its own events only\n",
+				hint ? hint : strerror(-ret));
 			tr->s = NULL;
 		}
 	}
@@ -152,7 +154,9 @@ static int evvec_add(const struct trace_event *ev, void *arg)
 	struct evvec *e = arg;
 	bool sched = ev->kind == TRACE_SCHED_WAKEUP || ev->kind == TRACE_SCHED_SWITCH;
 
-	if (sched && (e->drop_sched || (e->pids && !in(ev->pid, e->pids, e->nr_pids))))
+	if (sched && (e->drop_sched ||
+		      (e->pids && !in(ev->pid, e->pids, e->nr_pids) &&
+		       !(ev->kind == TRACE_SCHED_SWITCH && in(ev->other_pid, e->pids, e->nr_pids)))))
 		return 0;
 	if (e->n == e->cap) {
 		size_t n = e->cap ? e->cap * 2 : 65536;
@@ -167,8 +171,89 @@ static int evvec_add(const struct trace_event *ev, void *arg)
 	return 0;
 }
 
-/* Feed @a and @b the merge (by time) of @x and @y. */
-static int feed_merged(struct trace_analysis *a, struct trace_analysis *b,
+/*
+ * Readers off the CPU while holding a lock: a reader's holds (mmap_lock of
+ * @mm, or - model - any of its VMA locks) from its lock events, and the
+ * context switches away from it (prev_pid) and back (next_pid). Each time
+ * it is switched out holding one, the task that got its CPU is its
+ * preempter, credited with the time until the reader ran again.
+ */
+struct offcpu {
+	uint64_t mm;
+	const pid_t *readers;
+	unsigned int nr;
+	struct {
+		bool mm_held, vma_held;
+		uint64_t off_ts;	/* 0: on the CPU */
+		bool off_vma;		/* what it held when switched out */
+		int32_t by_pid;
+		char by_comm[TRACE_COMM_LEN];
+	} r[64];
+	struct pvm_dyn *dyn;
+};
+
+static void offcpu_credit(struct pvm_dyn *d, const char *comm, int32_t pid, uint64_t ns)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr_off_by; i++)
+		if (d->off_by[i].pid == pid)
+			break;
+	if (i == d->nr_off_by) {
+		char path[64];
+
+		if (d->nr_off_by == PVM_OFF_BY_MAX)
+			return;
+		memset(&d->off_by[i], 0, sizeof(d->off_by[i]));
+		d->off_by[i].pid = pid;
+		/* A thread of ours (the model's RCU callback worker, ...): say so. */
+		snprintf(path, sizeof(path), "/proc/self/task/%d", (int)pid);
+		snprintf(d->off_by[i].comm, sizeof(d->off_by[i].comm), "%s%s",
+			 pid > 0 && !access(path, F_OK) ? "self:" : "", comm);
+		d->nr_off_by++;
+	}
+	d->off_by[i].count++;
+	d->off_by[i].total_ns += ns;
+	if (ns > d->off_by[i].max_ns)
+		d->off_by[i].max_ns = ns;
+}
+
+static void offcpu_event(struct offcpu *o, const struct trace_event *ev)
+{
+	for (unsigned int i = 0; i < o->nr && i < 64; i++) {
+		if (ev->kind == TRACE_SCHED_SWITCH) {
+			if (ev->other_pid == o->readers[i] && (o->r[i].mm_held || o->r[i].vma_held) &&
+			    ev->pid != o->readers[i]) {
+				o->r[i].off_ts = ev->ts;
+				o->r[i].off_vma = !o->r[i].mm_held;
+				o->r[i].by_pid = ev->pid;
+				memcpy(o->r[i].by_comm, ev->comm, TRACE_COMM_LEN);
+			} else if (ev->pid == o->readers[i] && o->r[i].off_ts) {
+				uint64_t ns = ev->ts > o->r[i].off_ts ? ev->ts - o->r[i].off_ts : 0;
+
+				trace_stat_add(o->r[i].off_vma ? &o->dyn->rd_off_vma : &o->dyn->rd_off_mm,
+					       ns);
+				offcpu_credit(o->dyn, o->r[i].by_comm, o->r[i].by_pid, ns);
+				o->r[i].off_ts = 0;
+			}
+			continue;
+		}
+		if (ev->pid != o->readers[i] || ev->kind == TRACE_SCHED_WAKEUP)
+			continue;
+		if (ev->mm == o->mm && ev->kind == TRACE_LOCK_ACQUIRED && (ev->flags & TRACE_SUCCESS))
+			o->r[i].mm_held = true;
+		else if (ev->mm == o->mm && ev->kind == TRACE_LOCK_RELEASED)
+			o->r[i].mm_held = false;
+		else if (ev->mm == (o->mm | TRACE_VMA_TAG) && ev->kind == TRACE_LOCK_ACQUIRED &&
+			 (ev->flags & TRACE_SUCCESS))
+			o->r[i].vma_held = true;
+		else if (ev->mm == (o->mm | TRACE_VMA_TAG) && ev->kind == TRACE_LOCK_RELEASED)
+			o->r[i].vma_held = false;
+	}
+}
+
+/* Feed @a, @b (if not NULL) and @o the merge (by time) of @x and @y. */
+static int feed_merged(struct trace_analysis *a, struct trace_analysis *b, struct offcpu *o,
 		       const struct evvec *x, const struct evvec *y)
 {
 	size_t i = 0, j = 0;
@@ -181,8 +266,9 @@ static int feed_merged(struct trace_analysis *a, struct trace_analysis *b,
 			ev = &x->v[i++];
 		else
 			ev = &y->v[j++];
+		offcpu_event(o, ev);
 		ret = trace_analysis_feed(a, ev);
-		if (!ret)
+		if (!ret && b)
 			ret = trace_analysis_feed(b, ev);
 		if (ret && ret != -EINVAL)	/* -EINVAL: an event it does not take */
 			return ret;
@@ -219,8 +305,16 @@ int pvm_trace_model_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, const void *
 			ret = trace_session_poll(tr->s, true, evvec_add, &kern);
 		}
 	}
-	if (!ret)
-		ret = feed_merged(&am, &av, &own, &kern);
+	if (!ret) {
+		struct offcpu *oc = vml_zalloc(sizeof(*oc));
+
+		ret = -ENOMEM;
+		if (oc) {
+			*oc = (struct offcpu){ .mm = m, .readers = readers, .nr = nr, .dyn = dyn };
+			ret = feed_merged(&am, &av, oc, &own, &kern);
+			vml_free(oc);
+		}
+	}
 	if (!ret) {
 		extract(dyn, &am, m, mapper, readers, nr);
 		dyn->lost += lost;
@@ -267,24 +361,26 @@ int pvm_trace_live_start(struct pvm_tracer *tr, pid_t child, const pid_t *reader
 	return ret;
 }
 
-static int feed_one(const struct trace_event *ev, void *arg)
-{
-	int ret = trace_analysis_feed(arg, ev);
-
-	return ret == -EINVAL ? 0 : ret;
-}
-
 int pvm_trace_live_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, pid_t child,
 		       const pid_t *readers, unsigned int nr, double seconds)
 {
+	struct evvec ev = { 0 }, none = { 0 };
 	struct trace_analysis a;
+	struct offcpu *oc;
 	int ret;
 
 	if (!pvm_tracer_live(tr))
 		return 0;
 	trace_analysis_init(&a, tr->live_mm);
 	a.handoff_ns = tr->handoff_ns;
-	ret = trace_session_poll(tr->s, true, feed_one, &a);
+	oc = vml_zalloc(sizeof(*oc));
+	ret = oc ? trace_session_poll(tr->s, true, evvec_add, &ev) : -ENOMEM;
+	if (!ret) {
+		*oc = (struct offcpu){ .mm = tr->live_mm, .readers = readers, .nr = nr, .dyn = dyn };
+		ret = feed_merged(&a, NULL, oc, &ev, &none);
+	}
+	vml_free(oc);
+	vml_free(ev.v);
 	if (!ret) {
 		extract(dyn, &a, tr->live_mm, child, readers, nr);
 		dyn->samples++;
@@ -316,7 +412,45 @@ static void put(FILE *f, double v)
 		fprintf(f, " %6.0e", v);
 }
 
-void pvm_print_dynamics(FILE *f, const struct pvm_result *res)
+static int by_total(const void *a, const void *b)
+{
+	const struct pvm_off_by *x = a, *y = b;
+
+	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
+
+/* Readers switched out while holding a lock, and by whom (kernel sched events only). */
+static void print_offcpu(FILE *f, struct pvm_result *res)
+{
+	bool any = false;
+
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+		struct pvm_dyn *d = row->dyn;
+
+		if (!d || !d->samples || !(d->rd_off_mm.count + d->rd_off_vma.count))
+			continue;
+		if (!any)
+			fprintf(f, "# readers switched out while holding a lock (us: count, p50, max "
+				   "of the time until they ran again) and who took their CPU "
+				   "(comm/pid: times, total ms, max ms):\n");
+		any = true;
+		qsort(d->off_by, d->nr_off_by, sizeof(d->off_by[0]), by_total);
+		fprintf(f, "%-6s %-6s %-17s %3u  mmap_lock %llu, %.0f, %.0f; VMA lock %llu, %.0f, "
+			   "%.0f; by", target_kind_name(row->target), bench_lock_name(row->lock),
+			bench_steal_name(row->steal), row->readers,
+			(unsigned long long)d->rd_off_mm.count, q_us(&d->rd_off_mm, 0.5),
+			us(d->rd_off_mm.max_ns), (unsigned long long)d->rd_off_vma.count,
+			q_us(&d->rd_off_vma, 0.5), us(d->rd_off_vma.max_ns));
+		for (unsigned int i = 0; i < d->nr_off_by && i < 4; i++)
+			fprintf(f, "%s %s/%d %llu, %.1f, %.1f", i ? ";" : "", d->off_by[i].comm,
+				(int)d->off_by[i].pid, (unsigned long long)d->off_by[i].count,
+				(double)d->off_by[i].total_ns / 1e6, (double)d->off_by[i].max_ns / 1e6);
+		fprintf(f, "\n");
+	}
+}
+
+void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 {
 	bool any = false;
 
@@ -391,4 +525,5 @@ void pvm_print_dynamics(FILE *f, const struct pvm_result *res)
 		}
 		fprintf(f, " %5llu\n", (unsigned long long)d->lost);
 	}
+	print_offcpu(f, res);
 }

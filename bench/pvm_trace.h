@@ -34,6 +34,8 @@
 #include "bench.h"
 #include "trace/analysis.h"
 
+#define PVM_OFF_BY_MAX 32
+
 struct pvm_dyn {
 	unsigned int samples;		/* traced samples */
 	double seconds;			/* traced time, summed */
@@ -46,6 +48,18 @@ struct pvm_dyn {
 	bool have_rwsem;
 	struct trace_stat vma_wait;	/* model: the mapper's waits for VMA readers */
 	uint64_t write_calls;		/* the mapper's calls in the traced samples */
+	/*
+	 * Readers switched out while holding mmap_lock (rd_off_mm) or, model,
+	 * a VMA lock (rd_off_vma), until they ran again; and who took their CPU
+	 * meanwhile (needs the kernel's sched events: root).
+	 */
+	struct trace_stat rd_off_mm, rd_off_vma;
+	struct pvm_off_by {
+		int32_t pid;
+		char comm[TRACE_COMM_LEN + 5];	/* "self:" for a thread of ours */
+		uint64_t count, total_ns, max_ns;
+	} off_by[PVM_OFF_BY_MAX];
+	unsigned int nr_off_by;
 };
 
 struct pvm_tracer;

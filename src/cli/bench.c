@@ -20,6 +20,7 @@ static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
 static const char *const policy_words[] = { "mainline", "resume", "skip", "drop", "fixed", "both",
 					    "all", NULL };
 /* --steal, in the order of bench_steal_order[] */
+static const char *const rcu_words[] = { "writer", "anywhere", NULL };
 static const char *const steal_words[] = { "mainline", "nosteal", "not-behind-writer", "never",
 					   "all", NULL };
 
@@ -119,6 +120,10 @@ const struct cli_opt bench_opt_table[] = {
 	  "not-behind-writer (never steal when a writer is first in the\n"
 	  "queue), never; all = the four [proc-vs-map, run: mainline;\n"
 	  "khugepaged: nosteal]" },
+	{ "--rcu-callbacks", "writer|anywhere", cli_set_choice, B(rcu), 0, 0, rcu_words,
+	  "where the model frees what a writer unmapped (RCU callbacks):\n"
+	  "on the writer's CPU at nice 19, as the kernel's softirq\n"
+	  "[writer]; anywhere: liburcu's default worker, nice 0" },
 	{ "--trace", NULL, cli_set_flag, B(o.trace), 0, 0, NULL,
 	  "proc-vs-map, run: trace the lock on both targets (the kernel's\n"
 	  "mmap_lock and sched tracepoints, root; the model's own events)\n"
@@ -208,6 +213,7 @@ void bench_cli_finish(struct bench_cli *c)
 	if (c->policies & (1u << 6))
 		o->kh_policies |= BENCH_KH_MAINLINE | BENCH_KH_RESUME | BENCH_KH_SKIP |
 				  BENCH_KH_DROP | BENCH_KH_FIXED;
+	o->rcu_anywhere = c->rcu == 1;
 	o->steal = 0;
 	for (int i = 0; i < BENCH_STEAL_POLICIES; i++)
 		if (c->steals & (1u << i) || c->steals & (1u << BENCH_STEAL_POLICIES))

@@ -69,6 +69,7 @@ struct bench_cli {
 	struct cli_ulist readers, sizes;
 	unsigned int policies;		/* khugepaged: bits of kh_policy_words */
 	unsigned int steals;		/* bits of steal_words */
+	int rcu;			/* --rcu-callbacks: 0 writer, 1 anywhere */
 };
 extern const struct cli_opt bench_opt_table[];
 void bench_cli_default(struct bench_cli *c);

@@ -171,14 +171,14 @@ PY
 		--samples 1 --readers 1 --steal all --trace --quiet >out 2>err
 	# four rows in the table, four in the traced one
 	[ $? -eq 0 ] && grep -q '^# lock dynamics from traces' out && \
-		[ "$(grep -cE '^model +mmap +(mainline|nosteal|not-behind-writer|never) +1 ' out)" -eq 8 ]
+		[ "$(grep -cE '^model +mmap +(mainline|nosteal|not-behind-writer|never) +1 +[0-9]' out)" -eq 8 ]
 	ok $? "proc-vs-map --steal all --trace: a row per steal policy and the traced table"
 fi
 
 # run: the table, the files and a two-line verdict
 "$vmalock" run --target "$target" $tiny --samples 1 --quiet >out 2>err
 rc=$?
-[ $rc -eq 0 ] && [ "$(grep -c '^verdict' out)" -eq 2 ] && [ -s vmalock-run.json ] && \
+[ $rc -eq 0 ] && [ "$(grep -c '^verdict' out)" -eq 3 ] && [ -s vmalock-run.json ] && \
 	head -c 8 vmalock-run.png | grep -q PNG
 ok $? "run prints a verdict and writes vmalock-run.json and vmalock-run.png"
 check_json vmalock-run.json proc-vs-map 1 "$target" >err 2>&1 && python3 - <<'PY' >err 2>&1
