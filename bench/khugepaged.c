@@ -40,6 +40,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sync/rcu.h"
 #include "target/host.h"
 #include "target/settings.h"
 #include "internal.h"
@@ -64,6 +65,8 @@
 struct kh_sample {
 	double collapse_ms;	/* NAN: not all ranges collapsed within --duration */
 	double max_hold_ms, mean_hold_us;	/* NAN: not known (live without tracefs) */
+	double max_hold_cpu_ms;	/* model: the most CPU time one hold used (NAN: live) */
+	double retake_ms;	/* model: total time re-taking the lock after drops */
 	double p50_us, p99_us, max_us, avg_us;
 	double build_s;		/* laying out the address space */
 	uint64_t trylock_failures, lock_drops, wakeups, collapsed;	/* KH_NONE: unknown */
@@ -126,6 +129,9 @@ static void *mapper_thread(void *arg)
 	struct vml_rand r = vml_rand_init(m->seed, 7);
 
 	bench_pin_thread(m->cpu);
+	/* The VMAs and tree nodes it frees: on its own CPU, below it (sync/rcu.h). */
+	if (m->cpu >= 0)
+		vml_rcu_thread_callbacks(m->cpu, 19);
 	while (!atomic_load(&m->stop)) {
 		unsigned long a = KH_CHURN + vml_rand_below(&r, KH_CHURN_PAGES) * KH_PG;
 		uint64_t t0 = vml_now_ns();
@@ -262,6 +268,8 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 
 	vml_khugepaged_stats(k, &ks);
 	s->max_hold_ms = (double)ks.max_hold_ns / 1e6;
+	s->max_hold_cpu_ms = (double)ks.max_hold_cpu_ns / 1e6;
+	s->retake_ms = (double)ks.retake_ns_total / 1e6;
 	s->mean_hold_us = NAN;
 	s->trylock_failures = ks.trylock_failures;
 	s->lock_drops = ks.lock_drops;
@@ -348,7 +356,7 @@ static void live_holds(const struct live_watch *w, uint64_t mm, struct kh_sample
 	struct trace_stat hold = { 0 };
 	uint64_t failed = 0;
 
-	s->max_hold_ms = s->mean_hold_us = NAN;
+	s->max_hold_ms = s->mean_hold_us = s->max_hold_cpu_ms = s->retake_ms = NAN;
 	s->trylock_failures = s->holds = KH_NONE;
 	if (!w->s || w->trace_err || !tm)
 		return;
@@ -552,11 +560,16 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 		   "of %u samples\n", o->kh_skip_vmas, o->kh_uncollapsible, o->kh_ranges,
 		o->kh_scan_sleep_ms, o->samples);
 	fprintf(f, "# collapse: ms until every collapsible range is huge ('-': not within "
-		   "%g s); maxhold: khugepaged's longest mmap_lock hold; mapper latency in us\n",
+		   "%g s); maxhold: khugepaged's longest mmap_lock hold; cpuhold: the most CPU\n"
+		   "# time one hold used (model: a hold's length had the scanner not been "
+		   "preempted, as the kernel's is not while it skips VMAs); retake: total ms spent\n"
+		   "# re-taking the lock after drops (queued behind the mapper, then woken); mapper "
+		   "latency in us\n",
 		o->duration_s);
-	fprintf(f, "%-6s %-8s %-17s %12s %11s %8s %7s %9s %9s %9s %9s %9s %8s\n", "target",
-		"policy", "steal", "collapse(ms)", "maxhold(ms)", "trylock", "drops", "collapsed",
-		"p50(us)", "p99(us)", "avg(us)", "max(us)", "build(s)");
+	fprintf(f, "%-6s %-8s %-17s %12s %11s %11s %10s %8s %7s %9s %9s %9s %9s %9s %8s\n",
+		"target", "policy", "steal", "collapse(ms)", "maxhold(ms)", "cpuhold(ms)",
+		"retake(ms)", "trylock", "drops", "collapsed", "p50(us)", "p99(us)", "avg(us)",
+		"max(us)", "build(s)");
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct kh_row *r = &rows[i];
 
@@ -566,6 +579,8 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 			bench_steal_name(r->steal));
 		put_num(f, 12, "%.1f", MED(r, collapse_ms));
 		put_num(f, 11, "%.3f", MED(r, max_hold_ms));
+		put_num(f, 11, "%.3f", r->target == TARGET_MODEL ? MED(r, max_hold_cpu_ms) : NAN);
+		put_num(f, 10, "%.1f", r->target == TARGET_MODEL ? MED(r, retake_ms) : NAN);
 		put_num(f, 8, "%.0f", MEDU(r, trylock_failures));
 		put_num(f, 7, "%.0f", MEDU(r, lock_drops));
 		put_num(f, 9, "%.0f", MEDU(r, collapsed));
@@ -583,9 +598,10 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
 
 		fprintf(f, "model fixed (%s) / mainline (%s): longest mmap_lock hold %.3gx "
-			   "(fixed: %.3f ms), mapper max latency %.3gx, ", bench_steal_name(x->steal),
-			bench_steal_name(m->steal), MED(x, max_hold_ms) / MED(m, max_hold_ms),
-			MED(x, max_hold_ms), MED(x, max_us) / MED(m, max_us));
+			   "(fixed: %.3f ms, %.3f ms of it on the CPU at most), mapper max latency "
+			   "%.3gx, ", bench_steal_name(x->steal), bench_steal_name(m->steal),
+			MED(x, max_hold_ms) / MED(m, max_hold_ms), MED(x, max_hold_ms),
+			MED(x, max_hold_cpu_ms), MED(x, max_us) / MED(m, max_us));
 		if (isinf(ca) || isinf(cb))
 			fprintf(f, "time to collapse n/a (%s did not finish)\n",
 				isinf(ca) ? "mainline" : "fixed");
@@ -620,6 +636,8 @@ static json_t *json_sample(const struct kh_sample *s)
 
 	json_set_double(o, "collapse_ms", s->collapse_ms);
 	json_set_double(o, "max_hold_ms", s->max_hold_ms);
+	json_set_double(o, "max_hold_cpu_ms", s->max_hold_cpu_ms);
+	json_set_double(o, "retake_ms", s->retake_ms);
 	json_set_double(o, "mean_hold_us", s->mean_hold_us);
 	json_set_double(o, "p50_us", s->p50_us);
 	json_set_double(o, "p99_us", s->p99_us);
@@ -663,6 +681,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		/* A policy that never finished collapsing has no time: null. */
 		json_set_double(row, "collapse_ms", MED(r, collapse_ms));
 		json_set_double(row, "max_hold_ms", MED(r, max_hold_ms));
+		json_set_double(row, "max_hold_cpu_ms", MED(r, max_hold_cpu_ms));
 		json_set_double(row, "p50_us", MED(r, p50_us));
 		json_set_double(row, "p99_us", MED(r, p99_us));
 		json_set_double(row, "avg_us", MED(r, avg_us));

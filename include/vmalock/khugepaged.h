@@ -74,6 +74,13 @@ struct vml_khugepaged_stats {
 	uint64_t vmas_skipped;		/* ineligible VMAs walked */
 	uint64_t max_hold_ns;		/* longest single mmap_lock(R) hold */
 	uint64_t total_hold_ns;
+	uint64_t max_hold_cpu_ns;	/* the most CPU time one hold used: its length had
+					 * the thread not been preempted meanwhile (the
+					 * kernel's khugepaged is not preempted while it
+					 * skips VMAs, on a PREEMPT_NONE kernel) */
+	uint64_t retake_ns_total;	/* FIX_DROP: time spent re-taking the lock after
+					 * drops (queued behind writers, then woken) */
+	uint64_t retake_ns_max;
 };
 
 int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_config *cfg,

@@ -153,9 +153,10 @@ static void help(FILE *f)
 "               of VMAs (1k, 10k, 65,530 small VMAs; 1M on the model)\n"
 "  ops          per-operation cost, model vs the same system calls in a live\n"
 "               process: mmap+munmap, mprotect split+merge, write fault, maps\n"
-"  khugepaged   seed 003 on the model: time to collapse THP ranges behind many\n"
-"               ineligible VMAs while a mapper contends for mmap_lock, and\n"
-"               the scanner's longest mmap_lock hold, mainline vs fixed policy\n"
+"  khugepaged   seed 003: time to collapse THP ranges behind many ineligible\n"
+"               VMAs while a mapper contends for mmap_lock, and the scanner's\n"
+"               longest mmap_lock hold: 6.18, each fix alone and the series\n"
+"               on the model, and the live kernel beside them (root)\n"
 "\n"
 "Options [defaults]:\n");
 	cli_print_opts(f, bench_tables);

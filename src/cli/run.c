@@ -3,9 +3,10 @@
  * vmalock run - the headline experiment (`make run`): proc-vs-map on smaps
  * with 0, 1 and 4 readers, on the model under the mmap and the vma lock
  * policies and on the live kernel; prints the table, writes
- * vmalock-run.json and vmalock-run.png, and ends with a two-line verdict
- * in ratios measured in this run, and a third saying, per statistic, how far
- * the model's policy the kernel uses is from the kernel.
+ * vmalock-run.json and vmalock-run.png, and ends with a three-line verdict
+ * in ratios measured in this run: the model's policies against each other,
+ * the live kernel against itself without readers, and, per statistic, how
+ * far the model's policy the kernel uses is from the kernel.
  */
 #include <stdlib.h>
 #include <string.h>

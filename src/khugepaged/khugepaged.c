@@ -62,6 +62,7 @@ struct vml_khugepaged {
 	struct {
 		_Atomic uint64_t pages_collapsed, full_scans, wakeups, trylock_failures;
 		_Atomic uint64_t lock_drops, vmas_skipped, max_hold_ns, total_hold_ns;
+		_Atomic uint64_t max_hold_cpu_ns, retake_ns_total, retake_ns_max;
 	} st;
 };
 
@@ -127,7 +128,7 @@ int vml_khugepaged_add(struct vml_khugepaged *k, struct vml_mm *umm)
 	return 0;
 }
 
-static void note_unlock(void *arg, uint64_t held)
+static void note_unlock(void *arg, uint64_t held, uint64_t held_cpu)
 {
 	struct vml_khugepaged *k = arg;
 	uint64_t max = load_relaxed(&k->st.max_hold_ns);
@@ -135,6 +136,22 @@ static void note_unlock(void *arg, uint64_t held)
 	fetch_add_relaxed(&k->st.total_hold_ns, held);
 	while (held > max && !cas_relaxed(&k->st.max_hold_ns, &max, held))
 		;
+	max = load_relaxed(&k->st.max_hold_cpu_ns);
+	while (held_cpu > max && !cas_relaxed(&k->st.max_hold_cpu_ns, &max, held_cpu))
+		;
+}
+
+/* The scanner's read lock is (re)taken now: note when, in both clocks. */
+static void note_lock(struct collapse_control *cc)
+{
+	cc->lock_taken_ns = vml_now_ns();
+	cc->lock_taken_cpu = vml_thread_cpu_ns();
+}
+
+/* ...and released now. */
+static void note_release(struct vml_khugepaged *k, const struct collapse_control *cc)
+{
+	note_unlock(k, vml_now_ns() - cc->lock_taken_ns, vml_thread_cpu_ns() - cc->lock_taken_cpu);
 }
 
 /*
@@ -183,7 +200,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		/* MAINLINE: the mm is left, and where its scan was is forgotten. */
 		goto advance;
 	}
-	cc.lock_taken_ns = vml_now_ns();
+	note_lock(&cc);
 	progress++;
 
 	vma_iter_init(&vmi, mm, *addr);
@@ -199,15 +216,28 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 			/* ...and after a batch of them let a queued writer in (patch 5). */
 			if (drop && ++skipped >= k->cfg.max_skip_batch) {
 				unsigned long from = skip ? *addr : vma->vm_end;
+				uint64_t t0, max;
 
-				note_unlock(k, vml_now_ns() - cc.lock_taken_ns);
+				note_release(k, &cc);
 				mmap_read_unlock(mm);
-				sched_yield();
+				/*
+				 * The patch's cond_resched() here switches only if the
+				 * scheduler already wants to (need_resched); a user-space
+				 * thread is preempted whenever it does, so it has no
+				 * equivalent to call - sched_yield() would give the CPU
+				 * away every time on a busy host.
+				 */
+				t0 = vml_now_ns();
 				if (mmap_retake_nosteal(mm))
 					mmap_read_lock_nosteal(mm);
 				else
 					mmap_read_lock(mm);
-				cc.lock_taken_ns = vml_now_ns();
+				note_lock(&cc);
+				t0 = cc.lock_taken_ns - t0;
+				fetch_add_relaxed(&k->st.retake_ns_total, t0);
+				max = load_relaxed(&k->st.retake_ns_max);
+				while (t0 > max && !cas_relaxed(&k->st.retake_ns_max, &max, t0))
+					;
 				stat_inc(&k->st.lock_drops);
 				vma_iter_set(&vmi, from);	/* the next candidate, in the new hold */
 				skipped = 0;
@@ -239,7 +269,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	if (resume)
 		*addr = 0;
 out_locked:
-	note_unlock(k, vml_now_ns() - cc.lock_taken_ns);
+	note_release(k, &cc);
 	mmap_read_unlock(mm);
 out_unlocked:
 	mmput(mm);
@@ -357,6 +387,9 @@ int vml_khugepaged_stats(struct vml_khugepaged *k, struct vml_khugepaged_stats *
 		.vmas_skipped = load_relaxed(&k->st.vmas_skipped),
 		.max_hold_ns = load_relaxed(&k->st.max_hold_ns),
 		.total_hold_ns = load_relaxed(&k->st.total_hold_ns),
+		.max_hold_cpu_ns = load_relaxed(&k->st.max_hold_cpu_ns),
+		.retake_ns_total = load_relaxed(&k->st.retake_ns_total),
+		.retake_ns_max = load_relaxed(&k->st.retake_ns_max),
 	};
 	return 0;
 }

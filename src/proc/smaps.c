@@ -37,6 +37,7 @@
 #include "mm/pgtable.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
+#include "util/debug.h"
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "proc/internal.h"
@@ -382,6 +383,12 @@ static int show_smaps_rollup(struct seq_file *m, void *v)
 		/* Resuming after a drop: only the part not yet gathered. */
 		smap_gather_stats(priv, vma, &mss, vma->vm_start < last_vma_end ? last_vma_end : 0);
 		last_vma_end = vma->vm_end;
+		/*
+		 * The calibration's charge is per VMA (what the live kernel spends
+		 * on each): here, under the lock, not once for the one record.
+		 */
+		if (unlikely(m->record_ns))
+			vml_spin_ns(m->record_ns);
 
 		/* Let a queued writer in; pos (last_vma_end) is where the walk resumes. */
 		if (is_mmap_lock_contended(priv)) {

@@ -175,7 +175,7 @@ static inline void wake_q_add(struct wake_q *wq, struct rwsem_waiter *w)
  * against the kernel's own tick does not matter, only that it is uniform.
  * Return: the last instant at which the waiter may not set HANDOFF yet.
  */
-static uint64_t rwsem_waiter_timeout(const struct rwsem *sem, uint64_t now)
+uint64_t rwsem_waiter_timeout(const struct rwsem *sem, uint64_t now)
 {
 	uint64_t tick = load_relaxed((_Atomic uint64_t *)&sem->tick_ns);
 	uint64_t handoff = load_relaxed((_Atomic uint64_t *)&sem->handoff_ns), t;

@@ -163,4 +163,12 @@ void rwsem_stats_read(const struct rwsem *sem, struct rwsem_stats *out);
  */
 bool rwsem_read_may_steal(uint64_t count, enum rwsem_steal policy, bool nosteal);
 
+/*
+ * rwsem_waiter_timeout - the last instant at which a waiter that queued at
+ * @now may not set HANDOFF yet: @now + handoff_ns, or with tick_ns set the
+ * kernel's jiffies rule (T to T + 1 ticks after queueing). Exposed for the
+ * unit tests.
+ */
+uint64_t rwsem_waiter_timeout(const struct rwsem *sem, uint64_t now);
+
 #endif /* VML_SYNC_RWSEM_H */
