@@ -124,8 +124,10 @@ struct pvm_row {
 /* The live kernel's and the model's cost per record of a view, measured now. */
 struct bench_calibration {
 	bool done;
-	double live_ns, model_ns;	/* per record (VMA), uncontended */
+	double live_ns, model_ns;	/* per record (VMA), uncontended, page walk aside */
 	double record_ns;		/* what model readers are charged: live - model, >= 0 */
+	double live_page_ns, model_page_ns;	/* per page a walk covers */
+	double page_ns;			/* charged per page walked: live - model, >= 0 */
 	/* per read() call, outside the lock: an EOF read() of the view (a whole
 	 * system call and seq_read, no lock taken) on each side */
 	double live_call_ns, model_call_ns;
@@ -141,6 +143,7 @@ struct pvm_result {
 	struct bench_calibration cal;	/* model readers' charge (cal.done: measured) */
 	double record_ns;		/* the charge applied (measured or --record-ns) */
 	double call_ns;			/* per read() call (measured or --call-ns) */
+	double page_ns;			/* per page walked (measured with record_ns) */
 	enum vml_view view;
 	struct pvm_row *rows;
 	unsigned int nr_rows;

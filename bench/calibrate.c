@@ -15,8 +15,11 @@
  * compared under the kernel's critical-section lengths. The charge is
  * measured in the same run, never assumed.
  *
- * The layout: 2048 VMAs of 4 populated pages each (a fragmented anonymous
- * region like the mapper's), alternately rw- and r-- so none merge.
+ * Two layouts, alternately rw- and r-- VMAs so none merge: 2048 VMAs of 4
+ * populated pages and 256 of 64 (the mapper's region has both: many small
+ * VMAs and a few large ones). Each side's cost per VMA is fitted as a + b *
+ * pages: a per record, b per page walked, and the model is charged both
+ * differences (vml_reader_set_record_cost, vml_reader_set_page_cost).
  * Uncontended whole-view reads, median of 5 samples of at least 30 ms each.
  */
 #include <errno.h>
@@ -31,6 +34,8 @@
 #define CAL_BASE SCRIPT_RANGE_LO
 #define CAL_VMAS 2048UL
 #define CAL_PAGES 4UL
+#define CAL_BIG_VMAS 256UL	/* the second layout: the cost that grows with a VMA's size */
+#define CAL_BIG_PAGES 64UL
 #define CAL_SAMPLES 5
 #define CAL_SAMPLE_NS (30 * NSEC_PER_MSEC)
 
@@ -53,12 +58,13 @@ static int cal_apply(struct target *t, struct vml_mm *mm, enum op_kind kind, uns
 	return ret ? ret : res.ret;
 }
 
-static int cal_layout(struct target *t, struct vml_mm *mm)
+static int cal_layout(struct target *t, struct vml_mm *mm, unsigned long vmas,
+		      unsigned long pages)
 {
-	unsigned long vma_bytes = CAL_PAGES * 4096;
-	int ret = cal_apply(t, mm, OP_MMAP, CAL_BASE, CAL_VMAS * vma_bytes, PROT_READ | PROT_WRITE);
+	unsigned long vma_bytes = pages * 4096;
+	int ret = cal_apply(t, mm, OP_MMAP, CAL_BASE, vmas * vma_bytes, PROT_READ | PROT_WRITE);
 
-	for (unsigned long i = 1; i < CAL_VMAS && !ret; i += 2)
+	for (unsigned long i = 1; i < vmas && !ret; i += 2)
 		ret = cal_apply(t, mm, OP_MPROTECT, CAL_BASE + i * vma_bytes, vma_bytes, PROT_READ);
 	return ret;
 }
@@ -104,44 +110,53 @@ static int cal_eof(struct view_reader *mvr, struct view_reader *lvr, struct benc
 	return 0;
 }
 
-int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
+/*
+ * One layout (@vmas VMAs of @pages pages) on both sides: the median ns per
+ * VMA of whole-view reads into *@model and *@live; with @cal, also the
+ * end-of-file read() costs.
+ */
+static int cal_one(enum vml_view view, unsigned long vmas, unsigned long pages, double *model,
+		   double *live, struct bench_calibration *cal)
 {
 	struct view_reader mvr, lvr;
+	struct vml_sys_config cfg;
 	struct vml_sys *sys = NULL;
 	struct vml_mm *mm = NULL;
 	struct target *t = NULL;
-	long live_vmas;
+	double base = 0;
 	int ret;
 
-	struct vml_sys_config cfg;
-
-	*cal = (struct bench_calibration){ 0 };
 	ret = host_current_config(0, &cfg);
 	if (!ret)
 		ret = vml_sys_create(&cfg, &sys);
 	if (!ret)
 		ret = vml_mm_create(sys, &mm);
 	if (!ret)
-		ret = cal_layout(NULL, mm);
+		ret = cal_layout(NULL, mm, vmas, pages);
 	if (!ret)
 		ret = target_create(TARGET_LIVE, NULL, &t);
+	/* The child's own mappings (binary, libc, stack...): read before the layout, taken off. */
+	if (!ret) {
+		ret = view_reader_open_live(&lvr, target_pid(t), view);
+		if (!ret) {
+			ret = cal_measure(&lvr, 1, &base);
+			view_reader_close(&lvr);
+		}
+	}
 	if (!ret)
-		ret = cal_layout(t, NULL);
-	live_vmas = ret ? 0 : bench_live_vma_count(target_pid(t));
-	if (!ret && live_vmas < 0)
-		ret = (int)live_vmas;
+		ret = cal_layout(t, NULL, vmas, pages);
 	if (!ret)
 		ret = view_reader_open_model(&mvr, mm, view, VML_LOCK_MMAP);
 	if (!ret) {
 		ret = view_reader_open_live(&lvr, target_pid(t), view);
 		if (!ret) {
-			/* interleaved, so load changes hit both sides alike */
-			ret = cal_measure(&mvr, CAL_VMAS, &cal->model_ns);
+			/* whole passes, interleaved, so load changes hit both sides alike */
+			ret = cal_measure(&mvr, 1, model);
 			if (!ret)
-				ret = cal_measure(&lvr, (unsigned long)live_vmas, &cal->live_ns);
+				ret = cal_measure(&lvr, 1, live);
 			if (!ret)
-				ret = cal_measure(&mvr, CAL_VMAS, &cal->model_ns);
-			if (!ret)
+				ret = cal_measure(&mvr, 1, model);
+			if (!ret && cal)
 				ret = cal_eof(&mvr, &lvr, cal);
 			view_reader_close(&lvr);
 		}
@@ -152,7 +167,33 @@ int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
 	vml_sys_destroy(sys);
 	if (ret)
 		return ret;
+	/* per VMA of the layout */
+	*model /= (double)vmas;
+	*live = *live > base ? (*live - base) / (double)vmas : 0;
+	return 0;
+}
+
+int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
+{
+	double m4, l4, m64, l64, mp, lp;
+	int ret;
+
+	*cal = (struct bench_calibration){ 0 };
+	ret = cal_one(view, CAL_VMAS, CAL_PAGES, &m4, &l4, cal);
+	if (!ret)
+		ret = cal_one(view, CAL_BIG_VMAS, CAL_BIG_PAGES, &m64, &l64, NULL);
+	if (ret)
+		return ret;
+	/* t = a + b * pages on each side: a per record, b per page walked */
+	mp = (m64 - m4) / (double)(CAL_BIG_PAGES - CAL_PAGES);
+	lp = (l64 - l4) / (double)(CAL_BIG_PAGES - CAL_PAGES);
+	cal->model_page_ns = mp > 0 ? mp : 0;
+	cal->live_page_ns = lp > 0 ? lp : 0;
+	cal->model_ns = m4 - CAL_PAGES * cal->model_page_ns;
+	cal->live_ns = l4 - CAL_PAGES * cal->live_page_ns;
 	cal->record_ns = cal->live_ns > cal->model_ns ? cal->live_ns - cal->model_ns : 0;
+	cal->page_ns = cal->live_page_ns > cal->model_page_ns ?
+		       cal->live_page_ns - cal->model_page_ns : 0;
 	/*
 	 * The race a reader's release starts (REFERENCE.md 5.3): the reader
 	 * comes back for the lock after the rest of its read() and the next

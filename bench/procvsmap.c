@@ -55,6 +55,7 @@ struct pvm_run {
 	struct vml_mm *mm;		/* model */
 	uint64_t record_ns;		/* model readers' calibration charge */
 	uint64_t call_ns;		/* ...per read() call, outside the lock */
+	uint64_t page_ns;		/* ...per page a walk covers, inside it */
 	unsigned long region;		/* model */
 	pid_t pid;			/* live */
 	struct lat_hist *hist;		/* the mapper's calls */
@@ -87,6 +88,8 @@ static void *reader_main(void *arg)
 			ret = vml_reader_set_record_cost(vr.r, r->record_ns);
 		if (!ret && vr.r && r->call_ns)
 			ret = vml_reader_set_call_cost(vr.r, r->call_ns);
+		if (!ret && vr.r && r->page_ns)
+			ret = vml_reader_set_page_cost(vr.r, r->page_ns);
 	} else
 		ret = view_reader_open_live(&vr, r->pid, r->view);
 	if (ret) {
@@ -361,6 +364,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
 		.record_ns = (uint64_t)res->record_ns,
 		.call_ns = (uint64_t)res->call_ns,
+		.page_ns = (uint64_t)res->page_ns,
 	};
 	uint64_t vmas = 0;
 	int ret;
@@ -435,8 +439,10 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 				strerror(-ret));
 			return EXIT_FAILURE;
 		}
-		if (o->record_ns < 0)
+		if (o->record_ns < 0) {
 			res->record_ns = res->cal.record_ns;
+			res->page_ns = res->cal.page_ns;
+		}
 		if (o->call_ns < 0)
 			res->call_ns = res->cal.call_ns;
 	}

@@ -37,9 +37,11 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	const struct host_profile *hp;
 
 	if (res->cal.done && o->record_ns < 0)
-		fprintf(f, "# model readers charged %.0f ns per record: measured now, the live kernel "
-			   "takes %.0f ns and the model %.0f ns per %s record\n",
-			res->record_ns, res->cal.live_ns, res->cal.model_ns, bench_view_name(res->view));
+		fprintf(f, "# model readers charged %.0f ns per record and %.1f ns per page walked: "
+			   "measured now, the live kernel takes %.0f + %.1f ns and the model %.0f + "
+			   "%.1f ns per %s record + page\n", res->record_ns, res->page_ns,
+			res->cal.live_ns, res->cal.live_page_ns, res->cal.model_ns,
+			res->cal.model_page_ns, bench_view_name(res->view));
 	else
 		fprintf(f, "# model readers charged %.0f ns per record (--record-ns)\n",
 			res->record_ns);
@@ -130,11 +132,18 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 	if (o->note)
 		json_set_str(doc, "note", o->note);
 	json_set_double(doc, "record_ns", res->record_ns);
+	json_set_double(doc, "page_ns", res->page_ns);
+	json_set_double(doc, "call_ns", res->call_ns);
 	if (res->cal.done) {
 		json_t *cal = json_object();
 
 		json_set_double(cal, "live_ns_per_record", res->cal.live_ns);
 		json_set_double(cal, "model_ns_per_record", res->cal.model_ns);
+		json_set_double(cal, "live_ns_per_page", res->cal.live_page_ns);
+		json_set_double(cal, "model_ns_per_page", res->cal.model_page_ns);
+		json_set_double(cal, "live_ns_per_eof_read", res->cal.live_call_ns);
+		json_set_double(cal, "model_ns_per_eof_read", res->cal.model_call_ns);
+		json_set_double(cal, "ns_per_syscall", res->cal.syscall_ns);
 		json_set_new(doc, "calibration", cal);
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++) {

@@ -73,6 +73,14 @@ ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len);
  */
 int vml_reader_set_record_cost(struct vml_reader *r, uint64_t ns);
 /*
+ * Spend @ns more of CPU time per page of every VMA range a page-walking view
+ * (smaps, smaps_rollup, numa_maps) walks, inside the locks it holds for the
+ * walk: the part of the kernel's cost that grows with a VMA's size (it
+ * visits every PTE and folio), which the model's walk does faster. 0 (the
+ * default): no charge. Return: 0 or -EINVAL (more than a second).
+ */
+int vml_reader_set_page_cost(struct vml_reader *r, uint64_t ns);
+/*
  * Spend @ns more of CPU time at the start of every vml_reader_read() call,
  * before it takes any lock: what a read() system call costs the kernel's
  * reader between dropping its lock at the end of one call and taking it at

@@ -86,6 +86,14 @@ int vml_reader_set_record_cost(struct vml_reader *r, uint64_t ns)
 	return 0;
 }
 
+int vml_reader_set_page_cost(struct vml_reader *r, uint64_t ns)
+{
+	if (!r || ns > 1000 * 1000 * 1000)
+		return -EINVAL;
+	r->priv.page_ns = ns;
+	return 0;
+}
+
 int vml_reader_set_call_cost(struct vml_reader *r, uint64_t ns)
 {
 	if (!r || ns > 1000 * 1000 * 1000)

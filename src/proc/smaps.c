@@ -250,6 +250,7 @@ static void smap_gather_stats(struct proc_maps_private *priv, struct vma *vma,
 			w.shmem_holes = true;
 	}
 	walk_page_range(vma->vm_mm, start ? start : vma->vm_start, vma->vm_end, &ops, &w);
+	proc_walk_charge(priv, start ? start : vma->vm_start, vma->vm_end);
 	proc_walk_end(priv, vma);
 }
 
