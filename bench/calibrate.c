@@ -30,6 +30,7 @@
 #include "target/host.h"
 #include "internal.h"
 #include "util/clock.h"
+#include "util/compiler.h"
 
 #define CAL_BASE SCRIPT_RANGE_LO
 #define CAL_VMAS 2048UL
@@ -110,87 +111,116 @@ static int cal_eof(struct view_reader *mvr, struct view_reader *lvr, struct benc
 	return 0;
 }
 
-/*
- * One layout (@vmas VMAs of @pages pages) on both sides: the median ns per
- * VMA of whole-view reads into *@model and *@live; with @cal, also the
- * end-of-file read() costs.
- */
-static int cal_one(enum vml_view view, unsigned long vmas, unsigned long pages, double *model,
-		   double *live, struct bench_calibration *cal)
-{
+/* One layout on both sides: a model mm and a live child, a reader of each. */
+struct cal_side {
+	struct vml_mm *mm;
+	struct target *t;
 	struct view_reader mvr, lvr;
-	struct vml_sys_config cfg;
-	struct vml_sys *sys = NULL;
-	struct vml_mm *mm = NULL;
-	struct target *t = NULL;
-	double base = 0;
+	bool mopen, lopen;
+	double base;		/* a pass over the child's own mappings, before the layout */
+	unsigned long vmas;
+};
+
+static int cal_side_open(struct cal_side *c, struct vml_sys *sys, enum vml_view view,
+			 unsigned long vmas, unsigned long pages)
+{
 	int ret;
 
-	ret = host_current_config(0, &cfg);
+	c->vmas = vmas;
+	ret = vml_mm_create(sys, &c->mm);
 	if (!ret)
-		ret = vml_sys_create(&cfg, &sys);
+		ret = cal_layout(NULL, c->mm, vmas, pages);
 	if (!ret)
-		ret = vml_mm_create(sys, &mm);
-	if (!ret)
-		ret = cal_layout(NULL, mm, vmas, pages);
-	if (!ret)
-		ret = target_create(TARGET_LIVE, NULL, &t);
+		ret = target_create(TARGET_LIVE, NULL, &c->t);
 	/* The child's own mappings (binary, libc, stack...): read before the layout, taken off. */
 	if (!ret) {
-		ret = view_reader_open_live(&lvr, target_pid(t), view);
+		ret = view_reader_open_live(&c->lvr, target_pid(c->t), view);
 		if (!ret) {
-			ret = cal_measure(&lvr, 1, &base);
-			view_reader_close(&lvr);
+			ret = cal_measure(&c->lvr, 1, &c->base);
+			view_reader_close(&c->lvr);
 		}
 	}
 	if (!ret)
-		ret = cal_layout(t, NULL, vmas, pages);
+		ret = cal_layout(c->t, NULL, vmas, pages);
 	if (!ret)
-		ret = view_reader_open_model(&mvr, mm, view, VML_LOCK_MMAP);
-	if (!ret) {
-		ret = view_reader_open_live(&lvr, target_pid(t), view);
-		if (!ret) {
-			/* whole passes, interleaved, so load changes hit both sides alike */
-			ret = cal_measure(&mvr, 1, model);
-			if (!ret)
-				ret = cal_measure(&lvr, 1, live);
-			if (!ret)
-				ret = cal_measure(&mvr, 1, model);
-			if (!ret && cal)
-				ret = cal_eof(&mvr, &lvr, cal);
-			view_reader_close(&lvr);
-		}
-		view_reader_close(&mvr);
-	}
-	target_destroy(t);
-	vml_mm_destroy(mm);
-	vml_sys_destroy(sys);
+		ret = view_reader_open_model(&c->mvr, c->mm, view, VML_LOCK_MMAP);
+	c->mopen = !ret;
+	if (!ret)
+		ret = view_reader_open_live(&c->lvr, target_pid(c->t), view);
+	c->lopen = !ret && c->mopen;
+	return ret;
+}
+
+static void cal_side_close(struct cal_side *c)
+{
+	if (c->lopen)
+		view_reader_close(&c->lvr);
+	if (c->mopen)
+		view_reader_close(&c->mvr);
+	target_destroy(c->t);
+	vml_mm_destroy(c->mm);
+}
+
+/* One round: ns per VMA of each side on this layout. */
+static int cal_round(struct cal_side *c, double *model, double *live)
+{
+	double m, l;
+	int ret = view_reader_ns_per_record(&c->mvr, 1, CAL_SAMPLE_NS, &m);
+
+	if (!ret)
+		ret = view_reader_ns_per_record(&c->lvr, 1, CAL_SAMPLE_NS, &l);
 	if (ret)
 		return ret;
-	/* per VMA of the layout */
-	*model /= (double)vmas;
-	*live = *live > base ? (*live - base) / (double)vmas : 0;
+	*model = m / (double)c->vmas;
+	*live = l > c->base ? (l - c->base) / (double)c->vmas : 0;
 	return 0;
 }
 
 int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
 {
-	double m4, l4, m64, l64, mp, lp;
+	double mr[CAL_SAMPLES], lr[CAL_SAMPLES], mp[CAL_SAMPLES], lp[CAL_SAMPLES];
+	struct cal_side small = { 0 }, big = { 0 };
+	struct vml_sys_config cfg;
+	struct vml_sys *sys = NULL;
 	int ret;
 
 	*cal = (struct bench_calibration){ 0 };
-	ret = cal_one(view, CAL_VMAS, CAL_PAGES, &m4, &l4, cal);
+	ret = host_current_config(0, &cfg);
 	if (!ret)
-		ret = cal_one(view, CAL_BIG_VMAS, CAL_BIG_PAGES, &m64, &l64, NULL);
+		ret = vml_sys_create(&cfg, &sys);
+	if (!ret)
+		ret = cal_side_open(&small, sys, view, CAL_VMAS, CAL_PAGES);
+	if (!ret)
+		ret = cal_side_open(&big, sys, view, CAL_BIG_VMAS, CAL_BIG_PAGES);
+	/*
+	 * Rounds of all four, each fitted on its own (t = a + b * pages per VMA:
+	 * a per record, b per page walked), so load changes between rounds hit
+	 * a round's four figures alike; the medians of the rounds' fits.
+	 */
+	for (int s = 0; s < CAL_SAMPLES && !ret; s++) {
+		double m4, l4, m64, l64;
+
+		ret = cal_round(&small, &m4, &l4);
+		if (!ret)
+			ret = cal_round(&big, &m64, &l64);
+		if (ret)
+			break;
+		mp[s] = (m64 - m4) / (double)(CAL_BIG_PAGES - CAL_PAGES);
+		lp[s] = (l64 - l4) / (double)(CAL_BIG_PAGES - CAL_PAGES);
+		mr[s] = m4 - CAL_PAGES * mp[s];
+		lr[s] = l4 - CAL_PAGES * lp[s];
+	}
+	if (!ret)
+		ret = cal_eof(&small.mvr, &small.lvr, cal);
+	cal_side_close(&big);
+	cal_side_close(&small);
+	vml_sys_destroy(sys);
 	if (ret)
 		return ret;
-	/* t = a + b * pages on each side: a per record, b per page walked */
-	mp = (m64 - m4) / (double)(CAL_BIG_PAGES - CAL_PAGES);
-	lp = (l64 - l4) / (double)(CAL_BIG_PAGES - CAL_PAGES);
-	cal->model_page_ns = mp > 0 ? mp : 0;
-	cal->live_page_ns = lp > 0 ? lp : 0;
-	cal->model_ns = m4 - CAL_PAGES * cal->model_page_ns;
-	cal->live_ns = l4 - CAL_PAGES * cal->live_page_ns;
+	cal->model_page_ns = VML_MAX(stat_median(mp, CAL_SAMPLES), 0.0);
+	cal->live_page_ns = VML_MAX(stat_median(lp, CAL_SAMPLES), 0.0);
+	cal->model_ns = stat_median(mr, CAL_SAMPLES);
+	cal->live_ns = stat_median(lr, CAL_SAMPLES);
 	cal->record_ns = cal->live_ns > cal->model_ns ? cal->live_ns - cal->model_ns : 0;
 	cal->page_ns = cal->live_page_ns > cal->model_page_ns ?
 		       cal->live_page_ns - cal->model_page_ns : 0;
