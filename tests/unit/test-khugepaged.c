@@ -126,7 +126,9 @@ static void test_policies(void)
 	is_int(st.lock_drops, 5000 / 1024, "FIX_DROP alone: dropped every 1024 skipped VMAs");
 	is_int(st.vmas_skipped, 5000, "FIX_DROP alone: each ineligible VMA walked once");
 	is_int(st.pages_collapsed, 1, "FIX_DROP alone: the range collapses");
-	ok(st.max_hold_cpu_ns <= st.max_hold_ns, "the CPU time of a hold is within its length");
+	/* Two clocks read a few hundred ns apart at each end: allow 0.1 ms of skew. */
+	ok(st.max_hold_cpu_ns <= st.max_hold_ns + 100000,
+	   "the CPU time of a hold is within its length");
 	vml_khugepaged_destroy(k);
 	vml_mm_destroy(mm);
 	is_int(vml_khugepaged_create(sys, &(struct vml_khugepaged_config){ .fixes = 8 }, &k),
