@@ -34,6 +34,32 @@ struct bench_tool_list {
 	unsigned int nr;
 };
 
+#define BENCH_STEAL_KERNEL (-1)	/* a live row: the kernel's rwsem (6.18: mainline) */
+
+/*
+ * --steal: how readers may take mmap_lock past a queued writer, as bits of
+ * BENCH_STEAL_BIT(enum vml_steal_policy):
+ *   mainline           6.18: steal unless hand-off is pending (VML_STEAL_KERNEL)
+ *   nosteal            the 2026 series: mainline, but the drop-and-retake
+ *                      sites re-take with mmap_read_lock_nosteal
+ *                      (VML_STEAL_NOSTEAL_RETAKE)
+ *   not-behind-writer  Peter Zijlstra: never when the first waiter is a writer
+ *   never              never past any waiter
+ */
+#define BENCH_STEAL_BIT(p) (1u << (p))
+#define BENCH_STEAL_POLICIES 4
+/* The name of a policy (enum vml_steal_policy), or "kernel" for BENCH_STEAL_KERNEL. */
+const char *bench_steal_name(int policy);
+/* The policies in the order rows show them. */
+extern const int bench_steal_order[BENCH_STEAL_POLICIES];
+
+/* khugepaged --policy: which of seed 003's fixes a scanner row has (bits). */
+#define BENCH_KH_MAINLINE 0x01	/* none: 6.18 */
+#define BENCH_KH_RESUME   0x02	/* the per-mm resume address alone */
+#define BENCH_KH_SKIP     0x04	/* skip to the next candidate alone */
+#define BENCH_KH_DROP     0x08	/* drop and re-take after 1024 skipped VMAs alone */
+#define BENCH_KH_FIXED    0x10	/* all three: the series */
+
 struct bench_opts {
 	bool model, live;		/* --target */
 	bool lock_mmap, lock_vma;	/* --lock (model rows) */
@@ -57,7 +83,15 @@ struct bench_opts {
 	unsigned long kh_skip_vmas;	/* khugepaged: --skip-vmas ineligible VMAs */
 	unsigned int kh_ranges;		/* khugepaged: --ranges collapsible 2 MiB ranges */
 	unsigned int kh_scan_sleep_ms;	/* khugepaged: --scan-sleep between wakeups */
-	bool kh_mainline, kh_fixed;	/* khugepaged: --policy */
+	unsigned int kh_policies;	/* khugepaged: --policy, BENCH_KH_* */
+	unsigned int kh_uncollapsible;	/* khugepaged: --uncollapsible eligible ranges
+					 * khugepaged cannot collapse (sub-PMD DONTNEED) */
+	unsigned int steal;		/* --steal, BENCH_STEAL_BIT()s; 0: the scenario's
+					 * default (proc-vs-map: mainline; khugepaged: nosteal) */
+	bool trace;			/* --trace: lock dynamics from traces, both targets */
+	bool rcu_anywhere;		/* --rcu-callbacks anywhere: liburcu's default worker
+					 * (else the model writer's callbacks run on its CPU
+					 * at nice 19, as the kernel's run in softirq) */
 	unsigned int threads[BENCH_MAX_LIST];	/* exec-churn: --threads N[,N...] */
 	unsigned int nr_threads;
 	unsigned long size;		/* shmem-smaps: --size of the mapping (bytes) */
@@ -68,6 +102,9 @@ struct bench_opts {
 	bool quiet;			/* --quiet: no progress line */
 	long record_ns;			/* --record-ns: model readers' extra ns per record;
 					 * -1 (auto): calibrated against the live kernel */
+	long call_ns;			/* --call-ns: model readers' extra ns per read() call,
+					 * outside locks; -1 (auto): measured against the
+					 * live kernel */
 	const char *note;		/* printed under the table header, if set */
 	struct bench_tool_list tools;	/* monitor: --tool CMD (repeatable) */
 	const char *tool_names;		/* monitor: --tools NAME,...|all|none; NULL: all
@@ -90,9 +127,13 @@ struct pvm_sample {
 	struct lat_hist *hist;		/* every call's latency */
 };
 
+struct pvm_dyn;
+
 struct pvm_row {
 	enum target_kind target;
 	int lock;			/* enum vml_lock_policy, or BENCH_LOCK_KERNEL */
+	int steal;			/* enum vml_steal_policy, or BENCH_STEAL_KERNEL */
+	struct pvm_dyn *dyn;		/* --trace: what the traces said, else NULL */
 	unsigned int readers;
 	struct pvm_sample *s;		/* [samples], nr filled */
 	unsigned int nr;
@@ -107,8 +148,15 @@ struct pvm_row {
 /* The live kernel's and the model's cost per record of a view, measured now. */
 struct bench_calibration {
 	bool done;
-	double live_ns, model_ns;	/* per record (VMA), uncontended */
+	double live_ns, model_ns;	/* per record (VMA), uncontended, page walk aside */
 	double record_ns;		/* what model readers are charged: live - model, >= 0 */
+	double live_page_ns, model_page_ns;	/* per page a walk covers */
+	double page_ns;			/* charged per page walked: live - model, >= 0 */
+	/* per read() call, outside the lock: an EOF read() of the view (a whole
+	 * system call and seq_read, no lock taken) on each side */
+	double live_call_ns, model_call_ns;
+	double syscall_ns;		/* a null system call (getppid) */
+	double call_ns;			/* charged per call: live - model + syscall, >= 0 */
 };
 
 /* Measure it (bench/calibrate.c). Return: 0 or -errno. */
@@ -118,10 +166,14 @@ struct pvm_result {
 	const struct bench_opts *o;
 	struct bench_calibration cal;	/* model readers' charge (cal.done: measured) */
 	double record_ns;		/* the charge applied (measured or --record-ns) */
+	double call_ns;			/* per read() call (measured or --call-ns) */
+	double page_ns;			/* per page walked (measured with record_ns) */
 	enum vml_view view;
 	struct pvm_row *rows;
 	unsigned int nr_rows;
 	int mapper_cpu, reader_cpu;	/* -1: not pinned */
+	struct pvm_tracer *tracer;	/* --trace */
+	struct bench_host_lat *hostlat;	/* the host's timings fed to the model, or NULL */
 };
 
 /* Run every row; fills *@res (free with pvm_result_free). Return: 0 or an exit status. */
@@ -130,6 +182,8 @@ void pvm_result_free(struct pvm_result *res);
 void pvm_print_table(FILE *f, const struct pvm_result *res);
 int pvm_write_json(const char *path, const struct pvm_result *res);
 int pvm_plot(const char *path, const struct pvm_result *res);
+/* --trace: the traced lock-dynamics table, after the main one (bench/pvm_trace.c). */
+void pvm_print_dynamics(FILE *f, struct pvm_result *res);
 /* The row for (@target, @lock, @readers), or NULL. */
 const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target, int lock,
 			       unsigned int readers);

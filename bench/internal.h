@@ -97,6 +97,12 @@ long view_reader_pass(struct view_reader *vr, const atomic_bool *stop);
  */
 int view_reader_ns_per_record(struct view_reader *vr, unsigned long records, uint64_t min_ns,
 			      double *out);
+/*
+ * The cost of one read() at end of file (a whole call that takes no lock:
+ * the system call and seq_read's own work on the live side), *@out in ns,
+ * averaged over calls for at least @min_ns. Return: 0 or -errno.
+ */
+int view_reader_eof_ns(struct view_reader *vr, uint64_t min_ns, double *out);
 void view_reader_close(struct view_reader *vr);
 
 /* Lines in /proc/@pid/maps (the live address space's VMA count), or -errno. */

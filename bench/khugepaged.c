@@ -1,58 +1,119 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * khugepaged.c - `vmalock bench khugepaged`: seed 003's experiment on the
- * model. An address space holds --skip-vmas small VMAs khugepaged cannot
- * use, then --ranges 2 MiB ranges of small pages it can collapse, while a
- * mapper maps and unmaps single pages elsewhere in it (Paul's mapper: a
- * random page, map or unmap, 10 us apart), contending for mmap_lock.
- * khugepaged runs in its own low-priority thread with each policy:
+ * model and on the live kernel. An address space holds --skip-vmas small
+ * VMAs khugepaged cannot use, then --uncollapsible 2 MiB ranges it may scan
+ * but not collapse (every PTE cleared by a sub-PMD MADV_DONTNEED, so more
+ * pte_none than max_ptes_none: patch 2's budget eaters), then --ranges
+ * collapsible 2 MiB ranges of small pages, while a mapper maps and unmaps
+ * single pages in a separate 16 MiB area (Paul's mapper: a random page, map
+ * or unmap, 10 us apart), contending for mmap_lock.
  *
- *   mainline  6.18: trylock per mm, forget the position on contention, walk
- *             every ineligible VMA under one read-lock hold;
- *   fixed     the 2026 series: per-mm resume address, skip to the next
- *             candidate, drop and re-take mmap_lock (nosteal) every 1024
- *             skipped VMAs.
+ * Model rows: khugepaged runs in its own nice-19 thread with each --policy
+ * (mainline; each of the series' fixes alone: resume, skip, drop; all of
+ * them: fixed) under each --steal policy of the mmap_lock (how the drop
+ * fix re-takes the lock: see vmalock/khugepaged.h).
  *
- * Per sample: the time until every range is collapsed (or the --duration
- * limit), khugepaged's longest mmap_lock hold, and the mapper's latency.
- * The seed reports 10.8 s -> 3.6 s to collapse and 95 ms -> 170 us hold
- * (with ~1M ineligible VMAs). Model only: the live kernel's khugepaged is
- * one global thread whose pace is a system setting.
+ * The live row (root): the same layout in vmalock-child, khugepaged's
+ * sysfs knobs set for a fast scan (scan_sleep_millisecs = --scan-sleep)
+ * and vm.max_map_count raised for the run, both put back afterwards
+ * however the run ends (target/settings.h). The kernel is 6.18: the row is
+ * mainline's. A range counts as collapsed once its first page is mapped by
+ * a transparent huge page (/proc/PID/pagemap and /proc/kpageflags, read
+ * every 2 ms: one page's walk each, not a whole smaps); khugepaged's holds
+ * of the child's mmap_lock come from the mmap_lock tracepoints, when
+ * tracefs is available.
+ *
+ * Per sample: the time until every collapsible range is collapsed (or
+ * `>` the --duration limit), khugepaged's longest mmap_lock hold, how often
+ * its trylock failed and it dropped the lock, and the mapper's latency.
+ * The seed reports, with ~1M ineligible VMAs: hold 95 ms -> 170 us,
+ * collapse 10.8 s -> 3.6 s.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include "sync/rcu.h"
 #include "target/host.h"
+#include "target/settings.h"
 #include "internal.h"
+#include "trace/analysis.h"
+#include "trace/session.h"
 #include "util/json.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/compiler.h"
 #include "util/rand.h"
 #include "vmalock/khugepaged.h"
 
 #define KH_M2 (2UL << 20)
 #define KH_PG 4096UL
 #define KH_BASE 0x100000000000UL
-#define KH_CHURN (KH_BASE + (1UL << 40))	/* the mapper's area, far from the rest */
+#define KH_CHURN (KH_BASE + (1UL << 40))	/* the model mapper's area, far from the rest */
 #define KH_CHURN_PAGES 4096UL			/* 16 MiB */
+#define KH_POLL_NS (2 * NSEC_PER_MSEC)		/* live: how often collapse is checked */
+#define KH_CHUNK_NS (250 * NSEC_PER_MSEC)	/* live: the mapper runs in chunks this long */
+#define KH_NONE UINT64_MAX			/* a count the target cannot tell */
 
 struct kh_sample {
 	double collapse_ms;	/* NAN: not all ranges collapsed within --duration */
-	double max_hold_ms, mean_hold_us;
-	double p50_us, p99_us, max_us;
-	uint64_t trylock_failures, lock_drops, wakeups, collapsed;
+	double max_hold_ms, mean_hold_us;	/* NAN: not known (live without tracefs) */
+	double max_hold_cpu_ms;	/* model: the most CPU time one hold used (NAN: live) */
+	double retake_ms;	/* model: total time re-taking the lock after drops */
+	double p50_us, p99_us, max_us, avg_us;
+	double build_s;		/* laying out the address space */
+	uint64_t trylock_failures, lock_drops, wakeups, collapsed;	/* KH_NONE: unknown */
+	uint64_t holds;		/* khugepaged's mmap_lock(R) holds */
 };
 
 struct kh_row {
-	enum vml_khugepaged_policy policy;
+	enum target_kind target;
+	unsigned int policy;	/* one BENCH_KH_* bit */
+	int steal;		/* enum vml_steal_policy, or BENCH_STEAL_KERNEL (live) */
 	struct kh_sample *s;
 	unsigned int nr;
 };
+
+static const char *policy_name(unsigned int p)
+{
+	switch (p) {
+	case BENCH_KH_RESUME:
+		return "resume";
+	case BENCH_KH_SKIP:
+		return "skip";
+	case BENCH_KH_DROP:
+		return "drop";
+	case BENCH_KH_FIXED:
+		return "fixed";
+	default:
+		return "mainline";
+	}
+}
+
+static unsigned int policy_fixes(unsigned int p)
+{
+	switch (p) {
+	case BENCH_KH_RESUME:
+		return VML_KHUGEPAGED_FIX_RESUME;
+	case BENCH_KH_SKIP:
+		return VML_KHUGEPAGED_FIX_SKIP;
+	case BENCH_KH_DROP:
+		return VML_KHUGEPAGED_FIX_DROP;
+	case BENCH_KH_FIXED:
+		return VML_KHUGEPAGED_FIX_ALL;
+	default:
+		return 0;
+	}
+}
+
+/* ---- the model ---- */
 
 struct mapper {
 	struct vml_mm *mm;
@@ -68,6 +129,9 @@ static void *mapper_thread(void *arg)
 	struct vml_rand r = vml_rand_init(m->seed, 7);
 
 	bench_pin_thread(m->cpu);
+	/* The VMAs and tree nodes it frees: on its own CPU, below it (sync/rcu.h). */
+	if (m->cpu >= 0)
+		vml_rcu_thread_callbacks(m->cpu, 19);
 	while (!atomic_load(&m->stop)) {
 		unsigned long a = KH_CHURN + vml_rand_below(&r, KH_CHURN_PAGES) * KH_PG;
 		uint64_t t0 = vml_now_ns();
@@ -83,10 +147,17 @@ static void *mapper_thread(void *arg)
 	return NULL;
 }
 
-/* The layout: ineligible VMAs, then the collapsible ranges, then the mapper's area. */
-static int build(struct vml_sys *sys, unsigned long skip, unsigned int ranges, struct vml_mm **out)
+/* Where the ranges start: past the ineligible VMAs, 2 MiB-aligned, a gap after them. */
+static unsigned long ranges_base(unsigned long skip)
 {
-	unsigned long rbase = KH_BASE + ((2 * skip * KH_PG + KH_M2 - 1) & ~(KH_M2 - 1)) + KH_M2;
+	return KH_BASE + ((2 * skip * KH_PG + KH_M2 - 1) & ~(KH_M2 - 1)) + KH_M2;
+}
+
+/* The layout (the live child's CHILD_KH_LAYOUT builds the same), then the mapper's area. */
+static int build(struct vml_sys *sys, unsigned long skip, unsigned int unc, unsigned int ranges,
+		 struct vml_mm **out)
+{
+	unsigned long rbase = ranges_base(skip), nr = unc + ranges;
 	struct vml_mm *mm;
 	int err;
 
@@ -99,10 +170,17 @@ static int build(struct vml_sys *sys, unsigned long skip, unsigned int ranges, s
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL);
 	/* Small pages first (THP is "madvise"), then advise: collapsible, not yet huge. */
 	if (!err)
-		err = vml_mmap(mm, rbase, ranges * KH_M2, PROT_READ | PROT_WRITE,
+		err = vml_mmap(mm, rbase, nr * KH_M2, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, NULL, 0, NULL);
+	/* Uncollapsible: each half zapped on its own, so the PTE table stays, all none. */
+	for (unsigned long i = 0; i < unc && !err; i++) {
+		err = vml_madvise(mm, rbase + i * KH_M2, KH_M2 / 2, MADV_DONTNEED);
+		if (!err)
+			err = vml_madvise(mm, rbase + i * KH_M2 + KH_M2 / 2, KH_M2 / 2,
+					  MADV_DONTNEED);
+	}
 	if (!err)
-		err = vml_madvise(mm, rbase, ranges * KH_M2, MADV_HUGEPAGE);
+		err = vml_madvise(mm, rbase, nr * KH_M2, MADV_HUGEPAGE);
 	if (!err)
 		err = vml_mmap(mm, KH_CHURN, KH_CHURN_PAGES * KH_PG, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, NULL, 0, NULL);
@@ -114,11 +192,24 @@ static int build(struct vml_sys *sys, unsigned long skip, unsigned int ranges, s
 	return 0;
 }
 
-static int run_sample(const struct bench_opts *o, enum vml_khugepaged_policy policy,
-		      struct kh_sample *s, int mapper_cpu, int scan_cpu)
+static void fill_latency(struct kh_sample *s, const struct lat_hist *h)
+{
+	s->p50_us = lat_hist_quantile_ns(h, 0.5) / 1e3;
+	s->p99_us = lat_hist_quantile_ns(h, 0.99) / 1e3;
+	s->max_us = (double)h->max_ns / 1e3;
+	s->avg_us = h->count ? (double)h->sum_ns / (double)h->count / 1e3 : 0;
+}
+
+static int model_sample(const struct bench_opts *o, const struct kh_row *row,
+			struct kh_sample *s, int mapper_cpu, int scan_cpu)
 {
 	struct vml_sys_config scfg;
-	struct vml_khugepaged_config kcfg = { .policy = policy, .scan_sleep_ms = o->kh_scan_sleep_ms };
+	struct vml_khugepaged_config kcfg = {
+		.policy = row->policy == BENCH_KH_MAINLINE ? VML_KHUGEPAGED_MAINLINE :
+							     VML_KHUGEPAGED_FIXED,
+		.fixes = policy_fixes(row->policy),
+		.scan_sleep_ms = o->kh_scan_sleep_ms,
+	};
 	struct mapper m = { .seed = o->seed, .cpu = mapper_cpu };
 	struct vml_khugepaged_stats ks;
 	struct vml_khugepaged *k = NULL;
@@ -131,13 +222,16 @@ static int run_sample(const struct bench_opts *o, enum vml_khugepaged_policy pol
 	if (err)
 		return err;
 	scfg.max_map_count = o->kh_skip_vmas + 65536;
+	scfg.mmap_lock_steal = (enum vml_steal_policy)row->steal;
 	/* The experiment's ranges are MADV_HUGEPAGE: THP must not be off. */
 	if (scfg.thp == VML_THP_NEVER)
 		scfg.thp = VML_THP_MADVISE;
 	err = vml_sys_create(&scfg, &sys);
 	if (err)
 		return err;
-	err = build(sys, o->kh_skip_vmas, o->kh_ranges, &m.mm);
+	t0 = vml_now_ns();
+	err = build(sys, o->kh_skip_vmas, o->kh_uncollapsible, o->kh_ranges, &m.mm);
+	s->build_s = (double)(vml_now_ns() - t0) / 1e9;
 	if (err) {
 		vml_sys_destroy(sys);
 		return err;
@@ -174,14 +268,15 @@ static int run_sample(const struct bench_opts *o, enum vml_khugepaged_policy pol
 
 	vml_khugepaged_stats(k, &ks);
 	s->max_hold_ms = (double)ks.max_hold_ns / 1e6;
-	s->mean_hold_us = 0;
+	s->max_hold_cpu_ms = (double)ks.max_hold_cpu_ns / 1e6;
+	s->retake_ms = (double)ks.retake_ns_total / 1e6;
+	s->mean_hold_us = NAN;
 	s->trylock_failures = ks.trylock_failures;
 	s->lock_drops = ks.lock_drops;
 	s->wakeups = ks.wakeups;
 	s->collapsed = ks.pages_collapsed;
-	s->p50_us = lat_hist_quantile_ns(m.hist, 0.5) / 1e3;
-	s->p99_us = lat_hist_quantile_ns(m.hist, 0.99) / 1e3;
-	s->max_us = (double)m.hist->max_ns / 1e3;
+	s->holds = KH_NONE;
+	fill_latency(s, m.hist);
 out:
 	vml_khugepaged_destroy(k);
 	vml_free(m.hist);
@@ -190,10 +285,221 @@ out:
 	return err;
 }
 
-static const char *policy_name(enum vml_khugepaged_policy p)
+/* ---- the live kernel ---- */
+
+struct live_watch {
+	pid_t pid;
+	unsigned long first;		/* the first collapsible range */
+	unsigned int ranges;
+	uint64_t t0, done_ts;		/* done_ts: 0 until every range is huge */
+	unsigned int huge;		/* ranges seen huge so far */
+	int pagemap_fd, kpf_fd;
+	struct trace_session *s;	/* NULL: no hold times */
+	struct trace_analysis an;
+	int trace_err;
+	atomic_bool stop;
+};
+
+#define KPF_THP 22
+
+/* Is the page at @addr mapped by a transparent huge page? */
+static bool page_is_thp(struct live_watch *w, unsigned long addr)
 {
-	return p == VML_KHUGEPAGED_FIXED ? "fixed" : "mainline";
+	uint64_t pme, flags;
+
+	if (pread(w->pagemap_fd, &pme, sizeof(pme), (off_t)(addr / KH_PG * 8)) != sizeof(pme) ||
+	    !(pme & (1ULL << 63)))
+		return false;
+	pme &= (1ULL << 55) - 1;	/* the PFN (root only; 0 otherwise) */
+	if (!pme || pread(w->kpf_fd, &flags, sizeof(flags), (off_t)(pme * 8)) != sizeof(flags))
+		return false;
+	return flags & (1ULL << KPF_THP);
 }
+
+static int feed(const struct trace_event *ev, void *arg)
+{
+	int ret = trace_analysis_feed(arg, ev);
+
+	return ret == -EINVAL ? 0 : ret;
+}
+
+static void *live_watch_thread(void *arg)
+{
+	struct live_watch *w = arg;
+	uint64_t next_trace = 0;
+
+	while (!atomic_load(&w->stop)) {
+		uint64_t now = vml_now_ns();
+
+		if (!w->done_ts) {
+			unsigned int n = 0;
+
+			for (unsigned int i = 0; i < w->ranges; i++)
+				n += page_is_thp(w, w->first + i * KH_M2);
+			w->huge = n;
+			if (n == w->ranges)
+				w->done_ts = vml_now_ns();
+		}
+		if (w->s && !w->trace_err && now >= next_trace) {
+			w->trace_err = trace_session_poll(w->s, false, feed, &w->an);
+			next_trace = now + 100 * NSEC_PER_MSEC;
+		}
+		bench_sleep_ns(KH_POLL_NS);
+	}
+	return NULL;
+}
+
+/* khugepaged's holds of the child's mmap_lock, from the analysis. */
+static void live_holds(const struct live_watch *w, uint64_t mm, struct kh_sample *s)
+{
+	const struct trace_mm *tm = trace_analysis_find_mm(&w->an, mm);
+	struct trace_stat hold = { 0 };
+	uint64_t failed = 0;
+
+	s->max_hold_ms = s->mean_hold_us = s->max_hold_cpu_ms = s->retake_ms = NAN;
+	s->trylock_failures = s->holds = KH_NONE;
+	if (!w->s || w->trace_err || !tm)
+		return;
+	for (size_t i = 0; i < tm->nr_tasks; i++) {
+		const struct trace_task *t = &tm->tasks[i];
+
+		if (strncmp(t->comm, "khugepaged", 10))
+			continue;
+		trace_stat_merge(&hold, &t->hold[TRACE_READ]);
+		failed += t->failed;
+	}
+	s->max_hold_ms = (double)hold.max_ns / 1e6;
+	s->mean_hold_us = hold.count ? (double)hold.total_ns / (double)hold.count / 1e3 : NAN;
+	s->trylock_failures = failed;
+	s->holds = hold.count;
+}
+
+static int live_sample(const struct bench_opts *o, struct kh_sample *s, int mapper_cpu,
+		       struct trace_session *ts)
+{
+	struct live_watch w = { .ranges = o->kh_ranges, .pagemap_fd = -1, .kpf_fd = -1, .s = ts };
+	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
+	struct lat_hist *hist = lat_hist_new();
+	uint64_t limit = (uint64_t)(o->duration_s * 1e9), mm = 0, t0;
+	struct target *t = NULL;
+	unsigned long first = 0;
+	char path[64];
+	pthread_t th;
+	bool started = false;
+	int ret = -ENOMEM;
+
+	trace_analysis_init(&w.an, 0);
+	if (!rep || !hist)
+		goto out;
+	ret = target_create(TARGET_LIVE, NULL, &t);
+	if (ret)
+		goto out;
+	w.pid = target_pid(t);
+	bench_pin_pid(w.pid, mapper_cpu);
+	t0 = vml_now_ns();
+	ret = target_live_kh_layout(t, KH_BASE, o->kh_skip_vmas, o->kh_ranges,
+				    o->kh_uncollapsible, &first, rep);
+	s->build_s = (double)(vml_now_ns() - t0) / 1e9;
+	if (ret) {
+		fprintf(stderr, "vmalock bench: khugepaged: live: laying out %lu VMAs: %s\n",
+			o->kh_skip_vmas, strerror(-ret));
+		goto out;
+	}
+	w.first = first + (unsigned long)o->kh_uncollapsible * KH_M2;
+	ret = target_live_mapper_setup(t, KH_CHURN_PAGES * KH_PG, o->seed, rep);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)w.pid);
+	w.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	w.kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (w.pagemap_fd < 0 || w.kpf_fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "vmalock bench: khugepaged: live: %s: %s\n",
+			w.pagemap_fd < 0 ? path : "/proc/kpageflags", strerror(errno));
+		goto out;
+	}
+	if (w.s) {
+		ret = trace_session_find_mm(w.s, w.pid, &mm);
+		if (!ret)
+			ret = trace_session_set_mm(w.s, mm);
+		if (!ret)
+			ret = trace_session_discard(w.s);
+		w.an.mm_filter = mm;
+		if (ret)
+			w.s = NULL;
+	}
+	atomic_store(&w.stop, false);
+	w.t0 = vml_now_ns();
+	ret = -pthread_create(&th, NULL, live_watch_thread, &w);
+	if (ret)
+		goto out;
+	started = true;
+	/* The mapper runs in chunks until every range is huge, or the limit. */
+	while (!w.done_ts && vml_now_ns() - w.t0 < limit) {
+		ret = target_live_mapper_run(t, KH_CHUNK_NS, 10 * NSEC_PER_USEC, rep);
+		if (ret)
+			break;
+		lat_hist_merge(hist, &rep->hist);
+	}
+	atomic_store(&w.stop, true);
+	pthread_join(th, NULL);
+	if (w.s && !w.trace_err)
+		w.trace_err = trace_session_poll(w.s, true, feed, &w.an);
+	if (ret)
+		goto out;
+	s->collapse_ms = w.done_ts ? (double)(w.done_ts - w.t0) / 1e6 : NAN;
+	s->collapsed = w.huge;
+	s->lock_drops = 0;		/* 6.18 never drops it while skipping */
+	s->wakeups = KH_NONE;
+	live_holds(&w, mm, s);
+	fill_latency(s, hist);
+out:
+	if (!started)
+		s->collapse_ms = NAN;
+	if (w.pagemap_fd >= 0)
+		close(w.pagemap_fd);
+	if (w.kpf_fd >= 0)
+		close(w.kpf_fd);
+	target_destroy(t);
+	trace_analysis_fini(&w.an);
+	vml_free(hist);
+	vml_free(rep);
+	return ret;
+}
+
+/* Set khugepaged up for a fast scan and room for the VMAs (root); undone by setting_pop_all. */
+static int live_settings(const struct bench_opts *o)
+{
+	const struct host_profile *hp;
+	char err[256], val[32], path[256];
+	int ret = host_profile_current(&hp);
+
+	if (ret)
+		return ret;
+	if (o->kh_skip_vmas + 65536 > hp->max_map_count) {
+		snprintf(val, sizeof(val), "%lu", o->kh_skip_vmas + 65536);
+		ret = setting_push(setting_path("max_map_count"), val, err, sizeof(err));
+		if (ret)
+			goto fail;
+	}
+	snprintf(path, sizeof(path), "%s", setting_path("khugepaged.scan_sleep_millisecs"));
+	snprintf(val, sizeof(val), "%u", o->kh_scan_sleep_ms);
+	ret = setting_push(path, val, err, sizeof(err));
+	if (ret)
+		goto fail;
+	if (!strcmp(hp->thp_enabled, "never")) {
+		ret = setting_push(setting_path("thp"), "madvise", err, sizeof(err));
+		if (ret)
+			goto fail;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "vmalock bench: khugepaged: live: %s\n", err);
+	setting_pop_all();
+	return ret;
+}
+
+/* ---- reduction and output ---- */
 
 /* Median over samples of one field; collapse times that never finished sort last. */
 static double med(const struct kh_row *r, size_t off)
@@ -214,48 +520,114 @@ static double med_u64(const struct kh_row *r, size_t off)
 	double v[256];
 	unsigned int n = r->nr < 256 ? r->nr : 256;
 
-	for (unsigned int i = 0; i < n; i++)
-		v[i] = (double)*(const uint64_t *)((const char *)&r->s[i] + off);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t x = *(const uint64_t *)((const char *)&r->s[i] + off);
+
+		if (x == KH_NONE)
+			return NAN;
+		v[i] = (double)x;
+	}
 	return stat_median(v, n);
 }
 
 #define MED(r, f) med((r), offsetof(struct kh_sample, f))
 #define MEDU(r, f) med_u64((r), offsetof(struct kh_sample, f))
 
+static void put_num(FILE *f, int w, const char *fmt, double v)
+{
+	if (isnan(v) || isinf(v))
+		fprintf(f, " %*s", w, "-");
+	else
+		fprintf(f, " %*.*f", w, strchr(fmt, '3') ? 3 : strchr(fmt, '1') ? 1 : 0, v);
+}
+
+static const struct kh_row *find_row(const struct kh_row *rows, unsigned int nr,
+				     enum target_kind target, unsigned int policy)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		if (rows[i].target == target && rows[i].policy == policy && rows[i].nr)
+			return &rows[i];
+	return NULL;
+}
+
 static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row *rows,
 			unsigned int nr)
 {
-	fprintf(f, "khugepaged: %lu ineligible VMAs, %u collapsible 2 MiB ranges, a mapper "
-		   "contending; model; medians of %u samples\n",
-		o->kh_skip_vmas, o->kh_ranges, o->samples);
-	fprintf(f, "%-9s %13s %12s %9s %9s %11s %9s %9s %9s\n", "policy", "collapse(ms)",
-		"maxhold(ms)", "trylock", "drops", "mapper p50", "p99(us)", "max(us)", "collapsed");
+	const struct kh_row *m, *x;
+
+	fprintf(f, "# khugepaged: %lu ineligible VMAs, %u uncollapsible and %u collapsible 2 MiB "
+		   "ranges, a mapper contending; scan every %u ms, 4096 pages a wakeup; medians "
+		   "of %u samples\n", o->kh_skip_vmas, o->kh_uncollapsible, o->kh_ranges,
+		o->kh_scan_sleep_ms, o->samples);
+	fprintf(f, "# collapse: ms until every collapsible range is huge ('-': not within "
+		   "%g s); maxhold: khugepaged's longest mmap_lock hold; cpuhold: the most CPU\n"
+		   "# time one hold used (model: a hold's length had the scanner not been "
+		   "preempted, as the kernel's is not while it skips VMAs); retake: total ms spent\n"
+		   "# re-taking the lock after drops (queued behind the mapper, then woken); mapper "
+		   "latency in us\n",
+		o->duration_s);
+	fprintf(f, "%-6s %-8s %-17s %12s %11s %11s %10s %8s %7s %9s %9s %9s %9s %9s %8s\n",
+		"target", "policy", "steal", "collapse(ms)", "maxhold(ms)", "cpuhold(ms)",
+		"retake(ms)", "trylock", "drops", "collapsed", "p50(us)", "p99(us)", "avg(us)",
+		"max(us)", "build(s)");
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct kh_row *r = &rows[i];
-		double c = MED(r, collapse_ms);
-		char cbuf[32];
 
-		if (isinf(c))
-			snprintf(cbuf, sizeof(cbuf), ">%.0f", o->duration_s * 1e3);
-		else
-			snprintf(cbuf, sizeof(cbuf), "%.1f", c);
-		fprintf(f, "%-9s %13s %12.3f %9.0f %9.0f %11.1f %9.1f %9.0f %9.0f\n",
-			policy_name(r->policy), cbuf, MED(r, max_hold_ms), MEDU(r, trylock_failures),
-			MEDU(r, lock_drops), MED(r, p50_us), MED(r, p99_us), MED(r, max_us),
-			MEDU(r, collapsed));
+		if (!r->nr)
+			continue;
+		fprintf(f, "%-6s %-8s %-17s", target_kind_name(r->target), policy_name(r->policy),
+			bench_steal_name(r->steal));
+		put_num(f, 12, "%.1f", MED(r, collapse_ms));
+		put_num(f, 11, "%.3f", MED(r, max_hold_ms));
+		put_num(f, 11, "%.3f", r->target == TARGET_MODEL ? MED(r, max_hold_cpu_ms) : NAN);
+		put_num(f, 10, "%.1f", r->target == TARGET_MODEL ? MED(r, retake_ms) : NAN);
+		put_num(f, 8, "%.0f", MEDU(r, trylock_failures));
+		put_num(f, 7, "%.0f", MEDU(r, lock_drops));
+		put_num(f, 9, "%.0f", MEDU(r, collapsed));
+		put_num(f, 9, "%.1f", MED(r, p50_us));
+		put_num(f, 9, "%.1f", MED(r, p99_us));
+		put_num(f, 9, "%.1f", MED(r, avg_us));
+		put_num(f, 9, "%.0f", MED(r, max_us));
+		put_num(f, 8, "%.1f", MED(r, build_s));
+		fprintf(f, "\n");
 	}
-	if (nr == 2) {
-		double ca = MED(&rows[0], collapse_ms), cb = MED(&rows[1], collapse_ms);
+	/* The seed's criterion, model: fixed against mainline (the first of each). */
+	m = find_row(rows, nr, TARGET_MODEL, BENCH_KH_MAINLINE);
+	x = find_row(rows, nr, TARGET_MODEL, BENCH_KH_FIXED);
+	if (m && x) {
+		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
 
-		fprintf(f, "fixed/mainline: longest mmap_lock hold %.3gx, mapper max latency %.3gx, ",
-			MED(&rows[1], max_hold_ms) / MED(&rows[0], max_hold_ms),
-			MED(&rows[1], max_us) / MED(&rows[0], max_us));
+		fprintf(f, "model fixed (%s) / mainline (%s): longest mmap_lock hold %.3gx "
+			   "(fixed: %.3f ms, %.3f ms of it on the CPU at most), mapper max latency "
+			   "%.3gx, ", bench_steal_name(x->steal), bench_steal_name(m->steal),
+			MED(x, max_hold_ms) / MED(m, max_hold_ms), MED(x, max_hold_ms),
+			MED(x, max_hold_cpu_ms), MED(x, max_us) / MED(m, max_us));
 		if (isinf(ca) || isinf(cb))
 			fprintf(f, "time to collapse n/a (%s did not finish)\n",
 				isinf(ca) ? "mainline" : "fixed");
 		else
 			fprintf(f, "time to collapse %.3gx\n", cb / ca);
 	}
+	x = find_row(rows, nr, TARGET_LIVE, BENCH_KH_MAINLINE);
+	if (m && x) {
+		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
+
+		fprintf(f, "model mainline / live kernel: longest hold %.3gx, mapper max %.3gx, "
+			   "time to collapse ", MED(m, max_hold_ms) / MED(x, max_hold_ms),
+			MED(m, max_us) / MED(x, max_us));
+		if (isinf(ca) || isinf(cb))
+			fprintf(f, "n/a\n");
+		else
+			fprintf(f, "%.3gx\n", ca / cb);
+	}
+}
+
+static void json_u64_or_null(json_t *o, const char *key, uint64_t v)
+{
+	if (v == KH_NONE)
+		json_set_double(o, key, NAN);	/* null */
+	else
+		json_set_u64(o, key, v);
 }
 
 static json_t *json_sample(const struct kh_sample *s)
@@ -264,13 +636,18 @@ static json_t *json_sample(const struct kh_sample *s)
 
 	json_set_double(o, "collapse_ms", s->collapse_ms);
 	json_set_double(o, "max_hold_ms", s->max_hold_ms);
+	json_set_double(o, "max_hold_cpu_ms", s->max_hold_cpu_ms);
+	json_set_double(o, "retake_ms", s->retake_ms);
+	json_set_double(o, "mean_hold_us", s->mean_hold_us);
 	json_set_double(o, "p50_us", s->p50_us);
 	json_set_double(o, "p99_us", s->p99_us);
+	json_set_double(o, "avg_us", s->avg_us);
 	json_set_double(o, "max_us", s->max_us);
-	json_set_u64(o, "trylock_failures", s->trylock_failures);
-	json_set_u64(o, "lock_drops", s->lock_drops);
-	json_set_u64(o, "wakeups", s->wakeups);
-	json_set_u64(o, "collapsed", s->collapsed);
+	json_set_double(o, "build_s", s->build_s);
+	json_u64_or_null(o, "trylock_failures", s->trylock_failures);
+	json_u64_or_null(o, "lock_drops", s->lock_drops);
+	json_u64_or_null(o, "wakeups", s->wakeups);
+	json_u64_or_null(o, "collapsed", s->collapsed);
 	return o;
 }
 
@@ -284,19 +661,30 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 	json_set_str(doc, "scenario", "khugepaged");
 	json_set_u64(doc, "skip_vmas", o->kh_skip_vmas);
 	json_set_u64(doc, "ranges", o->kh_ranges);
+	json_set_u64(doc, "uncollapsible", o->kh_uncollapsible);
+	json_set_u64(doc, "scan_sleep_ms", o->kh_scan_sleep_ms);
 	json_set_double(doc, "duration_s", o->duration_s);
 	json_set_u64(doc, "samples", o->samples);
+	json_set_str(doc, "kernel", bench_kernel());
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct kh_row *r = &rows[i];
 		json_t *row = json_object(), *per = json_array();
 
-		json_set_str(row, "target", "model");
+		if (!r->nr) {
+			json_decref(row);
+			json_decref(per);
+			continue;
+		}
+		json_set_str(row, "target", target_kind_name(r->target));
 		json_set_str(row, "policy", policy_name(r->policy));
+		json_set_str(row, "steal", bench_steal_name(r->steal));
 		/* A policy that never finished collapsing has no time: null. */
 		json_set_double(row, "collapse_ms", MED(r, collapse_ms));
 		json_set_double(row, "max_hold_ms", MED(r, max_hold_ms));
+		json_set_double(row, "max_hold_cpu_ms", MED(r, max_hold_cpu_ms));
 		json_set_double(row, "p50_us", MED(r, p50_us));
 		json_set_double(row, "p99_us", MED(r, p99_us));
+		json_set_double(row, "avg_us", MED(r, avg_us));
 		json_set_double(row, "max_us", MED(r, max_us));
 		for (unsigned int j = 0; j < r->nr; j++)
 			json_push_new(per, json_sample(&r->s[j]));
@@ -313,44 +701,94 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 
 int bench_khugepaged(const struct bench_opts *o)
 {
-	struct kh_row rows[2];
-	unsigned int nr = 0;
+	static const unsigned int order[] = { BENCH_KH_MAINLINE, BENCH_KH_RESUME, BENCH_KH_SKIP,
+					      BENCH_KH_DROP, BENCH_KH_FIXED };
+	unsigned int steal = o->steal ? o->steal : BENCH_STEAL_BIT(VML_STEAL_NOSTEAL_RETAKE);
+	struct trace_session *ts = NULL;
+	struct kh_row rows[ARRAY_SIZE(order) * BENCH_STEAL_POLICIES + 1];
+	unsigned int nr = 0, policies = o->kh_policies ? o->kh_policies :
+					   BENCH_KH_MAINLINE | BENCH_KH_FIXED;
+	bool live = o->live;
 	int mapper_cpu, scan_cpu, ret = 0;
 
-	if (!o->model) {
-		fprintf(stderr, "vmalock: bench khugepaged: the model only (the live kernel's "
-				"khugepaged is a system-wide thread)\n");
-		return -EINVAL;
+	/* Before any thread: the session may mount tracefs in a namespace of ours. */
+	if (live && geteuid()) {
+		fprintf(stderr, "vmalock bench: khugepaged: the live row needs root (khugepaged's "
+				"sysfs knobs and vm.max_map_count are set for the run); model rows "
+				"only\n");
+		live = false;
+	}
+	if (live) {
+		struct trace_session_opts so = { .events = TRACE_EV_MMAP_LOCK, .buffer_kb = 65536 };
+		int err = trace_session_open(&so, &ts);
+
+		if (err) {
+			const char *hint = trace_unavailable_hint(err);
+
+			fprintf(stderr, "vmalock bench: khugepaged: live: no hold times: %s\n",
+				hint ? hint : strerror(-err));
+			ts = NULL;
+		}
 	}
 	bench_pick_cpus(&mapper_cpu, &scan_cpu);
-	if (o->kh_mainline)
-		rows[nr++] = (struct kh_row){ .policy = VML_KHUGEPAGED_MAINLINE };
-	if (o->kh_fixed)
-		rows[nr++] = (struct kh_row){ .policy = VML_KHUGEPAGED_FIXED };
+	if (o->model) {
+		for (unsigned int p = 0; p < ARRAY_SIZE(order); p++) {
+			if (!(policies & order[p]))
+				continue;
+			for (unsigned int sp = 0; sp < BENCH_STEAL_POLICIES; sp++) {
+				if (!(steal & BENCH_STEAL_BIT(bench_steal_order[sp])))
+					continue;
+				rows[nr++] = (struct kh_row){ .target = TARGET_MODEL,
+							      .policy = order[p],
+							      .steal = bench_steal_order[sp] };
+			}
+		}
+	}
+	if (live)
+		rows[nr++] = (struct kh_row){ .target = TARGET_LIVE, .policy = BENCH_KH_MAINLINE,
+					      .steal = BENCH_STEAL_KERNEL };
+	if (!nr) {
+		trace_session_close(ts);
+		fprintf(stderr, "vmalock bench: khugepaged: nothing to run\n");
+		return -EINVAL;
+	}
 	for (unsigned int i = 0; i < nr; i++) {
 		rows[i].s = calloc(o->samples, sizeof(*rows[i].s));
 		if (!rows[i].s) {
 			while (i--)
 				free(rows[i].s);
+			trace_session_close(ts);
 			return -ENOMEM;
 		}
 	}
-	/* Round-robin over the rows, so load drift hits both policies alike. */
+	if (live && live_settings(o)) {
+		free(rows[--nr].s);	/* the live row goes; the model's stay */
+		live = false;
+	}
+	/* Round-robin over the rows, so load drift hits every policy alike. */
 	for (unsigned int smp = 0; smp < o->samples && !ret; smp++) {
 		for (unsigned int i = 0; i < nr && !ret; i++) {
 			int err;
 
-			bench_progress(o->quiet, "khugepaged: %s, sample %u/%u", policy_name(rows[i].policy),
-				       smp + 1, o->samples);
-			err = run_sample(o, rows[i].policy, &rows[i].s[smp], mapper_cpu, scan_cpu);
+			bench_progress(o->quiet, "khugepaged: %s %s %s, sample %u/%u",
+				       target_kind_name(rows[i].target), policy_name(rows[i].policy),
+				       bench_steal_name(rows[i].steal), smp + 1, o->samples);
+			if (rows[i].target == TARGET_MODEL)
+				err = model_sample(o, &rows[i], &rows[i].s[smp], mapper_cpu, scan_cpu);
+			else
+				err = live_sample(o, &rows[i].s[smp], mapper_cpu, ts);
 			if (err) {
 				bench_progress_done(o->quiet);
-				fprintf(stderr, "vmalock: bench khugepaged: %s\n", strerror(-err));
+				fprintf(stderr, "vmalock: bench khugepaged: %s: %s\n",
+					target_kind_name(rows[i].target), strerror(-err));
 				ret = err;
 			}
 			rows[i].nr = smp + 1;
 		}
 	}
+	if (live)
+		setting_pop_all();
+	trace_session_close(ts);
 	bench_progress_done(o->quiet);
 	if (!ret) {
 		print_table(stdout, o, rows, nr);

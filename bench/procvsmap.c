@@ -30,7 +30,10 @@
 
 #include "target/host.h"
 #include "internal.h"
+#include "pvm_trace.h"
 #include "sync/atomic.h"
+#include "sync/rcu.h"
+#include "trace/emit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/rand.h"
@@ -46,10 +49,13 @@ struct pvm_run {
 	enum vml_view view;
 	enum target_kind kind;
 	enum vml_lock_policy lock;	/* model */
+	int steal;			/* model: enum vml_steal_policy */
 	int mapper_cpu, reader_cpu;
 	uint64_t seed;
 	struct vml_mm *mm;		/* model */
 	uint64_t record_ns;		/* model readers' calibration charge */
+	uint64_t call_ns;		/* ...per read() call, outside the lock */
+	uint64_t page_ns;		/* ...per page a walk covers, inside it */
 	unsigned long region;		/* model */
 	pid_t pid;			/* live */
 	struct lat_hist *hist;		/* the mapper's calls */
@@ -58,6 +64,12 @@ struct pvm_run {
 	atomic_uint ready;		/* readers that have opened their view */
 	atomic_ulong passes;		/* whole views read */
 	atomic_int error;		/* a reader's first error */
+	/* --trace */
+	struct pvm_tracer *tr;		/* NULL: not traced */
+	struct pvm_dyn *dyn;		/* the row's */
+	pid_t mapper_tid;		/* model */
+	pid_t *tids;			/* the readers' thread ids, [ntids] */
+	atomic_uint ntids;
 };
 
 static void *reader_main(void *arg)
@@ -68,10 +80,16 @@ static void *reader_main(void *arg)
 
 	bench_pin_thread(r->reader_cpu);
 	bench_nice_thread(15);
+	if (r->tids)
+		r->tids[fetch_add_relaxed(&r->ntids, 1)] = vml_gettid();
 	if (r->kind == TARGET_MODEL) {
 		ret = view_reader_open_model(&vr, r->mm, r->view, r->lock);
 		if (!ret && vr.r && r->record_ns)
 			ret = vml_reader_set_record_cost(vr.r, r->record_ns);
+		if (!ret && vr.r && r->call_ns)
+			ret = vml_reader_set_call_cost(vr.r, r->call_ns);
+		if (!ret && vr.r && r->page_ns)
+			ret = vml_reader_set_page_cost(vr.r, r->page_ns);
 	} else
 		ret = view_reader_open_live(&vr, r->pid, r->view);
 	if (ret) {
@@ -107,6 +125,10 @@ static void *model_mapper_main(void *arg)
 	uint64_t end;
 
 	bench_pin_thread(r->mapper_cpu);
+	r->mapper_tid = vml_gettid();
+	/* The VMAs and tree nodes it frees: on its own CPU, below it (sync/rcu.h). */
+	if (!r->o->rcu_anywhere && r->mapper_cpu >= 0)
+		vml_rcu_thread_callbacks(r->mapper_cpu, 19);
 	end = vml_now_ns() + (uint64_t)(r->o->duration_s * NSEC_PER_SEC);
 	do {	/* at least one call, however late we are scheduled */
 		uint64_t x = vml_rand_next(&rnd), t0, t1;
@@ -171,6 +193,8 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	if (ret)
 		return ret;
 	cfg.kernel_transients = r->o->kernel_transients;
+	if (r->steal >= 0)
+		cfg.mmap_lock_steal = (enum vml_steal_policy)r->steal;
 	th = vml_zalloc((nreaders + 1) * sizeof(*th));
 	if (!th)
 		return -ENOMEM;
@@ -197,9 +221,14 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	if (ret)
 		goto out_readers;
 	bench_sleep_ns(SETTLE_NS);
+	pvm_trace_model_start(r->tr);
 	ret = -pthread_create(&mapper, NULL, model_mapper_main, r);
 	if (!ret)
 		pthread_join(mapper, NULL);
+	if (r->tr && !ret && !vml_mm_stats(r->mm, &st))
+		ret = pvm_trace_model_end(r->tr, r->dyn, (const void *)r->mm, r->mapper_tid, r->tids,
+					  load_relaxed(&r->ntids), r->o->duration_s,
+					  st.mmap_handoffs);
 	bench_hogs_stop(&hogs);
 out_readers:
 	stop_readers(r, th, started);
@@ -258,8 +287,13 @@ static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 	if (ret)
 		goto out_readers;
 	bench_sleep_ns(SETTLE_NS);
-	ret = target_live_mapper_run(t, (uint64_t)(r->o->duration_s * NSEC_PER_SEC),
-				     MAPPER_SLEEP_NS, rep);
+	ret = pvm_trace_live_start(r->tr, r->pid, r->tids, load_relaxed(&r->ntids));
+	if (!ret)
+		ret = target_live_mapper_run(t, (uint64_t)(r->o->duration_s * NSEC_PER_SEC),
+					     MAPPER_SLEEP_NS, rep);
+	if (!ret)
+		ret = pvm_trace_live_end(r->tr, r->dyn, r->pid, r->tids, load_relaxed(&r->ntids),
+					 r->o->duration_s);
 	bench_hogs_stop(&hogs);
 	if (ret)
 		fprintf(stderr, "vmalock bench: live: mapper: %s\n", errstr(ret));
@@ -327,10 +361,15 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.view = res->view,
 		.kind = row->target,
 		.lock = row->lock == BENCH_LOCK_KERNEL ? VML_LOCK_VMA : (enum vml_lock_policy)row->lock,
+		.steal = row->steal,
+		.tr = res->tracer,
+		.dyn = row->dyn,
 		.mapper_cpu = res->mapper_cpu,
 		.reader_cpu = res->reader_cpu,
 		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
 		.record_ns = (uint64_t)res->record_ns,
+		.call_ns = (uint64_t)res->call_ns,
+		.page_ns = (uint64_t)res->page_ns,
 	};
 	uint64_t vmas = 0, fallbacks = 0;
 	int ret;
@@ -339,18 +378,27 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	atomic_init(&r.ready, 0);
 	atomic_init(&r.passes, 0);
 	atomic_init(&r.error, 0);
+	atomic_init(&r.ntids, 0);
+	if (r.tr) {
+		r.tids = vml_zalloc((row->readers + 1) * sizeof(*r.tids));
+		if (!r.tids)
+			return -ENOMEM;
+	}
 	s->hist = r.hist = lat_hist_new();
-	if (!r.hist)
+	if (!r.hist) {
+		vml_free(r.tids);
 		return -ENOMEM;
+	}
 	/* a line saying what runs now, where it is rewritten by the result */
 	bench_progress(o->quiet || !bench_progress_tty(),
-		       "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u ...", done, total,
-		       target_kind_name(row->target), bench_lock_name(row->lock), row->readers,
-		       i + 1, o->samples);
+		       "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u ...", done, total,
+		       target_kind_name(row->target), bench_lock_name(row->lock),
+		       bench_steal_name(row->steal), row->readers, i + 1, o->samples);
 	if (row->target == TARGET_MODEL)
 		ret = model_sample(&r, row->readers, &vmas, &fallbacks);
 	else
 		ret = live_sample(&r, row->readers, &vmas);
+	vml_free(r.tids);
 	if (ret)
 		return ret;
 	s->p50_us = lat_hist_quantile_ns(r.hist, 0.50) / 1e3;
@@ -363,43 +411,56 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	s->fallbacks = fallbacks;
 	s->fails = r.fails;
 	row->nr++;
-	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s readers=%u sample %u/%u: "
+	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u: "
 		       "p50 %.1f us, max %.1f us, %lu ops", done, total,
-		       target_kind_name(row->target), bench_lock_name(row->lock), row->readers,
-		       i + 1, o->samples, s->p50_us, s->max_us, (unsigned long)s->ops);
+		       target_kind_name(row->target), bench_lock_name(row->lock),
+		       bench_steal_name(row->steal), row->readers, i + 1, o->samples, s->p50_us,
+		       s->max_us, (unsigned long)s->ops);
 	return 0;
 }
 
 int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 {
-	static const enum vml_lock_policy policy[4] = {
+	static const enum vml_lock_policy lock_policy[4] = {
 		VML_LOCK_MMAP, VML_LOCK_VMA, VML_LOCK_VMA_STRICT, VML_LOCK_VMA_RECHECK,
 	};
 	const bool wanted[4] = { o->lock_mmap, o->lock_vma, o->lock_vma_strict,
 				 o->lock_vma_recheck };
 	unsigned int nlocks = o->lock_mmap + o->lock_vma + o->lock_vma_strict + o->lock_vma_recheck;
-	unsigned int total, done = 0, k = 0;
+	unsigned int total, done = 0, k = 0, steal, nsteal;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->o = o;
 	res->view = o->view;
+	/* Before any thread: the live session may mount tracefs in a namespace of ours. */
+	if (o->trace && pvm_tracer_open(o, &res->tracer))
+		return EXIT_FAILURE;
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
-	if (o->model && o->record_ns >= 0) {
-		res->record_ns = (double)o->record_ns;
-	} else if (o->model && o->view != TARGET_VIEW_QUERY && target_live_available()) {
+	res->record_ns = o->record_ns >= 0 ? (double)o->record_ns : 0;
+	res->call_ns = o->call_ns >= 0 ? (double)o->call_ns : 0;
+	if (o->model && (o->record_ns < 0 || o->call_ns < 0) && o->view != TARGET_VIEW_QUERY &&
+	    target_live_available()) {
 		bench_progress(o->quiet, "proc-vs-map: calibrating %s record cost against the live "
 			       "kernel ...", bench_view_name(o->view));
 		ret = bench_calibrate_record(o->view, &res->cal);
 		if (ret) {
 			bench_progress_done(o->quiet);
 			fprintf(stderr, "vmalock bench: calibration against the live kernel failed: "
-					"%s (use --record-ns N to set it)\n", strerror(-ret));
+					"%s (use --record-ns N and --call-ns N to set it)\n",
+				strerror(-ret));
 			return EXIT_FAILURE;
 		}
-		res->record_ns = res->cal.record_ns;
+		if (o->record_ns < 0) {
+			res->record_ns = res->cal.record_ns;
+			res->page_ns = res->cal.page_ns;
+		}
+		if (o->call_ns < 0)
+			res->call_ns = res->cal.call_ns;
 	}
-	res->nr_rows = ((o->model ? nlocks : 0) + o->live) * o->nr_readers;
+	steal = o->steal ? o->steal : BENCH_STEAL_BIT(VML_STEAL_KERNEL);
+	nsteal = (unsigned int)__builtin_popcount(steal);
+	res->nr_rows = ((o->model ? nlocks * nsteal : 0) + o->live) * o->nr_readers;
 	res->rows = vml_zalloc(res->nr_rows * sizeof(*res->rows));
 	if (!res->rows)
 		return EXIT_FAILURE;
@@ -409,15 +470,28 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 				continue;
 			if (tk == 1 && (!o->live || lk))
 				continue;
-			for (unsigned int i = 0; i < o->nr_readers; i++) {
-				struct pvm_row *row = &res->rows[k++];
+			for (unsigned int sp = 0; sp < BENCH_STEAL_POLICIES; sp++) {
+				int policy = bench_steal_order[sp];
 
-				row->target = tk ? TARGET_LIVE : TARGET_MODEL;
-				row->lock = tk ? BENCH_LOCK_KERNEL : (int)policy[lk];
-				row->readers = o->readers[i];
-				row->s = vml_zalloc(o->samples * sizeof(*row->s));
-				if (!row->s)
-					return EXIT_FAILURE;
+				/* live rows: the kernel's own rwsem, once */
+				if (tk ? sp != 0 : !(steal & BENCH_STEAL_BIT(policy)))
+					continue;
+				for (unsigned int i = 0; i < o->nr_readers; i++) {
+					struct pvm_row *row = &res->rows[k++];
+
+					row->target = tk ? TARGET_LIVE : TARGET_MODEL;
+					row->lock = tk ? BENCH_LOCK_KERNEL : (int)lock_policy[lk];
+					row->steal = tk ? BENCH_STEAL_KERNEL : policy;
+					row->readers = o->readers[i];
+					row->s = vml_zalloc(o->samples * sizeof(*row->s));
+					if (!row->s)
+						return EXIT_FAILURE;
+					if (o->trace) {
+						row->dyn = vml_zalloc(sizeof(*row->dyn));
+						if (!row->dyn)
+							return EXIT_FAILURE;
+					}
+				}
 			}
 		}
 	}
@@ -444,8 +518,11 @@ void pvm_result_free(struct pvm_result *res)
 		for (unsigned int i = 0; i < res->o->samples; i++)
 			vml_free(res->rows[k].s ? res->rows[k].s[i].hist : NULL);
 		vml_free(res->rows[k].s);
+		vml_free(res->rows[k].dyn);
 	}
 	vml_free(res->rows);
+	pvm_tracer_close(res->tracer);
+	res->tracer = NULL;
 	res->rows = NULL;
 	res->nr_rows = 0;
 }

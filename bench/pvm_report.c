@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "target/host.h"
 #include "util/json.h"
 #include "util/alloc.h"
 
@@ -69,6 +70,37 @@ static void pvm_print_fix_ratios(FILE *f, const struct pvm_result *res)
 	print_fix_ratios(f, res, VML_LOCK_VMA_RECHECK);
 }
 
+/* What the model was fed from this host, and where each figure came from. */
+static void pvm_print_host(FILE *f, const struct pvm_result *res)
+{
+	const struct bench_opts *o = res->o;
+	const struct host_profile *hp;
+
+	if (res->cal.done && o->record_ns < 0)
+		fprintf(f, "# model readers charged %.0f ns per record and %.1f ns per page walked: "
+			   "measured now, the live kernel takes %.0f + %.1f ns and the model %.0f + "
+			   "%.1f ns per %s record + page\n", res->record_ns, res->page_ns,
+			res->cal.live_ns, res->cal.live_page_ns, res->cal.model_ns,
+			res->cal.model_page_ns, bench_view_name(res->view));
+	else
+		fprintf(f, "# model readers charged %.0f ns per record (--record-ns)\n",
+			res->record_ns);
+	if (res->cal.done && o->call_ns < 0)
+		fprintf(f, "# ... and %.0f ns per read() call, outside the lock: measured now, an "
+			   "end-of-file read() takes the live kernel %.0f ns and the model %.0f ns, "
+			   "plus a system call (%.0f ns) for the model writer's return from "
+			   "futex_wait\n", res->call_ns, res->cal.live_call_ns, res->cal.model_call_ns,
+			res->cal.syscall_ns);
+	else
+		fprintf(f, "# ... and %.0f ns per read() call, outside the lock (--call-ns)\n",
+			res->call_ns);
+	if (!host_profile_current(&hp) && hp->hz)
+		fprintf(f, "# mmap_lock hand-off after RWSEM_WAIT_TIMEOUT = %llu jiffies at HZ=%u "
+			   "(%s), counted from the tick a waiter queued in: %.0f-%.0f ms\n",
+			(unsigned long long)((hp->hz + 249) / 250), hp->hz, hp->hz_source,
+			(double)hp->handoff_ns / 1e6, (double)hp->handoff_ns / 1e6 + 1000.0 / hp->hz);
+}
+
 void pvm_print_table(FILE *f, const struct pvm_result *res)
 {
 	const struct bench_opts *o = res->o;
@@ -89,18 +121,19 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 	if (o->kernel_transients && o->model)
 		fprintf(f, "# model: kernel transients on (the VMA iterator re-walks as the maple "
 			   "tree's does)\n");
-	if (res->cal.done)
-		fprintf(f, "# model readers charged %.0f ns per record: measured now, the live kernel "
-			   "takes %.0f ns and the model %.0f ns per %s record\n",
-			res->record_ns, res->cal.live_ns, res->cal.model_ns, bench_view_name(res->view));
-	else if (o->model)
-		fprintf(f, "# model readers charged %.0f ns per record (--record-ns)\n",
-			res->record_ns);
+	if (o->model)
+		pvm_print_host(f, res);
 	fprintf(f, "# latency of the mapper's mmap()/munmap() calls in microseconds:\n"
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
 		"# p50, p99, avg, ops, vmas, views = medians over samples (avg: a sample's mean,\n"
 		"# mapper.c's opavg, whose median the seeds report; views: whole views read)\n");
-	fprintf(f, "%-6s %-10s %7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n", "target", "lock",
+	if (o->steal)
+		fprintf(f, "# steal: how model readers may take mmap_lock past a queued writer "
+			   "(--steal; live: the kernel's own)\n");
+	fprintf(f, "%-6s %-10s ", "target", "lock");
+	if (o->steal)
+		fprintf(f, "%-17s ", "steal");
+	fprintf(f, "%7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n",
 		"readers", "max_med", "max_min", "max_max", "p50", "p99", "avg", "ops", "vmas",
 		"views");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
@@ -108,8 +141,10 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%-6s %-10s %7u", target_kind_name(row->target),
-			bench_lock_name(row->lock), row->readers);
+		fprintf(f, "%-6s %-10s ", target_kind_name(row->target), bench_lock_name(row->lock));
+		if (o->steal)
+			fprintf(f, "%-17s ", bench_steal_name(row->steal));
+		fprintf(f, "%7u", row->readers);
 		put_us(f, row->max_us);
 		put_us(f, row->max_min_us);
 		put_us(f, row->max_worst_us);
@@ -142,11 +177,18 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		json_set_str(doc, "note", o->note);
 	json_set_bool(doc, "kernel_transients", o->kernel_transients);
 	json_set_double(doc, "record_ns", res->record_ns);
+	json_set_double(doc, "page_ns", res->page_ns);
+	json_set_double(doc, "call_ns", res->call_ns);
 	if (res->cal.done) {
 		json_t *cal = json_object();
 
 		json_set_double(cal, "live_ns_per_record", res->cal.live_ns);
 		json_set_double(cal, "model_ns_per_record", res->cal.model_ns);
+		json_set_double(cal, "live_ns_per_page", res->cal.live_page_ns);
+		json_set_double(cal, "model_ns_per_page", res->cal.model_page_ns);
+		json_set_double(cal, "live_ns_per_eof_read", res->cal.live_call_ns);
+		json_set_double(cal, "model_ns_per_eof_read", res->cal.model_call_ns);
+		json_set_double(cal, "ns_per_syscall", res->cal.syscall_ns);
 		json_set_new(doc, "calibration", cal);
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
@@ -159,6 +201,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		per = json_array();
 		json_set_str(r, "target", target_kind_name(row->target));
 		json_set_str(r, "lock", bench_lock_name(row->lock));
+		json_set_str(r, "steal", bench_steal_name(row->steal));
 		json_set_u64(r, "readers", row->readers);
 		json_set_double(r, "p50_us", row->p50_us);
 		json_set_double(r, "p99_us", row->p99_us);

@@ -40,6 +40,28 @@ const char *bench_lock_name(int lock)
 	return "?";
 }
 
+const int bench_steal_order[BENCH_STEAL_POLICIES] = {
+	VML_STEAL_KERNEL, VML_STEAL_NOSTEAL_RETAKE, VML_STEAL_NOT_BEHIND_WRITER, VML_STEAL_NEVER,
+};
+
+const char *bench_steal_name(int policy)
+{
+	switch (policy) {
+	case BENCH_STEAL_KERNEL:
+		return "kernel";
+	case VML_STEAL_KERNEL:
+		return "mainline";
+	case VML_STEAL_NOSTEAL_RETAKE:
+		return "nosteal";
+	case VML_STEAL_NOT_BEHIND_WRITER:
+		return "not-behind-writer";
+	case VML_STEAL_NEVER:
+		return "never";
+	default:
+		return "?";
+	}
+}
+
 const char *bench_kernel(void)
 {
 	static struct utsname u;

@@ -150,6 +150,42 @@ int view_reader_ns_per_record(struct view_reader *vr, unsigned long records, uin
 	return 0;
 }
 
+int view_reader_eof_ns(struct view_reader *vr, uint64_t min_ns, double *out)
+{
+	unsigned long calls = 0;
+	uint64_t t0, el;
+	ssize_t n;
+
+	/* to the end once, then read() there: a whole call that takes no lock */
+	for (;;) {
+		n = vr->r ? vml_reader_read(vr->r, vr->buf, BENCH_READ_CHUNK) :
+			    read(vr->fd, vr->buf, BENCH_READ_CHUNK);
+		if (n < 0 && !vr->r && errno == EINTR)
+			continue;
+		if (n < 0)
+			return vr->r ? (int)n : -errno;
+		if (n == 0)
+			break;
+	}
+	t0 = vml_now_ns();
+	do {
+		for (int i = 0; i < 64; i++, calls++) {
+			n = vr->r ? vml_reader_read(vr->r, vr->buf, BENCH_READ_CHUNK) :
+				    read(vr->fd, vr->buf, BENCH_READ_CHUNK);
+			if (n != 0)
+				return n < 0 ? (vr->r ? (int)n : -errno) : -EIO;
+		}
+		el = vml_now_ns() - t0;
+	} while (el < min_ns);
+	*out = (double)el / (double)calls;
+	if (vr->r) {
+		vml_reader_rewind(vr->r);
+	} else if (lseek(vr->fd, 0, SEEK_SET) < 0) {
+		return -errno;
+	}
+	return 0;
+}
+
 void view_reader_close(struct view_reader *vr)
 {
 	vml_reader_close(vr->r);

@@ -13,6 +13,19 @@
  *       skip straight to the next candidate after an ineligible VMA, and
  *       after 1024 skipped VMAs drop mmap_lock and re-take it without
  *       stealing it from a queued writer (mmap_read_lock_nosteal).
+ * or, with `fixes`, any subset of the series' three fixes (each alone):
+ *   VML_KHUGEPAGED_FIX_RESUME  patch 2: the scan position is the mm's own and
+ *       survives a failed trylock and the end of a wakeup's budget;
+ *   VML_KHUGEPAGED_FIX_SKIP    patch 2: an ineligible VMA moves the position
+ *       past itself (to the next candidate);
+ *   VML_KHUGEPAGED_FIX_DROP    patch 5: after max_skip_batch ineligible VMAs
+ *       drop mmap_lock, yield, and take it again. Alone (without SKIP) the
+ *       walk goes on from the last skipped VMA's end.
+ * The re-take after a drop is mmap_read_lock_nosteal when the mm's system
+ * runs VML_STEAL_NOSTEAL_RETAKE (the series as posted: patches 3-5), and the
+ * plain mmap_read_lock otherwise - under VML_STEAL_NOT_BEHIND_WRITER that is
+ * Peter Zijlstra's alternative to patch 3; under VML_STEAL_KERNEL the
+ * re-take steals the lock back from the writer it was dropped for.
  */
 #ifndef VMALOCK_KHUGEPAGED_H
 #define VMALOCK_KHUGEPAGED_H
@@ -33,6 +46,11 @@ enum vml_khugepaged_policy {
 	VML_KHUGEPAGED_FIXED,
 };
 
+#define VML_KHUGEPAGED_FIX_RESUME 0x1
+#define VML_KHUGEPAGED_FIX_SKIP   0x2
+#define VML_KHUGEPAGED_FIX_DROP   0x4
+#define VML_KHUGEPAGED_FIX_ALL    0x7
+
 /* Zero fields take the kernel's defaults (shown). */
 struct vml_khugepaged_config {
 	enum vml_khugepaged_policy policy;
@@ -41,7 +59,10 @@ struct vml_khugepaged_config {
 	unsigned int max_ptes_none;	/* 511 */
 	unsigned int max_ptes_swap;	/* 64 */
 	unsigned int max_ptes_shared;	/* 256 */
-	unsigned int max_skip_batch;	/* 1024 (FIXED only) */
+	unsigned int max_skip_batch;	/* 1024 (FIX_DROP only) */
+	unsigned int fixes;		/* 0: as the policy says (MAINLINE none, FIXED all);
+					 * else these VML_KHUGEPAGED_FIX_* bits, whatever
+					 * the policy */
 };
 
 struct vml_khugepaged_stats {
@@ -49,10 +70,17 @@ struct vml_khugepaged_stats {
 	uint64_t full_scans;		/* passes over the whole mm list */
 	uint64_t wakeups;		/* khugepaged_do_scan calls */
 	uint64_t trylock_failures;	/* mms skipped because mmap_lock was contended */
-	uint64_t lock_drops;		/* FIXED: drops after max_skip_batch skipped VMAs */
+	uint64_t lock_drops;		/* FIX_DROP: drops after max_skip_batch skipped VMAs */
 	uint64_t vmas_skipped;		/* ineligible VMAs walked */
 	uint64_t max_hold_ns;		/* longest single mmap_lock(R) hold */
 	uint64_t total_hold_ns;
+	uint64_t max_hold_cpu_ns;	/* the most CPU time one hold used: its length had
+					 * the thread not been preempted meanwhile (the
+					 * kernel's khugepaged is not preempted while it
+					 * skips VMAs, on a PREEMPT_NONE kernel) */
+	uint64_t retake_ns_total;	/* FIX_DROP: time spent re-taking the lock after
+					 * drops (queued behind writers, then woken) */
+	uint64_t retake_ns_max;
 };
 
 int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_config *cfg,

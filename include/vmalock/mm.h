@@ -35,6 +35,10 @@ enum vml_steal_policy {
 	VML_STEAL_KERNEL = 0,		/* readers steal unless hand-off is pending (mainline) */
 	VML_STEAL_NOT_BEHIND_WRITER,	/* never steal when the first waiter is a writer */
 	VML_STEAL_NEVER,
+	VML_STEAL_NOSTEAL_RETAKE,	/* mainline, but readers that dropped the lock for a
+					 * writer (smaps_rollup's resume, lock_next_vma's
+					 * mmap_lock fallback, khugepaged) re-take it with the
+					 * 2026 mmap_read_lock_nosteal */
 };
 
 /* vm.overcommit_memory. */
@@ -105,6 +109,11 @@ struct vml_sys_config {
 					 * it returned last, as the maple tree's does, which
 					 * skips the rest of a VMA that grew by a merge
 					 * (docs/findings/maps-fake-gaps.md) */
+	uint64_t mmap_lock_tick_ns;	/* 0: a waiter may force hand-off exactly
+					 * mmap_lock_handoff_ns after it queued; else the
+					 * kernel's jiffies of this length (1e9 / HZ): the
+					 * timeout is rounded up to ticks and counted from the
+					 * tick it queued in, 4-8 ms at HZ=250 */
 };
 
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);

@@ -79,6 +79,26 @@ ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len);
  * Return: 0 or -EINVAL (more than a second).
  */
 int vml_reader_set_record_cost(struct vml_reader *r, uint64_t ns);
+/*
+ * Spend @ns more of CPU time per page of every VMA range a page-walking view
+ * (smaps, smaps_rollup, numa_maps) walks, inside the locks it holds for the
+ * walk: the part of the kernel's cost that grows with a VMA's size (it
+ * visits every PTE and folio), which the model's walk does faster. 0 (the
+ * default): no charge. Return: 0 or -EINVAL (more than a second).
+ */
+int vml_reader_set_page_cost(struct vml_reader *r, uint64_t ns);
+/*
+ * Spend @ns more of CPU time at the start of every vml_reader_read() call,
+ * before it takes any lock: what a read() system call costs the kernel's
+ * reader between dropping its lock at the end of one call and taking it at
+ * the start of the next (copying out, leaving and re-entering the kernel,
+ * seq_read's own work), which the model's function call does not pay. That
+ * gap is the window a writer woken by the reader's release has to take the
+ * lock before the reader steals it back (REFERENCE.md 5.3), so benchmarks
+ * that compare with a live kernel measure it and charge it. 0 (the default):
+ * no charge. Return: 0 or -EINVAL (more than a second).
+ */
+int vml_reader_set_call_cost(struct vml_reader *r, uint64_t ns);
 
 /* lseek(fd, 0, SEEK_SET) */
 void vml_reader_rewind(struct vml_reader *r);

@@ -17,7 +17,13 @@
 static const char *const target_words[] = { "model", "live", "both", NULL };
 static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "vma-recheck", "both",
 					   NULL };
-static const char *const policy_words[] = { "mainline", "fixed", "both", NULL };
+/* khugepaged --policy: the fixes of seed 003, alone and together */
+static const char *const policy_words[] = { "mainline", "resume", "skip", "drop", "fixed", "both",
+					    "all", NULL };
+static const char *const rcu_words[] = { "writer", "anywhere", NULL };
+/* --steal, in the order of bench_steal_order[] */
+static const char *const steal_words[] = { "mainline", "nosteal", "not-behind-writer", "never",
+					   "all", NULL };
 
 /* --record-ns auto | N */
 static int set_record_ns(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
@@ -134,14 +140,42 @@ const struct cli_opt bench_opt_table[] = {
 	  "inside their lock; auto measures the live kernel's and the\n"
 	  "model's per-record cost of the view now and charges the\n"
 	  "difference [auto]; 0: the model's own speed" },
+	{ "--call-ns", "N|auto", set_record_ns, B(o.call_ns), 0, 0, NULL,
+	  "proc-vs-map: extra CPU time model readers spend per read()\n"
+	  "call, outside any lock (the system call the model's reader does\n"
+	  "not make); auto measures an end-of-file read() of the view on\n"
+	  "both sides now and charges the difference [auto]" },
 	{ "--skip-vmas", "N", cli_set_ulong, B(o.kh_skip_vmas), 0, 4000000, NULL,
 	  "khugepaged: ineligible VMAs before the ranges [100k]" },
 	{ "--ranges", "N", cli_set_uint, B(o.kh_ranges), 1, 4096, NULL,
 	  "khugepaged: collapsible 2 MiB ranges [8]" },
 	{ "--scan-sleep", "MS", cli_set_uint, B(o.kh_scan_sleep_ms), 1, 60000, NULL,
 	  "khugepaged: sleep between wakeups [10]" },
-	{ "--policy", "mainline|fixed|both", cli_set_choice, B(policy), 0, 0, policy_words,
-	  "khugepaged: the scanner policy [both]" },
+	{ "--policy", "LIST", cli_set_wordset, B(policies), 0, 0, policy_words,
+	  "khugepaged: scanner rows, a comma list of mainline (6.18),\n"
+	  "resume (the per-mm resume address alone), skip (skip to the\n"
+	  "next candidate alone), drop (drop and re-take the lock after\n"
+	  "1024 skipped VMAs alone), fixed (all three: the series); both =\n"
+	  "mainline,fixed; all = every one [both]" },
+	{ "--uncollapsible", "N", cli_set_uint, B(o.kh_uncollapsible), 0, 4096, NULL,
+	  "khugepaged: eligible 2 MiB ranges it cannot collapse (every PTE\n"
+	  "cleared by a sub-PMD MADV_DONTNEED: more pte_none than\n"
+	  "max_ptes_none), before the collapsible ones [0]" },
+	{ "--steal", "LIST", cli_set_wordset, B(steals), 0, 0, steal_words,
+	  "mmap_lock reader stealing, model rows for each (comma list):\n"
+	  "mainline (6.18), nosteal (the 2026 series: readers that drop\n"
+	  "the lock for a writer re-take it without stealing),\n"
+	  "not-behind-writer (never steal when a writer is first in the\n"
+	  "queue), never; all = the four [proc-vs-map, run: mainline;\n"
+	  "khugepaged: nosteal]" },
+	{ "--rcu-callbacks", "writer|anywhere", cli_set_choice, B(rcu), 0, 0, rcu_words,
+	  "where the model frees what a writer unmapped (RCU callbacks):\n"
+	  "on the writer's CPU at nice 19, as the kernel's softirq\n"
+	  "[writer]; anywhere: liburcu's default worker, nice 0" },
+	{ "--trace", NULL, cli_set_flag, B(o.trace), 0, 0, NULL,
+	  "proc-vs-map, run: trace the lock on both targets (the kernel's\n"
+	  "mmap_lock and sched tracepoints, root; the model's own events)\n"
+	  "and print the lock dynamics side by side" },
 	{ "--threads", "N[,N...]", cli_set_ulist, B(threads), 1, 1024, NULL,
 	  "exec-churn: model workers and live exec loops, one row each\n"
 	  "[1,2,4,8,16,32,64]" },
@@ -192,9 +226,10 @@ static void help(FILE *f)
 "               of VMAs (1k, 10k, 65,530 small VMAs; 1M on the model)\n"
 "  ops          per-operation cost, model vs the same system calls in a live\n"
 "               process: mmap+munmap, mprotect split+merge, write fault, maps\n"
-"  khugepaged   seed 003 on the model: time to collapse THP ranges behind many\n"
-"               ineligible VMAs while a mapper contends for mmap_lock, and\n"
-"               the scanner's longest mmap_lock hold, mainline vs fixed policy\n"
+"  khugepaged   seed 003: time to collapse THP ranges behind many ineligible\n"
+"               VMAs while a mapper contends for mmap_lock, and the scanner's\n"
+"               longest mmap_lock hold: 6.18, each fix alone and the series\n"
+"               on the model, and the live kernel beside them (root)\n"
 "  monitor      real monitoring tools (pmap, smem, top, ps, htop, atop, pidstat,\n"
 "               prometheus-process-exporter, or --tool CMD) polling the live\n"
 "               mapper: its latency with each against none, what each read of\n"
@@ -238,15 +273,17 @@ void bench_cli_default(struct bench_cli *c)
 	o->record_ns = -1;
 	o->interval_s = 1;
 	o->tool_timeout_s = 10;
+	o->call_ns = -1;
 	c->targets = CLI_MODEL | CLI_LIVE;
 	c->locks = CLI_LOCK_MMAP | CLI_LOCK_VMA;
 	c->readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
 	c->sizes = (struct cli_ulist){ .v = { 1000, 10000, 65530, 1000000 }, .nr = 4 };
-	c->policy = 2;	/* both */
 	c->threads = (struct cli_ulist){ .v = { 1, 2, 4, 8, 16, 32, 64 }, .nr = 7 };
 	o->size = 2UL << 30;
 	o->stride = 2UL << 20;
 	o->reads = 100;
+	c->policies = 1u << 5;	/* both */
+	c->steals = 0;		/* the scenario's default */
 }
 
 void bench_cli_finish(struct bench_cli *c)
@@ -265,11 +302,23 @@ void bench_cli_finish(struct bench_cli *c)
 	for (unsigned int i = 0; i < c->sizes.nr; i++)
 		o->sizes[i] = c->sizes.v[i];
 	o->nr_sizes = c->sizes.nr;
-	o->kh_mainline = c->policy != 1;
-	o->kh_fixed = c->policy != 0;
 	for (unsigned int i = 0; i < c->threads.nr; i++)
 		o->threads[i] = (unsigned int)c->threads.v[i];
 	o->nr_threads = c->threads.nr;
+	o->kh_policies = 0;
+	for (int i = 0; i < 5; i++)
+		if (c->policies & (1u << i))
+			o->kh_policies |= 1u << i;	/* BENCH_KH_MAINLINE.. BENCH_KH_FIXED */
+	if (c->policies & (1u << 5))
+		o->kh_policies |= BENCH_KH_MAINLINE | BENCH_KH_FIXED;
+	if (c->policies & (1u << 6))
+		o->kh_policies |= BENCH_KH_MAINLINE | BENCH_KH_RESUME | BENCH_KH_SKIP |
+				  BENCH_KH_DROP | BENCH_KH_FIXED;
+	o->rcu_anywhere = c->rcu == 1;
+	o->steal = 0;
+	for (int i = 0; i < BENCH_STEAL_POLICIES; i++)
+		if (c->steals & (1u << i) || c->steals & (1u << BENCH_STEAL_POLICIES))
+			o->steal |= BENCH_STEAL_BIT(bench_steal_order[i]);
 }
 
 static int scenario_arg(void *opts, const char *arg)
@@ -346,6 +395,7 @@ int cmd_bench(int argc, char **argv)
 	ret = bench_proc_vs_map(&c.o, &res);
 	if (!ret) {
 		pvm_print_table(stdout, &res);
+		pvm_print_dynamics(stdout, &res);
 		fflush(stdout);
 		if (c.o.json && pvm_write_json(c.o.json, &res))
 			ret = EXIT_CHECK_FAILED;

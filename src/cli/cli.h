@@ -67,7 +67,9 @@ struct bench_cli {
 	const char *scenario;
 	unsigned int targets, locks;	/* CLI_MODEL|CLI_LIVE, CLI_LOCK_* */
 	struct cli_ulist readers, sizes, threads;
-	int policy;			/* khugepaged: mainline, fixed, both */
+	unsigned int policies;		/* khugepaged: bits of kh_policy_words */
+	unsigned int steals;		/* bits of steal_words */
+	int rcu;			/* --rcu-callbacks: 0 writer, 1 anywhere */
 };
 extern const struct cli_opt bench_opt_table[];
 void bench_cli_default(struct bench_cli *c);

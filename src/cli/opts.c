@@ -282,6 +282,34 @@ int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, voi
 	return 0;
 }
 
+/* A comma list of words: bit i set for each item that is words[i]. */
+int cli_set_wordset(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	unsigned int set = 0;
+	const char *s = val;
+	char list[256];
+
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		int i;
+
+		for (i = 0; o->words[i]; i++)
+			if (strlen(o->words[i]) == n && !strncmp(s, o->words[i], n))
+				break;
+		if (!n || !o->words[i])
+			goto bad;
+		set |= 1u << i;
+		if (!s[n])
+			break;
+		s += n + 1;
+	}
+	*(unsigned int *)dst = set;
+	return 0;
+bad:
+	word_list(o->words, list, sizeof(list));
+	return cli_usage_error(cmd, "%s: bad value '%s' (a comma list of %s)", o->name, val, list);
+}
+
 int cli_set_view(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
 	if (target_view_parse(val, (enum vml_view *)dst))

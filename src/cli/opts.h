@@ -82,6 +82,7 @@ int cli_set_choice(const char *cmd, const struct cli_opt *o, const char *val, vo
 int cli_set_targets(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* unsigned int CLI_MODEL|CLI_LIVE */
 int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* unsigned int CLI_LOCK_*; a list if words has vma-strict */
 int cli_set_view(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* enum vml_view */
+int cli_set_wordset(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* unsigned int: bit per word index */
 int cli_set_json_path(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* const char *, writable */
 int cli_set_plot_path(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* .png/.svg, writable */
 int cli_set_profile(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* loads it now */

@@ -3,8 +3,10 @@
  * vmalock run - the headline experiment (`make run`): proc-vs-map on smaps
  * with 0, 1 and 4 readers, on the model under the mmap and the vma lock
  * policies and on the live kernel; prints the table, writes
- * vmalock-run.json and vmalock-run.png, and ends with a two-line verdict
- * in ratios measured in this run.
+ * vmalock-run.json and vmalock-run.png, and ends with a three-line verdict
+ * in ratios measured in this run: the model's policies against each other,
+ * the live kernel against itself without readers, and, per statistic, how
+ * far the model's policy the kernel uses is from the kernel.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,52 @@ static void put_ratio(char *buf, size_t len, double num, double den)
 		snprintf(buf, len, "%.0fx", r);
 }
 
+/* One ratio "name R" with a '*' when it is outside [1/2, 2]. */
+static int put_fid(char *buf, size_t len, const char *name, double model, double live)
+{
+	char r[16];
+	double q = live > 0 ? model / live : 0;
+
+	put_ratio(r, sizeof(r), model, live);
+	return snprintf(buf, len, "%s %s%s", name, r, live > 0 && (q > 2 || q < 0.5) ? "*" : "");
+}
+
+/*
+ * Third line: per statistic and reader count, how far the model's policy
+ * that the kernel uses here is from the kernel, in this run (model/kernel;
+ * '*': more than 2x either way).
+ */
+static void verdict_fidelity(FILE *f, const struct pvm_result *res, int lock)
+{
+	bool any = false;
+
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *l = &res->rows[k], *m;
+		char a[32], b[32], c[32], d[32];
+
+		if (l->target != TARGET_LIVE || !l->nr || !l->readers)
+			continue;
+		m = pvm_find(res, TARGET_MODEL, lock, l->readers);
+		if (!m)
+			continue;
+		if (!any)
+			fprintf(f, "verdict (the model's %s policy against the kernel, model/kernel, "
+				"'*' beyond 2x):", lock == VML_LOCK_VMA ? "vma" : "mmap");
+		put_fid(a, sizeof(a), "avg", m->avg_us, l->avg_us);
+		put_fid(b, sizeof(b), "p99", m->p99_us, l->p99_us);
+		put_fid(c, sizeof(c), "p50", m->p50_us, l->p50_us);
+		put_fid(d, sizeof(d), "max", m->max_us, l->max_us);
+		fprintf(f, "%s %u reader%s: %s, %s, %s, %s", any ? ";" : "", l->readers,
+			l->readers == 1 ? "" : "s", a, b, c, d);
+		any = true;
+	}
+	if (any)
+		fprintf(f, ".\n");
+	else
+		fprintf(f, "verdict (the model against the kernel, per statistic): not measured "
+			"(needs --target both and readers).\n");
+}
+
 /* Two lines: the model's policies against each other, then the live kernel. */
 static void verdict(FILE *f, const struct pvm_result *res)
 {
@@ -116,6 +164,7 @@ static void verdict(FILE *f, const struct pvm_result *res)
 		fprintf(f, "verdict (live kernel): not measured (needs --target live or both, "
 			"--readers 0,1).\n");
 	}
+	verdict_fidelity(f, res, live_vma ? VML_LOCK_VMA : VML_LOCK_MMAP);
 }
 
 int cmd_run(int argc, char **argv)
@@ -157,6 +206,7 @@ int cmd_run(int argc, char **argv)
 	ret = bench_proc_vs_map(o, &res);
 	if (!ret) {
 		pvm_print_table(stdout, &res);
+		pvm_print_dynamics(stdout, &res);
 		fflush(stdout);
 		if (o->json && pvm_write_json(o->json, &res))
 			ret = EXIT_CHECK_FAILED;

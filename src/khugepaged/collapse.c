@@ -37,17 +37,18 @@ bool collapse_vma_eligible(struct vma *vma)
 
 static void read_unlock(struct mm *mm, struct collapse_control *cc)
 {
-	uint64_t now = vml_now_ns();
+	uint64_t now = vml_now_ns(), cpu = vml_thread_cpu_ns();
 
 	mmap_read_unlock(mm);
 	if (cc->note_unlock)
-		cc->note_unlock(cc->arg, now - cc->lock_taken_ns);
+		cc->note_unlock(cc->arg, now - cc->lock_taken_ns, cpu - cc->lock_taken_cpu);
 }
 
 static void read_lock(struct mm *mm, struct collapse_control *cc)
 {
 	mmap_read_lock(mm);
 	cc->lock_taken_ns = vml_now_ns();
+	cc->lock_taken_cpu = vml_thread_cpu_ns();
 }
 
 struct scan_counts {

@@ -28,8 +28,8 @@ enum scan_result {
 struct collapse_control {
 	unsigned int max_ptes_none, max_ptes_swap, max_ptes_shared;
 	/* mmap_lock(R) hold accounting: set when the read lock is (re)taken */
-	uint64_t lock_taken_ns;
-	void (*note_unlock)(void *arg, uint64_t held_ns);
+	uint64_t lock_taken_ns, lock_taken_cpu;	/* wall clock, the thread's CPU time */
+	void (*note_unlock)(void *arg, uint64_t held_ns, uint64_t held_cpu_ns);
 	void *arg;
 };
 

@@ -43,7 +43,7 @@
 struct mm_slot {
 	struct list_head node;		/* [k->lock] on k->mm_head */
 	struct mm *mm;			/* [I] pinned with mmgrab */
-	unsigned long address;		/* [scanner] FIXED: where this mm's scan resumes */
+	unsigned long address;		/* [scanner] FIX_RESUME: where this mm's scan resumes */
 };
 
 struct vml_khugepaged {
@@ -62,6 +62,7 @@ struct vml_khugepaged {
 	struct {
 		_Atomic uint64_t pages_collapsed, full_scans, wakeups, trylock_failures;
 		_Atomic uint64_t lock_drops, vmas_skipped, max_hold_ns, total_hold_ns;
+		_Atomic uint64_t max_hold_cpu_ns, retake_ns_total, retake_ns_max;
 	} st;
 };
 
@@ -70,7 +71,8 @@ int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_confi
 {
 	struct vml_khugepaged *k;
 
-	if (!sys || !out || (cfg && cfg->policy > VML_KHUGEPAGED_FIXED))
+	if (!sys || !out || (cfg && (cfg->policy > VML_KHUGEPAGED_FIXED ||
+				     (cfg->fixes & ~VML_KHUGEPAGED_FIX_ALL))))
 		return -EINVAL;
 	if (cfg && (cfg->max_ptes_none >= HPAGE_PMD_NR || cfg->max_ptes_swap >= HPAGE_PMD_NR ||
 		    cfg->max_ptes_shared >= HPAGE_PMD_NR))
@@ -93,6 +95,8 @@ int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_confi
 		k->cfg.max_ptes_shared = HPAGE_PMD_NR / 2;
 	if (!k->cfg.max_skip_batch)
 		k->cfg.max_skip_batch = 1024;
+	if (!k->cfg.fixes && k->cfg.policy == VML_KHUGEPAGED_FIXED)
+		k->cfg.fixes = VML_KHUGEPAGED_FIX_ALL;
 	INIT_LIST_HEAD(&k->mm_head);
 	spin_lock_init(&k->lock, LOCK_CLASS_KHUGEPAGED);
 	*out = k;
@@ -124,7 +128,7 @@ int vml_khugepaged_add(struct vml_khugepaged *k, struct vml_mm *umm)
 	return 0;
 }
 
-static void note_unlock(void *arg, uint64_t held)
+static void note_unlock(void *arg, uint64_t held, uint64_t held_cpu)
 {
 	struct vml_khugepaged *k = arg;
 	uint64_t max = load_relaxed(&k->st.max_hold_ns);
@@ -132,6 +136,22 @@ static void note_unlock(void *arg, uint64_t held)
 	fetch_add_relaxed(&k->st.total_hold_ns, held);
 	while (held > max && !cas_relaxed(&k->st.max_hold_ns, &max, held))
 		;
+	max = load_relaxed(&k->st.max_hold_cpu_ns);
+	while (held_cpu > max && !cas_relaxed(&k->st.max_hold_cpu_ns, &max, held_cpu))
+		;
+}
+
+/* The scanner's read lock is (re)taken now: note when, in both clocks. */
+static void note_lock(struct collapse_control *cc)
+{
+	cc->lock_taken_ns = vml_now_ns();
+	cc->lock_taken_cpu = vml_thread_cpu_ns();
+}
+
+/* ...and released now. */
+static void note_release(struct vml_khugepaged *k, const struct collapse_control *cc)
+{
+	note_unlock(k, vml_now_ns() - cc->lock_taken_ns, vml_thread_cpu_ns() - cc->lock_taken_cpu);
 }
 
 /*
@@ -148,7 +168,9 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		.note_unlock = note_unlock,
 		.arg = k,
 	};
-	bool fixed = k->cfg.policy == VML_KHUGEPAGED_FIXED;
+	bool resume = k->cfg.fixes & VML_KHUGEPAGED_FIX_RESUME;
+	bool skip = k->cfg.fixes & VML_KHUGEPAGED_FIX_SKIP;
+	bool drop = k->cfg.fixes & VML_KHUGEPAGED_FIX_DROP;
 	unsigned int progress = 0, skipped = 0;
 	struct vma_iterator vmi;
 	struct mm_slot *slot;
@@ -165,8 +187,8 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	slot = k->cursor;
 	spin_unlock(&k->lock);
 	mm = slot->mm;
-	/* MAINLINE resumes from the one global address, FIXED from the mm's own. */
-	addr = fixed ? &slot->address : &k->address;
+	/* MAINLINE resumes from the one global address, FIX_RESUME from the mm's own. */
+	addr = resume ? &slot->address : &k->address;
 
 	if (!mmget_not_zero(mm)) {
 		exiting = true;
@@ -178,7 +200,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		/* MAINLINE: the mm is left, and where its scan was is forgotten. */
 		goto advance;
 	}
-	cc.lock_taken_ns = vml_now_ns();
+	note_lock(&cc);
 	progress++;
 
 	vma_iter_init(&vmi, mm, *addr);
@@ -188,19 +210,36 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		if (!collapse_vma_eligible(vma)) {
 			stat_inc(&k->st.vmas_skipped);
 			progress++;
-			if (!fixed)
-				continue;
-			/* Skip to the next candidate... */
-			*addr = (vma->vm_end + PMD_SIZE - 1) & PMD_MASK;
-			/* ...and after a batch of them let a queued writer in (seed 003 patch 5). */
-			if (++skipped >= k->cfg.max_skip_batch) {
-				note_unlock(k, vml_now_ns() - cc.lock_taken_ns);
+			/* Skip to the next candidate (seed 003 patch 2)... */
+			if (skip)
+				*addr = (vma->vm_end + PMD_SIZE - 1) & PMD_MASK;
+			/* ...and after a batch of them let a queued writer in (patch 5). */
+			if (drop && ++skipped >= k->cfg.max_skip_batch) {
+				unsigned long from = skip ? *addr : vma->vm_end;
+				uint64_t t0, max;
+
+				note_release(k, &cc);
 				mmap_read_unlock(mm);
-				sched_yield();
-				mmap_read_lock_nosteal(mm);
-				cc.lock_taken_ns = vml_now_ns();
+				/*
+				 * The patch's cond_resched() here switches only if the
+				 * scheduler already wants to (need_resched); a user-space
+				 * thread is preempted whenever it does, so it has no
+				 * equivalent to call - sched_yield() would give the CPU
+				 * away every time on a busy host.
+				 */
+				t0 = vml_now_ns();
+				if (mmap_retake_nosteal(mm))
+					mmap_read_lock_nosteal(mm);
+				else
+					mmap_read_lock(mm);
+				note_lock(&cc);
+				t0 = cc.lock_taken_ns - t0;
+				fetch_add_relaxed(&k->st.retake_ns_total, t0);
+				max = load_relaxed(&k->st.retake_ns_max);
+				while (t0 > max && !cas_relaxed(&k->st.retake_ns_max, &max, t0))
+					;
 				stat_inc(&k->st.lock_drops);
-				vma_iter_set(&vmi, *addr);	/* the next candidate, in the new hold */
+				vma_iter_set(&vmi, from);	/* the next candidate, in the new hold */
 				skipped = 0;
 			}
 			continue;
@@ -227,10 +266,10 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		}
 	}
 	/* Every VMA has been examined. */
-	if (fixed)
+	if (resume)
 		*addr = 0;
 out_locked:
-	note_unlock(k, vml_now_ns() - cc.lock_taken_ns);
+	note_release(k, &cc);
 	mmap_read_unlock(mm);
 out_unlocked:
 	mmput(mm);
@@ -240,7 +279,7 @@ advance:
 	/*
 	 * Move on when the mm exited or no VMA is left to look at: the walk
 	 * finished, or the trylock failed. MAINLINE thereby forgets where a
-	 * contended mm's scan was; FIXED keeps it in the slot.
+	 * contended mm's scan was; FIX_RESUME keeps it in the slot.
 	 */
 	if (exiting || !vma) {
 		k->cursor = slot->node.next != &k->mm_head ?
@@ -348,6 +387,9 @@ int vml_khugepaged_stats(struct vml_khugepaged *k, struct vml_khugepaged_stats *
 		.vmas_skipped = load_relaxed(&k->st.vmas_skipped),
 		.max_hold_ns = load_relaxed(&k->st.max_hold_ns),
 		.total_hold_ns = load_relaxed(&k->st.total_hold_ns),
+		.max_hold_cpu_ns = load_relaxed(&k->st.max_hold_cpu_ns),
+		.retake_ns_total = load_relaxed(&k->st.retake_ns_total),
+		.retake_ns_max = load_relaxed(&k->st.retake_ns_max),
 	};
 	return 0;
 }

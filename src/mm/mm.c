@@ -17,8 +17,11 @@
 int mm_alloc(struct vml_sys *sys, struct mm **out)
 {
 	struct rwsem_config rc = {
-		.steal = (enum rwsem_steal)sys->cfg.mmap_lock_steal,
+		/* NOSTEAL_RETAKE is mainline's rwsem; its callers choose the acquire. */
+		.steal = sys->cfg.mmap_lock_steal == VML_STEAL_NOSTEAL_RETAKE ? RWSEM_STEAL_KERNEL :
+			 (enum rwsem_steal)sys->cfg.mmap_lock_steal,
 		.handoff_ns = sys->cfg.mmap_lock_handoff_ns,
+		.tick_ns = sys->cfg.mmap_lock_tick_ns,
 	};
 	struct mm *mm = vml_zalloc(sizeof(*mm));
 

@@ -12,7 +12,29 @@
 
 #include "mm/mm_types.h"
 #include "sync/lockdep.h"
+#include "trace/emit.h"
 #include "util/compiler.h"
+
+/*
+ * The kernel's mmap_lock tracepoints (trace/emit.h), at the same places:
+ * start_locking before a blocking acquire, acquire_returned after every
+ * acquire (trylocks: only that one), released before the release.
+ */
+static inline void mmap_trace_start(struct mm *mm, bool write)
+{
+	vml_trace_lock(TRACE_LOCK_START, mm, write ? TRACE_WRITE : 0);
+}
+
+static inline void mmap_trace_acquired(struct mm *mm, bool write, bool success)
+{
+	vml_trace_lock(TRACE_LOCK_ACQUIRED, mm,
+		       (write ? TRACE_WRITE : 0) | (success ? TRACE_SUCCESS : 0));
+}
+
+static inline void mmap_trace_released(struct mm *mm, bool write)
+{
+	vml_trace_lock(TRACE_LOCK_RELEASED, mm, write ? TRACE_WRITE : 0);
+}
 
 static inline void mmap_assert_locked(struct mm *mm)
 {
@@ -31,7 +53,9 @@ static inline void mmap_assert_write_locked(struct mm *mm)
 static inline void mmap_read_lock(struct mm *mm)
 {
 	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
+	mmap_trace_start(mm, false);
 	down_read(&mm->mmap_lock);
+	mmap_trace_acquired(mm, false, true);
 	stat_inc(&mm->stats.mmap_read_locks);
 }
 
@@ -41,7 +65,9 @@ static inline int mmap_read_lock_killable(struct mm *mm, const struct vml_cancel
 	int err;
 
 	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
+	mmap_trace_start(mm, false);
 	err = down_read_killable(&mm->mmap_lock, cancel);
+	mmap_trace_acquired(mm, false, !err);
 	if (err) {
 		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
 		return err;
@@ -54,7 +80,9 @@ static inline int mmap_read_lock_killable(struct mm *mm, const struct vml_cancel
 static inline void mmap_read_lock_nosteal(struct mm *mm)
 {
 	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
+	mmap_trace_start(mm, false);
 	down_read_nosteal(&mm->mmap_lock);
+	mmap_trace_acquired(mm, false, true);
 	stat_inc(&mm->stats.mmap_read_locks);
 }
 
@@ -63,7 +91,9 @@ static inline int mmap_read_lock_killable_nosteal(struct mm *mm, const struct vm
 	int err;
 
 	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
+	mmap_trace_start(mm, false);
 	err = down_read_killable_nosteal(&mm->mmap_lock, cancel);
+	mmap_trace_acquired(mm, false, !err);
 	if (err) {
 		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
 		return err;
@@ -77,6 +107,7 @@ static inline bool mmap_read_trylock(struct mm *mm)
 {
 	bool ok = down_read_trylock(&mm->mmap_lock);
 
+	mmap_trace_acquired(mm, false, ok);
 	if (ok) {
 		lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ | LOCKDEP_TRY);
 		stat_inc(&mm->stats.mmap_read_locks);
@@ -87,13 +118,16 @@ static inline bool mmap_read_trylock(struct mm *mm)
 static inline void mmap_read_unlock(struct mm *mm)
 {
 	lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
+	mmap_trace_released(mm, false);
 	up_read(&mm->mmap_lock);
 }
 
 static inline void mmap_write_lock(struct mm *mm)
 {
 	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, 0);
+	mmap_trace_start(mm, true);
 	down_write(&mm->mmap_lock);
+	mmap_trace_acquired(mm, true, true);
 	seqcount_write_begin(&mm->mm_lock_seq);
 	stat_inc(&mm->stats.mmap_write_locks);
 }
@@ -106,7 +140,9 @@ static inline void mmap_write_lock(struct mm *mm)
 static inline void mmap_write_lock_nested(struct mm *mm)
 {
 	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_NESTED);
+	mmap_trace_start(mm, true);
 	down_write(&mm->mmap_lock);
+	mmap_trace_acquired(mm, true, true);
 	seqcount_write_begin(&mm->mm_lock_seq);
 	stat_inc(&mm->stats.mmap_write_locks);
 }
@@ -116,7 +152,9 @@ static inline int mmap_write_lock_killable(struct mm *mm, const struct vml_cance
 	int err;
 
 	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, 0);
+	mmap_trace_start(mm, true);
 	err = down_write_killable(&mm->mmap_lock, cancel);
+	mmap_trace_acquired(mm, true, !err);
 	if (err) {
 		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
 		return err;
@@ -143,14 +181,26 @@ static inline void mmap_write_unlock(struct mm *mm)
 {
 	vma_end_write_all(mm);
 	lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
+	mmap_trace_released(mm, true);
 	up_write(&mm->mmap_lock);
 }
 
 /* Still held, for read now: lockdep's record of it stays. */
 static inline void mmap_write_downgrade(struct mm *mm)
 {
+	mmap_trace_acquired(mm, false, true);	/* as the kernel traces a downgrade */
 	vma_end_write_all(mm);
 	downgrade_write(&mm->mmap_lock);
+}
+
+/*
+ * Does a reader that dropped mmap_lock for a queued writer re-take it without
+ * stealing it back (the 2026 series: smaps_rollup's resume, lock_next_vma's
+ * fallback, khugepaged's batches)? Only under VML_STEAL_NOSTEAL_RETAKE.
+ */
+static inline bool mmap_retake_nosteal(struct mm *mm)
+{
+	return mm->sys->cfg.mmap_lock_steal == VML_STEAL_NOSTEAL_RETAKE;
 }
 
 /* Lockless heuristic: is anyone queued on mmap_lock? */

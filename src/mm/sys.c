@@ -23,7 +23,7 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 
 	if (!out)
 		return -EINVAL;
-	if (cfg && (cfg->thp > VML_THP_NEVER || cfg->mmap_lock_steal > VML_STEAL_NEVER ||
+	if (cfg && (cfg->thp > VML_THP_NEVER || cfg->mmap_lock_steal > VML_STEAL_NOSTEAL_RETAKE ||
 		    cfg->overcommit > VML_OVERCOMMIT_NEVER || cfg->i_mmap_order > VML_I_MMAP_PRE ||
 		    cfg->shmem_swap_usage > VML_SHMEM_SWAP_PER_PAGE ||
 		    (cfg->fault_around_bytes & (cfg->fault_around_bytes - 1)) ||

@@ -36,6 +36,7 @@
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "sync/futex.h"
+#include "trace/emit.h"
 #include "util/compiler.h"
 #include "util/debug.h"
 
@@ -67,6 +68,7 @@ static void vma_refcount_put(struct vma *vma)
 	if (newcnt && vma_writer_only(newcnt)) {
 		/* release: pairs with the load_acquire of the word in vma_wait_refcnt() */
 		fetch_add_release(&mm->vma_writer_wait, 1);
+		vml_trace_wakeup(load_relaxed(&mm->vma_writer_tid));
 		futex_wake(&mm->vma_writer_wait, INT_MAX);
 	}
 }
@@ -75,6 +77,12 @@ static void vma_refcount_put(struct vma *vma)
 static void vma_wait_refcnt(struct vma *vma, uint32_t target)
 {
 	struct mm *mm = vma->vm_mm;
+	bool traced = vml_trace_enabled();
+
+	if (traced) {
+		store_relaxed(&mm->vma_writer_tid, vml_gettid());
+		vml_trace_vma_lock(TRACE_LOCK_START, mm, TRACE_WRITE);
+	}
 
 	/* Ends: readers hold the lock for a bounded time and new ones cannot enter. */
 	for (;;) {
@@ -83,8 +91,16 @@ static void vma_wait_refcnt(struct vma *vma, uint32_t target)
 
 		/* acquire: pairs with the readers' release decrement in vma_refcount_put() */
 		if (load_acquire(&vma->vm_refcnt) == target)
-			return;
+			break;
 		futex_wait(&mm->vma_writer_wait, word, 0);
+		if (traced)
+			vml_trace_running();
+	}
+	if (traced) {
+		/* The write lock excludes readers only by failing them: a zero-length hold. */
+		vml_trace_vma_lock(TRACE_LOCK_ACQUIRED, mm, TRACE_WRITE | TRACE_SUCCESS);
+		vml_trace_vma_lock(TRACE_LOCK_RELEASED, mm, TRACE_WRITE);
+		store_relaxed(&mm->vma_writer_tid, 0);
 	}
 }
 
@@ -204,6 +220,7 @@ int vma_start_read(struct mm *mm, struct vma *vma)
 		goto fail;
 	/* Never waits (it fails instead): a trylock for lockdep. */
 	lockdep_acquire(LOCK_CLASS_VMA, vma, LOCKDEP_READ | LOCKDEP_TRY);
+	vml_trace_vma_lock(TRACE_LOCK_ACQUIRED, mm, TRACE_SUCCESS);
 	return 0;
 
 fail:
@@ -224,12 +241,14 @@ bool vma_start_read_locked(struct vma *vma)
 	/* acquire: pairs with the releases in vma_mark_attached() and vma_start_write() */
 	} while (!cas_acquire(&vma->vm_refcnt, &old, old + 1));
 	lockdep_acquire(LOCK_CLASS_VMA, vma, LOCKDEP_READ | LOCKDEP_TRY);
+	vml_trace_vma_lock(TRACE_LOCK_ACQUIRED, vma->vm_mm, TRACE_SUCCESS);
 	return true;
 }
 
 void vma_end_read(struct vma *vma)
 {
 	lockdep_release(LOCK_CLASS_VMA, vma);
+	vml_trace_vma_lock(TRACE_LOCK_RELEASED, vma->vm_mm, 0);
 	vma_refcount_put(vma);
 }
 
@@ -277,7 +296,9 @@ static int lock_next_vma_under_mmap_lock(struct mm *mm, unsigned long from_addr,
 	struct vma *vma;
 	int err = 0;
 
-	if (mmap_read_lock_killable(mm, cancel))
+	/* The 2026 series re-takes it without stealing (seed 003 patch 4). */
+	if (mmap_retake_nosteal(mm) ? mmap_read_lock_killable_nosteal(mm, cancel) :
+				      mmap_read_lock_killable(mm, cancel))
 		return -EINTR;
 	stat_inc(&mm->stats.proc_mmap_fallbacks);
 	vma = rtree_find_next(&mm->mm_mt, from_addr, NULL);	/* find_vma */

@@ -27,6 +27,8 @@
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "proc/seq.h"
+#include "util/compiler.h"
+#include "util/debug.h"
 #include "vmalock/proc.h"
 
 /* The gap check of lock_next_vma() a per-VMA-lock policy asks for. */
@@ -52,7 +54,17 @@ struct proc_maps_private {
 	const struct vml_cancel *cancel;
 	unsigned int flags;		/* VML_READER_* */
 	struct numa_maps *numa;		/* numa_maps: the per-VMA scratch counters */
+	uint64_t page_ns;		/* extra CPU time per page a walk covers: a
+					 * calibration (vml_reader_set_page_cost) */
 };
+
+/* Spend the calibration's per-page charge for a walk of [@start, @end). */
+static inline void proc_walk_charge(const struct proc_maps_private *priv, unsigned long start,
+				    unsigned long end)
+{
+	if (unlikely(priv->page_ns) && end > start)
+		vml_spin_ns(priv->page_ns * ((end - start) >> PAGE_SHIFT));
+}
 
 /*
  * One pass over the VMAs in address order (task_mmu.c m_start/m_next/m_stop),

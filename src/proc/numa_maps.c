@@ -110,6 +110,7 @@ static int show_numa_map(struct seq_file *m, void *v)
 	}
 	proc_walk_begin(priv, vma);
 	walk_page_range(priv->mm, vma->vm_start, vma->vm_end, &ops, md);
+	proc_walk_charge(priv, vma->vm_start, vma->vm_end);
 	proc_walk_end(priv, vma);
 	if (!md->pages)
 		goto out;

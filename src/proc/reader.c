@@ -8,11 +8,14 @@
 #include "mm/mm.h"
 #include "proc/internal.h"
 #include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/debug.h"
 
 struct vml_reader {
 	struct seq_file seq;
 	struct proc_maps_private priv;
 	enum vml_view view;
+	uint64_t call_ns;	/* spent before each read's locks (vml_reader_set_call_cost) */
 };
 
 static const struct seq_operations *view_ops(enum vml_view view)
@@ -62,6 +65,8 @@ ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len)
 {
 	if (!r || (!buf && len))
 		return -EINVAL;
+	if (unlikely(r->call_ns))
+		vml_spin_ns(r->call_ns);
 	return seq_read(&r->seq, buf, len);
 }
 
@@ -78,6 +83,22 @@ int vml_reader_set_record_cost(struct vml_reader *r, uint64_t ns)
 	if (!r || ns > 1000 * 1000 * 1000)
 		return -EINVAL;
 	r->seq.record_ns = ns;
+	return 0;
+}
+
+int vml_reader_set_page_cost(struct vml_reader *r, uint64_t ns)
+{
+	if (!r || ns > 1000 * 1000 * 1000)
+		return -EINVAL;
+	r->priv.page_ns = ns;
+	return 0;
+}
+
+int vml_reader_set_call_cost(struct vml_reader *r, uint64_t ns)
+{
+	if (!r || ns > 1000 * 1000 * 1000)
+		return -EINVAL;
+	r->call_ns = ns;
 	return 0;
 }
 

@@ -41,6 +41,7 @@
 #include "mm/pgtable.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
+#include "util/debug.h"
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "proc/internal.h"
@@ -282,6 +283,7 @@ static void smap_gather_stats(struct proc_maps_private *priv, struct vma *vma,
 		fetch_add_relaxed(&vma->vm_mm->stats.shmem_swap_per_page, 1);
 		fetch_add_relaxed(&vma->vm_mm->stats.shmem_swap_lookups, w.lookups);
 	}
+	proc_walk_charge(priv, start ? start : vma->vm_start, vma->vm_end);
 	proc_walk_end(priv, vma);
 }
 
@@ -415,11 +417,18 @@ static int show_smaps_rollup(struct seq_file *m, void *v)
 		/* Resuming after a drop: only the part not yet gathered. */
 		smap_gather_stats(priv, vma, &mss, vma->vm_start < last_vma_end ? last_vma_end : 0);
 		last_vma_end = vma->vm_end;
+		/*
+		 * The calibration's charge is per VMA (what the live kernel spends
+		 * on each): here, under the lock, not once for the one record.
+		 */
+		if (unlikely(m->record_ns))
+			vml_spin_ns(m->record_ns);
 
 		/* Let a queued writer in; pos (last_vma_end) is where the walk resumes. */
 		if (is_mmap_lock_contended(priv)) {
 			stat_inc(&priv->mm->stats.proc_contended_drops);
-			ret = proc_maps_relock(priv, priv->flags & VML_READER_NOSTEAL);
+			ret = proc_maps_relock(priv, (priv->flags & VML_READER_NOSTEAL) ||
+						     mmap_retake_nosteal(priv->mm));
 			if (ret)
 				goto out;
 		}

@@ -29,9 +29,13 @@
  * The tokens are never read or written, only their addresses are used.
  */
 #define _LGPL_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stddef.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <urcu/urcu-memb.h>
 
 #include "sync/rcu.h"
@@ -139,6 +143,60 @@ void vml_call_rcu(struct vml_rcu_head *head, vml_rcu_cb cb)
 	/* The caller's accesses (and head->cb) precede the callback: pairs with rcu_trampoline's acquire. */
 	tsan_release(gp_token);
 	urcu_memb_call_rcu((struct rcu_head *)(void *)&head->urcu, rcu_trampoline);
+}
+
+/* Callback workers made by vml_rcu_thread_callbacks(): one per (cpu, nice), kept. */
+static struct {
+	int cpu, nice;
+	struct call_rcu_data *crdp;
+} rcu_workers[8];
+static unsigned int nr_rcu_workers;
+static pthread_mutex_t rcu_workers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct worker_req {
+	int cpu, nice;
+	struct call_rcu_data *crdp;
+};
+
+/* liburcu's worker thread inherits the nice value of the thread that creates it. */
+static void *make_worker(void *arg)
+{
+	struct worker_req *w = arg;
+
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), w->nice);
+	w->crdp = urcu_memb_create_call_rcu_data(0, w->cpu);
+	return NULL;
+}
+
+int vml_rcu_thread_callbacks(int cpu, int nice)
+{
+	struct call_rcu_data *crdp = NULL;
+	struct worker_req w = { cpu, nice, NULL };
+	pthread_t th;
+	unsigned int i;
+
+	if (cpu < 0 || nice < -20 || nice > 19)
+		return -EINVAL;
+	pthread_mutex_lock(&rcu_workers_lock);
+	for (i = 0; i < nr_rcu_workers; i++)
+		if (rcu_workers[i].cpu == cpu && rcu_workers[i].nice == nice)
+			crdp = rcu_workers[i].crdp;
+	if (!crdp) {
+		if (nr_rcu_workers == ARRAY_SIZE(rcu_workers) ||
+		    pthread_create(&th, NULL, make_worker, &w)) {
+			pthread_mutex_unlock(&rcu_workers_lock);
+			return -EAGAIN;
+		}
+		pthread_join(th, NULL);
+		crdp = w.crdp;
+		if (crdp)
+			rcu_workers[nr_rcu_workers++] = (typeof(rcu_workers[0])){ cpu, nice, crdp };
+	}
+	pthread_mutex_unlock(&rcu_workers_lock);
+	if (!crdp)
+		return -ENOMEM;
+	urcu_memb_set_thread_call_rcu_data(crdp);
+	return 0;
 }
 
 void vml_synchronize_rcu(void)

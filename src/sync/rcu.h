@@ -73,6 +73,19 @@ void vml_call_rcu(struct vml_rcu_head *head, vml_rcu_cb cb);
  * Neither may be called from an RCU callback.
  */
 void vml_synchronize_rcu(void);
+
+/*
+ * vml_rcu_thread_callbacks - the callbacks the calling thread queues from now
+ * on (vml_call_rcu) run on a liburcu worker of their own, pinned to @cpu and
+ * at nice @nice (made once per pair and kept for the process's life), instead
+ * of liburcu's default worker, which runs anywhere at nice 0. The kernel runs
+ * RCU callbacks on the CPU that queued them, in softirq: a benchmark's writer
+ * pins its callbacks to its own CPU at nice 19 so that freeing what it
+ * unmapped neither preempts low-priority readers on other CPUs nor delays
+ * the writer's own wake-ups (bench/README.md, "No model-only tails").
+ * Return: 0, -EINVAL, -EAGAIN or -ENOMEM.
+ */
+int vml_rcu_thread_callbacks(int cpu, int nice);
 void vml_rcu_barrier(void);
 
 /*

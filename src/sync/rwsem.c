@@ -72,8 +72,10 @@
  * kernel's rspin threshold (10 us + 0.5 us per reader, at most 25 us). A
  * spin on readers that times out sets `nonspinnable`, as the kernel's
  * RWSEM_NONSPINNABLE owner bit: from then on writers queue at once, readers
- * stealing the lock keep the bit, and only a writer taking the lock clears
- * it. Without it a writer would keep catching the moment between two reads
+ * stealing the lock keep the bit; a writer taking the lock clears it, and so
+ * does the last reader leaving with waiters queued, or a waker that finds
+ * the lock free (the kernel's clear_nonspinnable() in __up_read and
+ * rwsem_cond_wake_waiter), so the next writer to come spins again. Without it a writer would keep catching the moment between two reads
  * of a looping reader and never meet the steal pathology the kernel shows.
  *
  * Ordering. The count word is the lock: every RMW that takes it is an
@@ -96,6 +98,7 @@
 #include "sync/atomic.h"
 #include "sync/futex.h"
 #include "sync/rwsem.h"
+#include "trace/emit.h"
 #include "util/clock.h"
 #include "util/compiler.h"
 
@@ -120,6 +123,7 @@ struct rwsem_waiter {
 	enum rwsem_waiter_type type;	/* set before queueing */
 	bool handoff_set;		/* [wait_lock] this waiter owns HANDOFF */
 	uint64_t timeout;		/* set before queueing: may set HANDOFF after this */
+	int32_t tid;			/* set before queueing: for the trace (trace/emit.h) */
 };
 
 enum rwsem_wake_type {
@@ -132,6 +136,7 @@ enum rwsem_wake_type {
 struct wake_q {
 	unsigned int n;
 	_Atomic uint32_t *word[RWSEM_MAX_READERS_WAKEUP];
+	int32_t tid[RWSEM_MAX_READERS_WAKEUP];	/* the waiters', for the trace */
 };
 
 /* A per-thread token for owner: the address of a thread-local, 8-aligned. */
@@ -146,9 +151,42 @@ static inline uintptr_t rwsem_me(void)
 
 static void wake_q_flush(struct wake_q *wq)
 {
-	for (unsigned int i = 0; i < wq->n; i++)
+	for (unsigned int i = 0; i < wq->n; i++) {
+		vml_trace_wakeup(wq->tid[i]);
 		futex_wake(wq->word[i], 1);
+	}
 	wq->n = 0;
+}
+
+/* Queue @w's futex word on @wq. */
+static inline void wake_q_add(struct wake_q *wq, struct rwsem_waiter *w)
+{
+	wq->tid[wq->n] = w->tid;
+	wq->word[wq->n++] = &w->futex;
+}
+
+/*
+ * rwsem_waiter_timeout - when a waiter queued at @now may set HANDOFF: after
+ * handoff_ns; or, with tick_ns set, as the kernel counts RWSEM_WAIT_TIMEOUT
+ * in jiffies - timeout = jiffies + RWSEM_WAIT_TIMEOUT at queue time, and
+ * HANDOFF only once time_after(jiffies, timeout) - so between T and T + 1
+ * ticks after queueing (T = handoff_ns / tick_ns), by where in its tick the
+ * waiter queued. Jiffies are counted on CLOCK_MONOTONIC from 0: their phase
+ * against the kernel's own tick does not matter, only that it is uniform.
+ * Return: the last instant at which the waiter may not set HANDOFF yet.
+ */
+uint64_t rwsem_waiter_timeout(const struct rwsem *sem, uint64_t now)
+{
+	uint64_t tick = load_relaxed((_Atomic uint64_t *)&sem->tick_ns);
+	uint64_t handoff = load_relaxed((_Atomic uint64_t *)&sem->handoff_ns), t;
+
+	if (!tick)
+		return now + handoff;
+	t = (handoff + tick - 1) / tick;	/* RWSEM_WAIT_TIMEOUT in jiffies, >= 1 */
+	if (!t)
+		t = 1;
+	/* jiffies > now_jiffies + t from the start of tick now_jiffies + t + 1 */
+	return (now / tick + t + 1) * tick - 1;
 }
 
 static void rwsem_account_wait(struct rwsem *sem, uint64_t start)
@@ -249,7 +287,7 @@ static void rwsem_mark_wake(struct rwsem *sem, enum rwsem_wake_type type, struct
 		if (type == RWSEM_WAKE_ANY) {
 			/* Relaxed: only "try again"; the writer re-takes wait_lock before it acts. */
 			fetch_add_relaxed(&first->futex, 1);
-			wq->word[wq->n++] = &first->futex;
+			wake_q_add(wq, first);
 			rwsem_stat_inc(sem, wake_writer);
 		}
 		return;
@@ -289,7 +327,7 @@ static void rwsem_mark_wake(struct rwsem *sem, enum rwsem_wake_type type, struct
 		if (w->type == RWSEM_WAITING_FOR_WRITE)
 			continue;
 		list_del_init(&w->list);
-		wq->word[wq->n++] = &w->futex;
+		wake_q_add(wq, w);
 		if (++woken >= RWSEM_MAX_READERS_WAKEUP)
 			break;
 	}
@@ -320,6 +358,9 @@ static void rwsem_cond_wake_waiter(struct rwsem *sem, uint64_t count, struct wak
 {
 	if (count & RWSEM_WRITER_LOCKED)
 		return;
+	/* Nobody holds it: writers may spin again (the kernel's clear_nonspinnable). */
+	if (!(count & RWSEM_READER_MASK) && load_relaxed(&sem->nonspinnable))
+		store_relaxed(&sem->nonspinnable, 0);
 	rwsem_mark_wake(sem, (count & RWSEM_READER_MASK) ? RWSEM_WAKE_READERS : RWSEM_WAKE_ANY,
 			wq);
 }
@@ -406,9 +447,10 @@ static int rwsem_down_read_slowpath(struct rwsem *sem, uint64_t count,
 queue:
 	waiter.type = RWSEM_WAITING_FOR_READ;
 	waiter.handoff_set = false;
+	waiter.tid = vml_trace_enabled() ? vml_gettid() : 0;
 	store_relaxed(&waiter.futex, 1);
 	start = vml_now_ns();
-	waiter.timeout = start + load_relaxed(&sem->handoff_ns);
+	waiter.timeout = rwsem_waiter_timeout(sem, start);
 
 	pthread_mutex_lock(&sem->wait_lock);
 	if (list_empty(&sem->wait_list)) {
@@ -455,6 +497,7 @@ queue:
 		}
 		futex_wait(&waiter.futex, 1, rwsem_wait_slice(cancel));
 	}
+	vml_trace_running();
 	rwsem_account_wait(sem, start);
 	rwsem_stat_inc(sem, read_slow);
 	return 0;
@@ -516,8 +559,12 @@ void up_read(struct rwsem *sem)
 
 	vml_assert((c & RWSEM_READER_MASK) && !(c & RWSEM_WRITER_LOCKED));
 	c -= RWSEM_READER_BIAS;
-	if (unlikely((c & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS))
+	if (unlikely((c & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS)) {
+		/* As the kernel's __up_read: writers may spin again (clear_nonspinnable). */
+		if (load_relaxed(&sem->nonspinnable))
+			store_relaxed(&sem->nonspinnable, 0);
 		rwsem_wake(sem);
+	}
 }
 
 /* A writer owns the lock now: record it, and writers may spin again. */
@@ -645,9 +692,10 @@ static int rwsem_down_write_slowpath(struct rwsem *sem, const struct vml_cancel 
 	wq.n = 0;
 	waiter.type = RWSEM_WAITING_FOR_WRITE;
 	waiter.handoff_set = false;
+	waiter.tid = vml_trace_enabled() ? vml_gettid() : 0;
 	store_relaxed(&waiter.futex, 0);
 	start = vml_now_ns();
-	waiter.timeout = start + load_relaxed(&sem->handoff_ns);
+	waiter.timeout = rwsem_waiter_timeout(sem, start);
 
 	pthread_mutex_lock(&sem->wait_lock);
 	list_add_tail(&waiter.list, &sem->wait_list);
@@ -677,6 +725,7 @@ static int rwsem_down_write_slowpath(struct rwsem *sem, const struct vml_cancel 
 				goto out_nolock;
 			futex_wait(&waiter.futex, seq, rwsem_wait_slice(cancel));
 		}
+		vml_trace_running();
 		pthread_mutex_lock(&sem->wait_lock);
 		if (rwsem_try_write_lock(sem, &waiter))
 			break;
@@ -813,6 +862,7 @@ void rwsem_set_config(struct rwsem *sem, const struct rwsem_config *cfg)
 	store_relaxed(&sem->steal, cfg ? (uint32_t)cfg->steal : RWSEM_STEAL_KERNEL);
 	store_relaxed(&sem->handoff_ns, cfg && cfg->handoff_ns ? cfg->handoff_ns :
 				       RWSEM_DEFAULT_HANDOFF_NS);
+	store_relaxed(&sem->tick_ns, cfg ? cfg->tick_ns : 0);
 }
 
 void rwsem_init(struct rwsem *sem, const struct rwsem_config *cfg)

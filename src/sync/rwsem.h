@@ -20,7 +20,9 @@
  *                                is a writer (Peter Zijlstra's proposal);
  *   steal = RWSEM_STEAL_NEVER    readers never steal past any waiter.
  *   handoff_ns                   how long a queued waiter waits before it sets
- *                                HANDOFF (default 4 ms).
+ *                                HANDOFF (default 4 ms);
+ *   tick_ns                      if set, that wait is counted in whole ticks
+ *                                (jiffies) as the kernel does: 1-2 ticks at HZ=250.
  * down_read_nosteal() never steals past a queued waiter, whatever the policy.
  */
 #ifndef VML_SYNC_RWSEM_H
@@ -43,6 +45,10 @@ enum rwsem_steal {
 struct rwsem_config {
 	enum rwsem_steal steal;
 	uint64_t handoff_ns;		/* 0 selects the default, 4 ms */
+	uint64_t tick_ns;		/* 0: hand-off exactly handoff_ns after queueing;
+					 * else the kernel's jiffies: handoff_ns rounded up
+					 * to ticks of tick_ns, counted from the tick the
+					 * waiter queued in (T to T + 1 ticks) */
 };
 
 #define RWSEM_DEFAULT_HANDOFF_NS (4ULL * 1000 * 1000)
@@ -96,6 +102,7 @@ struct rwsem {
 					 * lock (the kernel's RWSEM_NONSPINNABLE bit) */
 	_Atomic uint32_t steal;		/* [cfg] enum rwsem_steal */
 	_Atomic uint64_t handoff_ns;	/* [cfg] */
+	_Atomic uint64_t tick_ns;	/* [cfg] 0: hand-off counted in ns, else in ticks */
 	pthread_mutex_t wait_lock;	/* protects wait_list, the flag bits, waiters */
 	struct list_head wait_list;	/* [wait_lock] FIFO of struct rwsem_waiter (on stacks) */
 	struct rwsem_counters stats;	/* [atomic] relaxed, never used to synchronise */
@@ -155,5 +162,13 @@ void rwsem_stats_read(const struct rwsem *sem, struct rwsem_stats *out);
  * waiters: queue) before this one.
  */
 bool rwsem_read_may_steal(uint64_t count, enum rwsem_steal policy, bool nosteal);
+
+/*
+ * rwsem_waiter_timeout - the last instant at which a waiter that queued at
+ * @now may not set HANDOFF yet: @now + handoff_ns, or with tick_ns set the
+ * kernel's jiffies rule (T to T + 1 ticks after queueing). Exposed for the
+ * unit tests.
+ */
+uint64_t rwsem_waiter_timeout(const struct rwsem *sem, uint64_t now);
 
 #endif /* VML_SYNC_RWSEM_H */

@@ -281,6 +281,42 @@ static long mapper_run(const struct child_req *q, struct child_lat_rep *r)
 	return 0;
 }
 
+/*
+ * seed 003's layout (bench/khugepaged.c builds the same on the model): @len
+ * one-page VMAs khugepaged cannot use (too small for a PMD; alternately rw-
+ * and r--, a page apart), then 2 MiB-aligned ranges of small populated
+ * pages, MADV_HUGEPAGE: the first @offset made uncollapsible by a sub-PMD
+ * MADV_DONTNEED of each half (every PTE none, the table kept: more pte_none
+ * than max_ptes_none), the @new_len others collapsible.
+ */
+static long kh_layout(const struct child_req *q, struct child_lat_rep *r)
+{
+	unsigned long ps = page_size, m2 = 2UL << 20, n = q->len;
+	unsigned long nr = q->new_len + q->offset, rbase;
+	void *p;
+
+	rbase = ((q->addr + 2 * n * ps + m2 - 1) & ~(m2 - 1)) + m2;
+	for (unsigned long i = 0; i < n; i++) {
+		p = mmap((void *)(q->addr + 2 * i * ps), ps, PROT_READ | ((i & 1) ? PROT_WRITE : 0),
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p == MAP_FAILED)
+			return -errno;
+	}
+	p = mmap((void *)rbase, nr * m2, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	for (unsigned long i = 0; i < q->offset; i++) {
+		if (madvise((void *)(rbase + i * m2), m2 / 2, MADV_DONTNEED) ||
+		    madvise((void *)(rbase + i * m2 + m2 / 2), m2 / 2, MADV_DONTNEED))
+			return -errno;
+	}
+	if (madvise((void *)rbase, nr * m2, MADV_HUGEPAGE))
+		return -errno;
+	r->addr = rbase;
+	return 0;
+}
+
 /* The benchmark requests: reply with lat_rep. Return: false if not one of them. */
 static bool handle_lat(const struct child_req *q, struct child_lat_rep *r)
 {
@@ -297,6 +333,9 @@ static bool handle_lat(const struct child_req *q, struct child_lat_rep *r)
 		break;
 	case CHILD_MAPPER_RUN:
 		ret = mapper_run(q, r);
+		break;
+	case CHILD_KH_LAYOUT:
+		ret = kh_layout(q, r);
 		break;
 	default:
 		return false;

@@ -43,6 +43,10 @@ enum child_req_kind {
 	CHILD_TIMED_LOOP,	/* advice: enum child_loop_op; addr; len: iterations */
 	CHILD_MAPPER_SETUP,	/* len: region bytes (a power of two pages); offset: seed */
 	CHILD_MAPPER_RUN,	/* len: duration ns; new_len: sleep ns between ops */
+	CHILD_KH_LAYOUT,	/* seed 003's address space: addr: base; len: ineligible
+				 * one-page VMAs; new_len: collapsible 2 MiB ranges;
+				 * offset: uncollapsible ones before them. rep.addr: the
+				 * first range (uncollapsible ones first) */
 	/* Replied to with struct child_rep again: */
 	CHILD_MLOCKALL,		/* flags: MCL_* */
 	CHILD_MUNLOCKALL,

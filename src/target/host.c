@@ -547,6 +547,7 @@ void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_by
 	cfg->swap_pages = (p->swap_free_bytes + extra_swap_bytes) / p->page_size;
 	cfg->fault_around_bytes = p->fault_around_bytes;
 	cfg->mmap_lock_handoff_ns = p->handoff_ns;
+	cfg->mmap_lock_tick_ns = p->hz ? 1000000000ull / p->hz : 0;
 	cfg->anon_vma_name = p->anon_vma_name;
 	cfg->use_zero_page = p->zero_page;
 	cfg->use_huge_zero_page = p->huge_zero_page;

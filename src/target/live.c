@@ -597,6 +597,26 @@ static void live_forget_forks(struct target *t)
 	call(l, &rep);	/* a dead child shows at the next op */
 }
 
+int target_live_kh_layout(struct target *t, unsigned long base, unsigned long vmas,
+			  unsigned int ranges, unsigned int uncollapsible, unsigned long *first,
+			  struct child_lat_rep *rep)
+{
+	struct child_req *q;
+	int ret;
+
+	if (t->kind != TARGET_LIVE || !t->priv)
+		return -EINVAL;
+	q = lat_req(t, CHILD_KH_LAYOUT);
+	q->addr = base;
+	q->len = vmas;
+	q->new_len = ranges;
+	q->offset = uncollapsible;
+	ret = call_lat(t, rep);
+	if (!ret)
+		*first = rep->addr;
+	return ret;
+}
+
 const struct target_ops target_live_ops = {
 	.create = live_create,
 	.destroy = live_destroy,

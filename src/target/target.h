@@ -180,6 +180,15 @@ int target_live_mapper_setup(struct target *t, unsigned long len, uint64_t seed,
 /* Run the mapper for @duration_ns, sleeping @sleep_ns between calls; blocks until done. */
 int target_live_mapper_run(struct target *t, uint64_t duration_ns, uint64_t sleep_ns,
 			   struct child_lat_rep *rep);
+/*
+ * target_live_kh_layout - seed 003's address space in the child (see
+ * CHILD_KH_LAYOUT): @vmas ineligible one-page VMAs from @base, then
+ * @uncollapsible and @ranges 2 MiB MADV_HUGEPAGE ranges; *@first = the first
+ * range. Return: 0 or -errno.
+ */
+int target_live_kh_layout(struct target *t, unsigned long base, unsigned long vmas,
+			  unsigned int ranges, unsigned int uncollapsible, unsigned long *first,
+			  struct child_lat_rep *rep);
 
 /* ---- the two implementations (internal to the target layer) ---- */
 

@@ -414,6 +414,11 @@ static int wait_end(struct trace_analysis *a, uint32_t mi, uint32_t ti, uint64_t
 		trace_stat_add(&t->wait[t->st_wait - 1], since(ts, t->wait_start));
 	if (*contended && !t->wait_woken && t->st_wait - 1 == TRACE_WRITE_MODE)
 		trace_stat_add(&t->spun, since(ts, t->wait_start));
+	if (t->st_wait - 1 == TRACE_WRITE_MODE && t->wait_steals) {
+		t->stolen_waits++;
+		if (a->handoff_ns && since(ts, t->wait_start) >= a->handoff_ns)
+			t->handoffs++;
+	}
 	for (size_t i = 0; i < t->nr_cur; i++) {
 		const struct trace_blame *c = &t->cur[i];
 		struct trace_blame *b;
@@ -473,8 +478,22 @@ static int on_start(struct trace_analysis *a, const struct trace_event *ev)
 		trace_stat_add(&t->gap, since(ev->ts, t->release_ts));
 		t->have_release = false;
 	}
+	for (size_t i = 0; !write && i < mm->nr_waiters; i++) {
+		struct trace_task *w = &mm->tasks[mm->waiters[i]];
+
+		if (w->st_wait - 1 != TRACE_WRITE_MODE || mm->last_free_ts <= w->wait_start)
+			continue;
+		if (w->ran_ts > mm->last_free_ts)
+			w->race_ran++;
+		else if (w->woken && w->woken_ts >= mm->last_free_ts)
+			w->race_slow++;
+		else
+			w->race_unwoken++;
+	}
 	t->st_wait = 1 + write;
 	t->wait_start = ev->ts;
+	t->wait_steals = 0;
+	t->ran_ts = 0;
 	t->woken = false;
 	t->wait_woken = false;
 	t->nr_cur = 0;
@@ -517,11 +536,19 @@ static int on_acquired(struct trace_analysis *a, const struct trace_event *ev)
 			writer_queued |= a->mms[mi].tasks[a->mms[mi].waiters[i]].st_wait - 1 ==
 					 TRACE_WRITE_MODE;
 		wait_start = t->wait_start;
+		if (t->ran_ts > t->wait_start && success)
+			trace_stat_add(&t->run_acquire, since(ev->ts, t->ran_ts));
 		ret = wait_end(a, mi, ti, ev->ts, &contended);
 		if (ret)
 			return ret;
-		if (writer_queued && !contended)
-			a->mms[mi].tasks[ti].steals++;
+		if (writer_queued && !contended) {
+			struct trace_mm *mm = &a->mms[mi];
+
+			mm->tasks[ti].steals++;
+			for (size_t i = 0; i < mm->nr_waiters; i++)
+				if (mm->tasks[mm->waiters[i]].st_wait - 1 == TRACE_WRITE_MODE)
+					mm->tasks[mm->waiters[i]].wait_steals++;
+		}
 		/* A queued reader got the lock when the last holder let it in. */
 		if (contended && !write && success) {
 			since_ts = VML_MAX(wait_start, a->mms[mi].last_free_ts);
@@ -571,15 +598,22 @@ static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
 		if (t->pid != ev->pid)
 			continue;
 		if (ev->kind == TRACE_SCHED_WAKEUP) {
+			const struct trace_mm *mm = &a->mms[a->waiting[i].mm_idx];
+
 			t->wakeups++;
 			t->wait_woken = true;
 			if (!t->woken) {	/* a second wake-up before it runs changes nothing */
 				t->woken = true;
 				t->woken_ts = ev->ts;
+				if (mm->last_free_ts > t->wait_start)
+					trace_stat_add(&t->release_wake, since(ev->ts, mm->last_free_ts));
 			}
-		} else if (t->woken) {
-			trace_stat_add(&t->wake, since(ev->ts, t->woken_ts));
-			t->woken = false;
+		} else {
+			t->ran_ts = ev->ts;
+			if (t->woken) {
+				trace_stat_add(&t->wake, since(ev->ts, t->woken_ts));
+				t->woken = false;
+			}
 		}
 	}
 }

@@ -17,7 +17,13 @@
  *     counts too); ->spun: a writer's waits in which it was never woken
  *     (spinning on the owner; meaningful only when its sched_wakeups are
  *     fed); ->steals: read acquisitions that went past a queued writer
- *     without waiting (the rwsem's reader lock stealing);
+ *     without waiting (the rwsem's reader lock stealing; a writer still
+ *     spinning before it queued counts as queued: the tracepoints cannot
+ *     tell); ->stolen_waits: a writer's waits that such a steal went past;
+ *     ->handoffs: those that lasted at least ->handoff_ns of the analysis
+ *     (the shortest wait after which the rwsem lets a writer force
+ *     hand-off, 1 tick at HZ=250): inferred hand-offs, since no tracepoint
+ *     shows the HANDOFF bit - only the steals stop and the writer gets in;
  *   - for each wait, every other task that held the lock meanwhile in a
  *     conflicting mode and for how long its holds overlapped the wait (a
  *     reader that releases and re-takes the lock during one wait is one
@@ -39,7 +45,10 @@
  *     holds start at acquire_returned;
  *   - gaps: a read hold's release -> the task's next attempt on that lock;
  *   - wake-ups during its waits (sched_wakeup of the task) and the latency
- *     from each to the task running (sched_switch to it).
+ *     from each to the task running (sched_switch to it); ->release_wake:
+ *     from the last release of the lock it waits for to its first wake-up
+ *     after it (the waker's wake-up path: an IPI to the waiter's CPU, and
+ *     that CPU leaving idle).
  *
  * Events that need state the stream never showed (a release whose acquire
  * happened before tracing began) are ignored; a state the stream
@@ -91,9 +100,21 @@ struct trace_task {
 	struct trace_stat granted;	/* read lock granted -> the reader ran */
 	struct trace_stat gap;		/* read release -> next attempt */
 	struct trace_stat wake;		/* wake-up -> running, during waits */
+	struct trace_stat release_wake;	/* the lock's release -> the wake-up, during waits */
+	/*
+	 * A writer's races, counted at each other task's read attempt
+	 * (start_locking) during its wait: the attempt came before the writer
+	 * was woken after the last release (race_unwoken), while it was woken
+	 * but not yet running (race_slow), or after it ran (race_ran: it got
+	 * the CPU first and still found the lock taken).
+	 */
+	uint64_t race_unwoken, race_slow, race_ran;
+	struct trace_stat run_acquire;	/* a woken waiter's last switch-in -> its acquire_returned */
 	uint64_t wakeups;		/* sched_wakeups while waiting */
 	uint64_t failed;		/* acquire_returned without success */
 	uint64_t steals;		/* read acquisitions past a queued writer */
+	uint64_t stolen_waits;		/* write waits a reader's steal went past */
+	uint64_t handoffs;		/* ...that lasted >= handoff_ns: inferred hand-offs */
 	struct trace_blame *blame;	/* who held the lock while it waited */
 	size_t nr_blame;
 
@@ -101,6 +122,8 @@ struct trace_task {
 	uint8_t st_wait, st_hold;	/* 0 none, else 1 + TRACE_READ/WRITE_MODE */
 	bool have_release, woken, wait_woken;
 	uint64_t wait_start, hold_start, release_ts, woken_ts;
+	uint64_t wait_steals;		/* steals past this open write wait */
+	uint64_t ran_ts;		/* last switch to it during the open wait */
 	struct trace_blame *cur;	/* the open wait's holders */
 	size_t nr_cur, cap_cur, cap_blame;
 };
@@ -119,6 +142,7 @@ struct trace_mm {
 
 struct trace_analysis {
 	uint64_t mm_filter;		/* 0: every mm */
+	uint64_t handoff_ns;		/* 0: infer no hand-offs (set after init) */
 	struct trace_mm *mms;
 	size_t nr_mms;
 	uint64_t events;		/* fed, lock and sched */

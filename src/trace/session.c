@@ -383,18 +383,25 @@ int trace_session_set_mm(struct trace_session *s, uint64_t mm)
 	return apply_filter(s, EV_START, EV_RELEASED, filter);
 }
 
-/* "FIELD == p0 || FIELD == p1 ...", or "" for all. vml_malloc'ed. */
-static char *pid_filter(const char *field, const pid_t *pids, size_t nr)
+/*
+ * "FIELD == p0 || FIELD == p1 ..." (and the same of FIELD2 if not NULL), or
+ * "" for all. vml_malloc'ed.
+ */
+static char *pid_filter(const char *field, const char *field2, const pid_t *pids, size_t nr)
 {
-	size_t len = 1 + nr * (strlen(field) + 20);
+	size_t len = 1 + 2 * nr * (strlen(field) + (field2 ? strlen(field2) : 0) + 24);
 	char *f = vml_malloc(len), *p = f;
 
 	if (!f)
 		return NULL;
 	*f = '\0';
-	for (size_t i = 0; i < nr && nr <= MAX_FILTER_PIDS; i++)
+	for (size_t i = 0; i < nr && nr <= MAX_FILTER_PIDS; i++) {
 		p += snprintf(p, len - (size_t)(p - f), "%s%s == %d", i ? " || " : "", field,
 			      (int)pids[i]);
+		if (field2)
+			p += snprintf(p, len - (size_t)(p - f), " || %s == %d", field2,
+				      (int)pids[i]);
+	}
 	return f;
 }
 
@@ -405,8 +412,8 @@ int trace_session_set_pids(struct trace_session *s, const pid_t *pids, size_t nr
 
 	if (!(s->events & TRACE_EV_SCHED))
 		return 0;
-	fw = pid_filter("pid", pids, nr);
-	fs = pid_filter("next_pid", pids, nr);
+	fw = pid_filter("pid", NULL, pids, nr);
+	fs = pid_filter("next_pid", "prev_pid", pids, nr);
 	ret = fw && fs ? apply_filter(s, EV_WAKEUP, EV_WAKEUP, fw) : -ENOMEM;
 	if (!ret)
 		ret = apply_filter(s, EV_SWITCH, EV_SWITCH, fs);

@@ -68,7 +68,8 @@ int trace_session_set_mm(struct trace_session *s, uint64_t mm);
 
 /*
  * Record scheduler events of these tasks only: sched_wakeup of one of
- * them, sched_switch to one of them (next_pid). @nr 0: of every task.
+ * them, sched_switch to or from one of them (next_pid, prev_pid: who took
+ * the CPU from it). @nr 0: of every task.
  * Over 64 tasks the kernel-side filter is dropped (all are recorded).
  * Return: 0 or -errno.
  */

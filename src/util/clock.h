@@ -18,6 +18,15 @@ static inline uint64_t vml_now_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+/* CPU time the calling thread has used, in ns (a system call on most hosts). */
+static inline uint64_t vml_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
 static inline struct timespec vml_ns_to_timespec(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ns / NSEC_PER_SEC),

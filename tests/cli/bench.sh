@@ -158,19 +158,21 @@ ok $? "ops prints the table"
 check_json ops.json ops 2 "$target" >err 2>&1 && roundtrip ops.json 2>>err
 ok $? "ops JSON has the schema"
 
-# khugepaged (model only): both policies, a JSON
+# khugepaged (model rows; the live row changes system settings: suite system): the
+# policies, a JSON
 if [ "$target" = both ]; then
-	"$vmalock" bench khugepaged --skip-vmas 2000 --ranges 2 --samples 1 --duration 2 \
-		--json kh.json >out 2>err
-	[ $? -eq 0 ] && grep -q '^mainline ' out && grep -q '^fixed ' out && grep -q 'fixed/mainline' out
+	"$vmalock" bench khugepaged --target model --skip-vmas 2000 --ranges 2 --samples 1 \
+		--duration 2 --uncollapsible 1 --json kh.json >out 2>err
+	[ $? -eq 0 ] && grep -qE '^model +mainline +nosteal ' out && \
+		grep -qE '^model +fixed +nosteal ' out && grep -q 'model fixed (nosteal) / mainline' out
 	ok $? "bench khugepaged: a row per policy and the ratios"
 	python3 - kh.json >err 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["scenario"] == "khugepaged" and d["samples"] == 1
+assert d["scenario"] == "khugepaged" and d["samples"] == 1 and d["uncollapsible"] == 1
 assert [r["policy"] for r in d["rows"]] == ["mainline", "fixed"]
 for r in d["rows"]:
-    assert r["target"] == "model"
+    assert r["target"] == "model" and r["steal"] == "nosteal"
     assert r["collapse_ms"] is None or r["collapse_ms"] >= 0
     for k in ("max_hold_ms", "p50_us", "p99_us", "max_us"):
         assert r[k] >= 0, (k, r)
@@ -178,6 +180,16 @@ for r in d["rows"]:
 PY
 	[ $? -eq 0 ] && roundtrip kh.json 2>>err
 	ok $? "bench khugepaged: JSON schema"
+	"$vmalock" bench khugepaged --target model --skip-vmas 3000 --ranges 1 --samples 1 \
+		--duration 2 --policy all --steal mainline,not-behind-writer --quiet >out 2>err
+	[ $? -eq 0 ] && [ "$(grep -cE '^model +(mainline|resume|skip|drop|fixed) +(mainline|not-behind-writer) ' out)" -eq 10 ]
+	ok $? "bench khugepaged --policy all --steal LIST: a row per fix and steal policy"
+	"$vmalock" bench proc-vs-map --target model --lock mmap --view smaps_rollup $tiny \
+		--samples 1 --readers 1 --steal all --trace --quiet >out 2>err
+	# four rows in the table, four in the traced one
+	[ $? -eq 0 ] && grep -q '^# lock dynamics from traces' out && \
+		[ "$(grep -cE '^model +mmap +(mainline|nosteal|not-behind-writer|never) +1 +[0-9]' out)" -eq 8 ]
+	ok $? "proc-vs-map --steal all --trace: a row per steal policy and the traced table"
 fi
 
 # monitor: the no-tool row and a few tools (ps and pmap from procps, skipped with a
@@ -319,7 +331,7 @@ fi
 # run: the table, the files and a two-line verdict
 "$vmalock" run --target "$target" $tiny --samples 1 --quiet >out 2>err
 rc=$?
-[ $rc -eq 0 ] && [ "$(grep -c '^verdict' out)" -eq 2 ] && [ -s vmalock-run.json ] && \
+[ $rc -eq 0 ] && [ "$(grep -c '^verdict' out)" -eq 3 ] && [ -s vmalock-run.json ] && \
 	head -c 8 vmalock-run.png | grep -q PNG
 ok $? "run prints a verdict and writes vmalock-run.json and vmalock-run.png"
 check_json vmalock-run.json proc-vs-map 1 "$target" >err 2>&1 && python3 - <<'PY' >err 2>&1
@@ -355,7 +367,8 @@ expect "sizes: bad value '0'" "zero --sizes" -- bench read-cost --sizes 0
 expect "iterations: bad value '0'" "zero --iterations" -- bench ops --iterations 0
 expect "vmas: bad value '100000'" "too many --vmas" -- bench ops --vmas 100000
 expect "seed: bad value 'x'" "bad --seed" -- bench proc-vs-map --seed x
-expect "policy: unknown value 'x'" "bad --policy named" -- bench khugepaged --policy x
+expect "policy: bad value 'x'" "bad --policy named" -- bench khugepaged --policy x
+expect "steal: bad value 'mainline,'" "bad --steal list" -- bench proc-vs-map --steal mainline,
 expect "skip-vmas: bad value 'x'" "bad --skip-vmas" -- bench khugepaged --skip-vmas x
 expect "view: unknown view 'bogus'" "bad --view named" -- bench proc-vs-map --view bogus
 expect "target: unknown target 'bogus'" "bad --target named" -- bench proc-vs-map --target bogus

@@ -116,6 +116,24 @@ static void test_policies(void)
 	vml_khugepaged_destroy(k);
 	vml_mm_destroy(mm);
 
+	/* The drop fix alone: the walk goes on from the last skipped VMA's end. */
+	cfg = (struct vml_khugepaged_config){ .fixes = VML_KHUGEPAGED_FIX_DROP };
+	mm = layout(5000, 512);
+	vml_khugepaged_create(sys, &cfg, &k);
+	vml_khugepaged_add(k, mm);
+	vml_khugepaged_scan(k);
+	vml_khugepaged_stats(k, &st);
+	is_int(st.lock_drops, 5000 / 1024, "FIX_DROP alone: dropped every 1024 skipped VMAs");
+	is_int(st.vmas_skipped, 5000, "FIX_DROP alone: each ineligible VMA walked once");
+	is_int(st.pages_collapsed, 1, "FIX_DROP alone: the range collapses");
+	/* Two clocks read a few hundred ns apart at each end: allow 0.1 ms of skew. */
+	ok(st.max_hold_cpu_ns <= st.max_hold_ns + 100000,
+	   "the CPU time of a hold is within its length");
+	vml_khugepaged_destroy(k);
+	vml_mm_destroy(mm);
+	is_int(vml_khugepaged_create(sys, &(struct vml_khugepaged_config){ .fixes = 8 }, &k),
+	       -EINVAL, "an unknown fix is refused");
+
 	/*
 	 * A contended trylock: MAINLINE forgets where the mm's scan was, FIXED
 	 * keeps it. Budget: one mm visit + one PMD range per wakeup.
@@ -124,11 +142,18 @@ static void test_policies(void)
 	 *   wakeup 3 (free):      MAINLINE restarts at 0 and spends the budget on
 	 *                         range 1 (already huge); FIXED resumes at range 2.
 	 */
-	for (int fixed = 0; fixed < 2; fixed++) {
-		const char *name = fixed ? "FIXED" : "MAINLINE";
+	for (int v = 0; v < 4; v++) {
+		/* MAINLINE, FIXED, and each of resume and skip alone */
+		static const char *const names[] = { "MAINLINE", "FIXED", "FIX_RESUME alone",
+						     "FIX_SKIP alone" };
+		static const unsigned int fixes[] = { 0, 0, VML_KHUGEPAGED_FIX_RESUME,
+						      VML_KHUGEPAGED_FIX_SKIP };
+		const char *name = names[v];
+		bool fixed = v == 1 || v == 2;	/* resuming is what wakeup 3 needs */
 
 		cfg = (struct vml_khugepaged_config){
-			.policy = fixed ? VML_KHUGEPAGED_FIXED : VML_KHUGEPAGED_MAINLINE,
+			.policy = v == 1 ? VML_KHUGEPAGED_FIXED : VML_KHUGEPAGED_MAINLINE,
+			.fixes = fixes[v],
 			.pages_to_scan = 513,
 		};
 		mm = layout(0, 512);

@@ -188,6 +188,28 @@ static void test_steal_rule(void)
 	ok(!rwsem_read_may_steal(B | W, RWSEM_STEAL_NEVER, false), "never: no steal past readers");
 }
 
+/* RWSEM_WAIT_TIMEOUT counted in jiffies: hand-off 1 to 2 ticks after queueing at HZ=250. */
+static void test_handoff_in_ticks(void)
+{
+	const uint64_t ms = 1000000, tick = 4 * ms;
+	struct rwsem sem;
+
+	rwsem_init(&sem, &(struct rwsem_config){ .handoff_ns = 4 * ms, .tick_ns = tick });
+	is_int(rwsem_waiter_timeout(&sem, 0), 2 * tick - 1,
+	       "ticks: queued at a tick's start, hand-off from 2 ticks on (8 ms)");
+	is_int(rwsem_waiter_timeout(&sem, tick - 1), 2 * tick - 1,
+	       "ticks: queued at a tick's end, hand-off 1 tick later (4 ms)");
+	is_int(rwsem_waiter_timeout(&sem, tick), 3 * tick - 1, "ticks: the next tick's waiter");
+	rwsem_destroy(&sem);
+	rwsem_init(&sem, &(struct rwsem_config){ .handoff_ns = 10 * ms, .tick_ns = 10 * ms });
+	is_int(rwsem_waiter_timeout(&sem, 5 * ms), 20 * ms - 1,
+	       "ticks: HZ=100, 10-20 ms (queued mid-tick: 15 ms)");
+	rwsem_destroy(&sem);
+	rwsem_init(&sem, &(struct rwsem_config){ .handoff_ns = 4 * ms });
+	is_int(rwsem_waiter_timeout(&sem, 3 * ms), 7 * ms, "no ticks: exactly handoff_ns after");
+	rwsem_destroy(&sem);
+}
+
 static void test_single_thread(void)
 {
 	struct rwsem sem;
@@ -582,6 +604,7 @@ static void test_steal_policies(void)
 int main(void)
 {
 	test_steal_rule();
+	test_handoff_in_ticks();
 	test_single_thread();
 	test_contended();
 	test_cancel_undo();

@@ -419,6 +419,59 @@ static void test_hist(void)
 	is_int(trace_stat_quantile(&(struct trace_stat){ 0 }, 0.5), 0, "stat: empty");
 }
 
+
+/*
+ * The race a reader's release starts, and inferred hand-offs: a writer waits
+ * while a reader releases and comes back three times - before the writer's
+ * wake-up, while it is woken but not running, after it ran - then the
+ * writer gets the lock after a long wait a steal went past.
+ */
+static void test_races_and_handoff(void)
+{
+	const struct trace_task *w, *r;
+
+	fresh(0);
+	a.handoff_ns = 1000;
+	START(0, 200, R);
+	ACQ(1, 200, R);
+	START(10, 100, W);
+	REL(20, 200, R);
+	START(22, 200, R);			/* before any wake-up: unwoken */
+	ACQ(23, 200, R);			/* a steal past the queued writer */
+	REL(30, 200, R);
+	sched(TRACE_SCHED_WAKEUP, 34, 100);	/* 4 after the release */
+	START(36, 200, R);			/* woken, not running: slow */
+	ACQ(37, 200, R);
+	sched(TRACE_SCHED_SWITCH, 40, 100);
+	REL(50, 200, R);
+	sched(TRACE_SCHED_WAKEUP, 52, 100);
+	sched(TRACE_SCHED_SWITCH, 53, 100);
+	START(60, 200, R);			/* after it ran: ran */
+	ACQ(61, 200, R);
+	REL(1100, 200, R);
+	sched(TRACE_SCHED_WAKEUP, 1101, 100);
+	sched(TRACE_SCHED_SWITCH, 1103, 100);
+	ACQ(1106, 100, W);			/* waited 1096 >= 1000 with steals: hand-off */
+	REL(1110, 100, W);
+	START(1200, 100, W);			/* a short wait with a steal: no hand-off */
+	ACQ(1201, 100, W);
+	w = task(100);
+	r = task(200);
+	if (!ok(w && r, "races: both tasks seen"))
+		return;
+	is_int(r->steals, 3, "races: three read acquisitions past the queued writer");
+	is_int(w->race_unwoken, 1, "races: one attempt before the writer was woken");
+	is_int(w->race_slow, 1, "races: one while it was woken, not running");
+	is_int(w->race_ran, 1, "races: one after it ran");
+	is_int(w->stolen_waits, 1, "handoff: one write wait a steal went past");
+	is_int(w->handoffs, 1, "handoff: it lasted the hand-off time");
+	is_int(w->release_wake.count, 3, "release->wake: three wake-ups after releases");
+	is_int(w->release_wake.total_ns, 4 + 2 + 1, "release->wake: 4, 2 and 1");
+	is_int(w->run_acquire.count, 1, "run->acquire: once");
+	is_int(w->run_acquire.total_ns, 3, "run->acquire: switch-in 1103 -> acquired 1106");
+	a.handoff_ns = 0;
+}
+
 int main(void)
 {
 	test_one_wait();
@@ -428,6 +481,7 @@ int main(void)
 	test_readers_share_and_steal();
 	test_two_waiters_and_self();
 	test_wakeups();
+	test_races_and_handoff();
 	test_filter_failed_lost();
 	test_many_tasks();
 	test_hist();
