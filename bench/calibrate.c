@@ -225,7 +225,7 @@ int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
 	cal->page_ns = cal->live_page_ns > cal->model_page_ns ?
 		       cal->live_page_ns - cal->model_page_ns : 0;
 	/*
-	 * The race a reader's release starts (REFERENCE.md 5.3): the reader
+	 * The race a reader's release starts (docs/kernel.md §5.3): the reader
 	 * comes back for the lock after the rest of its read() and the next
 	 * one's start - the end-of-file read() cost on the live side, nearly
 	 * nothing on the model's - while the woken writer gets the lock. The

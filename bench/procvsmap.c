@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * procvsmap.c - `vmalock bench proc-vs-map`: Paul McKenney's
- * proc-mmap_sem-test (REFERENCE.md 10) on the model and on the live kernel.
+ * proc-mmap_sem-test (docs/kernel.md §10) on the model and on the live kernel.
  *
  * One sample: a mapper maps a populated private anonymous region, then for
  * the duration picks a random page and, with probability 1/2, maps one

@@ -3,7 +3,7 @@
  * sched.c - where the benchmark's threads run and at what priority, Paul
  * McKenney's CPU hogs (busywait.c), and the progress line.
  *
- * The method (REFERENCE.md 10.1): the mapper runs on one CPU at normal
+ * The method (docs/kernel.md §10): the mapper runs on one CPU at normal
  * priority; the readers run on another at nice 15, like a monitoring agent;
  * the hogs are normal-priority CPU burners on the readers' CPU. A reader
  * that is preempted by a hog while it holds mmap_lock keeps the mapper

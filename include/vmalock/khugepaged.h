@@ -4,7 +4,7 @@
  * address spaces under a budget and collapses runs of 512 small anonymous
  * pages into PMD-mapped huge pages, bounding how long it holds mmap_lock.
  *
- * Two policies (REFERENCE.md section 6, seed 003):
+ * Two policies (docs/kernel.md §6, seed 003):
  *   VML_KHUGEPAGED_MAINLINE  6.18: mmap_read_trylock per mm (skip the mm on
  *       failure and forget where the scan was), one global cursor address,
  *       every ineligible VMA charged one unit of budget without ever checking

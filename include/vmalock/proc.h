@@ -2,7 +2,7 @@
 /*
  * vmalock/proc.h - the /proc/PID views of a modelled address space, in the
  * kernel's exact text formats, read through a read(2)-like interface that
- * resumes between calls the way seq_file does (by address, REFERENCE.md 2.3).
+ * resumes between calls the way seq_file does (by address, docs/kernel.md §2).
  */
 #ifndef VMALOCK_PROC_H
 #define VMALOCK_PROC_H
@@ -94,7 +94,7 @@ int vml_reader_set_page_cost(struct vml_reader *r, uint64_t ns);
  * the start of the next (copying out, leaving and re-entering the kernel,
  * seq_read's own work), which the model's function call does not pay. That
  * gap is the window a writer woken by the reader's release has to take the
- * lock before the reader steals it back (REFERENCE.md 5.3), so benchmarks
+ * lock before the reader steals it back (docs/kernel.md §5.3), so benchmarks
  * that compare with a live kernel measure it and charge it. 0 (the default):
  * no charge. Return: 0 or -EINVAL (more than a second).
  */

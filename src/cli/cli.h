@@ -12,7 +12,7 @@
 
 #define VML_VERSION "0.1.0"
 
-/* Exit statuses (DESIGN.md): */
+/* Exit statuses (docs/op-scripts.md): */
 #define EXIT_CHECK_FAILED 1
 #define EXIT_USAGE 2
 /* The host cannot run what was asked (a script's `require`, `swap` without root). */

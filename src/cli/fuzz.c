@@ -102,7 +102,8 @@ static void help(FILE *f)
 	fprintf(f,
 "\n"
 "Never generated (the two targets differ there by design):\n"
-"  name                the live kernel has no CONFIG_ANON_VMA_NAME\n"
+"  name                where the host has no anonymous VMA names (CONFIG_ANON_VMA_NAME:\n"
+"                      vmalock host shows it); generated where it has them\n"
 "  file ... memfd      the sequences' files are the two of the prologue\n"
 "  a second fork in one sequence (the live child keeps at most 256 children)\n"
 "\n"
@@ -358,6 +359,7 @@ int cmd_fuzz(int argc, char **argv)
 	struct op *ops = NULL;
 	unsigned long run, applied = 0, differences = 0, transient = 0, runs_on_pair = 0;
 	struct target_swap *swap = NULL;
+	bool names;
 	uint64_t t0 = vml_now_ns(), last = t0;
 	int status = fuzz_parse_args(argc, argv, &cli), ret = 0;
 
@@ -368,6 +370,11 @@ int cmd_fuzz(int argc, char **argv)
 		return 0;
 	}
 	cli_pin_to_this_cpu();
+	{
+		const struct host_profile *hp;
+
+		names = !host_profile_current(&hp) && hp->anon_vma_name;
+	}
 	if (cli.swap_bytes) {
 		char err[256];
 
@@ -425,6 +432,7 @@ int cmd_fuzz(int argc, char **argv)
 		}
 		if (ret || (ret = fuzz_gen_init(&gen, cli.seed, run)))
 			break;
+		gen.names = names;
 		runs_on_pair++;
 		for (size_t k = 0; k < total && !ret; k++) {
 			if (k >= nr) {

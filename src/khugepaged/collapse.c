@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * collapse.c - anonymous collapse (REFERENCE.md 6.5).
+ * collapse.c - anonymous collapse (docs/kernel.md §6).
  *
  * Scan under mmap_lock(R) and the PTE table's lock: count empty/zero,
  * swapped and shared entries against the max_ptes_* limits and require a

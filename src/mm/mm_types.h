@@ -116,7 +116,7 @@
 /* Page tables copied by fork even without an anon_vma (vma_needs_copy). */
 #define VM_COPY_ON_FORK	VM_MAYBE_GUARD
 
-/* The per-VMA lock's reference count (REFERENCE.md 1.2). */
+/* The per-VMA lock's reference count (docs/kernel.md §1). */
 #define VMA_LOCK_OFFSET	0x40000000U
 #define VMA_REF_LIMIT	(VMA_LOCK_OFFSET - 1)
 
@@ -147,7 +147,7 @@ struct anon_vma_name {
  * vma. What still changes in place is the lock state (vm_refcnt,
  * vm_lock_seq) and the lazily created anon_vma.
  *
- * vm_refcnt (REFERENCE.md 1.2):
+ * vm_refcnt (docs/kernel.md §1):
  *   0                    detached: readers' inc-not-zero fails (-EAGAIN: look again)
  *   1                    attached, no readers
  *   1 + n                attached, n read-lock holders
@@ -282,7 +282,7 @@ struct mm_stats {
  */
 struct mm {
 	struct rwsem mmap_lock;		/* the address-space lock */
-	struct seqcount mm_lock_seq;	/* odd while mmap_lock is write-held (REFERENCE.md 1.1) */
+	struct seqcount mm_lock_seq;	/* odd while mmap_lock is write-held (docs/kernel.md §1) */
 	struct rtree mm_mt;		/* VMAs by range: [M]+VMA write locks to change; RCU to read */
 	_Atomic unsigned long map_count; /* [M] number of VMAs; also read racily (stats, mremap checks) */
 	_Atomic uint32_t vma_writer_wait; /* [atomic] futex word: bumped by the last reader a

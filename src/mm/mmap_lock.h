@@ -5,7 +5,7 @@
  * mmap_lock is an rwsem plus the mm's lock sequence: taking it for write
  * makes mm_lock_seq odd, and releasing (or downgrading) it moves the
  * sequence on, which releases every VMA write lock taken in between at once
- * (vma_end_write_all, REFERENCE.md 1.3).
+ * (vma_end_write_all, docs/kernel.md §1).
  */
 #ifndef VML_MM_MMAP_LOCK_H
 #define VML_MM_MMAP_LOCK_H

@@ -2,7 +2,7 @@
 /*
  * shmem.h - what tmpfs objects add to a file: pages that go to swap from
  * the page cache (not from page tables), and the swap accounting smaps
- * shows for them (mm/shmem.c shmem_swap_usage, REFERENCE.md section 7).
+ * shows for them (mm/shmem.c shmem_swap_usage, docs/kernel.md §7).
  */
 #ifndef VML_MM_SHMEM_H
 #define VML_MM_SHMEM_H

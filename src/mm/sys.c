@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sys.c - the modelled kernel: settings every mm shares, the zero page,
- * swap. Defaults are the live machine's (REFERENCE.md section 11).
+ * swap. Defaults are the live machine's (docs/host-profile.md).
  */
 #include <errno.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * vma_lock.c - the per-VMA lock (mm/mmap_lock.c, REFERENCE.md section 1).
+ * vma_lock.c - the per-VMA lock (mm/mmap_lock.c, docs/kernel.md §1).
  *
  * A VMA's read lock is a reference in vm_refcnt, taken with a bounded
  * increment that fails while a writer has set VMA_LOCK_OFFSET (it pushes the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vma_lock.h - the per-VMA lock (mm/mmap_lock.c, REFERENCE.md section 1):
+ * vma_lock.h - the per-VMA lock (mm/mmap_lock.c, docs/kernel.md §1):
  * readers take it under RCU without mmap_lock (faults, /proc readers); a
  * writer holding mmap_lock(W) write-locks every VMA it changes, and
  * releases them all at once with mmap_write_unlock() (mmap_lock.h).

@@ -73,7 +73,7 @@ static inline void proc_walk_charge(const struct proc_maps_private *priv, unsign
  * proc_maps_start - take what one read() holds - mmget, then mmap_lock(R)
  * (policy MMAP) or RCU (policy VMA) - and return the first VMA from *@ppos
  * (an address, or a sentinel). A positive *@ppos restarts from last_pos,
- * before the record a previous read() could not fit (REFERENCE.md 2.3).
+ * before the record a previous read() could not fit (docs/kernel.md §2).
  * Return: 0 with the VMA, or NULL, in *@vma; -ESRCH (the address space is
  * gone) or -EINTR (cancelled while waiting), with nothing held.
  *

@@ -222,7 +222,7 @@ void proc_maps_seq_stop(struct seq_file *m, void *v)
  * its page tables stable, so RCU is left for the walk and re-taken after
  * it; the iterator's path belongs to the RCU section it was taken in, so it
  * is invalidated, and the next step walks down to the walked VMA's end
- * again in the new section (REFERENCE.md 2.6).
+ * again in the new section (docs/kernel.md §2).
  *
  * With vml_broken(VML_BROKEN_SKIP_RESET) the reader deliberately continues
  * from the snapshot it walked away from instead: before leaving RCU it notes

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * numa_maps.c - /proc/PID/numa_maps (fs/proc/task_mmu.c show_numa_map,
- * gather_stats; REFERENCE.md 3.6).
+ * gather_stats; docs/kernel.md §3).
  *
  * One line a VMA: its start, its memory policy (the model has only the
  * default policy), the file it maps (path escaped for newline, tab, '=' and

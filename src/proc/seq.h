@@ -6,7 +6,7 @@
  * formats records into a page-sized buffer, next() advances, stop()
  * releases whatever start() locked. A record that does not fit is dropped
  * (its next() already ran: the view's start() must step back, see
- * REFERENCE.md 2.3); a record larger than the whole buffer doubles it.
+ * docs/kernel.md §2); a record larger than the whole buffer doubles it.
  * Output not yet copied out stays in the buffer for the next read().
  */
 #ifndef VML_PROC_SEQ_H

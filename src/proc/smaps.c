@@ -4,7 +4,7 @@
  * show_smap, show_smaps_rollup, smap_gather_stats; 6.18 with
  * CONFIG_PAGE_MAPCOUNT=y, no pkeys, no hugetlb).
  *
- * Accounting (REFERENCE.md 3.4). Every present entry maps a page of a folio;
+ * Accounting (docs/kernel.md §3). Every present entry maps a page of a folio;
  * the zero pages are not normal pages and count nowhere. Size-only counters
  * come first (Anonymous, LazyFree, Rss, Referenced), then the sharing
  * split: a folio with a single reference is mapped exactly once (private,
@@ -386,7 +386,7 @@ static bool is_mmap_lock_contended(struct proc_maps_private *priv)
  * (the last one is gone or unchanged), nothing if there is none, or - if a
  * VMA now straddles the old end (the last one grew or merged) - only its
  * part from that end. The re-take normally steals the lock back from the
- * writer it was dropped for (REFERENCE.md 5.3); with VML_READER_NOSTEAL it
+ * writer it was dropped for (docs/kernel.md §5.3); with VML_READER_NOSTEAL it
  * queues behind it (the 2026 down_read_nosteal), so the writer gets in.
  *
  * Policy VMA (2026): VMA by VMA under RCU and the VMA's read lock, RCU

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * contract.h - what a /proc reader racing with a modifier may report
- * (REFERENCE.md 2.3, 2.4, 9), as a checker.
+ * (docs/kernel.md §2 and §9), as a checker.
  *
  * The modifier cycles through a fixed list of states (the base layout, the
  * layout after each step, back to the base). Each state was captured while

@@ -42,6 +42,7 @@ struct fuzz_gen {
 	struct vml_rand rnd;
 	unsigned int forks;		/* forks drawn in this sequence */
 	bool future_locked;		/* an mlockall(MCL_FUTURE) drawn and not undone */
+	bool names;			/* draw `name` ops (the host has anon VMA names) */
 	/* the VMAs of the script range, from the model's maps before the op */
 	unsigned long *start, *end;
 	size_t nr, cap;

@@ -333,7 +333,15 @@ int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 	if (ret)
 		return ret;
 	memset(op, 0, sizeof(*op));
-	if (r < 300) {
+	if (g->names && r < 20) {
+		/* Names only where both targets have them; -: clear; one with a space. */
+		static const char *const names[] = { "fz", "a name", NULL };
+
+		op->kind = OP_NAME;
+		op->addr = pick_addr(g);
+		op->len = pick_len(g, op->addr);
+		op->name = names[below(g, 3)];
+	} else if (r < 300) {
 		gen_mmap(g, op);
 	} else if (r < 420) {
 		op->kind = OP_MUNMAP;

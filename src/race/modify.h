@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * modify.h - the race test's address space and what the modifier does to it
- * (REFERENCE.md 9, generalised).
+ * (docs/kernel.md §9, generalised).
  *
  * The layout: @nr_regions 3-page private anonymous regions back to back from
  * @base, alternating rw- (written, so resident) and r-- (never touched), so

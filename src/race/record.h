@@ -18,7 +18,7 @@
 
 #include "vmalock/proc.h"
 
-/* smaps and smaps_rollup fields (REFERENCE.md 3.2, 3.5); values in kB. */
+/* smaps and smaps_rollup fields (docs/kernel.md §3, 3.5); values in kB. */
 enum race_field {
 	RF_SIZE,
 	RF_KERNELPAGESIZE,

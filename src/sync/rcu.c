@@ -20,7 +20,7 @@
  *
  * ThreadSanitizer (VML_TSAN). liburcu is not instrumented, so TSan cannot
  * see that a grace period orders earlier readers before the reclaim. We
- * tell it with two sync tokens (DESIGN.md, "RCU under ThreadSanitizer"):
+ * tell it with two sync tokens (checked with Debian's liburcu 0.13):
  *   gp_token: release before every read-unlock and in vml_call_rcu (the
  *             caller's own accesses precede the callback); acquire at the
  *             start of every callback and after every synchronize_rcu.

@@ -7,7 +7,7 @@
  *     reader before the reclaim (liburcu 0.13 is not annotated). Under TSan
  *     (VML_TSAN) the facade does __tsan_release(&token) before every
  *     read-unlock and __tsan_acquire(&token) at the start of every callback
- *     and after every synchronize_rcu (DESIGN.md, "RCU under TSan").
+ *     and after every synchronize_rcu (rcu.c's header says why).
  *  2. Threads register themselves with liburcu on their first read lock and
  *     unregister when they exit, so callers never forget to.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rwsem.c - the mmap_lock: a reader-writer semaphore on futexes with the
- * Linux kernel's policy (kernel/locking/rwsem.c, REFERENCE.md section 5).
+ * Linux kernel's policy (kernel/locking/rwsem.c, docs/kernel.md §5).
  *
  * Design
  * ======
@@ -36,7 +36,7 @@
  * (up_read, up_write, a slow-path reader giving its bias back, a cancelled
  * first waiter) calls mark_wake. A writer at the head is only woken: it
  * must still win rwsem_try_write_lock, and a reader that comes along first
- * may steal the lock (the pathology of REFERENCE.md 5.3). Readers at the
+ * may steal the lock (the pathology of docs/kernel.md §5.3). Readers at the
  * head are granted the lock: all queued readers, up to 256, writers skipped.
  *
  * Futex words on stacks: a waker stores to a waiter's word under wait_lock

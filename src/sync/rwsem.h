@@ -9,7 +9,7 @@
  * writer hand-off after a bounded wait (RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250),
  * rwsem_is_contended() ("anyone queued"), trylock failing whenever anyone is
  * queued, killable acquires, and the 2026 "nosteal" reader acquire.
- * See ../../docs/locking.md and REFERENCE.md section 5.
+ * See ../../docs/locking.md and docs/kernel.md §5.
  *
  * Policies (struct rwsem_config):
  *   steal = RWSEM_STEAL_KERNEL   a reader in the slow path takes the lock at

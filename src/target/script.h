@@ -2,7 +2,7 @@
 /*
  * script.h - op scripts: a small text language that describes a sequence of
  * address-space operations, run unchanged on the model and on a live child
- * process (DESIGN.md "Op scripts").
+ * process (docs/op-scripts.md).
  *
  * One op a line; `#` starts a comment (anywhere, also inside a `name`
  * string); blank lines are ignored. Sizes are decimal, 0x hex, or either
@@ -69,7 +69,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The convention: a range that is free in a fresh process (DESIGN.md). */
+/* The convention: a range that is free in a fresh process (docs/op-scripts.md). */
 #define SCRIPT_RANGE_LO 0x100000000000UL
 #define SCRIPT_RANGE_HI 0x200000000000UL
 /* x86-64 TASK_SIZE with 4-level page tables: the end of user space. */

@@ -2,7 +2,7 @@
 /*
  * target.h - one interface over two address spaces: the model (a vml_mm) or
  * a live child process on the running kernel. The same op script, the same
- * /proc reader and the same checks run on both (DESIGN.md "target").
+ * /proc reader and the same checks run on both (README.md, "How it works").
  *
  * Files. `file NAME SIZE [shmem]` creates NAME in a private temporary
  * directory of the target's environment: /tmp/vmalock.XXXXXX/NAME for a

@@ -16,7 +16,7 @@
 
 #include "vmalock/proc.h"
 
-/* The width maps pads its prefix to before the name, on 64-bit (REFERENCE.md 3.1). */
+/* The width maps pads its prefix to before the name, on 64-bit (docs/kernel.md §3). */
 #define MAPS_NAME_PAD 72
 
 /* The fields of a maps line (also an smaps record's header line). */

@@ -84,7 +84,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$vmalock" bench proc-vs-map --target live 
 	made=$?
 	kill -$sig $pid
 	wait $pid 2>/dev/null
-	wait_for sh -c "[ -z \"\$(ls -A '$tmp/t' /dev/shm/vmalock-restore.$$)\" ]"
+	wait_for sh -c "! find '$tmp/t' /dev/shm/vmalock-restore.$$ -mindepth 1 | grep -q ."
 	ok $(( made || $? )) "bench interrupted by SIG$sig leaves no /tmp or /dev/shm directory"
 done
 rmdir /dev/shm/vmalock-restore.$$

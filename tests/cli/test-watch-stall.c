@@ -3,7 +3,7 @@
  * test-watch-stall VMALOCK - `vmalock watch` must name who stalls a process
  * and by how much, checked against what the stalled process measured itself.
  *
- * The planted stall (Paul McKenney's method, REFERENCE.md 10): a mapper
+ * The planted stall (Paul McKenney's method, docs/kernel.md §10): a mapper
  * process maps and unmaps random pages of a populated 128 MiB region on
  * CPU 0, timing every call, while a nice-15 process on CPU 1 reads the
  * mapper's /proc/PID/smaps in a loop - under mmap_lock on 6.18, so the

@@ -724,7 +724,7 @@ static void check_pass(struct run *run, const struct rec *recs, int nr, unsigned
 		} else if (r->v.end <= q->v.end) {
 			note(run, F_OTHER, q, r, "a record that goes backwards", ops_lo, ops_hi);
 		} else if (r->v.start < q->v.end) {
-			/* a new form of what was shown: allowed (REFERENCE 2.4) */
+			/* a new form of what was shown: allowed (the kernel's tearing rules: docs/kernel.md §2) */
 			if (!follows(&r->v, q->v.end, false) && !follows(&r->v, q->v.end, true))
 				note(run, F_OTHER, q, r, "an overlap no state explains",
 				     ops_lo, ops_hi);

@@ -345,7 +345,7 @@ static void test_skip_reset(bool broken)
  * writer queues; after X the reader sees the lock contended and drops it.
  * With NOSTEAL it queues behind the writer, which gets in before the
  * reader's next VMA (Y) is walked. Without it the reader normally steals
- * the lock back (REFERENCE.md 5.3) - a race, so only reported.
+ * the lock back (docs/kernel.md §5.3) - a race, so only reported.
  */
 static void test_rollup_drop(bool nosteal)
 {

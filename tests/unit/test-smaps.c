@@ -236,7 +236,7 @@ static void test_swap(void)
 }
 
 /*
- * shmem object swap (REFERENCE.md 7), a 16K tmpfs file:
+ * shmem object swap (docs/kernel.md §7), a 16K tmpfs file:
  *  A: shared, the whole object (fast path: the object's counter);
  *  B: shared, object pages [1, 3) (a range count over the object's slots);
  *  C: private writable, the whole object, with an anonymous copy of page 0
