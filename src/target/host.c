@@ -737,8 +737,9 @@ void host_profile_print(const struct host_profile *p, FILE *f)
 	fprintf(f, "%-22s %.3f ms\n", "mmap_lock_handoff", p->handoff_ns / 1e6);
 	fprintf(f, "%-22s %s\n", "preempt", *p->preempt ? p->preempt : "unknown");
 	if (p->nr_kdamonds)
-		fprintf(f, "%-22s %u kdamond(s), ops %s, actions %s: DAMON clears Accessed bits "
-			"of sampled pages, so Referenced in smaps can drop between two reads\n",
+		fprintf(f, "%-22s %u kdamond(s), ops %s, actions %s: DAMON moves sampled pages' "
+			"Accessed bits into their folios' young flags, which smaps counts as "
+			"Referenced and MADV_COLD/PAGEOUT do not clear (docs/host-profile.md)\n",
 			"damon", p->nr_kdamonds, *p->damon_ops ? p->damon_ops : "?",
 			*p->damon_actions ? p->damon_actions : "none");
 	else
