@@ -89,6 +89,9 @@ struct bench_opts {
 	unsigned int steal;		/* --steal, BENCH_STEAL_BIT()s; 0: the scenario's
 					 * default (proc-vs-map: mainline; khugepaged: nosteal) */
 	bool trace;			/* --trace: lock dynamics from traces, both targets */
+	const char *trace_events;	/* --trace-events FILE: the raw merged events */
+	bool region_only;		/* --region-only: the model mm without the live
+					 * mapper's own mappings (mirror.c) */
 	bool rcu_anywhere;		/* --rcu-callbacks anywhere: liburcu's default worker
 					 * (else the model writer's callbacks run on its CPU
 					 * at nice 19, as the kernel's run in softirq) */
@@ -174,6 +177,9 @@ struct pvm_result {
 	int mapper_cpu, reader_cpu;	/* -1: not pinned */
 	struct pvm_tracer *tracer;	/* --trace */
 	struct bench_host_lat *hostlat;	/* the host's timings fed to the model, or NULL */
+	struct bench_mirror *mirror;	/* the live mapper's own mappings, for the model's
+					 * mm; NULL: the model's mm holds the region alone */
+	bool mirror_tried;		/* and why not: no live kernel, or --region-only */
 };
 
 /* Run every row; fills *@res (free with pvm_result_free). Return: 0 or an exit status. */

@@ -19,6 +19,22 @@
 
 #define BENCH_READ_CHUNK 4096	/* one read(): what cat and Paul's scanpid.sh use */
 
+/* ---- the live mapper's own mappings, for the model's mm (mirror.c) ---- */
+
+struct bench_mirror;
+struct vml_sys;
+struct vml_mm;
+/* Read @pid's mappings (below the user address space's end) and their resident pages. */
+int bench_mirror_read(pid_t pid, struct bench_mirror **out);
+void bench_mirror_free(struct bench_mirror *mi);
+unsigned int bench_mirror_count(const struct bench_mirror *mi);	/* 0 for NULL */
+unsigned long bench_mirror_pages(const struct bench_mirror *mi);	/* resident */
+/*
+ * Map the same into @mm (MAP_FIXED at the same addresses, files of the same
+ * names in @sys) and fault in as many pages of each. NULL @mi: nothing.
+ */
+int bench_mirror_apply(const struct bench_mirror *mi, struct vml_sys *sys, struct vml_mm *mm);
+
 /* ---- statistics (stats.c) ---- */
 
 struct lat_hist *lat_hist_new(void);	/* initialised; vml_free() it */

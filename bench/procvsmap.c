@@ -66,6 +66,7 @@ struct pvm_run {
 	atomic_int error;		/* a reader's first error */
 	/* --trace */
 	struct pvm_tracer *tr;		/* NULL: not traced */
+	const struct bench_mirror *mirror;	/* model: the live mapper's own mappings */
 	struct pvm_dyn *dyn;		/* the row's */
 	pid_t mapper_tid;		/* model */
 	pid_t *tids;			/* the readers' thread ids, [ntids] */
@@ -204,6 +205,13 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	ret = vml_mm_create(sys, &r->mm);
 	if (ret)
 		goto out_sys;
+	/* Before the region, which goes top-down below them as the live child's does. */
+	ret = bench_mirror_apply(r->mirror, sys, r->mm);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: model: copying the live mapper's own mappings: %s\n",
+			errstr(ret));
+		goto out_mm;
+	}
 	ret = vml_mmap(r->mm, 0, r->o->mb << 20, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, NULL, 0, &r->region);
 	if (ret) {
@@ -363,6 +371,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.lock = row->lock == BENCH_LOCK_KERNEL ? VML_LOCK_VMA : (enum vml_lock_policy)row->lock,
 		.steal = row->steal,
 		.tr = res->tracer,
+		.mirror = res->mirror,
 		.dyn = row->dyn,
 		.mapper_cpu = res->mapper_cpu,
 		.reader_cpu = res->reader_cpu,
@@ -458,6 +467,21 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 		if (o->call_ns < 0)
 			res->call_ns = res->cal.call_ns;
 	}
+	if (o->model && !o->region_only && target_live_available()) {
+		struct target *t;
+
+		res->mirror_tried = true;
+		ret = target_create(TARGET_LIVE, NULL, &t);
+		if (!ret) {
+			ret = bench_mirror_read(target_pid(t), &res->mirror);
+			target_destroy(t);
+		}
+		if (ret) {
+			fprintf(stderr, "vmalock bench: reading a live child's own mappings: %s "
+					"(--region-only runs without them)\n", strerror(-ret));
+			return EXIT_FAILURE;
+		}
+	}
 	steal = o->steal ? o->steal : BENCH_STEAL_BIT(VML_STEAL_KERNEL);
 	nsteal = (unsigned int)__builtin_popcount(steal);
 	res->nr_rows = ((o->model ? nlocks * nsteal : 0) + o->live) * o->nr_readers;
@@ -523,6 +547,8 @@ void pvm_result_free(struct pvm_result *res)
 	vml_free(res->rows);
 	pvm_tracer_close(res->tracer);
 	res->tracer = NULL;
+	bench_mirror_free(res->mirror);
+	res->mirror = NULL;
 	res->rows = NULL;
 	res->nr_rows = 0;
 }

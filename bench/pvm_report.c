@@ -94,6 +94,14 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	else
 		fprintf(f, "# ... and %.0f ns per read() call, outside the lock (--call-ns)\n",
 			res->call_ns);
+	if (res->mirror)
+		fprintf(f, "# model mm: the region and copies of the live mapper's %u own mappings "
+			   "(binary, libraries, heap, stack; %lu pages resident), as its smaps "
+			   "shows them\n", bench_mirror_count(res->mirror),
+			bench_mirror_pages(res->mirror));
+	else
+		fprintf(f, "# model mm: the region alone (%s)\n", o->region_only ? "--region-only" :
+			"no live kernel to copy the mapper's own mappings from");
 	if (!host_profile_current(&hp) && hp->hz)
 		fprintf(f, "# mmap_lock hand-off after RWSEM_WAIT_TIMEOUT = %llu jiffies at HZ=%u "
 			   "(%s), counted from the tick a waiter queued in: %.0f-%.0f ms\n",
@@ -179,6 +187,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 	json_set_double(doc, "record_ns", res->record_ns);
 	json_set_double(doc, "page_ns", res->page_ns);
 	json_set_double(doc, "call_ns", res->call_ns);
+	json_set_u64(doc, "model_own_mappings", bench_mirror_count(res->mirror));
 	if (res->cal.done) {
 		json_t *cal = json_object();
 

@@ -31,6 +31,8 @@ struct pvm_tracer {
 	uint64_t live_mm;
 	uint64_t lost_before;
 	bool model_sched;		/* this model sample's sched events come from tracefs */
+	FILE *events;			/* --trace-events, or NULL */
+	unsigned int nr_dumped;		/* samples written to it */
 };
 
 int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
@@ -41,6 +43,19 @@ int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
 
 	if (!tr)
 		return -ENOMEM;
+	if (o->trace_events) {
+		tr->events = fopen(o->trace_events, "w");
+		if (!tr->events) {
+			ret = -errno;
+			fprintf(stderr, "vmalock bench: --trace-events: cannot write '%s': %s\n",
+				o->trace_events, strerror(-ret));
+			vml_free(tr);
+			return ret;
+		}
+		fprintf(tr->events, "# vmalock --trace events: per sample, time order; t_us from "
+			"the sample's first event\n# t_us cpu pid comm event [mode] (lock: mmap_lock "
+			"or vma; wakeup: by pid; switch: from pid)\n");
+	}
 	tr->handoff_ns = 4 * NSEC_PER_MSEC;
 	if (!host_profile_current(&hp) && hp->handoff_ns)
 		tr->handoff_ns = hp->handoff_ns;
@@ -72,6 +87,8 @@ void pvm_tracer_close(struct pvm_tracer *tr)
 		return;
 	trace_session_close(tr->s);
 	vml_trace_reset();
+	if (tr->events && fclose(tr->events))
+		fprintf(stderr, "vmalock bench: --trace-events: %s\n", strerror(errno));
 	vml_free(tr);
 }
 
@@ -252,11 +269,65 @@ static void offcpu_event(struct offcpu *o, const struct trace_event *ev)
 	}
 }
 
-/* Feed @a, @b (if not NULL) and @o the merge (by time) of @x and @y. */
+/* One line of --trace-events for @ev, @t0 being the sample's first event. */
+static void dump_event(FILE *f, const struct trace_event *ev, uint64_t t0, uint64_t mm)
+{
+	static const char *const kinds[] = {
+		[TRACE_LOCK_START] = "start_locking", [TRACE_LOCK_ACQUIRED] = "acquire_returned",
+		[TRACE_LOCK_RELEASED] = "released", [TRACE_SCHED_WAKEUP] = "sched_wakeup",
+		[TRACE_SCHED_SWITCH] = "sched_switch", [TRACE_CONTENTION_BEGIN] = "contention_begin",
+		[TRACE_CONTENTION_END] = "contention_end", [TRACE_LOST] = "LOST",
+	};
+	const char *kind = ev->kind < sizeof(kinds) / sizeof(kinds[0]) && kinds[ev->kind] ?
+			   kinds[ev->kind] : "?";
+
+	fprintf(f, "%12.3f %2u %7d %-15s %s", (double)(ev->ts - t0) / 1e3, ev->cpu, ev->pid,
+		ev->comm[0] ? ev->comm : "-", kind);
+	switch (ev->kind) {
+	case TRACE_LOCK_START:
+	case TRACE_LOCK_ACQUIRED:
+	case TRACE_LOCK_RELEASED:
+		fprintf(f, " %s %s%s", ev->mm == mm ? "mmap_lock" : "vma",
+			ev->flags & TRACE_WRITE ? "write" : "read",
+			ev->kind == TRACE_LOCK_ACQUIRED && !(ev->flags & TRACE_SUCCESS) ? " failed" : "");
+		break;
+	case TRACE_SCHED_WAKEUP:
+		fprintf(f, " by %d", ev->other_pid);
+		break;
+	case TRACE_SCHED_SWITCH:
+		fprintf(f, " from %d", ev->other_pid);
+		break;
+	case TRACE_LOST:
+		fprintf(f, " %llu events", (unsigned long long)ev->mm);
+		break;
+	default:
+		break;
+	}
+	fputc('\n', f);
+}
+
+/* --trace-events: a header naming the sample's tasks. */
+static void dump_header(struct pvm_tracer *tr, const char *target, pid_t mapper,
+			const pid_t *readers, unsigned int nr)
+{
+	if (!tr->events)
+		return;
+	fprintf(tr->events, "# sample %u: %s, mapper %d, %u reader%s", ++tr->nr_dumped, target,
+		(int)mapper, nr, nr == 1 ? "" : "s");
+	for (unsigned int i = 0; i < nr; i++)
+		fprintf(tr->events, "%s%d", i ? "," : " ", (int)readers[i]);
+	fputc('\n', tr->events);
+}
+
+/*
+ * Feed @a, @b (if not NULL) and @o the merge (by time) of @x and @y; write
+ * each event to @dump too, if not NULL (@mm: the mm's mmap_lock).
+ */
 static int feed_merged(struct trace_analysis *a, struct trace_analysis *b, struct offcpu *o,
-		       const struct evvec *x, const struct evvec *y)
+		       const struct evvec *x, const struct evvec *y, FILE *dump)
 {
 	size_t i = 0, j = 0;
+	uint64_t t0 = 0;
 
 	while (i < x->n || j < y->n) {
 		const struct trace_event *ev;
@@ -266,6 +337,11 @@ static int feed_merged(struct trace_analysis *a, struct trace_analysis *b, struc
 			ev = &x->v[i++];
 		else
 			ev = &y->v[j++];
+		if (dump) {
+			if (!t0)
+				t0 = ev->ts;
+			dump_event(dump, ev, t0, o->mm);
+		}
 		offcpu_event(o, ev);
 		ret = trace_analysis_feed(a, ev);
 		if (!ret && b)
@@ -311,7 +387,8 @@ int pvm_trace_model_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, const void *
 		ret = -ENOMEM;
 		if (oc) {
 			*oc = (struct offcpu){ .mm = m, .readers = readers, .nr = nr, .dyn = dyn };
-			ret = feed_merged(&am, &av, oc, &own, &kern);
+			dump_header(tr, "model", mapper, readers, nr);
+			ret = feed_merged(&am, &av, oc, &own, &kern, tr->events);
 			vml_free(oc);
 		}
 	}
@@ -377,7 +454,8 @@ int pvm_trace_live_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, pid_t child,
 	ret = oc ? trace_session_poll(tr->s, true, evvec_add, &ev) : -ENOMEM;
 	if (!ret) {
 		*oc = (struct offcpu){ .mm = tr->live_mm, .readers = readers, .nr = nr, .dyn = dyn };
-		ret = feed_merged(&a, NULL, oc, &ev, &none);
+		dump_header(tr, "live", child, readers, nr);
+		ret = feed_merged(&a, NULL, oc, &ev, &none, tr->events);
 	}
 	vml_free(oc);
 	vml_free(ev.v);

@@ -176,6 +176,15 @@ const struct cli_opt bench_opt_table[] = {
 	  "proc-vs-map, run: trace the lock on both targets (the kernel's\n"
 	  "mmap_lock and sched tracepoints, root; the model's own events)\n"
 	  "and print the lock dynamics side by side" },
+	{ "--region-only", NULL, cli_set_flag, B(o.region_only), 0, 0, NULL,
+	  "proc-vs-map, run: the model's mm holds the mapper's region\n"
+	  "alone; by default it also holds copies of the live mapper's\n"
+	  "own mappings (binary, libraries, heap, stack), as the live\n"
+	  "mapper's smaps does, when the live kernel is available" },
+	{ "--trace-events", "FILE", cli_set_json_path, B(o.trace_events), 0, 0, NULL,
+	  "with --trace: also write every traced event, model and live,\n"
+	  "one line each, in time order per sample (the evidence behind\n"
+	  "the table; large: ~150k lines a second of run)" },
 	{ "--threads", "N[,N...]", cli_set_ulist, B(threads), 1, 1024, NULL,
 	  "exec-churn: model workers and live exec loops, one row each\n"
 	  "[1,2,4,8,16,32,64]" },
@@ -388,6 +397,8 @@ int cmd_bench(int argc, char **argv)
 		return cli_usage_error("bench", "--%s: only proc-vs-map has it",
 				       c.o.kernel_transients ? "kernel-transients" :
 				       c.o.lock_vma_strict ? "lock vma-strict" : "lock vma-recheck");
+	if (c.o.trace_events && (!c.o.trace || strcmp(scenario, "proc-vs-map")))
+		return cli_usage_error("bench", "--trace-events: needs --trace and proc-vs-map");
 	bench_print_load(stdout);
 	if (sc->run)
 		return sc->run(&c.o) ? EXIT_CHECK_FAILED : 0;

@@ -192,6 +192,8 @@ int cmd_run(int argc, char **argv)
 	bench_cli_finish(&c);
 	if (!o->model && !o->live)
 		return cli_usage_error("run", "--target: nothing to run");
+	if (o->trace_events && !o->trace)
+		return cli_usage_error("run", "--trace-events: needs --trace");
 	/* The defaults' paths are checked as given ones are. */
 	for (int i = 0; i < 2; i++) {
 		const char *path = i ? o->plot : o->json;

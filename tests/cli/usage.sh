@@ -137,6 +137,15 @@ expect 2 "readers: bad value '1,,2'" "an empty list item refused" -- bench proc-
 expect 2 "seed: bad value '-1'" "race: the same --seed grammar" -- race --seed -1
 expect 2 "json: cannot write '/nonexistent/x.json'" "an unwritable --json refused before running" -- bench proc-vs-map --json /nonexistent/x.json
 expect 2 "plot: cannot write '/nonexistent/x.svg'" "an unwritable --plot refused before running" -- run --plot /nonexistent/x.svg
+expect 2 "trace-events: needs --trace" "--trace-events without --trace refused" -- bench proc-vs-map --trace-events ev.txt
+expect 2 "trace-events: needs --trace and proc-vs-map" "--trace-events on another scenario refused" -- bench ops --trace --trace-events ev.txt
+expect 2 "trace-events: cannot write '/nonexistent/ev.txt'" "an unwritable --trace-events refused before running" -- run --trace --trace-events /nonexistent/ev.txt
+# --trace-events writes the events the table was made of (the model's own, without root).
+"$vmalock" bench proc-vs-map --target model --lock mmap --view smaps --readers 1 --samples 1 \
+	--duration 0.2 --record-ns 0 --call-ns 0 --trace --trace-events ev.txt --quiet >out 2>err
+[ $? -eq 0 ] && grep -q '^# sample 1: model, mapper [0-9]*, 1 reader [0-9]*$' ev.txt &&
+	grep -q ' released mmap_lock read$' ev.txt && grep -q ' acquire_returned mmap_lock write$' ev.txt
+ok $? "--trace-events writes the model's lock events per sample"
 expect 2 "Is a directory" "replay of a directory" -- replay .
 expect 2 "too large for an op script" "replay of /dev/zero ends" -- replay /dev/zero
 expect 2 "profile: nosuch.json: No such file" "--profile of a missing file" -- replay good.ops --profile nosuch.json
