@@ -58,12 +58,17 @@ struct proc_maps_private {
 					 * calibration (vml_reader_set_page_cost) */
 };
 
-/* Spend the calibration's per-page charge for a walk of [@start, @end). */
-static inline void proc_walk_charge(const struct proc_maps_private *priv, unsigned long start,
-				    unsigned long end)
+/*
+ * Spend the calibration's per-page charge for a walk that met @entries
+ * mapped entries (present or swap PTEs; a huge PMD counts one). The kernel
+ * spends its per-page time on those: an empty PTE costs it a load, an
+ * empty page table nothing, so charging by the range's size would bill a
+ * library's unread pages and a reserved heap as if they were resident.
+ */
+static inline void proc_walk_charge(const struct proc_maps_private *priv, unsigned long entries)
 {
-	if (unlikely(priv->page_ns) && end > start)
-		vml_spin_ns(priv->page_ns * ((end - start) >> PAGE_SHIFT));
+	if (unlikely(priv->page_ns) && entries)
+		vml_spin_ns(priv->page_ns * entries);
 }
 
 /*

@@ -35,6 +35,7 @@ struct numa_maps {
 	unsigned long dirty;
 	unsigned long swapcache;
 	unsigned long node[NUMA_MAX_NODES];
+	unsigned long entries;	/* mapped entries met: the calibration's per-page charge */
 };
 
 static void gather_stats(struct page *page, struct numa_maps *md, bool pte_dirty,
@@ -66,10 +67,14 @@ static int gather_pte_stats(struct mm *mm, struct pte_table *pt, unsigned long s
 	spin_assert_held(&pt->ptl);
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
+		struct numa_maps *md = priv;
 
-		if (!pte_present(pte) || folio_is_zero(page_folio(pte_page(pte))))
+		if (!pte_present(pte))
 			continue;
-		gather_stats(pte_page(pte), priv, pte & PT_DIRTY, 1);
+		md->entries++;
+		if (folio_is_zero(page_folio(pte_page(pte))))
+			continue;
+		gather_stats(pte_page(pte), md, pte & PT_DIRTY, 1);
 	}
 	return 0;
 }
@@ -83,6 +88,7 @@ static int gather_pmd_stats(struct mm *mm, _Atomic uint64_t *pmd, unsigned long 
 	(void)mm;
 	(void)start;
 	(void)end;
+	((struct numa_maps *)priv)->entries++;
 	if (!folio_is_zero(page_folio(pte_page(v))))
 		gather_stats(pte_page(v), priv, v & PT_DIRTY, HPAGE_PMD_NR);
 	return 0;
@@ -110,7 +116,7 @@ static int show_numa_map(struct seq_file *m, void *v)
 	}
 	proc_walk_begin(priv, vma);
 	walk_page_range(priv->mm, vma->vm_start, vma->vm_end, &ops, md);
-	proc_walk_charge(priv, vma->vm_start, vma->vm_end);
+	proc_walk_charge(priv, md->entries);
 	proc_walk_end(priv, vma);
 	if (!md->pages)
 		goto out;

@@ -86,6 +86,7 @@ struct smaps_walk {
 	struct vma *vma;
 	enum shmem_holes shmem_holes;
 	unsigned long lookups;	/* one-page lookups made */
+	unsigned long entries;	/* mapped entries met: the calibration's per-page charge */
 };
 
 static void smaps_page_accumulate(struct mem_size_stats *mss, struct folio *folio,
@@ -204,11 +205,13 @@ static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 		struct page *page;
 
 		if (pte_present(pte)) {
+			w->entries++;
 			page = pte_page(pte);
 			if (folio_is_zero(page_folio(page)))
 				continue;	/* not a normal page (vm_normal_page) */
 			smaps_account(w->mss, page, false, pte & PT_YOUNG, pte & PT_DIRTY, locked);
 		} else if (pte_is_swap(pte)) {
+			w->entries++;
 			smaps_swap_entry(mm, w->mss, pte);
 		} else {
 			smaps_pte_hole_lookup(w, a);
@@ -229,6 +232,7 @@ static int smaps_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long st
 	(void)start;
 	(void)end;
 	spin_assert_held(&mm->page_table_lock);
+	w->entries++;
 	if (folio_is_zero(folio))
 		return 0;	/* the huge zero page is not a normal page */
 	if (folio_test(folio, PG_anon))
@@ -283,7 +287,7 @@ static void smap_gather_stats(struct proc_maps_private *priv, struct vma *vma,
 		fetch_add_relaxed(&vma->vm_mm->stats.shmem_swap_per_page, 1);
 		fetch_add_relaxed(&vma->vm_mm->stats.shmem_swap_lookups, w.lookups);
 	}
-	proc_walk_charge(priv, start ? start : vma->vm_start, vma->vm_end);
+	proc_walk_charge(priv, w.entries);
 	proc_walk_end(priv, vma);
 }
 
