@@ -403,6 +403,8 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		       "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u ...", done, total,
 		       target_kind_name(row->target), bench_lock_name(row->lock),
 		       bench_steal_name(row->steal), row->readers, i + 1, o->samples);
+	pvm_trace_label(r.tr, target_kind_name(row->target), bench_lock_name(row->lock),
+			bench_steal_name(row->steal));
 	if (row->target == TARGET_MODEL)
 		ret = model_sample(&r, row->readers, &vmas, &fallbacks);
 	else

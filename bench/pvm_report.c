@@ -77,7 +77,7 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	const struct host_profile *hp;
 
 	if (res->cal.done && o->record_ns < 0)
-		fprintf(f, "# model readers charged %.0f ns per record and %.1f ns per mapped page walked: "
+		fprintf(f, "# model readers charged %.0f ns per record and %.1f ns per anonymous page walked: "
 			   "measured now, the live kernel takes %.0f + %.1f ns and the model %.0f + "
 			   "%.1f ns per %s record + page\n", res->record_ns, res->page_ns,
 			res->cal.live_ns, res->cal.live_page_ns, res->cal.model_ns,

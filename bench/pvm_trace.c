@@ -33,6 +33,7 @@ struct pvm_tracer {
 	bool model_sched;		/* this model sample's sched events come from tracefs */
 	FILE *events;			/* --trace-events, or NULL */
 	unsigned int nr_dumped;		/* samples written to it */
+	char label[64];			/* the row of the sample being traced */
 };
 
 int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
@@ -306,13 +307,20 @@ static void dump_event(FILE *f, const struct trace_event *ev, uint64_t t0, uint6
 	fputc('\n', f);
 }
 
-/* --trace-events: a header naming the sample's tasks. */
-static void dump_header(struct pvm_tracer *tr, const char *target, pid_t mapper,
-			const pid_t *readers, unsigned int nr)
+void pvm_trace_label(struct pvm_tracer *tr, const char *target, const char *lock,
+		     const char *steal)
+{
+	if (tr)
+		snprintf(tr->label, sizeof(tr->label), "%s %s %s", target, lock, steal);
+}
+
+/* --trace-events: a header naming the sample's row and tasks. */
+static void dump_header(struct pvm_tracer *tr, pid_t mapper, const pid_t *readers,
+			unsigned int nr)
 {
 	if (!tr->events)
 		return;
-	fprintf(tr->events, "# sample %u: %s, mapper %d, %u reader%s", ++tr->nr_dumped, target,
+	fprintf(tr->events, "# sample %u: %s, mapper %d, %u reader%s", ++tr->nr_dumped, tr->label,
 		(int)mapper, nr, nr == 1 ? "" : "s");
 	for (unsigned int i = 0; i < nr; i++)
 		fprintf(tr->events, "%s%d", i ? "," : " ", (int)readers[i]);
@@ -387,7 +395,7 @@ int pvm_trace_model_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, const void *
 		ret = -ENOMEM;
 		if (oc) {
 			*oc = (struct offcpu){ .mm = m, .readers = readers, .nr = nr, .dyn = dyn };
-			dump_header(tr, "model", mapper, readers, nr);
+			dump_header(tr, mapper, readers, nr);
 			ret = feed_merged(&am, &av, oc, &own, &kern, tr->events);
 			vml_free(oc);
 		}
@@ -454,7 +462,7 @@ int pvm_trace_live_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, pid_t child,
 	ret = oc ? trace_session_poll(tr->s, true, evvec_add, &ev) : -ENOMEM;
 	if (!ret) {
 		*oc = (struct offcpu){ .mm = tr->live_mm, .readers = readers, .nr = nr, .dyn = dyn };
-		dump_header(tr, "live", child, readers, nr);
+		dump_header(tr, child, readers, nr);
 		ret = feed_merged(&a, NULL, oc, &ev, &none, tr->events);
 	}
 	vml_free(oc);

@@ -76,6 +76,9 @@ bool pvm_tracer_live(const struct pvm_tracer *tr);
 
 /* Model sample: start recording (after the readers settled), stop after the mapper. */
 void pvm_trace_model_start(struct pvm_tracer *tr);
+/* The row the next sample belongs to, for --trace-events' headers. */
+void pvm_trace_label(struct pvm_tracer *tr, const char *target, const char *lock,
+		     const char *steal);
 /*
  * Stop, and account the sample into @dyn: @mm is the model's struct mm,
  * @mapper its mapper thread, @readers the reader threads.

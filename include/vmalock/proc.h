@@ -80,13 +80,14 @@ ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len);
  */
 int vml_reader_set_record_cost(struct vml_reader *r, uint64_t ns);
 /*
- * Spend @ns more of CPU time per mapped page a page-walking view (smaps,
- * smaps_rollup, numa_maps) meets - a present or swap PTE, a huge PMD
- * counting one - inside the locks it holds for the walk: the part of the
- * kernel's cost that grows with what a VMA maps (it visits every such entry
- * and its folio; empty ones cost it next to nothing), which the model's
- * walk does faster. 0 (the default): no charge. Return: 0 or -EINVAL (more
- * than a second).
+ * Spend @ns more of CPU time per anonymous page a page-walking view (smaps,
+ * smaps_rollup, numa_maps) meets - a present anonymous PTE or a swap PTE,
+ * a huge PMD counting one - inside the locks it holds for the walk: the
+ * part of the kernel's cost that grows with the anonymous memory a VMA
+ * maps, which the model's walk does faster. Empty entries cost the kernel
+ * next to nothing, and page-cache pages about what they cost the model, so
+ * they are not charged. 0 (the default): no charge. Return: 0 or -EINVAL
+ * (more than a second).
  */
 int vml_reader_set_page_cost(struct vml_reader *r, uint64_t ns);
 /*

@@ -60,10 +60,12 @@ struct proc_maps_private {
 
 /*
  * Spend the calibration's per-page charge for a walk that met @entries
- * mapped entries (present or swap PTEs; a huge PMD counts one). The kernel
- * spends its per-page time on those: an empty PTE costs it a load, an
- * empty page table nothing, so charging by the range's size would bill a
- * library's unread pages and a reserved heap as if they were resident.
+ * anonymous entries (present anonymous PTEs and swap PTEs; a huge PMD
+ * counts one). That is what the calibration measures (populated private
+ * anonymous memory), and where the kernel spends its per-page time: an
+ * empty PTE costs it a load, an empty table nothing, and a page-cache page
+ * of a library 13-27 ns against 100-260 for an anonymous one (smaps on
+ * Linux 6.18 here), about what the model's own walk costs.
  */
 static inline void proc_walk_charge(const struct proc_maps_private *priv, unsigned long entries)
 {

@@ -35,7 +35,7 @@ struct numa_maps {
 	unsigned long dirty;
 	unsigned long swapcache;
 	unsigned long node[NUMA_MAX_NODES];
-	unsigned long entries;	/* mapped entries met: the calibration's per-page charge */
+	unsigned long entries;	/* anonymous entries met: the calibration's per-page charge */
 };
 
 static void gather_stats(struct page *page, struct numa_maps *md, bool pte_dirty,
@@ -71,7 +71,8 @@ static int gather_pte_stats(struct mm *mm, struct pte_table *pt, unsigned long s
 
 		if (!pte_present(pte))
 			continue;
-		md->entries++;
+		if (folio_test(page_folio(pte_page(pte)), PG_anon))
+			md->entries++;
 		if (folio_is_zero(page_folio(pte_page(pte))))
 			continue;
 		gather_stats(pte_page(pte), md, pte & PT_DIRTY, 1);
@@ -88,7 +89,8 @@ static int gather_pmd_stats(struct mm *mm, _Atomic uint64_t *pmd, unsigned long 
 	(void)mm;
 	(void)start;
 	(void)end;
-	((struct numa_maps *)priv)->entries++;
+	if (folio_test(page_folio(pte_page(v)), PG_anon))
+		((struct numa_maps *)priv)->entries++;
 	if (!folio_is_zero(page_folio(pte_page(v))))
 		gather_stats(pte_page(v), priv, v & PT_DIRTY, HPAGE_PMD_NR);
 	return 0;

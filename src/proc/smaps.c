@@ -86,7 +86,7 @@ struct smaps_walk {
 	struct vma *vma;
 	enum shmem_holes shmem_holes;
 	unsigned long lookups;	/* one-page lookups made */
-	unsigned long entries;	/* mapped entries met: the calibration's per-page charge */
+	unsigned long entries;	/* anonymous entries met: the calibration's per-page charge */
 };
 
 static void smaps_page_accumulate(struct mem_size_stats *mss, struct folio *folio,
@@ -205,8 +205,9 @@ static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 		struct page *page;
 
 		if (pte_present(pte)) {
-			w->entries++;
 			page = pte_page(pte);
+			if (folio_test(page_folio(page), PG_anon))
+				w->entries++;
 			if (folio_is_zero(page_folio(page)))
 				continue;	/* not a normal page (vm_normal_page) */
 			smaps_account(w->mss, page, false, pte & PT_YOUNG, pte & PT_DIRTY, locked);
@@ -232,7 +233,8 @@ static int smaps_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long st
 	(void)start;
 	(void)end;
 	spin_assert_held(&mm->page_table_lock);
-	w->entries++;
+	if (folio_test(folio, PG_anon))
+		w->entries++;
 	if (folio_is_zero(folio))
 		return 0;	/* the huge zero page is not a normal page */
 	if (folio_test(folio, PG_anon))

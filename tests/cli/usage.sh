@@ -143,7 +143,7 @@ expect 2 "trace-events: cannot write '/nonexistent/ev.txt'" "an unwritable --tra
 # --trace-events writes the events the table was made of (the model's own, without root).
 "$vmalock" bench proc-vs-map --target model --lock mmap --view smaps --readers 1 --samples 1 \
 	--duration 0.2 --record-ns 0 --call-ns 0 --trace --trace-events ev.txt --quiet >out 2>err
-[ $? -eq 0 ] && grep -q '^# sample 1: model, mapper [0-9]*, 1 reader [0-9]*$' ev.txt &&
+[ $? -eq 0 ] && grep -q '^# sample 1: model mmap mainline, mapper [0-9]*, 1 reader [0-9]*$' ev.txt &&
 	grep -q ' released mmap_lock read$' ev.txt && grep -q ' acquire_returned mmap_lock write$' ev.txt
 ok $? "--trace-events writes the model's lock events per sample"
 expect 2 "Is a directory" "replay of a directory" -- replay .
