@@ -327,6 +327,17 @@ static void dump_header(struct pvm_tracer *tr, pid_t mapper, const pid_t *reader
 	fputc('\n', tr->events);
 }
 
+/* --trace-events: a sample's lines are all on disk, or the run stops saying why. */
+static int dump_flush(struct pvm_tracer *tr)
+{
+	errno = 0;
+	if (!tr->events || (!fflush(tr->events) && !ferror(tr->events)))
+		return 0;
+	fprintf(stderr, "vmalock bench: --trace-events: writing: %s\n",
+		strerror(errno ? errno : EIO));
+	return -EIO;
+}
+
 /*
  * Feed @a, @b (if not NULL) and @o the merge (by time) of @x and @y; write
  * each event to @dump too, if not NULL (@mm: the mm's mmap_lock).
@@ -397,6 +408,8 @@ int pvm_trace_model_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, const void *
 			*oc = (struct offcpu){ .mm = m, .readers = readers, .nr = nr, .dyn = dyn };
 			dump_header(tr, mapper, readers, nr);
 			ret = feed_merged(&am, &av, oc, &own, &kern, tr->events);
+			if (!ret)
+				ret = dump_flush(tr);
 			vml_free(oc);
 		}
 	}
@@ -464,6 +477,8 @@ int pvm_trace_live_end(struct pvm_tracer *tr, struct pvm_dyn *dyn, pid_t child,
 		*oc = (struct offcpu){ .mm = tr->live_mm, .readers = readers, .nr = nr, .dyn = dyn };
 		dump_header(tr, child, readers, nr);
 		ret = feed_merged(&a, NULL, oc, &ev, &none, tr->events);
+		if (!ret)
+			ret = dump_flush(tr);
 	}
 	vml_free(oc);
 	vml_free(ev.v);

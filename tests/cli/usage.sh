@@ -146,6 +146,10 @@ expect 2 "trace-events: cannot write '/nonexistent/ev.txt'" "an unwritable --tra
 [ $? -eq 0 ] && grep -q '^# sample 1: model mmap mainline, mapper [0-9]*, 1 reader [0-9]*$' ev.txt &&
 	grep -q ' released mmap_lock read$' ev.txt && grep -q ' acquire_returned mmap_lock write$' ev.txt
 ok $? "--trace-events writes the model's lock events per sample"
+"$vmalock" bench proc-vs-map --target model --lock mmap --view smaps --readers 1 --samples 1 \
+	--duration 0.1 --record-ns 0 --call-ns 0 --trace --trace-events /dev/full --quiet >out 2>err
+[ $? -eq 1 ] && grep -q 'trace-events: writing: No space left on device' err
+ok $? "--trace-events on a full disk fails the run, saying why"
 expect 2 "Is a directory" "replay of a directory" -- replay .
 expect 2 "too large for an op script" "replay of /dev/zero ends" -- replay /dev/zero
 expect 2 "profile: nosuch.json: No such file" "--profile of a missing file" -- replay good.ops --profile nosuch.json
