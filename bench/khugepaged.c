@@ -270,7 +270,7 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 	s->max_hold_ms = (double)ks.max_hold_ns / 1e6;
 	s->max_hold_cpu_ms = (double)ks.max_hold_cpu_ns / 1e6;
 	s->retake_ms = (double)ks.retake_ns_total / 1e6;
-	s->mean_hold_us = NAN;
+	s->mean_hold_us = ks.holds ? (double)ks.total_hold_ns / (double)ks.holds / 1e3 : NAN;
 	s->trylock_failures = ks.trylock_failures;
 	s->lock_drops = ks.lock_drops;
 	s->wakeups = ks.wakeups;
@@ -560,14 +560,15 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 		   "of %u samples\n", o->kh_skip_vmas, o->kh_uncollapsible, o->kh_ranges,
 		o->kh_scan_sleep_ms, o->samples);
 	fprintf(f, "# collapse: ms until every collapsible range is huge ('-': not within "
-		   "%g s); maxhold: khugepaged's longest mmap_lock hold; cpuhold: the most CPU\n"
+		   "%g s); maxhold: khugepaged's longest mmap_lock hold, meanhold its mean one; "
+		   "cpuhold: the most CPU\n"
 		   "# time one hold used (model: a hold's length had the scanner not been "
 		   "preempted, as the kernel's is not while it skips VMAs); retake: total ms spent\n"
 		   "# re-taking the lock after drops (queued behind the mapper, then woken); mapper "
 		   "latency in us\n",
 		o->duration_s);
-	fprintf(f, "%-6s %-8s %-17s %12s %11s %11s %10s %8s %7s %9s %9s %9s %9s %9s %8s\n",
-		"target", "policy", "steal", "collapse(ms)", "maxhold(ms)", "cpuhold(ms)",
+	fprintf(f, "%-6s %-8s %-17s %12s %11s %12s %11s %10s %8s %7s %9s %9s %9s %9s %9s %8s\n",
+		"target", "policy", "steal", "collapse(ms)", "maxhold(ms)", "meanhold(us)", "cpuhold(ms)",
 		"retake(ms)", "trylock", "drops", "collapsed", "p50(us)", "p99(us)", "avg(us)",
 		"max(us)", "build(s)");
 	for (unsigned int i = 0; i < nr; i++) {
@@ -579,6 +580,7 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 			bench_steal_name(r->steal));
 		put_num(f, 12, "%.1f", MED(r, collapse_ms));
 		put_num(f, 11, "%.3f", MED(r, max_hold_ms));
+		put_num(f, 12, "%.1f", MED(r, mean_hold_us));
 		put_num(f, 11, "%.3f", r->target == TARGET_MODEL ? MED(r, max_hold_cpu_ms) : NAN);
 		put_num(f, 10, "%.1f", r->target == TARGET_MODEL ? MED(r, retake_ms) : NAN);
 		put_num(f, 8, "%.0f", MEDU(r, trylock_failures));
@@ -682,6 +684,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_set_double(row, "collapse_ms", MED(r, collapse_ms));
 		json_set_double(row, "max_hold_ms", MED(r, max_hold_ms));
 		json_set_double(row, "max_hold_cpu_ms", MED(r, max_hold_cpu_ms));
+		json_set_double(row, "mean_hold_us", MED(r, mean_hold_us));
 		json_set_double(row, "p50_us", MED(r, p50_us));
 		json_set_double(row, "p99_us", MED(r, p99_us));
 		json_set_double(row, "avg_us", MED(r, avg_us));

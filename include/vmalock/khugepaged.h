@@ -73,7 +73,8 @@ struct vml_khugepaged_stats {
 	uint64_t lock_drops;		/* FIX_DROP: drops after max_skip_batch skipped VMAs */
 	uint64_t vmas_skipped;		/* ineligible VMAs walked */
 	uint64_t max_hold_ns;		/* longest single mmap_lock(R) hold */
-	uint64_t total_hold_ns;
+	uint64_t total_hold_ns;		/* all of them, over ... */
+	uint64_t holds;			/* ... this many */
 	uint64_t max_hold_cpu_ns;	/* the most CPU time one hold used: its length had
 					 * the thread not been preempted meanwhile (the
 					 * kernel's khugepaged is not preempted while it

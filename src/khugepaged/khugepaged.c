@@ -61,7 +61,7 @@ struct vml_khugepaged {
 
 	struct {
 		_Atomic uint64_t pages_collapsed, full_scans, wakeups, trylock_failures;
-		_Atomic uint64_t lock_drops, vmas_skipped, max_hold_ns, total_hold_ns;
+		_Atomic uint64_t lock_drops, vmas_skipped, max_hold_ns, total_hold_ns, holds;
 		_Atomic uint64_t max_hold_cpu_ns, retake_ns_total, retake_ns_max;
 	} st;
 };
@@ -134,6 +134,7 @@ static void note_unlock(void *arg, uint64_t held, uint64_t held_cpu)
 	uint64_t max = load_relaxed(&k->st.max_hold_ns);
 
 	fetch_add_relaxed(&k->st.total_hold_ns, held);
+	fetch_add_relaxed(&k->st.holds, 1);
 	while (held > max && !cas_relaxed(&k->st.max_hold_ns, &max, held))
 		;
 	max = load_relaxed(&k->st.max_hold_cpu_ns);
@@ -387,6 +388,7 @@ int vml_khugepaged_stats(struct vml_khugepaged *k, struct vml_khugepaged_stats *
 		.vmas_skipped = load_relaxed(&k->st.vmas_skipped),
 		.max_hold_ns = load_relaxed(&k->st.max_hold_ns),
 		.total_hold_ns = load_relaxed(&k->st.total_hold_ns),
+		.holds = load_relaxed(&k->st.holds),
 		.max_hold_cpu_ns = load_relaxed(&k->st.max_hold_cpu_ns),
 		.retake_ns_total = load_relaxed(&k->st.retake_ns_total),
 		.retake_ns_max = load_relaxed(&k->st.retake_ns_max),
