@@ -178,8 +178,8 @@ struct pvm_result {
 	struct pvm_tracer *tracer;	/* --trace */
 	struct bench_host_lat *hostlat;	/* the host's timings fed to the model, or NULL */
 	struct bench_mirror *mirror;	/* the live mapper's own mappings, for the model's
-					 * mm; NULL: the model's mm holds the region alone */
-	bool mirror_tried;		/* and why not: no live kernel, or --region-only */
+					 * mm; NULL: the model's mm holds the region alone
+					 * (--region-only, or no live kernel) */
 };
 
 /* Run every row; fills *@res (free with pvm_result_free). Return: 0 or an exit status. */

@@ -472,7 +472,6 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	if (o->model && !o->region_only && target_live_available()) {
 		struct target *t;
 
-		res->mirror_tried = true;
 		ret = target_create(TARGET_LIVE, NULL, &t);
 		if (!ret) {
 			ret = bench_mirror_read(target_pid(t), &res->mirror);
