@@ -158,7 +158,7 @@ struct bench_calibration {
 	/* per read() call, outside the lock: an EOF read() of the view (a whole
 	 * system call and seq_read, no lock taken) on each side */
 	double live_call_ns, model_call_ns;
-	double syscall_ns;		/* a null system call (getppid) */
+	double futex_ns;		/* a futex_wait round trip that does not sleep */
 	double call_ns;			/* charged per call: live - model + syscall, >= 0 */
 };
 

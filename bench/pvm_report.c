@@ -88,9 +88,9 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	if (res->cal.done && o->call_ns < 0)
 		fprintf(f, "# ... and %.0f ns per read() call, outside the lock: measured now, an "
 			   "end-of-file read() takes the live kernel %.0f ns and the model %.0f ns, "
-			   "plus a system call (%.0f ns) for the model writer's return from "
-			   "futex_wait\n", res->call_ns, res->cal.live_call_ns, res->cal.model_call_ns,
-			res->cal.syscall_ns);
+			   "plus a futex_wait round trip (%.0f ns) for the model writer's way out of "
+			   "and back into its sleep\n", res->call_ns, res->cal.live_call_ns, res->cal.model_call_ns,
+			res->cal.futex_ns);
 	else
 		fprintf(f, "# ... and %.0f ns per read() call, outside the lock (--call-ns)\n",
 			res->call_ns);
@@ -197,7 +197,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		json_set_double(cal, "model_ns_per_page", res->cal.model_page_ns);
 		json_set_double(cal, "live_ns_per_eof_read", res->cal.live_call_ns);
 		json_set_double(cal, "model_ns_per_eof_read", res->cal.model_call_ns);
-		json_set_double(cal, "ns_per_syscall", res->cal.syscall_ns);
+		json_set_double(cal, "ns_per_futex_round_trip", res->cal.futex_ns);
 		json_set_new(doc, "calibration", cal);
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
