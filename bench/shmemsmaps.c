@@ -308,9 +308,11 @@ static int live_pin_range(struct ss_live *l, unsigned long base, const char *fil
  * host's own reclaim - DAMON's pageout scheme, kswapd - must not put more
  * of them in swap than the setup does (with swap on, DAMON pages out cold
  * tmpfs pages within a minute), or "noswap" would not be. The pages to be
- * pushed out are never mapped locked: a page unmapped from a locked
- * mapping stays unevictable until its CPU's mlock batch drains, and
- * MADV_PAGEOUT from another CPU then skips it.
+ * pushed out are never mapped locked: when the whole file was locked and
+ * they were unmapped from it afterwards, MADV_PAGEOUT put none of them in
+ * swap in 5 of 12 runs, 20 tries each - most likely they were still
+ * unevictable (munlock of an unmapped page is batched per CPU, and the
+ * batch of the CPU that unmapped them had not drained).
  */
 static int live_pin(struct ss_live *l, const struct bench_opts *o)
 {
