@@ -150,13 +150,14 @@ int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
 	v = load_relaxed(src_pmd);
 	folio = page_folio(pte_page(v));
 	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE && (v & PT_WRITE)) {
-		v &= ~PT_WRITE;
 		/*
-		 * release: pairs with the walkers' acquire loads (P1). A plain store:
-		 * a dirty bit the hardware set since the load above would be lost
-		 * (noted in pgtable.c's essay).
+		 * release: pairs with the walkers' acquire loads (P1). A CAS, so a
+		 * dirty or young bit the "hardware" sets meanwhile is kept (and
+		 * passed to the child below).
 		 */
-		store_release(src_pmd, v);
+		while (!cas_release(src_pmd, &v, v & ~PT_WRITE))
+			;
+		v &= ~PT_WRITE;
 	}
 	folio_get(folio);
 	spin_unlock(&src->page_table_lock);

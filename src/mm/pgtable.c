@@ -41,11 +41,10 @@
  *     empty or non-present entries and to tables nobody can reach yet (so
  *     does a guard marker, PT_GUARD: installed in an empty entry, cleared
  *     by MADV_GUARD_REMOVE, moved by mremap and copied by fork like a swap
- *     entry, dropped by an unmap's zap but kept by MADV_DONTNEED's). Two
- *     exceptions, noted rather than fixed: split_anon_folio() (reclaim.c)
- *     re-points a present PTE, and copy_huge_pmd() (fork) write-protects a
- *     huge leaf, each with a plain store after a load under the lock; a
- *     concurrent hardware access could lose a young or dirty bit there.
+ *     entry, dropped by an unmap's zap but kept by MADV_DONTNEED's).
+ *     split_anon_folio() (reclaim.c), which re-points a present PTE, and
+ *     copy_huge_pmd() (fork), which write-protects a huge leaf, use a CAS
+ *     too.
  *
  * Why a lock-free walk never meets a freed table. Tables are freed only by
  * free_pgtables(): under mmap_lock(W), after the commit and the zap, only

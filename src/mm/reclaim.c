@@ -467,10 +467,15 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 		small->index = index;
 		folio_add_rmap_pte(small, &small->pages[0], mm);	/* its first reference */
 		folio_remove_rmap_pte(folio, &folio->pages[i]);
-		/* The same entry bits (write, dirty, young, protnone), the new page. */
-		store_relaxed(&pt->e[pte_index(addr)],
-			      mk_pte(&small->pages[0],
-				     pte & ((PT_FLAGS_MASK | PT_HIGH_MASK) & ~PT_PRESENT)));
+		/*
+		 * The same entry bits (write, dirty, young, protnone), the new
+		 * page; a CAS, so a young or dirty bit the "hardware" sets
+		 * meanwhile (pgtable.c) is carried over, not lost.
+		 */
+		while (!cas_relaxed(&pt->e[pte_index(addr)], &pte,
+				    mk_pte(&small->pages[0],
+					   pte & ((PT_FLAGS_MASK | PT_HIGH_MASK) & ~PT_PRESENT))))
+			;
 		pte_unlock(pt);
 		dropped++;
 	}
