@@ -624,7 +624,6 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		      unsigned int nr, double clock_ns)
 {
 	json_t *doc = json_object(), *arr = json_array();
-	int err;
 
 	json_set_str(doc, "scenario", "exec-churn");
 	json_set_str(doc, "kernel", bench_kernel());
@@ -658,11 +657,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_push_new(arr, row);
 	}
 	json_set_new(doc, "rows", arr);
-	err = json_write_file(doc, path);
-	json_decref(doc);
-	if (err)
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-err));
-	return err;
+	return bench_json_write(doc, path);
 }
 
 /* Left: executions/s against threads; right: hold p50/p99 against threads. */

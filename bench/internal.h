@@ -130,6 +130,12 @@ long bench_live_vma_count(pid_t pid);
 int bench_gnuplot(const char *script);
 /* The gnuplot `set terminal` line for @path's extension, or NULL if unsupported. */
 const char *bench_plot_terminal(const char *path);
+/*
+ * Write @doc (a jansson document) to @path and drop the reference; a
+ * failure is printed ("--json PATH: why"). Return: 0 or -errno.
+ */
+struct json_t;
+int bench_json_write(struct json_t *doc, const char *path);
 /* A temporary file name for plot data: /tmp/vmalock-plot.XXXXXX (created). */
 int bench_tmpfile(char *path, size_t len, FILE **f);
 

@@ -658,7 +658,6 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		      unsigned int nr)
 {
 	json_t *doc = json_object(), *jrows = json_array();
-	int ret;
 
 	json_set_str(doc, "scenario", "khugepaged");
 	json_set_u64(doc, "skip_vmas", o->kh_skip_vmas);
@@ -695,11 +694,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_push_new(jrows, row);
 	}
 	json_set_new(doc, "rows", jrows);
-	ret = json_write_file(doc, path);
-	json_decref(doc);
-	if (ret)
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
-	return ret;
+	return bench_json_write(doc, path);
 }
 
 int bench_khugepaged(const struct bench_opts *o)

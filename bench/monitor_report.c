@@ -459,7 +459,6 @@ int mon_write_json(const char *path, const struct mon_result *res)
 {
 	const struct bench_opts *o = res->o;
 	json_t *doc = json_object(), *tools = json_array(), *rows = json_array(), *rec = json_object();
-	int ret;
 
 	json_set_str(doc, "scenario", "monitor");
 	json_set_double(doc, "duration_s", o->duration_s);
@@ -489,11 +488,7 @@ int mon_write_json(const char *path, const struct mon_result *res)
 			json_push_new(rows, json_row(res, &res->rows[k]));
 	json_set_new(doc, "rows", rows);
 	json_set_new(doc, "predictions", json_predictions(res));
-	ret = json_write_file(doc, path);
-	json_decref(doc);
-	if (ret)
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
-	return ret ? -1 : 0;
+	return bench_json_write(doc, path) ? -1 : 0;
 }
 
 /* ---- the plot ---- */

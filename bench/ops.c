@@ -425,7 +425,6 @@ static void json_side(json_t *row, const char *key, const struct ops_side *s,
 static int write_json(const char *path, const struct bench_opts *o, const struct ops_result *r)
 {
 	json_t *doc = json_object(), *rows = json_array();
-	int ret;
 
 	json_set_str(doc, "scenario", "ops");
 	json_set_u64(doc, "samples", o->samples);
@@ -446,13 +445,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_push_new(rows, row);
 	}
 	json_set_new(doc, "rows", rows);
-	ret = json_write_file(doc, path);
-	json_decref(doc);
-	if (ret) {
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
-		return -1;
-	}
-	return 0;
+	return bench_json_write(doc, path) ? -1 : 0;
 }
 
 int bench_ops(const struct bench_opts *o)

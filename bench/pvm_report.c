@@ -168,7 +168,6 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 {
 	const struct bench_opts *o = res->o;
 	json_t *doc = json_object(), *rows = json_array();
-	int ret;
 
 	json_set_str(doc, "scenario", "proc-vs-map");
 	json_set_str(doc, "view", bench_view_name(res->view));
@@ -243,13 +242,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		json_push_new(rows, r);
 	}
 	json_set_new(doc, "rows", rows);
-	ret = json_write_file(doc, path);
-	json_decref(doc);
-	if (ret) {
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
-		return -1;
-	}
-	return 0;
+	return bench_json_write(doc, path) ? -1 : 0;
 }
 
 /* A gnuplot single-quoted string: a quote is written twice. */

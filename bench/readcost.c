@@ -294,7 +294,6 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 	static const char *const target[RC_SERIES] = { "model", "model", "live" };
 	static const char *const lock[RC_SERIES] = { "mmap", "vma", "kernel" };
 	json_t *doc = json_object(), *jrows = json_array(), *ratios = json_array();
-	int ret;
 
 	json_set_str(doc, "scenario", "read-cost");
 	json_set_str(doc, "view", bench_view_name(o->view));
@@ -340,13 +339,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_push_new(ratios, r);
 	}
 	json_set_new(doc, "ratios", ratios);
-	ret = json_write_file(doc, path);
-	json_decref(doc);
-	if (ret) {
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
-		return -1;
-	}
-	return 0;
+	return bench_json_write(doc, path) ? -1 : 0;
 }
 
 static int plot(const char *path, const struct bench_opts *o, const struct rc_row *rows)

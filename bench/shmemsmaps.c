@@ -546,7 +546,6 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		      unsigned int nr)
 {
 	json_t *doc = json_object(), *arr = json_array(), *seed = json_object();
-	int err;
 
 	json_set_str(doc, "scenario", "shmem-smaps");
 	json_set_str(doc, "kernel", bench_kernel());
@@ -582,11 +581,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_push_new(arr, row);
 	}
 	json_set_new(doc, "rows", arr);
-	err = json_write_file(doc, path);
-	json_decref(doc);
-	if (err)
-		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-err));
-	return err;
+	return bench_json_write(doc, path);
 }
 
 /* Each case's time over the anonymous one, grouped by case, a bar per side and the seed. */

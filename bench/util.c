@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "util/alloc.h"
+#include "util/json.h"
 
 extern char **environ;
 
@@ -71,6 +72,16 @@ const char *bench_kernel(void)
 	return u.release;
 }
 
+
+int bench_json_write(json_t *doc, const char *path)
+{
+	int ret = json_write_file(doc, path);
+
+	json_decref(doc);
+	if (ret)
+		fprintf(stderr, "vmalock: --json %s: %s\n", path, strerror(-ret));
+	return ret;
+}
 
 const char *bench_plot_terminal(const char *path)
 {
