@@ -127,6 +127,14 @@ struct pvm_sample {
 	uint64_t passes;		/* whole views the readers read, all together */
 	uint64_t fallbacks;		/* model: the readers' fallbacks to mmap_lock */
 	uint64_t fails;			/* mapper calls that failed (counted, still timed) */
+	/*
+	 * The page walk's cost per anonymous page, ns: live samples, what their
+	 * own mapper's region cost the kernel, read uncontended before the
+	 * readers started; model samples, the charge their readers paid (the
+	 * live sample of the same round and readers, less the model's own).
+	 * 0: not measured / not charged.
+	 */
+	double live_page_ns, charged_page_ns;
 	struct lat_hist *hist;		/* every call's latency */
 };
 
@@ -171,6 +179,7 @@ struct pvm_result {
 	double record_ns;		/* the charge applied (measured or --record-ns) */
 	double call_ns;			/* per read() call (measured or --call-ns) */
 	double page_ns;			/* per page walked (measured with record_ns) */
+	bool paired_page_ns;		/* model samples take page_ns from their round's live one */
 	enum vml_view view;
 	struct pvm_row *rows;
 	unsigned int nr_rows;
@@ -212,6 +221,8 @@ int bench_shmem_smaps(const struct bench_opts *o);
 /* ---- shared helpers (bench/util.c) ---- */
 
 const char *bench_view_name(enum vml_view view);
+/* smaps, smaps_rollup, numa_maps: views whose records walk the page tables. */
+bool bench_view_walks_pages(enum vml_view view);
 const char *bench_lock_name(int lock);
 /* One comment line with /proc/loadavg, before a run's results. */
 void bench_print_load(FILE *f);

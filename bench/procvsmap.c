@@ -56,6 +56,9 @@ struct pvm_run {
 	uint64_t record_ns;		/* model readers' calibration charge */
 	uint64_t call_ns;		/* ...per read() call, outside the lock */
 	uint64_t page_ns;		/* ...per page a walk covers, inside it */
+	bool probe_walk;		/* live: time the region's walk before the readers start */
+	double live_record_ns;		/* live: the calibration's kernel cost per VMA */
+	double live_page_ns;		/* live: the probe's result (live_probe_page_ns) */
 	unsigned long region;		/* model */
 	pid_t pid;			/* live */
 	struct lat_hist *hist;		/* the mapper's calls */
@@ -260,6 +263,46 @@ out_free:
 }
 
 /* One sample on the live kernel. Return: 0 or -errno (printed). */
+/*
+ * What walking this live mapper's region costs the kernel per anonymous
+ * page. On our VMs the same walk of a fresh 128 MiB region takes one process
+ * 0.4 ms and the next 7 ms (bench/README.md, "The page walk's cost"), so the
+ * calibration's layouts, in a process of their own, need not cost what the
+ * samples' mappers do. Uncontended whole passes before the readers start;
+ * the fastest, less its records' cost, over the region's pages.
+ */
+#define PROBE_PASSES 3
+
+static int live_probe_page_ns(struct pvm_run *r, double *out)
+{
+	uint64_t best = UINT64_MAX;
+	struct view_reader vr;
+	long nvmas;
+	int ret = view_reader_open_live(&vr, r->pid, r->view);
+
+	if (ret)
+		return ret;
+	for (int i = 0; i < PROBE_PASSES && !ret; i++) {
+		uint64_t t0 = vml_now_ns();
+		long n = view_reader_pass(&vr, NULL);
+		uint64_t el = vml_now_ns() - t0;
+
+		if (n < 0)
+			ret = (int)n;
+		else if (el < best)
+			best = el;
+	}
+	view_reader_close(&vr);
+	if (ret)
+		return ret;
+	nvmas = bench_live_vma_count(r->pid);
+	*out = ((double)best - (double)VML_MAX(nvmas, 0L) * r->live_record_ns) /
+	       (double)(r->o->mb * (1024 * 1024 / PAGE_SIZE_BYTES));
+	if (*out < 0)
+		*out = 0;
+	return 0;
+}
+
 static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 {
 	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
@@ -284,6 +327,14 @@ static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", r->o->mb,
 			errstr(ret));
 		goto out;
+	}
+	if (r->probe_walk) {
+		ret = live_probe_page_ns(r, &r->live_page_ns);
+		if (ret) {
+			fprintf(stderr, "vmalock bench: live: timing a pass of /proc/%ld/%s: %s\n",
+				(long)r->pid, bench_view_name(r->view), errstr(ret));
+			goto out;
+		}
 	}
 	ret = start_readers(r, nreaders, th, &started);
 	if (ret) {
@@ -360,6 +411,20 @@ static void row_summarise(struct pvm_row *row)
 }
 
 /* Sample @i of @row. Return: 0 or -errno (printed). */
+/* Round @i's live sample with @readers readers, if it timed its mapper's walk. */
+static const struct pvm_sample *paired_live_sample(const struct pvm_result *res,
+						   unsigned int readers, unsigned int i)
+{
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+
+		if (row->target == TARGET_LIVE && row->readers == readers && row->nr > i &&
+		    row->s[i].live_page_ns > 0)
+			return &row->s[i];
+	}
+	return NULL;
+}
+
 static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct pvm_row *row,
 		      unsigned int i, unsigned int done, unsigned int total)
 {
@@ -383,6 +448,15 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	uint64_t vmas = 0, fallbacks = 0;
 	int ret;
 
+	if (res->paired_page_ns && row->target == TARGET_LIVE) {
+		r.probe_walk = true;
+		r.live_record_ns = res->cal.live_ns;
+	} else if (res->paired_page_ns) {
+		const struct pvm_sample *ls = paired_live_sample(res, row->readers, i);
+
+		if (ls)
+			r.page_ns = (uint64_t)VML_MAX(ls->live_page_ns - res->cal.model_page_ns, 0.0);
+	}
 	atomic_init(&r.stop, false);
 	atomic_init(&r.ready, 0);
 	atomic_init(&r.passes, 0);
@@ -421,6 +495,8 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	s->passes = atomic_load(&r.passes);
 	s->fallbacks = fallbacks;
 	s->fails = r.fails;
+	s->live_page_ns = r.live_page_ns;
+	s->charged_page_ns = row->target == TARGET_MODEL ? (double)r.page_ns : 0;
 	row->nr++;
 	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u: "
 		       "p50 %.1f us, max %.1f us, %lu ops", done, total,
@@ -468,6 +544,7 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 		}
 		if (o->call_ns < 0)
 			res->call_ns = res->cal.call_ns;
+		res->paired_page_ns = o->record_ns < 0 && o->live && bench_view_walks_pages(o->view);
 	}
 	if (o->model && !o->region_only && target_live_available()) {
 		struct target *t;
@@ -523,12 +600,15 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	/*
 	 * Round-robin: sample i of every row before sample i + 1 of any, so that
 	 * a change in the machine's load during the run hits every row alike
-	 * and the ratios between rows stay fair.
+	 * and the ratios between rows stay fair. The live rows first, so that a
+	 * round's model samples can be charged the page walk its live ones met.
 	 */
 	total = res->nr_rows * o->samples;
 	for (unsigned int i = 0; i < o->samples && !ret; i++)
-		for (k = 0; k < res->nr_rows && !ret; k++)
-			ret = run_sample(o, res, &res->rows[k], i, ++done, total);
+		for (int live = 1; live >= 0; live--)
+			for (k = 0; k < res->nr_rows && !ret; k++)
+				if ((res->rows[k].target == TARGET_LIVE) == live)
+					ret = run_sample(o, res, &res->rows[k], i, ++done, total);
 	for (k = 0; k < res->nr_rows && !ret; k++)
 		row_summarise(&res->rows[k]);
 	bench_progress_done(o->quiet);

@@ -70,6 +70,40 @@ static void pvm_print_fix_ratios(FILE *f, const struct pvm_result *res)
 	print_fix_ratios(f, res, VML_LOCK_VMA_RECHECK);
 }
 
+/* min, median and max of a per-sample figure over the @target rows' samples that have it. */
+static bool sample_range(const struct pvm_result *res, enum target_kind target, bool live_figure,
+			 double out[3])
+{
+	size_t n = 0, cap = 0;
+	double *v;
+
+	for (unsigned int k = 0; k < res->nr_rows; k++)
+		cap += res->rows[k].nr;
+	v = vml_zalloc((cap + 1) * sizeof(*v));
+	if (!v)
+		return false;
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+
+		for (unsigned int i = 0; row->target == target && i < row->nr; i++) {
+			double x = live_figure ? row->s[i].live_page_ns : row->s[i].charged_page_ns;
+
+			if (x > 0)
+				v[n++] = x;
+		}
+	}
+	if (n) {
+		out[0] = out[2] = v[0];
+		for (size_t j = 1; j < n; j++) {
+			out[0] = fmin(out[0], v[j]);
+			out[2] = fmax(out[2], v[j]);
+		}
+		out[1] = stat_median(v, n);
+	}
+	vml_free(v);
+	return n > 0;
+}
+
 /* What the model was fed from this host, and where each figure came from. */
 static void pvm_print_host(FILE *f, const struct pvm_result *res)
 {
@@ -85,6 +119,17 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	else
 		fprintf(f, "# model readers charged %.0f ns per record (--record-ns)\n",
 			res->record_ns);
+	if (res->paired_page_ns) {
+		double lv[3], ch[3];
+
+		if (sample_range(res, TARGET_LIVE, true, lv) &&
+		    sample_range(res, TARGET_MODEL, false, ch))
+			fprintf(f, "# ... the page charge paired by round: each live sample first timed its "
+				   "own mapper's region, uncontended: %.1f ns an anonymous page "
+				   "(median; %.1f-%.1f over samples), and the model samples of its round "
+				   "with as many readers were charged that less the model's own: %.1f "
+				   "(%.1f-%.1f)\n", lv[1], lv[0], lv[2], ch[1], ch[0], ch[2]);
+	}
 	if (res->cal.done && o->call_ns < 0)
 		fprintf(f, "# ... and %.0f ns per read() call, outside the lock: measured now, an "
 			   "end-of-file read() takes the live kernel %.0f ns and the model %.0f ns, "
@@ -185,6 +230,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 	json_set_bool(doc, "kernel_transients", o->kernel_transients);
 	json_set_double(doc, "record_ns", res->record_ns);
 	json_set_double(doc, "page_ns", res->page_ns);
+	json_set_bool(doc, "page_ns_paired", res->paired_page_ns);
 	json_set_double(doc, "call_ns", res->call_ns);
 	json_set_u64(doc, "model_own_mappings", bench_mirror_count(res->mirror));
 	if (res->cal.done) {
@@ -234,6 +280,10 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 			json_set_u64(js, "vmas", s->vmas);
 			json_set_u64(js, "views_read", s->passes);
 			json_set_u64(js, "failed_calls", s->fails);
+			if (s->live_page_ns > 0)
+				json_set_double(js, "live_ns_per_page", s->live_page_ns);
+			if (row->target == TARGET_MODEL && res->paired_page_ns)
+				json_set_double(js, "charged_ns_per_page", s->charged_page_ns);
 			if (row->target == TARGET_MODEL)
 				json_set_u64(js, "mmap_lock_fallbacks", s->fallbacks);
 			json_push_new(per, js);

@@ -24,6 +24,11 @@ const char *bench_view_name(enum vml_view view)
 	return view == TARGET_VIEW_QUERY ? "query" : target_view_name(view);
 }
 
+bool bench_view_walks_pages(enum vml_view view)
+{
+	return view == VML_VIEW_SMAPS || view == VML_VIEW_SMAPS_ROLLUP || view == VML_VIEW_NUMA_MAPS;
+}
+
 const char *bench_lock_name(int lock)
 {
 	if (lock == BENCH_LOCK_KERNEL)

@@ -138,8 +138,11 @@ const struct cli_opt bench_opt_table[] = {
 	{ "--record-ns", "N|auto", set_record_ns, B(o.record_ns), 0, 0, NULL,
 	  "proc-vs-map: extra CPU time model readers spend per record,\n"
 	  "inside their lock; auto measures the live kernel's and the\n"
-	  "model's per-record cost of the view now and charges the\n"
-	  "difference [auto]; 0: the model's own speed" },
+	  "model's per-record and per-page cost of the view now and\n"
+	  "charges the difference [auto]; with live rows, a round's model\n"
+	  "samples are charged the page walk its live sample timed on its\n"
+	  "own mapper first (the kernel's cost moves from process to\n"
+	  "process); 0: the model's own speed" },
 	{ "--call-ns", "N|auto", set_record_ns, B(o.call_ns), 0, 0, NULL,
 	  "proc-vs-map: extra CPU time model readers spend per read()\n"
 	  "call, outside any lock (the system call the model's reader does\n"

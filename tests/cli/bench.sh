@@ -113,6 +113,33 @@ check_json pvm.json proc-vs-map 2 "$target" >err 2>&1 && roundtrip pvm.json 2>>e
 ok $? "proc-vs-map JSON has the schema"
 grep -q '<svg' pvm.svg 2>/dev/null
 ok $? "proc-vs-map --plot writes an SVG"
+# smaps on both targets: each round's model samples are charged the page walk
+# their round's live sample timed on its own mapper (or, unmeasured, the
+# calibration's), less the model's own cost
+if [ "$target" = both ]; then
+	"$vmalock" bench proc-vs-map --target both --lock mmap --view smaps $tiny --readers 1 \
+		--json paired.json --quiet >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] && grep -q 'page charge paired by round' out &&
+		python3 - paired.json >err 2>&1 <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d["page_ns_paired"] is True, d
+cal = d["calibration"]
+live = {r["readers"]: r["per_sample"] for r in d["rows"] if r["target"] == "live"}
+for r in d["rows"]:
+    if r["target"] != "model":
+        continue
+    for i, s in enumerate(r["per_sample"]):
+        ls = live[r["readers"]][i]
+        if "live_ns_per_page" in ls:
+            want = math.floor(max(0.0, ls["live_ns_per_page"] - cal["model_ns_per_page"]))
+        else:
+            want = math.floor(d["page_ns"])
+        assert s["charged_ns_per_page"] == want, (i, s, ls, cal)
+PY
+	ok $? "proc-vs-map smaps: model samples charged their round's live page walk (exit $rc)"
+fi
 "$vmalock" bench proc-vs-map --target "$target" $tiny --samples 1 --readers 1 --busy 1 \
 	--busyduration 1 --view query >out 2>err
 rc=$?
