@@ -277,11 +277,16 @@ static int live_probe_page_ns(struct pvm_run *r, double *out)
 {
 	uint64_t best = UINT64_MAX;
 	struct view_reader vr;
+	cpu_set_t was;
 	long nvmas;
 	int ret = view_reader_open_live(&vr, r->pid, r->view);
 
 	if (ret)
 		return ret;
+	/* on the readers' CPU, as they will read */
+	if (pthread_getaffinity_np(pthread_self(), sizeof(was), &was))
+		CPU_ZERO(&was);
+	bench_pin_thread(r->reader_cpu);
 	for (int i = 0; i < PROBE_PASSES && !ret; i++) {
 		uint64_t t0 = vml_now_ns();
 		long n = view_reader_pass(&vr, NULL);
@@ -292,6 +297,8 @@ static int live_probe_page_ns(struct pvm_run *r, double *out)
 		else if (el < best)
 			best = el;
 	}
+	if (CPU_COUNT(&was))
+		pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
 	view_reader_close(&vr);
 	if (ret)
 		return ret;
