@@ -262,7 +262,6 @@ out_free:
 	return ret;
 }
 
-/* One sample on the live kernel. Return: 0 or -errno (printed). */
 /*
  * What walking this live mapper's region costs the kernel per anonymous
  * page. On our VMs the same walk of a fresh 128 MiB region takes one process
@@ -310,6 +309,7 @@ static int live_probe_page_ns(struct pvm_run *r, double *out)
 	return 0;
 }
 
+/* One sample on the live kernel. Return: 0 or -errno (printed). */
 static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 {
 	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
@@ -417,7 +417,6 @@ static void row_summarise(struct pvm_row *row)
 	vml_free(v);
 }
 
-/* Sample @i of @row. Return: 0 or -errno (printed). */
 /* Round @i's live sample with @readers readers, if it timed its mapper's walk. */
 static const struct pvm_sample *paired_live_sample(const struct pvm_result *res,
 						   unsigned int readers, unsigned int i)
@@ -432,6 +431,7 @@ static const struct pvm_sample *paired_live_sample(const struct pvm_result *res,
 	return NULL;
 }
 
+/* Sample @i of @row. Return: 0 or -errno (printed). */
 static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct pvm_row *row,
 		      unsigned int i, unsigned int done, unsigned int total)
 {
