@@ -108,6 +108,8 @@ struct bench_opts {
 	long call_ns;			/* --call-ns: model readers' extra ns per read() call,
 					 * outside locks; -1 (auto): measured against the
 					 * live kernel */
+	long page_ns;			/* --page-ns: ... per anonymous page walked; -1
+					 * (auto): the calibration's, or paired (procvsmap.c) */
 	const char *note;		/* printed under the table header, if set */
 	struct bench_tool_list tools;	/* monitor: --tool CMD (repeatable) */
 	const char *tool_names;		/* monitor: --tools NAME,...|all|none; NULL: all

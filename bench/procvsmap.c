@@ -532,6 +532,7 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 		return EXIT_FAILURE;
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
 	res->record_ns = o->record_ns >= 0 ? (double)o->record_ns : 0;
+	res->page_ns = o->page_ns >= 0 ? (double)o->page_ns : 0;
 	res->call_ns = o->call_ns >= 0 ? (double)o->call_ns : 0;
 	if (o->model && (o->record_ns < 0 || o->call_ns < 0) && o->view != TARGET_VIEW_QUERY &&
 	    target_live_available()) {
@@ -545,13 +546,14 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 				strerror(-ret));
 			return EXIT_FAILURE;
 		}
-		if (o->record_ns < 0) {
+		if (o->record_ns < 0)
 			res->record_ns = res->cal.record_ns;
+		if (o->record_ns < 0 && o->page_ns < 0)
 			res->page_ns = res->cal.page_ns;
-		}
 		if (o->call_ns < 0)
 			res->call_ns = res->cal.call_ns;
-		res->paired_page_ns = o->record_ns < 0 && o->live && bench_view_walks_pages(o->view);
+		res->paired_page_ns = o->record_ns < 0 && o->page_ns < 0 && o->live &&
+				      bench_view_walks_pages(o->view);
 	}
 	if (o->model && !o->region_only && target_live_available()) {
 		struct target *t;

@@ -110,15 +110,18 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	const struct bench_opts *o = res->o;
 	const struct host_profile *hp;
 
-	if (res->cal.done && o->record_ns < 0)
+	if (res->cal.done && o->record_ns < 0 && o->page_ns < 0)
 		fprintf(f, "# model readers charged %.0f ns per record and %.1f ns per anonymous page walked: "
 			   "measured now, the live kernel takes %.0f + %.1f ns and the model %.0f + "
 			   "%.1f ns per %s record + page\n", res->record_ns, res->page_ns,
 			res->cal.live_ns, res->cal.live_page_ns, res->cal.model_ns,
 			res->cal.model_page_ns, bench_view_name(res->view));
 	else
-		fprintf(f, "# model readers charged %.0f ns per record (--record-ns)\n",
-			res->record_ns);
+		fprintf(f, "# model readers charged %.0f ns per record (%s) and %.1f ns per "
+			   "anonymous page walked (%s)\n", res->record_ns,
+			o->record_ns < 0 ? "measured now" : "--record-ns", res->page_ns,
+			o->page_ns >= 0 ? "--page-ns" : o->record_ns >= 0 ? "none with --record-ns" :
+			"measured now");
 	if (res->paired_page_ns) {
 		double lv[3], ch[3];
 

@@ -25,6 +25,10 @@
 #include "util/clock.h"
 #include "util/json.h"
 
+/* the mapper, up to 4 readers, our RCU callback worker and one to spare; 24 MiB each */
+#define PVM_TRACE_POOL_BUFS 7
+#define PVM_TRACE_POOL_EVENTS (512u << 10)
+
 struct pvm_tracer {
 	struct trace_session *s;	/* NULL: live rows are not traced */
 	uint64_t handoff_ns;		/* the shortest wait after which hand-off can happen */
@@ -155,6 +159,12 @@ void pvm_trace_model_start(struct pvm_tracer *tr)
 	if (tr->s && !trace_session_set_mm(tr->s, 1) && !trace_session_set_pids(tr->s, NULL, 0) &&
 	    !trace_session_discard(tr->s))
 		tr->model_sched = true;
+	/*
+	 * Buffers faulted in beforehand for the mapper and the readers: a
+	 * first touch costs ~3 us on our VMs and would land inside holds and
+	 * races (bench/README.md, "Tracing the model without moving it").
+	 */
+	vml_trace_set_pool(PVM_TRACE_POOL_BUFS, PVM_TRACE_POOL_EVENTS);
 	vml_trace_start(0);
 }
 

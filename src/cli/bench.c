@@ -143,6 +143,11 @@ const struct cli_opt bench_opt_table[] = {
 	  "samples are charged the page walk its live sample timed on its\n"
 	  "own mapper first (the kernel's cost moves from process to\n"
 	  "process); 0: the model's own speed" },
+	{ "--page-ns", "N|auto", set_record_ns, B(o.page_ns), 0, 0, NULL,
+	  "proc-vs-map: extra CPU time model readers spend per anonymous\n"
+	  "page a walk meets, inside their lock; auto: as --record-ns\n"
+	  "says (measured, paired by round with live rows); N: that,\n"
+	  "in every sample [auto; 0 with --record-ns N]" },
 	{ "--call-ns", "N|auto", set_record_ns, B(o.call_ns), 0, 0, NULL,
 	  "proc-vs-map: extra CPU time model readers spend per read()\n"
 	  "call, outside any lock (the system call the model's reader does\n"
@@ -286,6 +291,7 @@ void bench_cli_default(struct bench_cli *c)
 	o->interval_s = 1;
 	o->tool_timeout_s = 10;
 	o->call_ns = -1;
+	o->page_ns = -1;
 	c->targets = CLI_MODEL | CLI_LIVE;
 	c->locks = CLI_LOCK_MMAP | CLI_LOCK_VMA;
 	c->readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };

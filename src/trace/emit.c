@@ -23,6 +23,7 @@
 
 #define TRACE_DEFAULT_MAX (4u << 20)
 #define TRACE_FIRST_CAP 4096
+#define TRACE_MAX_SPARES 16
 
 struct tbuf {
 	struct tbuf *next;		/* [trace_lock] on trace_bufs */
@@ -30,6 +31,7 @@ struct tbuf {
 	struct trace_event *ev;		/* [owner thread] while recording */
 	size_t len, cap;		/* [owner thread] */
 	uint64_t lost;			/* [owner thread] */
+	bool pooled;			/* [owner thread] ev is a pool array, as it came */
 };
 
 _Atomic bool vml_trace_on;
@@ -39,6 +41,17 @@ static struct tbuf *trace_bufs;			/* [trace_lock] this run's buffers */
 static _Atomic uint64_t trace_gen = 1;		/* bumped by start and reset */
 static size_t trace_max = TRACE_DEFAULT_MAX;	/* [controller] set while off */
 static int32_t trace_tgid;
+/*
+ * Arrays written through once already (every page faulted in), handed to the
+ * buffers of the next runs (vml_trace_set_pool): a page's first touch costs
+ * microseconds on a VM, and an emitting thread takes one every ~80 events -
+ * inside a lock hold or on a woken writer's way to the lock, where a
+ * microsecond decides a race.
+ */
+static struct trace_event *spare_ev[TRACE_MAX_SPARES];	/* [trace_lock] */
+static unsigned int nr_spare;				/* [trace_lock] */
+static unsigned int pool_bufs;				/* [trace_lock] wanted */
+static size_t pool_cap;					/* [trace_lock] events each */
 
 static _Thread_local struct tbuf *my_buf;
 static _Thread_local uint64_t my_gen;
@@ -64,6 +77,11 @@ static struct tbuf *my_tbuf(void)
 		return NULL;
 	b->tid = vml_gettid();
 	pthread_mutex_lock(&trace_lock);
+	if (nr_spare && pool_cap <= trace_max) {
+		b->ev = spare_ev[--nr_spare];
+		b->cap = pool_cap;
+		b->pooled = true;
+	}
 	/* A reset may have run since we loaded gen: register with the current one. */
 	b->next = trace_bufs;
 	trace_bufs = b;
@@ -94,6 +112,7 @@ void __vml_trace_emit(uint8_t kind, uint64_t mm, uint8_t flags, int32_t pid, int
 		}
 		b->ev = p;
 		b->cap = n;
+		b->pooled = false;
 	}
 	ev = &b->ev[b->len++];
 	memset(ev, 0, sizeof(*ev));
@@ -120,9 +139,44 @@ static void free_bufs(void)
 	pthread_mutex_unlock(&trace_lock);
 	for (; b; b = n) {
 		n = b->next;
+		pthread_mutex_lock(&trace_lock);
+		if (b->pooled && b->cap == pool_cap && nr_spare < pool_bufs) {
+			spare_ev[nr_spare++] = b->ev;
+			b->ev = NULL;
+		}
+		pthread_mutex_unlock(&trace_lock);
 		vml_free(b->ev);
 		vml_free(b);
 	}
+}
+
+/* Context: trace_lock held. Fill the pool up to pool_bufs, or drop it all. */
+static void pool_fill(void)
+{
+	while (nr_spare > pool_bufs)
+		vml_free(spare_ev[--nr_spare]);
+	while (nr_spare < pool_bufs) {
+		struct trace_event *ev = vml_malloc(pool_cap * sizeof(*ev));
+
+		if (!ev)
+			break;		/* buffers then start small, as without a pool */
+		memset(ev, 0, pool_cap * sizeof(*ev));	/* the faults, now */
+		spare_ev[nr_spare++] = ev;
+	}
+}
+
+void vml_trace_set_pool(unsigned int bufs, size_t events)
+{
+	pthread_mutex_lock(&trace_lock);
+	if (events != pool_cap) {
+		while (nr_spare)
+			vml_free(spare_ev[--nr_spare]);
+	}
+	pool_bufs = VML_MIN(bufs, (unsigned int)TRACE_MAX_SPARES);
+	pool_cap = pool_bufs ? events : 0;
+	if (!pool_cap)
+		pool_bufs = 0;
+	pthread_mutex_unlock(&trace_lock);
 }
 
 int vml_trace_start(size_t max_events)
@@ -130,6 +184,9 @@ int vml_trace_start(size_t max_events)
 	if (atomic_load(&vml_trace_on))
 		return -EBUSY;
 	free_bufs();
+	pthread_mutex_lock(&trace_lock);
+	pool_fill();
+	pthread_mutex_unlock(&trace_lock);
 	trace_max = max_events ? max_events : TRACE_DEFAULT_MAX;
 	trace_tgid = (int32_t)getpid();
 	atomic_store(&vml_trace_on, true);

@@ -97,6 +97,13 @@ static inline void vml_trace_running(void)
  * Return: 0 (recording) or -EBUSY (already on).
  */
 int vml_trace_start(size_t max_events);
+/*
+ * vml_trace_set_pool - keep @bufs arrays of @events events faulted in for the
+ * buffers of the next runs, filled by vml_trace_start and returned to the
+ * pool when a run's buffers are dropped (0, 0: none, the default). For runs
+ * whose emitting threads must not take page faults while they record.
+ */
+void vml_trace_set_pool(unsigned int bufs, size_t events);
 /* Stop recording; what was recorded stays until reset or the next start. */
 void vml_trace_stop(void);
 

@@ -394,6 +394,7 @@ expect "sizes: bad value '0'" "zero --sizes" -- bench read-cost --sizes 0
 expect "iterations: bad value '0'" "zero --iterations" -- bench ops --iterations 0
 expect "vmas: bad value '100000'" "too many --vmas" -- bench ops --vmas 100000
 expect "seed: bad value 'x'" "bad --seed" -- bench proc-vs-map --seed x
+expect "page-ns: bad value '-5'" "bad --page-ns" -- bench proc-vs-map --page-ns -5
 expect "policy: bad value 'x'" "bad --policy named" -- bench khugepaged --policy x
 expect "steal: bad value 'mainline,'" "bad --steal list" -- bench proc-vs-map --steal mainline,
 expect "skip-vmas: bad value 'x'" "bad --skip-vmas" -- bench khugepaged --skip-vmas x
