@@ -169,7 +169,7 @@ struct bench_calibration {
 	 * system call and seq_read, no lock taken) on each side */
 	double live_call_ns, model_call_ns;
 	double futex_ns;		/* a futex_wait round trip that does not sleep */
-	double call_ns;			/* charged per call: live - model + syscall, >= 0 */
+	double call_ns;			/* charged per call: live - model + futex_ns, >= 0 */
 };
 
 /* Measure it (bench/calibrate.c). Return: 0 or -errno. */

@@ -18,7 +18,7 @@
  * Two layouts, alternately rw- and r-- VMAs so none merge: 2048 VMAs of 4
  * populated pages and 256 of 64 (the mapper's region has both: many small
  * VMAs and a few large ones). Each side's cost per VMA is fitted as a + b *
- * pages: a per record, b per (mapped) page walked, and the model is charged both
+ * pages: a per record, b per anonymous page walked, and the model is charged both
  * differences (vml_reader_set_record_cost, vml_reader_set_page_cost).
  * Uncontended whole-view reads, median of 5 samples of at least 30 ms each.
  */

@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "target/target.h"
+#include "target/view.h"
 #include "util/alloc.h"
 #include "vmalock/mm.h"
 
@@ -45,26 +46,22 @@ struct bench_mirror {
 	unsigned int nr;
 };
 
-/* One smaps header line: "start-end perms offset dev inode [path]". */
-static int parse_header(const char *line, struct mirror_vma *m)
+/* One smaps header line ("start-end perms offset dev inode [path]", no newline). */
+static int parse_header(const char *line, size_t len, struct mirror_vma *m)
 {
-	char perms[8], path[MIRROR_PATH_MAX] = "";
-	unsigned long long start, end, off, ino;
-	unsigned int maj, min;
-	int n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %255[^\n]", &start, &end, perms, &off,
-		       &maj, &min, &ino, path);
+	struct maps_line ml;
 
-	if (n < 7 || strlen(perms) != 4 || end <= start)
+	if (!maps_line_parse(line, len, &ml) || ml.end <= ml.start)
 		return -EINVAL;
 	memset(m, 0, sizeof(*m));
-	m->start = start;
-	m->end = end;
-	m->offset = off;
-	m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-		  (perms[2] == 'x' ? PROT_EXEC : 0);
-	m->shared = perms[3] == 's';
-	if (path[0] == '/')
-		snprintf(m->path, sizeof(m->path), "%s", path);
+	m->start = ml.start;
+	m->end = ml.end;
+	m->offset = ml.offset;
+	m->prot = (ml.perms[0] == 'r' ? PROT_READ : 0) | (ml.perms[1] == 'w' ? PROT_WRITE : 0) |
+		  (ml.perms[2] == 'x' ? PROT_EXEC : 0);
+	m->shared = ml.perms[3] == 's';
+	if (ml.name_len && line[ml.name_off] == '/')
+		snprintf(m->path, sizeof(m->path), "%.*s", (int)ml.name_len, line + ml.name_off);
 	return 0;
 }
 
@@ -86,9 +83,10 @@ int bench_mirror_read(pid_t pid, struct bench_mirror **out)
 		return -ENOMEM;
 	}
 	while (fgets(line, sizeof(line), f)) {
+		size_t len = strcspn(line, "\n");
 		unsigned long kb;
 
-		if (!parse_header(line, &cur)) {
+		if (!parse_header(line, len, &cur)) {
 			have = cur.end <= MIRROR_TASK_SIZE && mi->nr < MIRROR_MAX;
 			if (have)
 				mi->v[mi->nr++] = cur;

@@ -67,9 +67,9 @@ struct pvm_run {
 	atomic_uint ready;		/* readers that have opened their view */
 	atomic_ulong passes;		/* whole views read */
 	atomic_int error;		/* a reader's first error */
+	const struct bench_mirror *mirror;	/* model: the live mapper's own mappings */
 	/* --trace */
 	struct pvm_tracer *tr;		/* NULL: not traced */
-	const struct bench_mirror *mirror;	/* model: the live mapper's own mappings */
 	struct pvm_dyn *dyn;		/* the row's */
 	pid_t mapper_tid;		/* model */
 	pid_t *tids;			/* the readers' thread ids, [ntids] */

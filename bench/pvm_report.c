@@ -92,14 +92,9 @@ static bool sample_range(const struct pvm_result *res, enum target_kind target, 
 				v[n++] = x;
 		}
 	}
-	if (n) {
-		out[0] = out[2] = v[0];
-		for (size_t j = 1; j < n; j++) {
-			out[0] = fmin(out[0], v[j]);
-			out[2] = fmax(out[2], v[j]);
-		}
-		out[1] = stat_median(v, n);
-	}
+	out[0] = stat_min(v, n);
+	out[1] = stat_median(v, n);
+	out[2] = stat_max(v, n);
 	vml_free(v);
 	return n > 0;
 }

@@ -231,7 +231,7 @@ static long swap_kb_of(struct view_reader *vr);
 
 static int live_swap_part(struct ss_live *l, const struct bench_opts *o)
 {
-	unsigned long pages = 0;
+	unsigned long want_kb = 0;	/* every touched page in swap */
 	struct view_reader vr;
 	struct target *t;
 	long kb = 0;
@@ -242,7 +242,7 @@ static int live_swap_part(struct ss_live *l, const struct bench_opts *o)
 	err = live_file(t, o, "swapped");
 	if (!err)
 		err = live_map(t, o, MAP_SHARED, "swapped");
-	for (unsigned long a = PG; a < o->size && !err; a += 2 * o->stride, pages++)
+	for (unsigned long a = PG; a < o->size && !err; a += 2 * o->stride, want_kb += PG >> 10)
 		err = live_touch(t, BASE + a);
 	for (int i = 0; i < PAGEOUT_TRIES && !err; i++) {
 		/* The live target waits for the writeback to swap to end. */
@@ -256,14 +256,14 @@ static int live_swap_part(struct ss_live *l, const struct bench_opts *o)
 		view_reader_close(&vr);
 		if (kb < 0)
 			err = -EIO;
-		else if ((unsigned long)kb >= pages * (PG >> 10))
+		else if ((unsigned long)kb >= want_kb)
 			break;
 		else
 			bench_sleep_ns(20 * NSEC_PER_MSEC);
 	}
-	if (!err && (unsigned long)kb < pages * (PG >> 10)) {
+	if (!err && (unsigned long)kb < want_kb) {
 		fprintf(stderr, "vmalock: bench shmem-smaps: live: MADV_PAGEOUT put %ld of %lu kB "
-				"in swap after %d tries\n", kb, pages * (PG >> 10), PAGEOUT_TRIES);
+				"in swap after %d tries\n", kb, want_kb, PAGEOUT_TRIES);
 		err = -EAGAIN;
 	}
 	target_destroy(t);

@@ -68,12 +68,14 @@ static int gather_pte_stats(struct mm *mm, struct pte_table *pt, unsigned long s
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 		struct numa_maps *md = priv;
+		struct folio *folio;
 
 		if (!pte_present(pte))
 			continue;
-		if (folio_test(page_folio(pte_page(pte)), PG_anon))
+		folio = page_folio(pte_page(pte));
+		if (folio_test(folio, PG_anon))
 			md->entries++;
-		if (folio_is_zero(page_folio(pte_page(pte))))
+		if (folio_is_zero(folio))
 			continue;
 		gather_stats(pte_page(pte), md, pte & PT_DIRTY, 1);
 	}
@@ -85,13 +87,14 @@ static int gather_pmd_stats(struct mm *mm, _Atomic uint64_t *pmd, unsigned long 
 			    unsigned long end, void *priv)
 {
 	uint64_t v = load_relaxed(pmd);
+	struct folio *folio = page_folio(pte_page(v));
 
 	(void)mm;
 	(void)start;
 	(void)end;
-	if (folio_test(page_folio(pte_page(v)), PG_anon))
+	if (folio_test(folio, PG_anon))
 		((struct numa_maps *)priv)->entries++;
-	if (!folio_is_zero(page_folio(pte_page(v))))
+	if (!folio_is_zero(folio))
 		gather_stats(pte_page(v), priv, v & PT_DIRTY, HPAGE_PMD_NR);
 	return 0;
 }

@@ -205,10 +205,13 @@ static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 		struct page *page;
 
 		if (pte_present(pte)) {
+			struct folio *folio;
+
 			page = pte_page(pte);
-			if (folio_test(page_folio(page), PG_anon))
+			folio = page_folio(page);
+			if (folio_test(folio, PG_anon))
 				w->entries++;
-			if (folio_is_zero(page_folio(page)))
+			if (folio_is_zero(folio))
 				continue;	/* not a normal page (vm_normal_page) */
 			smaps_account(w->mss, page, false, pte & PT_YOUNG, pte & PT_DIRTY, locked);
 		} else if (pte_is_swap(pte)) {
