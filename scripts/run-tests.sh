@@ -15,6 +15,8 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 
 summary_file="$top/build/test-summary.txt"
+failure_log=$(mktemp)
+trap 'rm -f "$failure_log"' EXIT
 passed=0
 failed=0
 failed_names=()
@@ -39,19 +41,29 @@ for line in open(sys.argv[1]):
 print(p, f)
 PY
 )
-	names=$(python3 - "$log" <<'PY'
+	# failed tests' names, one a line; their output's last lines to $failure_log
+	names=$(python3 - "$log" "$failure_log" "$label" <<'PY'
 import json, sys
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if line:
+with open(sys.argv[2], "a") as log:
+    for line in open(sys.argv[1]):
+        line = line.strip()
+        if not line:
+            continue
         r = json.loads(line)
-        if r.get("result") not in ("OK", "EXPECTEDFAIL", "SKIP"):
-            print(r.get("name"))
+        if r.get("result") in ("OK", "EXPECTEDFAIL", "SKIP"):
+            continue
+        print(r.get("name"))
+        out = ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines()
+        log.write("---- %s:%s (%s), the last %d of %d lines:\n"
+                  % (sys.argv[3], r.get("name"), r.get("result"), min(len(out), 30), len(out)))
+        log.write("".join(l + "\n" for l in out[-30:]))
 PY
 )
 	passed=$((passed + p))
 	failed=$((failed + f))
-	for n in $names; do failed_names+=("$label:$n"); done
+	while IFS= read -r n; do
+		[ -n "$n" ] && failed_names+=("$label:$n")
+	done <<<"$names"
 }
 
 # setup_and_build DIR [meson options...]; a failed build counts as one failure.
@@ -132,7 +144,9 @@ if [ "${VML_TEST_QUICK:-0}" != 1 ]; then
 fi
 
 if [ ${#failed_names[@]} -gt 0 ]; then
-	echo "failed:" "${failed_names[@]}"
+	cat "$failure_log"
+	echo "failed:"
+	printf '  %s\n' "${failed_names[@]}"
 fi
 mkdir -p build
 echo "$passed passed, $failed failed" | tee "$summary_file"

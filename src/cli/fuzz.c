@@ -107,9 +107,11 @@ static void help(FILE *f)
 "  file ... memfd      the sequences' files are the two of the prologue\n"
 "  a second fork in one sequence (the live child keeps at most 256 children)\n"
 "\n"
-"A difference only in Referenced: lines that the shrunk and the whole sequence\n"
-"do not reproduce on fresh targets, on a host where DAMON runs, is counted as\n"
-"transient (DAMON marks sampled pages young) and is not a failure.\n"
+"A difference only in Referenced: and LazyFree: lines that the shrunk and the\n"
+"whole sequence do not reproduce on fresh targets is counted as transient, not\n"
+"as a failure: the live kernel's own work changes those lines between two ops\n"
+"(khugepaged drains the LRU batches at each wake-up, DAMON marks sampled pages\n"
+"young; vmalock replay --help).\n"
 "\n"
 "Exit status: 0 no difference; 1 a difference (or a target failed); 2 bad usage.\n");
 }
@@ -141,7 +143,7 @@ static void on_signal(int sig)
 struct sig {
 	char key[96];
 	unsigned long count;
-	unsigned long transient;	/* of count: DAMON's, not reproduced (see help) */
+	unsigned long transient;	/* of count: the kernel's own work, not reproduced (see help) */
 	char path[256];
 };
 
@@ -236,8 +238,12 @@ static struct sig *find_sig(struct saved *s, const char *key, bool *is_new)
 	return &n[s->nr++];
 }
 
-/* Does @what (a view diff) change nothing but Referenced: lines? */
-static bool referenced_only(const char *what)
+/*
+ * Does @what (a view diff) change nothing but lines the live kernel's own
+ * work changes between ops: Referenced: (DAMON, a drained LRU batch) and
+ * LazyFree: (khugepaged's lru_add_drain_all)?
+ */
+static bool async_lines_only(const char *what)
 {
 	const char *l = strstr(what, "\n@@");
 
@@ -247,7 +253,7 @@ static bool referenced_only(const char *what)
 		const char *t = l + 1;
 
 		if ((*t == '-' || *t == '+') && strncmp(t, "---", 3) && strncmp(t, "+++", 3) &&
-		    strncmp(t + 1, "Referenced:", 11))
+		    strncmp(t + 1, "Referenced:", 11) && strncmp(t + 1, "LazyFree:", 9))
 			return false;
 	}
 	return true;
@@ -255,8 +261,8 @@ static bool referenced_only(const char *what)
 
 /*
  * Shrink, confirm on fresh targets, save to @path.
- * Return: 0; 1 a transient difference (Referenced only, reproduced neither
- * shrunk nor whole, on a host where DAMON runs: not saved); or -errno.
+ * Return: 0; 1 a transient difference (Referenced/LazyFree only, reproduced
+ * neither shrunk nor whole: not saved); or -errno.
  */
 static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struct op *ops,
 			     size_t nr, const struct fuzz_diff *first, unsigned long run,
@@ -302,10 +308,9 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 		not_reproduced = ret == 0;
 		ret = 0;
 	}
-	if (not_reproduced && first->kind == FUZZ_SMAPS && referenced_only(first->what) &&
-	    host_damon_running()) {
-		fprintf(stderr, "vmalock fuzz: run %lu: only Referenced differed, not reproduced, "
-			"and DAMON runs here: transient\n", run);
+	if (not_reproduced && first->kind == FUZZ_SMAPS && async_lines_only(first->what)) {
+		fprintf(stderr, "vmalock fuzz: run %lu: only Referenced/LazyFree differed, not "
+			"reproduced: transient (the live kernel's own work)\n", run);
 		ret = 1;
 		goto out;
 	}
@@ -475,7 +480,7 @@ int cmd_fuzz(int argc, char **argv)
 				ret = fuzz_replay(NULL, true, ops, d.op + 1, cli.smaps, &d2, NULL);
 				if (ret < 0)
 					break;
-				if (ret == 0 && referenced_only(d.what)) {
+				if (ret == 0 && async_lines_only(d.what)) {
 					sg->transient++;
 					differences--;
 					transient++;
@@ -515,15 +520,15 @@ int cmd_fuzz(int argc, char **argv)
 	printf("fuzz: %lu runs, %lu ops in %.1f s, %lu differences", run, applied,
 	       (double)(vml_now_ns() - t0) / NSEC_PER_SEC, differences);
 	if (transient)
-		printf(" (and %lu transient ones: Referenced only, not reproduced, DAMON runs "
-		       "here)", transient);
+		printf(" (and %lu transient ones: Referenced/LazyFree only, not reproduced)",
+		       transient);
 	if (cli.known)
 		printf(" (and %lu known ones, listed in %s)", saved.known_hits, cli.known);
 	printf(saved.nr ? ", %zu distinct:\n" : "\n", saved.nr);
 	for (size_t i = 0; i < saved.nr; i++)
 		printf("  %6lu  %-44s %s\n", saved.sig[i].count, saved.sig[i].key,
 		       saved.sig[i].path[0] ? saved.sig[i].path :
-		       saved.sig[i].transient ? "(transient: DAMON)" :
+		       saved.sig[i].transient ? "(transient)" :
 		       "(not shrunk: --max-failures)");
 	for (size_t i = 0; i < saved.nr_known; i++)
 		if (saved.known_count[i])

@@ -188,7 +188,7 @@ int cmd_host(int argc, char **argv)
 		ret = host_probe(&p, NULL);
 		if (ret) {
 			fprintf(stderr, "vmalock host: probing this host failed: %s\n",
-				strerror(-ret));
+				host_probe_failure(ret));
 			return EXIT_CHECK_FAILED;
 		}
 	}

@@ -69,7 +69,8 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 
 		ret = host_profile_current(&p);
 		if (ret) {
-			fprintf(stderr, "vmalock %s: probing this host: %s\n", cmd, strerror(-ret));
+			fprintf(stderr, "vmalock %s: probing this host: %s\n", cmd,
+				host_probe_failure(ret));
 			return EXIT_CHECK_FAILED;
 		}
 		if (script_requires_unmet(run->script->requires, p->pkeys, p->zero_page,
@@ -79,6 +80,19 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 				cmd, path, err, strcmp(p->source, "probed") ? p->source :
 				"this host");
 			return EXIT_SKIPPED;
+		}
+	}
+	for (int i = 0; i < nr; i++) {
+		const struct host_profile *p;
+
+		/* The model's settings come from this host's profile: say why it failed. */
+		if (kinds[i] != TARGET_MODEL)
+			continue;
+		ret = host_profile_current(&p);
+		if (ret) {
+			fprintf(stderr, "vmalock %s: probing this host: %s\n", cmd,
+				host_probe_failure(ret));
+			return EXIT_CHECK_FAILED;
 		}
 	}
 	cli_pin_to_this_cpu();

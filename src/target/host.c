@@ -353,6 +353,23 @@ static bool probe_pkeys(void)
 }
 
 /* 2 MiB-aligned, 2 MiB of private anonymous memory inside a 4 MiB reservation. */
+/* What the last failed host_probe() of this thread could not measure. */
+static __thread char probe_failure[160];
+
+static void __attribute__((format(printf, 1, 2))) probe_failed(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(probe_failure, sizeof(probe_failure), fmt, ap);
+	va_end(ap);
+}
+
+const char *host_probe_failure(int ret)
+{
+	return probe_failure[0] ? probe_failure : strerror(-ret);
+}
+
 static char *map_aligned_2m(void **res)
 {
 	char *r = mmap(NULL, 2 * SZ_2M, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -434,15 +451,65 @@ static bool probe_anon_vma_name(long ps)
  * Read one page in the middle of a 2 MiB file mapping whose pages are all
  * cached (written a page at a time, so small folios): fault-around maps the
  * cached pages of its aligned window, so the mapping's Rss is the window.
+ *
+ * "All cached" must hold at the read. fault-around skips a page that is not
+ * cached - a clean page of ours can be reclaimed in between: DAMON's pageout
+ * scheme on our machines drops cold file pages, and a newly written page can
+ * land in a physical region it holds cold - and a page it cannot lock, one
+ * the flusher is starting to write back say (a concurrent `sync` loop made
+ * one probe in 200 read 4 kB). So the pages stay dirty (reclaim outside
+ * kswapd does not write them), any page mincore() misses is written again
+ * before the read, a read counts only if every page is still cached after it
+ * (then none was dropped meanwhile: nothing but our writes brings one back),
+ * and the window is the largest Rss of three reads that count.
  */
+static bool all_cached(const char *a, long ps, unsigned char *vec)
+{
+	if (mincore((void *)a, SZ_2M, vec))
+		return false;
+	for (unsigned long i = 0; i < SZ_2M / ps; i++)
+		if (!(vec[i] & 1))
+			return false;
+	return true;
+}
+
+static int probe_fault_around_once(int fd, const char *page, long ps, long *rss, bool *counts)
+{
+	unsigned char vec[SZ_2M / 4096];	/* a page is at least 4 KiB */
+	void *res = NULL;
+	char *a = map_aligned_2m(&res);
+	int ret = 0;
+
+	if (!a)
+		return -errno;
+	if (mmap(a, SZ_2M, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	if (mincore(a, SZ_2M, vec)) {
+		ret = -errno;
+		goto out;
+	}
+	for (unsigned long i = 0; i < SZ_2M / ps && !ret; i++)
+		if (!(vec[i] & 1) && pwrite(fd, page, ps, i * ps) != ps)
+			ret = -EIO;
+	if (!ret) {
+		(void)*(volatile char *)(a + SZ_2M / 2);
+		*rss = smaps_kb((unsigned long)a, "Rss");
+		if (*rss <= 0)
+			ret = -EIO;
+		*counts = all_cached(a, ps, vec);
+	}
+out:
+	munmap(res, 2 * SZ_2M);
+	return ret;
+}
+
 static int probe_fault_around(struct host_profile *p, const char *tmpdir)
 {
 	char path[PATH_MAX], *page;
-	long ps = p->page_size;
-	void *res = NULL;
-	char *a;
-	int fd, ret = 0;
-	long rss;
+	long ps = p->page_size, best = 0;
+	int fd, ret = 0, counted = 0;
 
 	snprintf(path, sizeof(path), "%s/vmalock-probe.XXXXXX", tmpdir);
 	fd = mkstemp(path);
@@ -458,25 +525,32 @@ static int probe_fault_around(struct host_profile *p, const char *tmpdir)
 	for (unsigned long off = 0; off < SZ_2M && !ret; off += ps)
 		if (pwrite(fd, page, ps, off) != ps)
 			ret = -EIO;
-	free(page);
-	a = ret ? NULL : map_aligned_2m(&res);
-	if (!ret && !a)
-		ret = -errno;
-	if (!ret) {
-		if (mmap(a, SZ_2M, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
-			ret = -errno;
-		} else {
-			(void)*(volatile char *)(a + SZ_2M / 2);
-			rss = smaps_kb((unsigned long)a, "Rss");
-			if (rss <= 0)
-				ret = -EIO;
-			else
-				p->fault_around_bytes = (unsigned long)rss * 1024;
+	for (int i = 0; i < 20 && counted < 3 && !ret; i++) {
+		bool counts = false;
+		long rss = 0;
+
+		ret = probe_fault_around_once(fd, page, ps, &rss, &counts);
+		if (counts) {
+			counted++;
+			best = rss > best ? rss : best;
 		}
-		munmap(res, 2 * SZ_2M);
 	}
+	free(page);
 	close(fd);
-	return ret;
+	if (ret)
+		return ret;
+	if (!counted) {
+		probe_failed("fault-around: in 20 reads the page cache dropped pages of the "
+			     "probe's file every time");
+		return -EIO;
+	}
+	p->fault_around_bytes = (unsigned long)best * 1024;
+	if (p->fault_around_bytes & (p->fault_around_bytes - 1)) {
+		probe_failed("fault-around: a read mapped %ld kB of a cached file, which "
+			     "is no power-of-two window", best);
+		return -EIO;
+	}
+	return 0;
 }
 
 /* ---- the profile ---- */
@@ -491,6 +565,7 @@ int host_probe(struct host_profile *p, const char *tmpdir)
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	probe_failure[0] = '\0';
 	if (!tmpdir)
 		tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	snprintf(p->source, sizeof(p->source), "probed");
@@ -531,8 +606,13 @@ int host_probe(struct host_profile *p, const char *tmpdir)
 	p->pkeys = probe_pkeys();
 	p->anon_vma_name = probe_anon_vma_name((long)p->page_size);
 	ret = probe_zero_pages(p);
-	if (!ret)
+	if (ret && !probe_failure[0])
+		probe_failed("the zero page: %s", strerror(-ret));
+	if (!ret) {
 		ret = probe_fault_around(p, tmpdir);
+		if (ret && !probe_failure[0])
+			probe_failed("fault-around: %s", strerror(-ret));
+	}
 	return ret;
 }
 
@@ -1064,10 +1144,3 @@ int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg)
 	return 0;
 }
 
-bool host_damon_running(void)
-{
-	struct host_profile p = { 0 };
-
-	read_damon(&p);
-	return p.nr_kdamonds > 0;
-}

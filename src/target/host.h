@@ -90,6 +90,8 @@ struct host_profile {
  * Return: 0, or -errno when a measurement could not be made at all.
  */
 int host_probe(struct host_profile *p, const char *tmpdir);
+/* Why this thread's last host_probe() failed with @ret, in words. */
+const char *host_probe_failure(int ret);
 
 /* The model's settings for this profile (swap: @extra_swap_bytes on top of free swap). */
 void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_bytes,
@@ -126,8 +128,6 @@ int host_profile_load(const char *path, struct host_profile *p, char *err, size_
  */
 int host_profile_use_file(const char *path, char *err, size_t errlen);
 int host_profile_current(const struct host_profile **out);
-/* Does DAMON run on this host (probed now, not from --profile)? */
-bool host_damon_running(void);
 /* The model's settings from the current profile and switches. Return: 0 or -errno. */
 int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg);
 

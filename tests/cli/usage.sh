@@ -203,5 +203,20 @@ printf 'mmap 0x100000000000 8K rw- private,anon\nname 0x100000000000 4K x expect
 "$vmalock" replay noname.ops --target model --profile nonames.json >out 2>err
 ok $? "name is EINVAL on the model, as on a host without them"
 
+# --compare tries fresh targets while only the views differ (the live
+# kernel's own work can change them); a difference on every attempt fails.
+# Replayed as if on a host of the other zero-page kind, reading untouched
+# memory differs every time.
+printf 'mmap 0x100000000000 16K rw- private,anon\ntouch 0x100000000000 16K read\n' >zero.ops
+"$vmalock" replay zero.ops --compare smaps --quiet --attempts 3 --profile prof2.json >out 2>err
+[ $? -eq 1 ] && grep -q '^vmalock replay: attempt 1 of 3: the views differ' err &&
+	grep -q '^vmalock replay: attempt 2 of 3: the views differ' err &&
+	! grep -q 'attempt 3 of 3' err && grep -q '^+++ live/smaps' out
+ok $? "replay --compare --attempts 3: a lasting difference fails after 3 runs, the last on stdout"
+"$vmalock" replay zero.ops --compare smaps --quiet --attempts 3 --profile prof.json >out 2>err
+[ $? -eq 0 ] && ! grep -q attempt err && [ ! -s out ]
+ok $? "replay --compare --attempts 3: agreeing views run once"
+expect 2 "attempts: bad value '0'" "--attempts 0 refused" -- replay good.ops --compare maps --attempts 0
+
 echo "1..$n"
 [ $failed -eq 0 ]
