@@ -8,6 +8,7 @@
  * the live kernel against itself without readers, and, per statistic, how
  * far the model's policy the kernel uses is from the kernel.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,10 @@ static void help(FILE *f)
 "with 0, 1 and 4 readers, on the model under the mmap and the vma lock policies\n"
 "and on the live kernel; %g s x %u samples a row. Prints the table and a verdict,\n"
 "writes " RUN_JSON " and " RUN_PLOT " (the paths are checked first).\n"
+"The verdict's last line puts the model against the kernel per statistic\n"
+"(model/kernel, '*' beyond 2x), avg and p99 with their lowest and highest ratio\n"
+"over the rounds (each round runs one sample of every row): how far one run can\n"
+"be trusted.\n"
 "\n"
 "The options of `vmalock bench` override the defaults, e.g. --duration 1\n"
 "--samples 2, --busy 1, --json FILE, --plot FILE.svg:\n"
@@ -76,6 +81,39 @@ static int put_fid(char *buf, size_t len, const char *name, double model, double
 }
 
 /*
+ * " [LO-HI]": the lowest and highest per-round ratio of one statistic (the
+ * model's sample i over the live one of the same round), or "" with fewer
+ * than two rounds. A run's medians move from run to run (bench/README.md);
+ * the spread over its rounds says how far one run can be trusted.
+ */
+static void put_round_range(char *buf, size_t len, const struct pvm_row *m,
+			    const struct pvm_row *l, size_t off)
+{
+	unsigned int n = m->nr < l->nr ? m->nr : l->nr, used = 0;
+	double lo = 0, hi = 0;
+	char a[16], b[16];
+
+	for (unsigned int i = 0; i < n; i++) {
+		double mv = *(const double *)((const char *)&m->s[i] + off);
+		double lv = *(const double *)((const char *)&l->s[i] + off);
+
+		if (!(lv > 0) || !(mv >= 0))
+			continue;
+		if (!used || mv / lv < lo)
+			lo = mv / lv;
+		if (!used || mv / lv > hi)
+			hi = mv / lv;
+		used++;
+	}
+	buf[0] = '\0';
+	if (used < 2)
+		return;
+	put_ratio(a, sizeof(a), lo, 1);
+	put_ratio(b, sizeof(b), hi, 1);
+	snprintf(buf, len, " [%s-%s]", a, b);
+}
+
+/*
  * Third line: per statistic and reader count, how far the model's policy
  * that the kernel uses here is from the kernel, in this run (model/kernel;
  * '*': more than 2x either way).
@@ -86,7 +124,7 @@ static void verdict_fidelity(FILE *f, const struct pvm_result *res, int lock)
 
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *l = &res->rows[k], *m;
-		char a[32], b[32], c[32], d[32];
+		char a[32], b[32], c[32], d[32], ra[40], rb[40];
 
 		if (l->target != TARGET_LIVE || !l->nr || !l->readers)
 			continue;
@@ -95,13 +133,15 @@ static void verdict_fidelity(FILE *f, const struct pvm_result *res, int lock)
 			continue;
 		if (!any)
 			fprintf(f, "verdict (the model's %s policy against the kernel, model/kernel, "
-				"'*' beyond 2x):", lock == VML_LOCK_VMA ? "vma" : "mmap");
+				"'*' beyond 2x, [lowest-highest round]):", lock == VML_LOCK_VMA ? "vma" : "mmap");
 		put_fid(a, sizeof(a), "avg", m->avg_us, l->avg_us);
 		put_fid(b, sizeof(b), "p99", m->p99_us, l->p99_us);
 		put_fid(c, sizeof(c), "p50", m->p50_us, l->p50_us);
 		put_fid(d, sizeof(d), "max", m->max_us, l->max_us);
-		fprintf(f, "%s %u reader%s: %s, %s, %s, %s", any ? ";" : "", l->readers,
-			l->readers == 1 ? "" : "s", a, b, c, d);
+		put_round_range(ra, sizeof(ra), m, l, offsetof(struct pvm_sample, avg_us));
+		put_round_range(rb, sizeof(rb), m, l, offsetof(struct pvm_sample, p99_us));
+		fprintf(f, "%s %u reader%s: %s%s, %s%s, %s, %s", any ? ";" : "", l->readers,
+			l->readers == 1 ? "" : "s", a, ra, b, rb, c, d);
 		any = true;
 	}
 	if (any)

@@ -355,13 +355,17 @@ PY
 	ok $? "shmem-smaps JSON has the schema, the Swap and each case's path"
 fi
 
-# run: the table, the files and a two-line verdict
-"$vmalock" run --target "$target" $tiny --samples 1 --quiet >out 2>err
+# run: the table, the files and a three-line verdict; with both targets and
+# two rounds, the fidelity line gives each avg and p99 ratio its rounds' range
+"$vmalock" run --target "$target" $tiny --quiet >out 2>err
 rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^verdict' out)" -eq 3 ] && [ -s vmalock-run.json ] && \
-	head -c 8 vmalock-run.png | grep -q PNG
+	head -c 8 vmalock-run.png | grep -q PNG &&
+	{ [ "$target" != both ] ||
+	  grep '^verdict (the model.s mmap policy' out |
+	  grep -Eq '1 reader: avg [0-9.]+x\*? \[[0-9.]+x-[0-9.]+x\], p99 [0-9.]+x\*? \[[0-9.]+x-[0-9.]+x\]'; }
 ok $? "run prints a verdict and writes vmalock-run.json and vmalock-run.png"
-check_json vmalock-run.json proc-vs-map 1 "$target" >err 2>&1 && python3 - <<'PY' >err 2>&1
+check_json vmalock-run.json proc-vs-map 2 "$target" >err 2>&1 && python3 - <<'PY' >err 2>&1
 import json
 d = json.load(open("vmalock-run.json"))
 assert sorted({r["readers"] for r in d["rows"]}) == [0, 1, 4], d["rows"]
