@@ -133,7 +133,8 @@ static void verdict_fidelity(FILE *f, const struct pvm_result *res, int lock)
 			continue;
 		if (!any)
 			fprintf(f, "verdict (the model's %s policy against the kernel, model/kernel, "
-				"'*' beyond 2x, [lowest-highest round]):", lock == VML_LOCK_VMA ? "vma" : "mmap");
+				"'*' beyond 2x, [lowest-highest round]):",
+				lock == VML_LOCK_VMA ? "vma" : "mmap");
 		put_fid(a, sizeof(a), "avg", m->avg_us, l->avg_us);
 		put_fid(b, sizeof(b), "p99", m->p99_us, l->p99_us);
 		put_fid(c, sizeof(c), "p50", m->p50_us, l->p50_us);

@@ -352,7 +352,6 @@ static bool probe_pkeys(void)
 	return found;
 }
 
-/* 2 MiB-aligned, 2 MiB of private anonymous memory inside a 4 MiB reservation. */
 /* What the last failed host_probe() of this thread could not measure. */
 static __thread char probe_failure[160];
 
@@ -370,6 +369,7 @@ const char *host_probe_failure(int ret)
 	return probe_failure[0] ? probe_failure : strerror(-ret);
 }
 
+/* 2 MiB-aligned, 2 MiB of private anonymous memory inside a 4 MiB reservation. */
 static char *map_aligned_2m(void **res)
 {
 	char *r = mmap(NULL, 2 * SZ_2M, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -453,9 +453,9 @@ static bool probe_anon_vma_name(long ps)
  * cached pages of its aligned window, so the mapping's Rss is the window.
  *
  * "All cached" must hold at the read. fault-around skips a page that is not
- * cached - a clean page of ours can be reclaimed in between: DAMON's pageout
- * scheme on our machines drops cold file pages, and a newly written page can
- * land in a physical region it holds cold - and a page it cannot lock, one
+ * cached - a clean page of ours can be reclaimed in between (DAMON's pageout
+ * scheme on our machines drops file pages of physical regions it found cold,
+ * which a newly written page can land in) - and a page it cannot lock, one
  * the flusher is starting to write back say (a concurrent `sync` loop made
  * one probe in 200 read 4 kB). So the pages stay dirty (reclaim outside
  * kswapd does not write them), any page mincore() misses is written again
@@ -1143,4 +1143,3 @@ int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg)
 		cfg->shmem_swap_usage = s.shmem_swap_usage;
 	return 0;
 }
-
