@@ -9,7 +9,8 @@
  * child and our reader threads; it is read once the sample ends, so the
  * ring buffer is sized for a whole sample (events lost are reported).
  * Model: vml_trace_start() before the mapper starts, vml_trace_stop() after
- * it ends; the readers are still running but no longer measured.
+ * it ends; the readers are still running but no longer measured (the stop
+ * waits for the events they were writing, src/trace/emit.h).
  */
 #include <errno.h>
 #include <stdlib.h>

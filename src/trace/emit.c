@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sync/rcu.h"
 #include "trace/emit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -93,12 +94,27 @@ static struct tbuf *my_tbuf(void)
 
 void __vml_trace_emit(uint8_t kind, uint64_t mm, uint8_t flags, int32_t pid, int32_t other)
 {
-	struct tbuf *b = my_tbuf();
 	struct trace_event *ev;
+	struct tbuf *b;
 	int cpu;
 
+	/*
+	 * The buffer is written inside an RCU read-side section that saw
+	 * recording on: vml_trace_stop() waits for every such section, so
+	 * collect and reset never meet a write (or a realloc) in progress,
+	 * however many threads go on taking locks after the stop.
+	 */
+	vml_rcu_read_lock();
+	/*
+	 * acquire: pairs with the seq_cst store in vml_trace_start(), after
+	 * trace_max and trace_tgid; the off switch needs no more than the
+	 * grace period in vml_trace_stop().
+	 */
+	if (!atomic_load_explicit(&vml_trace_on, memory_order_acquire))
+		goto out;
+	b = my_tbuf();
 	if (!b)
-		return;
+		goto out;
 	if (b->len == b->cap) {
 		size_t n = b->cap ? b->cap * 2 : TRACE_FIRST_CAP;
 		struct trace_event *p;
@@ -108,7 +124,7 @@ void __vml_trace_emit(uint8_t kind, uint64_t mm, uint8_t flags, int32_t pid, int
 		p = n > b->cap ? vml_realloc(b->ev, n * sizeof(*p)) : NULL;
 		if (!p) {
 			b->lost++;
-			return;
+			goto out;
 		}
 		b->ev = p;
 		b->cap = n;
@@ -125,6 +141,8 @@ void __vml_trace_emit(uint8_t kind, uint64_t mm, uint8_t flags, int32_t pid, int
 	ev->tgid = trace_tgid;
 	cpu = sched_getcpu();
 	ev->cpu = cpu > 0 ? (uint16_t)cpu : 0;
+out:
+	vml_rcu_read_unlock();
 }
 
 static void free_bufs(void)
@@ -189,13 +207,17 @@ int vml_trace_start(size_t max_events)
 	pthread_mutex_unlock(&trace_lock);
 	trace_max = max_events ? max_events : TRACE_DEFAULT_MAX;
 	trace_tgid = (int32_t)getpid();
+	/* seq_cst, so release: pairs with the acquire load in __vml_trace_emit() */
 	atomic_store(&vml_trace_on, true);
 	return 0;
 }
 
 void vml_trace_stop(void)
 {
+	vml_assert(!vml_rcu_read_held());
 	atomic_store(&vml_trace_on, false);
+	/* Every emit that saw recording on has finished with its buffer. */
+	vml_synchronize_rcu();
 }
 
 void vml_trace_reset(void)

@@ -28,14 +28,16 @@
  *                                                            [sched_switch to it]
  *
  * Cost when off: one relaxed load and a predicted-not-taken branch at each
- * site (vml_trace_enabled()). When on: a clock read and a store into the
- * calling thread's own buffer; no lock is shared between threads except
- * when a thread gets its first buffer of a run.
+ * site (vml_trace_enabled()). When on: an RCU read-side section (~5 ns), a
+ * clock read and a store into the calling thread's own buffer; no lock is
+ * shared between threads except when a thread gets its first buffer of a
+ * run.
  *
  * Context: vml_trace_start/stop/collect/reset are called by one controlling
- * thread; collect and reset only while no other thread can emit (the
- * run's threads joined or parked), since they read and free the
- * per-thread buffers.
+ * thread, outside any RCU read-side section; collect and reset only after
+ * vml_trace_stop(), which waits until no thread is still writing its buffer
+ * (each writes inside an RCU read-side section that saw recording on), so
+ * the run's threads may go on taking locks meanwhile.
  */
 #ifndef VML_TRACE_EMIT_H
 #define VML_TRACE_EMIT_H
@@ -104,7 +106,10 @@ int vml_trace_start(size_t max_events);
  * whose emitting threads must not take page faults while they record.
  */
 void vml_trace_set_pool(unsigned int bufs, size_t events);
-/* Stop recording; what was recorded stays until reset or the next start. */
+/*
+ * Stop recording and wait (an RCU grace period) until every event being
+ * written has been; what was recorded stays until reset or the next start.
+ */
 void vml_trace_stop(void);
 
 /*
