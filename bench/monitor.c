@@ -343,6 +343,10 @@ static int replay_view(struct mon_run *r, const struct mon_step *s, char *buf)
 		return ret;
 	if (r->res->record_ns[s->view] > 0)
 		ret = vml_reader_set_record_cost(rd, (uint64_t)r->res->record_ns[s->view]);
+	if (!ret && r->res->page_ns[s->view] > 0)
+		ret = vml_reader_set_page_cost(rd, (uint64_t)r->res->page_ns[s->view]);
+	if (!ret && r->res->call_ns[s->view] > 0)
+		ret = vml_reader_set_call_cost(rd, (uint64_t)r->res->call_ns[s->view]);
 	while (!ret && (n = vml_reader_read(rd, buf, s->size)) > 0)
 		;
 	if (!ret && n < 0)
@@ -622,7 +626,11 @@ static int make_rows(struct mon_result *res)
 	return 0;
 }
 
-/* The model readers' charge per record of each view some tool reads (bench/calibrate.c). */
+/*
+ * The model readers' charges for each view some tool reads (bench/calibrate.c),
+ * as proc-vs-map's: per record, per page walked and per read() call, each
+ * measured now unless its option gives it.
+ */
 static int calibrate(struct mon_result *res)
 {
 	const struct bench_opts *o = res->o;
@@ -637,22 +645,24 @@ static int calibrate(struct mon_result *res)
 
 		if (!need[v])
 			continue;
-		if (o->record_ns >= 0) {
-			res->record_ns[v] = (double)o->record_ns;
-			continue;
+		if (o->record_ns < 0 || o->call_ns < 0 || (o->page_ns < 0 && o->record_ns < 0)) {
+			/* smaps_rollup too: the model spends its record charge per VMA gathered */
+			bench_progress(o->quiet, "monitor: calibrating the %s costs against the live "
+				       "kernel ...", target_view_name((enum vml_view)v));
+			ret = bench_calibrate_record((enum vml_view)v, &res->cal[v]);
+			if (ret) {
+				fprintf(stderr, "vmalock bench: calibration against the live kernel "
+						"failed: %s (use --record-ns N, --page-ns N and "
+						"--call-ns N to set it)\n", errstr(ret));
+				return ret;
+			}
 		}
-		/* smaps_rollup shows one record for all VMAs: its cost is not per record */
-		if (v == VML_VIEW_SMAPS_ROLLUP)
-			continue;
-		bench_progress(o->quiet, "monitor: calibrating the %s record cost against the live "
-			       "kernel ...", target_view_name((enum vml_view)v));
-		ret = bench_calibrate_record((enum vml_view)v, &res->cal[v]);
-		if (ret) {
-			fprintf(stderr, "vmalock bench: calibration against the live kernel failed: %s "
-					"(use --record-ns N to set it)\n", errstr(ret));
-			return ret;
-		}
-		res->record_ns[v] = res->cal[v].record_ns;
+		res->record_ns[v] = o->record_ns >= 0 ? (double)o->record_ns : res->cal[v].record_ns;
+		/* as proc-vs-map: no page charge when --record-ns N alone is given */
+		res->page_ns[v] = o->page_ns >= 0 ? (double)o->page_ns :
+				  o->record_ns >= 0 ? 0 :
+				  bench_view_walks_pages((enum vml_view)v) ? res->cal[v].page_ns : 0;
+		res->call_ns[v] = o->call_ns >= 0 ? (double)o->call_ns : res->cal[v].call_ns;
 	}
 	return 0;
 }

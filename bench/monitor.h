@@ -129,7 +129,9 @@ struct mon_result {
 	bool strace;			/* observations possible */
 	unsigned long obs_vmas;		/* the mapper's VMAs when the tools were observed */
 	double hold_ns;			/* one read of the mapper's cmdline on the live kernel */
-	double record_ns[MON_VIEWS];	/* model readers' charge per record, per view */
+	/* the model readers' charges, per view (bench/calibrate.c): per record, per
+	 * page a walk covers (inside the lock), per read() call (outside it) */
+	double record_ns[MON_VIEWS], page_ns[MON_VIEWS], call_ns[MON_VIEWS];
 	struct bench_calibration cal[MON_VIEWS];
 };
 

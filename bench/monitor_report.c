@@ -89,13 +89,17 @@ static void print_header(FILE *f, const struct mon_result *res)
 		bool any = false;
 
 		for (int v = 0; v < MON_VIEWS; v++) {
-			if (!res->record_ns[v] && !res->cal[v].done)
+			if (!res->record_ns[v] && !res->page_ns[v] && !res->call_ns[v] &&
+			    !res->cal[v].done)
 				continue;
-			fprintf(f, "%s %s %.0f ns", any ? "," : "# model readers charged per record:",
-				target_view_name((enum vml_view)v), res->record_ns[v]);
+			fprintf(f, "%s %s %.0f / %.1f / %.0f", any ? ";" :
+				"# model readers charged ns per record / page walked / read() call:",
+				target_view_name((enum vml_view)v), res->record_ns[v],
+				res->page_ns[v], res->call_ns[v]);
 			if (res->cal[v].done)
-				fprintf(f, " (live %.0f, model %.0f)", res->cal[v].live_ns,
-					res->cal[v].model_ns);
+				fprintf(f, " (measured now: live %.0f + %.1f a page, model %.0f + "
+					"%.1f)", res->cal[v].live_ns, res->cal[v].live_page_ns,
+					res->cal[v].model_ns, res->cal[v].model_page_ns);
 			any = true;
 		}
 		if (any)
@@ -459,6 +463,7 @@ int mon_write_json(const char *path, const struct mon_result *res)
 {
 	const struct bench_opts *o = res->o;
 	json_t *doc = json_object(), *tools = json_array(), *rows = json_array(), *rec = json_object();
+	json_t *page = json_object(), *call = json_object();
 
 	json_set_str(doc, "scenario", "monitor");
 	json_set_double(doc, "duration_s", o->duration_s);
@@ -474,10 +479,17 @@ int mon_write_json(const char *path, const struct mon_result *res)
 	json_set_bool(doc, "maps_per_vma_lock", res->maps_per_vma);
 	json_set_u64(doc, "observed_vmas", res->obs_vmas);
 	json_set_double(doc, "cmdline_read_ns", res->hold_ns);
-	for (int v = 0; v < MON_VIEWS; v++)
-		if (res->record_ns[v] || res->cal[v].done)
-			json_set_double(rec, target_view_name((enum vml_view)v), res->record_ns[v]);
+	for (int v = 0; v < MON_VIEWS; v++) {
+		if (!res->record_ns[v] && !res->page_ns[v] && !res->call_ns[v] &&
+		    !res->cal[v].done)
+			continue;
+		json_set_double(rec, target_view_name((enum vml_view)v), res->record_ns[v]);
+		json_set_double(page, target_view_name((enum vml_view)v), res->page_ns[v]);
+		json_set_double(call, target_view_name((enum vml_view)v), res->call_ns[v]);
+	}
 	json_set_new(doc, "record_ns", rec);
+	json_set_new(doc, "page_ns", page);
+	json_set_new(doc, "call_ns", call);
 	if (o->note)
 		json_set_str(doc, "note", o->note);
 	for (unsigned int t = 0; t < res->nr_tools; t++)

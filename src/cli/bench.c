@@ -136,23 +136,23 @@ const struct cli_opt bench_opt_table[] = {
 	{ "--vmas", "N", cli_set_ulong, B(o.vmas), 1, 60000, NULL,
 	  "ops: VMAs in the layout whose maps is read [1000]" },
 	{ "--record-ns", "N|auto", set_record_ns, B(o.record_ns), 0, 0, NULL,
-	  "proc-vs-map: extra CPU time model readers spend per record,\n"
-	  "inside their lock; auto measures the live kernel's and the\n"
-	  "model's per-record and per-page cost of the view now and\n"
-	  "charges the difference [auto]; with live rows, a round's model\n"
-	  "samples are charged the page walk its live sample timed on its\n"
-	  "own mapper first (the kernel's cost moves from process to\n"
-	  "process); 0: the model's own speed" },
+	  "proc-vs-map, monitor: extra CPU time model readers spend per\n"
+	  "record, inside their lock; auto measures the live kernel's and\n"
+	  "the model's per-record and per-page cost of the view now and\n"
+	  "charges the difference [auto]; proc-vs-map with live rows: a\n"
+	  "round's model samples are charged the page walk its live sample\n"
+	  "timed on its own mapper first (the kernel's cost moves from\n"
+	  "process to process); 0: the model's own speed" },
 	{ "--page-ns", "N|auto", set_record_ns, B(o.page_ns), 0, 0, NULL,
-	  "proc-vs-map: extra CPU time model readers spend per anonymous\n"
-	  "page a walk meets, inside their lock; auto: as --record-ns\n"
-	  "says (measured, paired by round with live rows); N: that,\n"
-	  "in every sample [auto; 0 with --record-ns N]" },
+	  "proc-vs-map, monitor: extra CPU time model readers spend per\n"
+	  "anonymous page a walk meets, inside their lock; auto: as\n"
+	  "--record-ns says; N: that, in every sample [auto; 0 with\n"
+	  "--record-ns N]" },
 	{ "--call-ns", "N|auto", set_record_ns, B(o.call_ns), 0, 0, NULL,
-	  "proc-vs-map: extra CPU time model readers spend per read()\n"
-	  "call, outside any lock (the system call the model's reader does\n"
-	  "not make); auto measures an end-of-file read() of the view on\n"
-	  "both sides now and charges the difference [auto]" },
+	  "proc-vs-map, monitor: extra CPU time model readers spend per\n"
+	  "read() call, outside any lock (the system call the model's\n"
+	  "reader does not make); auto measures an end-of-file read() of\n"
+	  "the view on both sides now and charges the difference [auto]" },
 	{ "--skip-vmas", "N", cli_set_ulong, B(o.kh_skip_vmas), 0, 4000000, NULL,
 	  "khugepaged: ineligible VMAs before the ranges [100k]" },
 	{ "--ranges", "N", cli_set_uint, B(o.kh_ranges), 1, 4096, NULL,

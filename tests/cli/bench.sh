@@ -236,6 +236,12 @@ d = json.load(open(sys.argv[1]))
 target = sys.argv[2]
 num = (int, float)
 assert d["scenario"] == "monitor" and d["samples"] == 1, d
+# the model readers' charges, per view read: record, page walked, read() call
+assert set(d["record_ns"]) == set(d["page_ns"]) == set(d["call_ns"]), d
+for k in ("record_ns", "page_ns", "call_ns"):
+    assert all(isinstance(x, num) and x >= 0 for x in d[k].values()), (k, d[k])
+if target == "both":  # the cat tool reads smaps_rollup: charged per VMA and page too
+    assert "smaps_rollup" in d["record_ns"], d["record_ns"]
 assert isinstance(d["interval_s"], num) and isinstance(d["maps_per_vma_lock"], bool)
 names = [t["name"] for t in d["tools"]]
 assert names == ["pmap", "ps", "cat", "head"], names  # built-ins in their order, then --tool
