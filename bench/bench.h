@@ -174,6 +174,15 @@ struct bench_calibration {
 
 /* Measure it (bench/calibrate.c). Return: 0 or -errno. */
 int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal);
+/*
+ * The model readers' charges for reading @view, ns: each from its option
+ * (--record-ns, --page-ns, --call-ns) where given, else from @cal (NULL: not
+ * measured, then 0); no page charge when --record-ns N is given alone, nor
+ * for a view whose records walk no pages (the model would not spend it).
+ */
+void bench_charges(const struct bench_opts *o, enum vml_view view,
+		   const struct bench_calibration *cal, double *record_ns, double *page_ns,
+		   double *call_ns);
 
 struct pvm_result {
 	const struct bench_opts *o;

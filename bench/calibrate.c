@@ -248,3 +248,13 @@ int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
 	cal->done = true;
 	return 0;
 }
+
+void bench_charges(const struct bench_opts *o, enum vml_view view,
+		   const struct bench_calibration *cal, double *record_ns, double *page_ns,
+		   double *call_ns)
+{
+	*record_ns = o->record_ns >= 0 ? (double)o->record_ns : cal ? cal->record_ns : 0;
+	*page_ns = o->page_ns >= 0 ? (double)o->page_ns :
+		   o->record_ns < 0 && cal && bench_view_walks_pages(view) ? cal->page_ns : 0;
+	*call_ns = o->call_ns >= 0 ? (double)o->call_ns : cal ? cal->call_ns : 0;
+}

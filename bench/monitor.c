@@ -645,7 +645,7 @@ static int calibrate(struct mon_result *res)
 
 		if (!need[v])
 			continue;
-		if (o->record_ns < 0 || o->call_ns < 0 || (o->page_ns < 0 && o->record_ns < 0)) {
+		if (o->record_ns < 0 || o->call_ns < 0) {
 			/* smaps_rollup too: the model spends its record charge per VMA gathered */
 			bench_progress(o->quiet, "monitor: calibrating the %s costs against the live "
 				       "kernel ...", target_view_name((enum vml_view)v));
@@ -657,12 +657,8 @@ static int calibrate(struct mon_result *res)
 				return ret;
 			}
 		}
-		res->record_ns[v] = o->record_ns >= 0 ? (double)o->record_ns : res->cal[v].record_ns;
-		/* as proc-vs-map: no page charge when --record-ns N alone is given */
-		res->page_ns[v] = o->page_ns >= 0 ? (double)o->page_ns :
-				  o->record_ns >= 0 ? 0 :
-				  bench_view_walks_pages((enum vml_view)v) ? res->cal[v].page_ns : 0;
-		res->call_ns[v] = o->call_ns >= 0 ? (double)o->call_ns : res->cal[v].call_ns;
+		bench_charges(o, (enum vml_view)v, res->cal[v].done ? &res->cal[v] : NULL,
+			      &res->record_ns[v], &res->page_ns[v], &res->call_ns[v]);
 	}
 	return 0;
 }

@@ -531,9 +531,6 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	if (o->trace && pvm_tracer_open(o, &res->tracer))
 		return EXIT_FAILURE;
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
-	res->record_ns = o->record_ns >= 0 ? (double)o->record_ns : 0;
-	res->page_ns = o->page_ns >= 0 ? (double)o->page_ns : 0;
-	res->call_ns = o->call_ns >= 0 ? (double)o->call_ns : 0;
 	if (o->model && (o->record_ns < 0 || o->call_ns < 0) && o->view != TARGET_VIEW_QUERY &&
 	    target_live_available()) {
 		bench_progress(o->quiet, "proc-vs-map: calibrating %s record cost against the live "
@@ -546,15 +543,11 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 				strerror(-ret));
 			return EXIT_FAILURE;
 		}
-		if (o->record_ns < 0)
-			res->record_ns = res->cal.record_ns;
-		if (o->record_ns < 0 && o->page_ns < 0)
-			res->page_ns = res->cal.page_ns;
-		if (o->call_ns < 0)
-			res->call_ns = res->cal.call_ns;
 		res->paired_page_ns = o->record_ns < 0 && o->page_ns < 0 && o->live &&
 				      bench_view_walks_pages(o->view);
 	}
+	bench_charges(o, o->view, res->cal.done ? &res->cal : NULL, &res->record_ns,
+		      &res->page_ns, &res->call_ns);
 	if (o->model && !o->region_only && target_live_available()) {
 		struct target *t;
 

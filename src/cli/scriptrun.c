@@ -44,6 +44,8 @@ void cli_pin_to_this_cpu(void)
 int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		  const enum target_kind *kinds, int nr)
 {
+	const struct host_profile *p = NULL;
+	bool want_profile = false;
 	struct sigaction sa;
 	char err[512];
 	int ret;
@@ -64,36 +66,25 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
-	if (run->script->requires) {
-		const struct host_profile *p;
-
+	want_profile = run->script->requires != 0;
+	for (int i = 0; i < nr; i++)
+		want_profile |= kinds[i] == TARGET_MODEL;	/* the model's settings */
+	if (want_profile) {
+		/* Probed here, so that a failed probe says why, not a target. */
 		ret = host_profile_current(&p);
 		if (ret) {
 			fprintf(stderr, "vmalock %s: probing this host: %s\n", cmd,
 				host_probe_failure(ret));
 			return EXIT_CHECK_FAILED;
-		}
-		if (script_requires_unmet(run->script->requires, p->pkeys, p->zero_page,
-					  strcmp(p->thp_enabled, "never") != 0, p->anon_vma_name,
-					  err, sizeof(err))) {
-			fprintf(stderr, "vmalock %s: %s: skipped: it needs %s, which %s lacks\n",
-				cmd, path, err, strcmp(p->source, "probed") ? p->source :
-				"this host");
-			return EXIT_SKIPPED;
 		}
 	}
-	for (int i = 0; i < nr; i++) {
-		const struct host_profile *p;
-
-		/* The model's settings come from this host's profile: say why it failed. */
-		if (kinds[i] != TARGET_MODEL)
-			continue;
-		ret = host_profile_current(&p);
-		if (ret) {
-			fprintf(stderr, "vmalock %s: probing this host: %s\n", cmd,
-				host_probe_failure(ret));
-			return EXIT_CHECK_FAILED;
-		}
+	if (run->script->requires &&
+	    script_requires_unmet(run->script->requires, p->pkeys, p->zero_page,
+				  strcmp(p->thp_enabled, "never") != 0, p->anon_vma_name,
+				  err, sizeof(err))) {
+		fprintf(stderr, "vmalock %s: %s: skipped: it needs %s, which %s lacks\n",
+			cmd, path, err, strcmp(p->source, "probed") ? p->source : "this host");
+		return EXIT_SKIPPED;
 	}
 	cli_pin_to_this_cpu();
 	ret = target_env_create(&run->env);

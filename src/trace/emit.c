@@ -40,7 +40,8 @@ _Atomic bool vml_trace_on;
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tbuf *trace_bufs;			/* [trace_lock] this run's buffers */
 static _Atomic uint64_t trace_gen = 1;		/* bumped by start and reset */
-static size_t trace_max = TRACE_DEFAULT_MAX;	/* [controller] set while off */
+/* [controller] set while off; emitters read them after vml_trace_on's acquire */
+static size_t trace_max = TRACE_DEFAULT_MAX;
 static int32_t trace_tgid;
 /*
  * Arrays written through once already (every page faulted in), handed to the
@@ -154,18 +155,16 @@ static void free_bufs(void)
 	trace_bufs = NULL;
 	/* release: pairs with the acquire load in my_tbuf(): whoever sees it gets a new buffer */
 	atomic_fetch_add_explicit(&trace_gen, 1, memory_order_release);
-	pthread_mutex_unlock(&trace_lock);
-	for (; b; b = n) {
+	for (; b; b = n) {	/* still under trace_lock: the pool's arrays go back */
 		n = b->next;
-		pthread_mutex_lock(&trace_lock);
 		if (b->pooled && b->cap == pool_cap && nr_spare < pool_bufs) {
 			spare_ev[nr_spare++] = b->ev;
 			b->ev = NULL;
 		}
-		pthread_mutex_unlock(&trace_lock);
 		vml_free(b->ev);
 		vml_free(b);
 	}
+	pthread_mutex_unlock(&trace_lock);
 }
 
 /* Context: trace_lock held. Fill the pool up to pool_bufs, or drop it all. */
