@@ -35,6 +35,30 @@ unsigned long bench_mirror_pages(const struct bench_mirror *mi);	/* resident */
  */
 int bench_mirror_apply(const struct bench_mirror *mi, struct vml_sys *sys, struct vml_mm *mm);
 
+/* ---- the model's mapper (mapper.c) ---- */
+
+#define BENCH_MAPPER_SLEEP_NS (10 * NSEC_PER_USEC)	/* mapper.c's nanosleep between calls */
+
+/*
+ * Paul's mapper.c on a model mm, call for call the live child's
+ * mapper_run(): for @duration_s, a random page of the region mapped over
+ * (MAP_FIXED | MAP_POPULATE) or unmapped, each call timed, 10 us apart.
+ */
+struct bench_mapper {
+	struct vml_mm *mm;
+	unsigned long region;		/* the region's start */
+	unsigned long mb;		/* its size in MiB, a power of two */
+	uint64_t seed;			/* the sample's: every row makes the same calls */
+	double duration_s;
+	int cpu;			/* pinned there; < 0: not pinned */
+	bool rcu_anywhere;		/* its RCU callbacks on liburcu's worker (--rcu-callbacks) */
+	struct lat_hist *hist;		/* every call's latency is added */
+	uint64_t fails;			/* out: calls that failed */
+	pid_t tid;			/* out: its thread id */
+};
+/* pthread start routine; @arg is a struct bench_mapper, read after the join. */
+void *bench_model_mapper_main(void *arg);
+
 /* ---- statistics (stats.c) ---- */
 
 struct lat_hist *lat_hist_new(void);	/* initialised; vml_free() it */

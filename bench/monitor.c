@@ -58,11 +58,8 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/debug.h"
-#include "util/rand.h"
 
-#define MAPPER_SLEEP_NS (10 * NSEC_PER_USEC)	/* mapper.c's nanosleep between calls */
 #define SETTLE_NS (100 * NSEC_PER_MSEC)		/* the tool up before the mapper starts */
-#define PAGE_BYTES 4096UL
 #define HOLD_READS 201				/* reads of cmdline timed for the hold */
 #define MON_READ_MAX 65536			/* the replay's largest read() */
 
@@ -187,7 +184,7 @@ static int observe(struct mon_result *res)
 	if (!ret) {
 		bench_progress(o->quiet, "monitor: a mapper run to observe the tools against ...");
 		ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC),
-					     MAPPER_SLEEP_NS, rep);
+					     BENCH_MAPPER_SLEEP_NS, rep);
 	}
 	if (ret) {
 		fprintf(stderr, "vmalock bench: live: mapper: %s\n", errstr(ret));
@@ -270,7 +267,7 @@ static int live_sample(struct mon_run *r)
 		mon_driver_start(&d, SETTLE_NS);
 	}
 	bench_sleep_ns(SETTLE_NS);
-	ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC), MAPPER_SLEEP_NS,
+	ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC), BENCH_MAPPER_SLEEP_NS,
 				     rep);
 	if (r->row->tool >= 0)
 		mon_driver_stop(&d);
@@ -294,39 +291,6 @@ out:
 }
 
 /* ---- one model sample: the mapper, and the tool's reads replayed ---- */
-
-/* The model's mapper.c loop: the same calls as the live child's mapper_run(). */
-static void *model_mapper_main(void *arg)
-{
-	struct mon_run *r = arg;
-	const struct bench_opts *o = r->res->o;
-	unsigned long pages = o->mb * (1024 * 1024 / PAGE_BYTES);
-	struct vml_rand rnd = vml_rand_init(r->seed, 0);
-	struct timespec pause_ts = vml_ns_to_timespec(MAPPER_SLEEP_NS);
-	uint64_t end;
-
-	bench_pin_thread(r->res->mapper_cpu);
-	end = vml_now_ns() + (uint64_t)(o->duration_s * NSEC_PER_SEC);
-	do {
-		uint64_t x = vml_rand_next(&rnd), t0, t1;
-		unsigned long a = r->region + (x & (pages - 1)) * PAGE_BYTES;
-		int ret;
-
-		t0 = vml_now_ns();
-		if (x & (1ULL << 40))
-			ret = vml_mmap(r->mm, a, PAGE_BYTES, PROT_READ | PROT_WRITE,
-				       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-				       NULL, 0, NULL);
-		else
-			ret = vml_munmap(r->mm, a, PAGE_BYTES);
-		t1 = vml_now_ns();
-		if (ret)
-			r->s->fails++;
-		lat_hist_record(r->s->hist, t1 - t0);
-		nanosleep(&pause_ts, NULL);
-	} while (vml_now_ns() < end);
-	return NULL;
-}
 
 /* Read the whole view once with @size-byte read() calls, as the tool did. */
 static int replay_view(struct mon_run *r, const struct mon_step *s, char *buf)
@@ -430,6 +394,7 @@ static int model_sample(struct mon_run *r)
 	struct vml_mm_stats st;
 	struct vml_sys *sys;
 	pthread_t mapper, replayer;
+	struct bench_mapper m;
 	bool replaying = false;
 	int ret = host_current_config(0, &cfg);
 
@@ -456,10 +421,16 @@ static int model_sample(struct mon_run *r)
 			goto out_mm;
 		replaying = true;
 	}
+	m = (struct bench_mapper){
+		.mm = r->mm, .region = r->region, .mb = o->mb, .seed = r->seed,
+		.duration_s = o->duration_s, .cpu = r->res->mapper_cpu,
+		.rcu_anywhere = o->rcu_anywhere, .hist = r->s->hist,
+	};
 	bench_sleep_ns(SETTLE_NS);
-	ret = -pthread_create(&mapper, NULL, model_mapper_main, r);
+	ret = -pthread_create(&mapper, NULL, bench_model_mapper_main, &m);
 	if (!ret)
 		pthread_join(mapper, NULL);
+	r->s->fails = m.fails;
 	store_release(&r->stop, true);
 	if (replaying)
 		pthread_join(replayer, NULL);

@@ -32,13 +32,10 @@
 #include "internal.h"
 #include "pvm_trace.h"
 #include "sync/atomic.h"
-#include "sync/rcu.h"
 #include "trace/emit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/rand.h"
 
-#define MAPPER_SLEEP_NS (10 * NSEC_PER_USEC)	/* mapper.c's nanosleep between calls */
 /* readers and hogs running before the mapper starts */
 #define SETTLE_NS (100 * NSEC_PER_MSEC)
 #define PAGE_SIZE_BYTES 4096UL
@@ -71,7 +68,6 @@ struct pvm_run {
 	/* --trace */
 	struct pvm_tracer *tr;		/* NULL: not traced */
 	struct pvm_dyn *dyn;		/* the row's */
-	pid_t mapper_tid;		/* model */
 	pid_t *tids;			/* the readers' thread ids, [ntids] */
 	atomic_uint ntids;
 };
@@ -119,42 +115,6 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* The model's mapper.c loop: the same calls as the live child's mapper_run(). */
-static void *model_mapper_main(void *arg)
-{
-	struct pvm_run *r = arg;
-	unsigned long pages = r->o->mb * (1024 * 1024 / PAGE_SIZE_BYTES);
-	struct vml_rand rnd = vml_rand_init(r->seed, 0);
-	struct timespec pause_ts = vml_ns_to_timespec(MAPPER_SLEEP_NS);
-	uint64_t end;
-
-	bench_pin_thread(r->mapper_cpu);
-	r->mapper_tid = vml_gettid();
-	/* The VMAs and tree nodes it frees: on its own CPU, below it (sync/rcu.h). */
-	if (!r->o->rcu_anywhere && r->mapper_cpu >= 0)
-		vml_rcu_thread_callbacks(r->mapper_cpu, 19);
-	end = vml_now_ns() + (uint64_t)(r->o->duration_s * NSEC_PER_SEC);
-	do {	/* at least one call, however late we are scheduled */
-		uint64_t x = vml_rand_next(&rnd), t0, t1;
-		unsigned long a = r->region + (x & (pages - 1)) * PAGE_SIZE_BYTES;
-		int ret;
-
-		t0 = vml_now_ns();
-		if (x & (1ULL << 40))
-			ret = vml_mmap(r->mm, a, PAGE_SIZE_BYTES, PROT_READ | PROT_WRITE,
-				       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-				       NULL, 0, NULL);
-		else
-			ret = vml_munmap(r->mm, a, PAGE_SIZE_BYTES);
-		t1 = vml_now_ns();
-		if (ret)
-			r->fails++;
-		lat_hist_record(r->hist, t1 - t0);
-		nanosleep(&pause_ts, NULL);
-	} while (vml_now_ns() < end);
-	return NULL;
-}
-
 static int start_readers(struct pvm_run *r, unsigned int n, pthread_t *th, unsigned int *started)
 {
 	int ret;
@@ -189,6 +149,7 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	struct vml_sys_config cfg;	/* this host's (or --profile's) */
 	struct vml_mm_stats st;
 	struct bench_hogs hogs;
+	struct bench_mapper m;
 	struct vml_sys *sys;
 	pthread_t *th, mapper;
 	unsigned int started = 0;
@@ -231,13 +192,19 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	ret = bench_hogs_start(&hogs, r->o->busy, r->reader_cpu, r->o->busyduration_ms);
 	if (ret)
 		goto out_readers;
+	m = (struct bench_mapper){
+		.mm = r->mm, .region = r->region, .mb = r->o->mb, .seed = r->seed,
+		.duration_s = r->o->duration_s, .cpu = r->mapper_cpu,
+		.rcu_anywhere = r->o->rcu_anywhere, .hist = r->hist,
+	};
 	bench_sleep_ns(SETTLE_NS);
 	pvm_trace_model_start(r->tr);
-	ret = -pthread_create(&mapper, NULL, model_mapper_main, r);
+	ret = -pthread_create(&mapper, NULL, bench_model_mapper_main, &m);
 	if (!ret)
 		pthread_join(mapper, NULL);
+	r->fails = m.fails;
 	if (r->tr && !ret && !vml_mm_stats(r->mm, &st))
-		ret = pvm_trace_model_end(r->tr, r->dyn, (const void *)r->mm, r->mapper_tid, r->tids,
+		ret = pvm_trace_model_end(r->tr, r->dyn, (const void *)r->mm, m.tid, r->tids,
 					  load_relaxed(&r->ntids), r->o->duration_s,
 					  st.mmap_handoffs);
 	bench_hogs_stop(&hogs);
@@ -356,7 +323,7 @@ static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 	ret = pvm_trace_live_start(r->tr, r->pid, r->tids, load_relaxed(&r->ntids));
 	if (!ret)
 		ret = target_live_mapper_run(t, (uint64_t)(r->o->duration_s * NSEC_PER_SEC),
-					     MAPPER_SLEEP_NS, rep);
+					     BENCH_MAPPER_SLEEP_NS, rep);
 	if (!ret)
 		ret = pvm_trace_live_end(r->tr, r->dyn, r->pid, r->tids, load_relaxed(&r->ntids),
 					 r->o->duration_s);

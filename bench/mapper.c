@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mapper.c - the model's side of Paul McKenney's mapper (mapper.c in his
+ * proc-mmap_sem-test): the same calls, in the same order, as the live
+ * child's mapper_run() (src/target/child_main.c), so that a model row and a
+ * live row of one seed replay the same sequence. Shared by proc-vs-map and
+ * monitor.
+ */
+#include <sys/mman.h>
+#include <time.h>
+
+#include "internal.h"
+#include "sync/rcu.h"
+#include "trace/emit.h"
+#include "util/clock.h"
+#include "util/rand.h"
+#include "vmalock/mm.h"
+
+#define MAPPER_PAGE 4096UL
+
+void *bench_model_mapper_main(void *arg)
+{
+	struct bench_mapper *m = arg;
+	unsigned long pages = m->mb * (1024 * 1024 / MAPPER_PAGE);
+	struct vml_rand rnd = vml_rand_init(m->seed, 0);
+	struct timespec pause_ts = vml_ns_to_timespec(BENCH_MAPPER_SLEEP_NS);
+	uint64_t end;
+
+	bench_pin_thread(m->cpu);
+	m->tid = vml_gettid();
+	/*
+	 * The VMAs and tree nodes it frees go to a worker on its own CPU below
+	 * it, as the kernel frees them in softirq on the CPU that queued them
+	 * (sync/rcu.h); liburcu's own worker, at nice 0 on any CPU, could
+	 * preempt a nice-15 reader that holds a lock.
+	 */
+	if (!m->rcu_anywhere && m->cpu >= 0)
+		vml_rcu_thread_callbacks(m->cpu, 19);
+	end = vml_now_ns() + (uint64_t)(m->duration_s * NSEC_PER_SEC);
+	do {	/* at least one call, however late we are scheduled */
+		uint64_t x = vml_rand_next(&rnd), t0, t1;
+		unsigned long a = m->region + (x & (pages - 1)) * MAPPER_PAGE;
+		int ret;
+
+		t0 = vml_now_ns();
+		if (x & (1ULL << 40))
+			ret = vml_mmap(m->mm, a, MAPPER_PAGE, PROT_READ | PROT_WRITE,
+				       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				       NULL, 0, NULL);
+		else
+			ret = vml_munmap(m->mm, a, MAPPER_PAGE);
+		t1 = vml_now_ns();
+		if (ret)
+			m->fails++;
+		lat_hist_record(m->hist, t1 - t0);
+		nanosleep(&pause_ts, NULL);
+	} while (vml_now_ns() < end);
+	return NULL;
+}
