@@ -386,6 +386,20 @@ static bool is_mmap_lock_contended(struct proc_maps_private *priv)
 	return mmap_lock_is_contended(priv->mm);
 }
 
+/* Add @vma's part from *@last_vma_end on (all of it if it starts there or later). */
+static void rollup_gather(struct seq_file *m, struct proc_maps_private *priv, struct vma *vma,
+			  struct mem_size_stats *mss, unsigned long *last_vma_end)
+{
+	smap_gather_stats(priv, vma, mss, vma->vm_start < *last_vma_end ? *last_vma_end : 0);
+	*last_vma_end = vma->vm_end;
+	/*
+	 * The calibration's charge is per VMA (what the live kernel spends on
+	 * each): here, under the lock, not once for the one record.
+	 */
+	if (unlikely(m->record_ns))
+		vml_spin_ns(m->record_ns);
+}
+
 /*
  * show_smaps_rollup - the sum of every VMA's smaps in one record.
  *
@@ -394,7 +408,8 @@ static bool is_mmap_lock_contended(struct proc_maps_private *priv)
  * from where the last VMA ended: the next VMA if it starts there or later
  * (the last one is gone or unchanged), nothing if there is none, or - if a
  * VMA now straddles the old end (the last one grew or merged) - only its
- * part from that end. The re-take normally steals the lock back from the
+ * part from that end; that VMA and the one after it are gathered before
+ * the next check, as the kernel's loop does. The re-take normally steals the lock back from the
  * writer it was dropped for (docs/kernel.md §5.3); with VML_READER_NOSTEAL it
  * queues behind it (the 2026 down_read_nosteal), so the writer gets in.
  *
@@ -423,15 +438,7 @@ static int show_smaps_rollup(struct seq_file *m, void *v)
 		vma_start = vma->vm_start;
 	/* Ends: each step moves pos past a VMA's end, and addresses are bounded. */
 	while (vma) {
-		/* Resuming after a drop: only the part not yet gathered. */
-		smap_gather_stats(priv, vma, &mss, vma->vm_start < last_vma_end ? last_vma_end : 0);
-		last_vma_end = vma->vm_end;
-		/*
-		 * The calibration's charge is per VMA (what the live kernel spends
-		 * on each): here, under the lock, not once for the one record.
-		 */
-		if (unlikely(m->record_ns))
-			vml_spin_ns(m->record_ns);
+		rollup_gather(m, priv, vma, &mss, &last_vma_end);
 
 		/* Let a queued writer in; pos (last_vma_end) is where the walk resumes. */
 		if (is_mmap_lock_contended(priv)) {
@@ -440,6 +447,18 @@ static int show_smaps_rollup(struct seq_file *m, void *v)
 						     mmap_retake_nosteal(priv->mm));
 			if (ret)
 				goto out;
+			/*
+			 * The VMA found after the re-take is gathered at once, and the
+			 * loop's own step gathers the one after it before the next check,
+			 * as 6.18 does (its cases 1, 2 and 4 gather, then continue to the
+			 * loop's vma_next): while a writer waits, a hold covers two VMAs.
+			 */
+			ret = proc_maps_next(priv, &pos, &vma);
+			if (ret)
+				goto out;
+			if (!vma)
+				break;
+			rollup_gather(m, priv, vma, &mss, &last_vma_end);
 		}
 		ret = proc_maps_next(priv, &pos, &vma);
 		if (ret)
