@@ -267,8 +267,8 @@ static int live_sample(struct mon_run *r)
 		mon_driver_start(&d, SETTLE_NS);
 	}
 	bench_sleep_ns(SETTLE_NS);
-	ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC), BENCH_MAPPER_SLEEP_NS,
-				     rep);
+	ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC),
+				     BENCH_MAPPER_SLEEP_NS, rep);
 	if (r->row->tool >= 0)
 		mon_driver_stop(&d);
 	if (ret) {

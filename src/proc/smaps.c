@@ -409,9 +409,10 @@ static void rollup_gather(struct seq_file *m, struct proc_maps_private *priv, st
  * (the last one is gone or unchanged), nothing if there is none, or - if a
  * VMA now straddles the old end (the last one grew or merged) - only its
  * part from that end; that VMA and the one after it are gathered before
- * the next check, as the kernel's loop does. The re-take normally steals the lock back from the
- * writer it was dropped for (docs/kernel.md §5.3); with VML_READER_NOSTEAL it
- * queues behind it (the 2026 down_read_nosteal), so the writer gets in.
+ * the next check, as the kernel's loop does. The re-take normally steals
+ * the lock back from the writer it was dropped for (docs/kernel.md §5.3);
+ * with VML_READER_NOSTEAL it queues behind it (the 2026
+ * down_read_nosteal), so the writer gets in.
  *
  * Policy VMA (2026): VMA by VMA under RCU and the VMA's read lock, RCU
  * dropped for each page walk. A VMA that cannot be locked is found under

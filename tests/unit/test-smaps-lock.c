@@ -14,7 +14,8 @@
  *  - VML_BROKEN_SKIP_RESET: a VMA mapped into the gap after X during X's
  *    walk is shown by a correct reader and missed by the broken one;
  *  - smaps_rollup under policy MMAP drops mmap_lock for a queued writer:
- *    with VML_READER_NOSTEAL the writer gets in before the reader's next VMA;
+ *    with VML_READER_NOSTEAL the writer gets in before the reader's next VMA,
+ *    and after the re-take two VMAs are gathered before the next check;
  *  - lock-event counters: which path each read took (VMA locks, mmap_lock,
  *    a fallback when a VMA is write-locked).
  */
@@ -398,6 +399,64 @@ static void test_rollup_drop(bool nosteal)
 	vml_sys_destroy(sys);
 }
 
+/*
+ * smaps_rollup, policy MMAP, NOSTEAL: after a drop and re-take the reader
+ * gathers the VMA it finds (Y) and the one after it (Z) before it looks for
+ * a waiter again, as the kernel's loop does - a hold is two VMAs. So a
+ * writer that queues during Y's walk is still waiting in Z's (the reader
+ * holds mmap_lock throughout) and gets in after Z. NOSTEAL makes the order
+ * certain: at each drop the reader queues behind the writer.
+ */
+static void test_rollup_two_per_hold(void)
+{
+	const unsigned long M = 1UL << 20, X = BASE + M, Y = BASE + 2 * M, Z = BASE + 3 * M;
+	struct vml_sys_config cfg = { .mmap_lock_handoff_ns = 60ULL * 1000000000 };
+	struct vml_mm_stats st0, st1;
+	struct vml_sys *sys;
+	struct vml_mm *mm;
+	struct reader r;
+	struct writer w1, w2;
+
+	vml_sys_create(&cfg, &sys);
+	mm = layout(sys);
+	vml_mm_stats(mm, &st0);
+	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS_ROLLUP, .lock = VML_LOCK_MMAP,
+			     .flags = VML_READER_NOSTEAL };
+	park_at(X, Y);
+	pthread_mutex_lock(&gate.lock);
+	gate.park[2] = Z;
+	pthread_mutex_unlock(&gate.lock);
+	start_reader(&r);
+	wait_parked(X);
+	w1 = (struct writer){ .mm = mm, .op = W_MMAP, .addr = BASE + 16 * M, .len = 4 * PG };
+	start_writer(&w1);
+	wait_until(mmap_lock_is_contended(to_mm(mm)), "the first writer to queue");
+	release();
+	wait_parked(Y);
+	ok(atomic_load(&w1.done), "the writer queued in X's walk got in before Y's");
+	w2 = (struct writer){ .mm = mm, .op = W_MMAP, .addr = BASE + 17 * M, .len = 4 * PG };
+	start_writer(&w2);
+	wait_until(mmap_lock_is_contended(to_mm(mm)), "the second writer to queue");
+	release();
+	wait_parked(Z);
+	ok(!atomic_load(&w2.done),
+	   "the writer queued in Y's walk still waits in Z's: Y and Z in one hold");
+	release();
+	park_at(0, 0);
+	pthread_join(r.thread, NULL);
+	pthread_join(w1.thread, NULL);
+	pthread_join(w2.thread, NULL);
+	vml_mm_stats(mm, &st1);
+	is_int((long long)(st1.proc_contended_drops - st0.proc_contended_drops), 2,
+	       "two drops: after X, and after Z (none after Y)");
+	ok(!w1.err && !w2.err, "both writers mapped");
+	ok(r.out && strstr(r.out, "Rss:                  48 kB"),
+	   "the rollup is whole: 3 touched VMAs, 48 kB");
+	free(r.out);
+	vml_mm_destroy(mm);
+	vml_sys_destroy(sys);
+}
+
 /* Counters: which path a read took. */
 static void test_counters(void)
 {
@@ -457,6 +516,7 @@ int main(void)
 	test_skip_reset(true);
 	test_rollup_drop(true);
 	test_rollup_drop(false);
+	test_rollup_two_per_hold();
 	test_counters();
 	atomic_store(&vml_proc_walk_hook, NULL);
 	return tap_done();
