@@ -243,7 +243,15 @@ void vt_unmap_range(struct vma_txn *t, unsigned long start, unsigned long end,
 				   .ceiling = next ? next->vm_start : 0 };
 }
 
-int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
+/*
+ * @downgrade: munmap(2) itself - once the VMAs are out of the tree, trade
+ * mmap_lock(W) for mmap_lock(R) before the zap and the page-table freeing,
+ * as the kernel's vms_complete_munmap_vmas() does when its caller lets it
+ * unlock; *@downgraded says whether it did (not on an error or an empty
+ * range), and so which lock the caller releases.
+ */
+static int __do_munmap(struct mm *mm, unsigned long start, unsigned long len, bool downgrade,
+		       bool *downgraded)
 {
 	struct unmap_range u;
 	struct vma_txn t;
@@ -270,9 +278,22 @@ int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
 	vt_unmap_range(&t, start, end, &u);
 	vma_txn_commit(&t);
 	mm->locked_vm -= locked;
+	if (downgrade) {
+		/*
+		 * No VMA meets [u.floor, u.ceiling) any more, and none can
+		 * until the read lock goes: what follows touches only that.
+		 */
+		mmap_write_downgrade(mm);
+		*downgraded = true;
+	}
 	zap_page_range(mm, start, end);
 	free_pgtables(mm, &u);
 	return 0;
+}
+
+int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
+{
+	return __do_munmap(mm, start, len, false, NULL);
 }
 
 /*
@@ -557,10 +578,15 @@ int vml_munmap(struct vml_mm *umm, unsigned long addr, unsigned long len)
 	struct mm *mm = to_mm(umm);
 	int err;
 
+	bool downgraded = false;
+
 	if (!mm)
 		return -EINVAL;
 	mmap_write_lock(mm);
-	err = do_munmap(mm, addr, len);
-	mmap_write_unlock(mm);
+	err = __do_munmap(mm, addr, len, true, &downgraded);
+	if (downgraded)
+		mmap_read_unlock(mm);
+	else
+		mmap_write_unlock(mm);
 	return err;
 }

@@ -27,7 +27,8 @@
  *     0 -> table: populate_entry() (faults, populate, fork: whoever needs a
  *     table; the loser of a race frees its copy) and reserve_install()
  *     (mremap, from tables set aside before its commit). Table -> 0:
- *     free_pgtables() and khugepaged's collapse, under mmap_lock(W). A whole
+ *     free_pgtables() and khugepaged's collapse, under mmap_lock(W) (munmap's
+ *     free_pgtables: (R) after its downgrade, below). A whole
  *     PTE table or huge leaf moves from one PMD entry to another
  *     (move_page_tables, move_huge_pmd) under mmap_lock(W) with both VMAs
  *     write-locked. A PMD entry also turns into a huge leaf and back
@@ -49,9 +50,12 @@
  * Why a lock-free walk never meets a freed table. Tables are freed only by
  * free_pgtables(): under mmap_lock(W), after the commit and the zap, only
  * where no VMA meets the table's span but the writer's own new ones, which
- * stay write-locked until mmap_write_unlock(); the entry above is cleared
- * under page_table_lock and the table freed through vml_call_rcu(). So a
- * holder of mmap_lock excludes it, a holder of a VMA read lock walks only
+ * stay write-locked until mmap_write_unlock(); munmap(2) frees them after
+ * downgrading to mmap_lock(R), where no VMA meets the span at all and none
+ * can be mapped there until it unlocks. The entry above is cleared under
+ * page_table_lock and the table freed through vml_call_rcu(). So a holder
+ * of mmap_lock walking its VMAs' ranges never meets it (no walk of this
+ * model leaves its VMAs' ranges), a holder of a VMA read lock walks only
  * tables under its own VMA (which no writer may unmap while it is locked),
  * and an RCU walker finishes before the grace period ends. Collapse clears
  * a PMD entry but keeps the table (it becomes the huge leaf's deposit), and
@@ -567,7 +571,8 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u)
 {
 	unsigned long size = 1UL << PGDIR_SHIFT;
 
-	mmap_assert_write_locked(mm);
+	/* (R): munmap(2) after its downgrade - no VMA meets the range (mmap.c). */
+	mmap_assert_locked(mm);
 	if (u->start >= u->end)
 		return;
 	for (unsigned long a = u->start & ~(size - 1); a < u->end; a += size) {

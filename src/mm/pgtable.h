@@ -4,10 +4,11 @@
  *
  * Tables are allocated on demand (upper levels populated under
  * mm->page_table_lock). An unmap frees the tables no VMA needs any more
- * (free_pgtables): under mmap_lock(W), only where no VMA but the writer's
- * own write-locked ones meets the table's span, and through RCU after
- * clearing the entry above. So a walker holding mmap_lock or a VMA lock may
- * follow the entries of its VMA's range without a lock; one holding neither
+ * (free_pgtables): under mmap_lock(W) - or (R), after munmap(2)'s
+ * downgrade - only where no VMA but the writer's own write-locked ones
+ * meets the table's span, and through RCU after clearing the entry above.
+ * So a walker holding mmap_lock or a VMA lock may follow the entries of its
+ * VMA's range without a lock; one holding neither
  * (the "hardware" access path, a reverse-map walk) does so under RCU and
  * rechecks the entry it came by once it has the ptl (pte_offset_map_lock).
  * A PTE entry is read and written under its table's ptl; the one
@@ -109,7 +110,8 @@ struct unmap_range {
  * table goes only once its entries are all gone. Memory is freed after an
  * RCU grace period.
  * Context: mmap_lock(W); any VMA now in [floor, ceiling) is write-locked by
- * this writer (a MAP_FIXED or mremap destination).
+ * this writer (a MAP_FIXED or mremap destination). Or mmap_lock(R) after
+ * munmap(2)'s downgrade, when no VMA meets [floor, ceiling) at all.
  */
 void free_pgtables(struct mm *mm, const struct unmap_range *u);
 
