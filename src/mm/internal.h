@@ -60,6 +60,14 @@ void vt_unmap_range(struct vma_txn *t, unsigned long start, unsigned long end,
 		    struct unmap_range *u);
 /* munmap(2) body. Context: mmap_lock(W). */
 int do_munmap(struct mm *mm, unsigned long start, unsigned long len);
+/*
+ * The same for munmap(2) itself and mremap's shrink: once the VMAs are out
+ * of the tree, downgrade to mmap_lock(R) for the zap and the page-table
+ * freeing (the kernel's do_vmi_munmap told to unlock). *@downgraded: it did
+ * (not on an error or an empty range); the caller drops whichever it holds.
+ * Context: mmap_lock(W).
+ */
+int do_munmap_downgrade(struct mm *mm, unsigned long start, unsigned long len, bool *downgraded);
 /* Pick an address for a new mapping (MAP_FIXED: check it). Return address or -errno. */
 long get_unmapped_area(struct mm *mm, struct vml_file *file, unsigned long addr, unsigned long len,
 		       unsigned long pgoff, int flags, unsigned long vm_flags);

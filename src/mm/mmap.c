@@ -296,6 +296,11 @@ int do_munmap(struct mm *mm, unsigned long start, unsigned long len)
 	return __do_munmap(mm, start, len, false, NULL);
 }
 
+int do_munmap_downgrade(struct mm *mm, unsigned long start, unsigned long len, bool *downgraded)
+{
+	return __do_munmap(mm, start, len, true, downgraded);
+}
+
 /*
  * split_at_range_ends - split the VMAs straddling @start and @end.
  *
@@ -583,7 +588,7 @@ int vml_munmap(struct vml_mm *umm, unsigned long addr, unsigned long len)
 	if (!mm)
 		return -EINVAL;
 	mmap_write_lock(mm);
-	err = __do_munmap(mm, addr, len, true, &downgraded);
+	err = do_munmap_downgrade(mm, addr, len, &downgraded);
 	if (downgraded)
 		mmap_read_unlock(mm);
 	else

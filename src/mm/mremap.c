@@ -6,7 +6,9 @@
  * The kernel's order (do_mremap): look the source up and validate it
  * (check_prep_vma, before anything changes); for MREMAP_FIXED unmap the
  * destination and look the source up again (-EFAULT if that unmap took it);
- * trim the source of a shrinking move; then move.
+ * trim the source of a shrinking move; then move. A shrink in place is an
+ * unmap of the tail that, like munmap(2)'s, downgrades mmap_lock to read
+ * for the zap and the page-table freeing.
  *
  * A move is staged as one transaction: unmap the destination (FIXED), trim
  * the source (shrinking moves), copy the VMA to the destination (merging it
@@ -44,6 +46,7 @@ struct remap {
 	unsigned long delta;
 	struct vma *vma;
 	bool populate;		/* a locked mapping grew: fault in the new part */
+	bool downgraded;	/* a shrink's unmap left mmap_lock(R) held, not (W) */
 };
 
 static bool implies_new_addr(struct remap *r)
@@ -453,7 +456,8 @@ static long mremap_at(struct mm *mm, struct remap *r)
 	if (r->new_len == r->old_len)
 		return (long)r->addr;
 	if (r->new_len < r->old_len) {
-		err = do_munmap(mm, r->addr + r->new_len, r->delta);
+		/* As the kernel's shrink: an unmap that may downgrade (do_vmi_munmap, unlock). */
+		err = do_munmap_downgrade(mm, r->addr + r->new_len, r->delta, &r->downgraded);
 		return err ? err : (long)r->addr;
 	}
 
@@ -502,7 +506,10 @@ int vml_mremap(struct vml_mm *umm, unsigned long old_addr, unsigned long old_len
 		if (!res)
 			res = implies_new_addr(&r) ? mremap_to(mm, &r) : mremap_at(mm, &r);
 	}
-	mmap_write_unlock(mm);
+	if (r.downgraded)
+		mmap_read_unlock(mm);
+	else
+		mmap_write_unlock(mm);
 	if (res < 0)
 		return (int)res;
 	if (r.populate && r.new_len > r.old_len)
