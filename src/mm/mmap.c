@@ -244,11 +244,12 @@ void vt_unmap_range(struct vma_txn *t, unsigned long start, unsigned long end,
 }
 
 /*
- * @downgrade: munmap(2) itself - once the VMAs are out of the tree, trade
- * mmap_lock(W) for mmap_lock(R) before the zap and the page-table freeing,
- * as the kernel's vms_complete_munmap_vmas() does when its caller lets it
- * unlock; *@downgraded says whether it did (not on an error or an empty
- * range), and so which lock the caller releases.
+ * @downgrade: munmap(2) itself, and mremap's shrink in place - once the
+ * VMAs are out of the tree, trade mmap_lock(W) for mmap_lock(R) before the
+ * zap and the page-table freeing, as the kernel's vms_complete_munmap_vmas()
+ * does when its caller lets it unlock; *@downgraded says whether it did
+ * (not on an error or an empty range), and so which lock the caller
+ * releases.
  */
 static int __do_munmap(struct mm *mm, unsigned long start, unsigned long len, bool downgrade,
 		       bool *downgraded)
@@ -581,9 +582,8 @@ int vml_mmap(struct vml_mm *umm, unsigned long addr, unsigned long len, int prot
 int vml_munmap(struct vml_mm *umm, unsigned long addr, unsigned long len)
 {
 	struct mm *mm = to_mm(umm);
-	int err;
-
 	bool downgraded = false;
+	int err;
 
 	if (!mm)
 		return -EINVAL;

@@ -571,7 +571,7 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u)
 {
 	unsigned long size = 1UL << PGDIR_SHIFT;
 
-	/* (R): munmap(2) after its downgrade - no VMA meets the range (mmap.c). */
+	/* (R): after an unmap's downgrade (munmap, mremap shrink; mmap.c). */
 	mmap_assert_locked(mm);
 	if (u->start >= u->end)
 		return;
