@@ -79,12 +79,14 @@ static void walk_hook(struct vma *vma)
 	pthread_mutex_unlock(&gate.lock);
 }
 
-static void park_at(unsigned long a, unsigned long b)
+/* Park the reader in the walks of the VMAs starting at @a, @b and @c (0: none). */
+static void park_at(unsigned long a, unsigned long b, unsigned long c)
 {
 	pthread_mutex_lock(&gate.lock);
 	memset(gate.park, 0, sizeof(gate.park));
 	gate.park[0] = a;
 	gate.park[1] = b;
+	gate.park[2] = c;
 	pthread_mutex_unlock(&gate.lock);
 }
 
@@ -202,6 +204,15 @@ static void start_writer(struct writer *w)
 	pthread_create(&w->thread, NULL, writer_main, w);
 }
 
+/* Start @w mapping 4 pages at @addr and wait until it queues on mmap_lock. */
+static void start_queued_mmap(struct writer *w, struct vml_mm *mm, unsigned long addr,
+			      const char *what)
+{
+	*w = (struct writer){ .mm = mm, .op = W_MMAP, .addr = addr, .len = 4 * PG };
+	start_writer(w);
+	wait_until(mmap_lock_is_contended(to_mm(mm)), what);
+}
+
 /*
  * Layout: A [BASE, +16K) touched, X [+1M, +16K) touched, Y [+2M, +16K)
  * touched, Z [+3M, +16K). Distinct protections keep them apart.
@@ -236,7 +247,7 @@ static void test_vma_bound(enum vml_view view)
 	vml_sys_create(NULL, &sys);
 	mm = layout(sys);
 	r = (struct reader){ .mm = mm, .view = view, .lock = VML_LOCK_VMA };
-	park_at(X, Y);
+	park_at(X, Y, 0);
 	start_reader(&r);
 	x = wait_parked(X);
 
@@ -265,7 +276,7 @@ static void test_vma_bound(enum vml_view view)
 	wait_until(atomic_load(&same.done), "mprotect of X to finish during Y's walk");
 	ok(!same.err, "mprotect of X finished while the reader is inside Y's walk");
 	release();
-	park_at(0, 0);
+	park_at(0, 0, 0);
 	pthread_join(r.thread, NULL);
 	pthread_join(same.thread, NULL);
 	if (view == VML_VIEW_SMAPS)
@@ -288,16 +299,14 @@ static void test_mmap_policy_blocks(void)
 	vml_sys_create(NULL, &sys);
 	mm = layout(sys);
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS, .lock = VML_LOCK_MMAP };
-	park_at(X, 0);
+	park_at(X, 0, 0);
 	start_reader(&r);
 	wait_parked(X);
-	other = (struct writer){ .mm = mm, .op = W_MMAP, .addr = BASE + 16 * M, .len = 4 * PG };
-	start_writer(&other);
-	wait_until(mmap_lock_is_contended(to_mm(mm)), "the writer to queue on mmap_lock");
+	start_queued_mmap(&other, mm, BASE + 16 * M, "the writer to queue on mmap_lock");
 	ok(!atomic_load(&other.done),
 	   "policy mmap: an mmap elsewhere is queued on mmap_lock behind the parked reader");
 	release();
-	park_at(0, 0);
+	park_at(0, 0, 0);
 	pthread_join(other.thread, NULL);
 	pthread_join(r.thread, NULL);
 	ok(!other.err, "...and completes once the reader's read() is over");
@@ -319,14 +328,14 @@ static void test_skip_reset(bool broken)
 	mm = layout(sys);
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS, .lock = VML_LOCK_VMA };
 	atomic_store(&vml_debug_broken, broken ? VML_BROKEN_SKIP_RESET : 0);
-	park_at(X, 0);
+	park_at(X, 0, 0);
 	start_reader(&r);
 	wait_parked(X);
 	gap = (struct writer){ .mm = mm, .op = W_MMAP, .addr = G, .len = 4 * PG };
 	start_writer(&gap);
 	pthread_join(gap.thread, NULL);
 	release();
-	park_at(0, 0);
+	park_at(0, 0, 0);
 	pthread_join(r.thread, NULL);
 	atomic_store(&vml_debug_broken, 0);
 	if (broken)
@@ -364,12 +373,10 @@ static void test_rollup_drop(bool nosteal)
 	vml_mm_stats(mm, &st0);
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS_ROLLUP, .lock = VML_LOCK_MMAP,
 			     .flags = nosteal ? VML_READER_NOSTEAL : 0 };
-	park_at(X, Y);
+	park_at(X, Y, 0);
 	start_reader(&r);
 	wait_parked(X);
-	w = (struct writer){ .mm = mm, .op = W_MMAP, .addr = BASE + 16 * M, .len = 4 * PG };
-	start_writer(&w);
-	wait_until(mmap_lock_is_contended(to_mm(mm)), "the writer to queue");
+	start_queued_mmap(&w, mm, BASE + 16 * M, "the writer to queue");
 	release();
 	wait_parked(Y);
 	if (nosteal) {
@@ -379,7 +386,7 @@ static void test_rollup_drop(bool nosteal)
 		in_before_y = atomic_load(&w.done);
 	}
 	release();
-	park_at(0, 0);
+	park_at(0, 0, 0);
 	pthread_join(r.thread, NULL);
 	pthread_join(w.thread, NULL);
 	vml_mm_stats(mm, &st1);
@@ -422,29 +429,22 @@ static void test_rollup_two_per_hold(void)
 	vml_mm_stats(mm, &st0);
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS_ROLLUP, .lock = VML_LOCK_MMAP,
 			     .flags = VML_READER_NOSTEAL };
-	park_at(X, Y);
-	pthread_mutex_lock(&gate.lock);
-	gate.park[2] = Z;
-	pthread_mutex_unlock(&gate.lock);
+	park_at(X, Y, Z);
 	start_reader(&r);
 	wait_parked(X);
-	w1 = (struct writer){ .mm = mm, .op = W_MMAP, .addr = BASE + 16 * M, .len = 4 * PG };
-	start_writer(&w1);
-	wait_until(mmap_lock_is_contended(to_mm(mm)), "the first writer to queue");
+	start_queued_mmap(&w1, mm, BASE + 16 * M, "the first writer to queue");
 	release();
 	wait_parked(Y);
 	/* It sets done after its unlock, so it may still be on its way out. */
 	wait_until(atomic_load(&w1.done), "the writer queued in X's walk to finish in Y's");
 	ok(1, "the writer queued in X's walk got in before Y's");
-	w2 = (struct writer){ .mm = mm, .op = W_MMAP, .addr = BASE + 17 * M, .len = 4 * PG };
-	start_writer(&w2);
-	wait_until(mmap_lock_is_contended(to_mm(mm)), "the second writer to queue");
+	start_queued_mmap(&w2, mm, BASE + 17 * M, "the second writer to queue");
 	release();
 	wait_parked(Z);
 	ok(!atomic_load(&w2.done),
 	   "the writer queued in Y's walk still waits in Z's: Y and Z in one hold");
 	release();
-	park_at(0, 0);
+	park_at(0, 0, 0);
 	pthread_join(r.thread, NULL);
 	pthread_join(w1.thread, NULL);
 	pthread_join(w2.thread, NULL);
@@ -488,7 +488,7 @@ static void test_counters(void)
 	/* Y write-locked when the reader reaches it: found under mmap_lock instead. */
 	a = b;
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS, .lock = VML_LOCK_VMA };
-	park_at(X, 0);
+	park_at(X, 0, 0);
 	start_reader(&r);
 	wait_parked(X);
 	mmap_write_lock(to_mm(mm));
@@ -496,7 +496,7 @@ static void test_counters(void)
 	release();
 	wait_until(mmap_lock_is_contended(to_mm(mm)), "the reader to fall back to mmap_lock");
 	mmap_write_unlock(to_mm(mm));
-	park_at(0, 0);
+	park_at(0, 0, 0);
 	pthread_join(r.thread, NULL);
 	vml_mm_stats(mm, &b);
 	ok(b.vma_lock_abort > a.vma_lock_abort, "a write-locked VMA aborts the VMA lock");
