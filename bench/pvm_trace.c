@@ -135,6 +135,10 @@ static void extract(struct pvm_dyn *dyn, const struct trace_analysis *a, uint64_
 			dyn->race_unwoken += t->race_unwoken;
 			dyn->race_slow += t->race_slow;
 			dyn->race_ran += t->race_ran;
+			for (int b = 0; b < 2; b++) {
+				dyn->sleep_races[b] += t->sleep_races[b];
+				dyn->sleep_races_won[b] += t->sleep_races_won[b];
+			}
 			dyn->handoffs += t->handoffs;
 		} else if (in(t->pid, readers, nr)) {
 			trace_stat_merge(&dyn->rd_hold, &t->hold[TRACE_READ]);
@@ -580,15 +584,19 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 		   "running (%s); runacq: its switch-in -> acquired\n"
 		   "# race: at a reader's attempt while the mapper waits, %% of attempts that came "
 		   "before the mapper was woken / while woken but not running / after it ran\n"
+		   "# won%%: of the releases that left the lock free while the mapper slept in its "
+		   "wait, %% it took next, when it had slept < %.0f us / longer (needs its "
+		   "switch-outs: root)\n"
 		   "# vma: the model mapper's waits for VMA readers (p50, max)\n",
 		   res->tracer ? (double)res->tracer->handoff_ns / 1e6 : 4.0,
 		   pvm_tracer_live(res->tracer) ? "the kernel's sched events on both targets" :
-		   "live: sched events; model: its futex wake -> back from futex_wait");
+		   "live: sched events; model: its futex wake -> back from futex_wait",
+		   (double)TRACE_SHORT_SLEEP_NS / 1e3);
 	fprintf(f, "%-6s %-6s %-17s %3s %6s %6s %6s %6s %6s %6s %6s %6s %7s %6s %6s %7s %6s %6s "
-		   "%6s %6s %-14s %6s %6s %5s\n",
+		   "%6s %6s %-14s %-9s %6s %6s %5s\n",
 		"target", "lock", "steal", "rd", "hold50", "hold99", "gap50", "gap99", "wait/s",
 		"wait50", "wait99", "waitmx", "steal/s", "stoln%", "hoff/s", "[rwsem]", "rlwk50",
-		"wake50", "wake99", "runacq", "race u/s/r %", "vma50", "vmamx", "lost");
+		"wake50", "wake99", "runacq", "race u/s/r %", "won% s/l", "vma50", "vmamx", "lost");
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 		const struct pvm_dyn *d = row->dyn;
@@ -629,6 +637,21 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 		else
 			snprintf(race, sizeof(race), "-");
 		fprintf(f, " %-14s", race);
+		if (d->sleep_races[0] || d->sleep_races[1]) {
+			char won[2][8];
+
+			for (int b = 0; b < 2; b++)
+				if (d->sleep_races[b])
+					snprintf(won[b], sizeof(won[b]), "%.0f",
+						 100.0 * (double)d->sleep_races_won[b] /
+						 (double)d->sleep_races[b]);
+				else
+					snprintf(won[b], sizeof(won[b]), "-");
+			snprintf(race, sizeof(race), "%s/%s", won[0], won[1]);
+		} else {
+			snprintf(race, sizeof(race), "-");
+		}
+		fprintf(f, " %-9s", race);
 		if (row->target == TARGET_MODEL) {
 			put(f, q_us(&d->vma_wait, 0.5));
 			put(f, us(d->vma_wait.max_ns));

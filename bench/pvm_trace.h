@@ -44,6 +44,7 @@ struct pvm_dyn {
 	struct trace_stat wr_acquire, wr_wait, wr_wake, wr_rel_wake, wr_run_acq;
 	uint64_t wr_wakeups, steals, stolen_waits, handoffs;
 	uint64_t race_unwoken, race_slow, race_ran;	/* see trace_task */
+	uint64_t sleep_races[2], sleep_races_won[2];	/* see trace_task */
 	uint64_t handoffs_rwsem;	/* model: what the rwsem itself counted */
 	bool have_rwsem;
 	struct trace_stat vma_wait;	/* model: the mapper's waits for VMA readers */

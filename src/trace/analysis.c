@@ -320,6 +320,32 @@ static void credit(struct trace_task *w, const struct trace_task *h, bool write,
 	b->total_ns += ns;
 }
 
+/* The lock came free at @ts: a race opens for each writer asleep in its wait. */
+static void open_sleep_races(struct trace_mm *mm, uint64_t ts)
+{
+	for (size_t i = 0; i < mm->nr_waiters; i++) {
+		struct trace_task *w = &mm->tasks[mm->waiters[i]];
+
+		if (w->st_wait - 1 == TRACE_WRITE_MODE && w->asleep_ts)
+			w->race_open = 1 + (since(ts, w->asleep_ts) >= TRACE_SHORT_SLEEP_NS);
+	}
+}
+
+/* Task @ti took the lock: the open races end, won by @ti if it is theirs. */
+static void close_sleep_races(struct trace_mm *mm, uint32_t ti)
+{
+	for (size_t i = 0; i < mm->nr_waiters; i++) {
+		struct trace_task *w = &mm->tasks[mm->waiters[i]];
+
+		if (!w->race_open)
+			continue;
+		w->sleep_races[w->race_open - 1]++;
+		if (mm->waiters[i] == ti)
+			w->sleep_races_won[w->race_open - 1]++;
+		w->race_open = 0;
+	}
+}
+
 /*
  * End @t's hold at @ts (a release, or the write half of a downgrade):
  * credit every waiter, account the hold. Return: 0 or -ENOMEM (nothing done).
@@ -494,6 +520,8 @@ static int on_start(struct trace_analysis *a, const struct trace_event *ev)
 	t->wait_start = ev->ts;
 	t->wait_steals = 0;
 	t->ran_ts = 0;
+	t->asleep_ts = 0;
+	t->race_open = 0;
 	t->woken = false;
 	t->wait_woken = false;
 	t->nr_cur = 0;
@@ -529,6 +557,8 @@ static int on_acquired(struct trace_analysis *a, const struct trace_event *ev)
 	if (success && grow((void **)&a->mms[mi].holders, &a->mms[mi].cap_holders,
 			    a->mms[mi].nr_holders + 1, sizeof(uint32_t)))
 		return -ENOMEM;
+	if (success)
+		close_sleep_races(&a->mms[mi], ti);
 	if (t->st_wait) {
 		bool writer_queued = false;
 
@@ -578,6 +608,7 @@ static int on_released(struct trace_analysis *a, const struct trace_event *ev)
 {
 	struct trace_slot *s = slot_find(a, ev->mm, ev->pid);
 	struct trace_task *t;
+	int ret;
 
 	if (!s || !s->pid)
 		return 0;	/* acquired before the stream began */
@@ -587,7 +618,10 @@ static int on_released(struct trace_analysis *a, const struct trace_event *ev)
 		return 0;
 	if ((t->st_hold - 1 == TRACE_WRITE_MODE) != !!(ev->flags & TRACE_WRITE))
 		a->inconsistent++;	/* accounted in the mode it was taken in */
-	return hold_end(a, s->mm_idx, s->task_idx, ev->ts);
+	ret = hold_end(a, s->mm_idx, s->task_idx, ev->ts);
+	if (!ret && !a->mms[s->mm_idx].nr_holders)
+		open_sleep_races(&a->mms[s->mm_idx], ev->ts);
+	return ret;
 }
 
 static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
@@ -595,6 +629,11 @@ static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
 	for (size_t i = 0; i < a->nr_waiting; i++) {
 		struct trace_task *t = &a->mms[a->waiting[i].mm_idx].tasks[a->waiting[i].task_idx];
 
+		if (ev->kind == TRACE_SCHED_SWITCH && ev->other_pid && t->pid == ev->other_pid &&
+		    t->pid != ev->pid) {
+			t->asleep_ts = ev->ts;	/* it left the CPU */
+			continue;
+		}
 		if (t->pid != ev->pid)
 			continue;
 		if (ev->kind == TRACE_SCHED_WAKEUP) {
@@ -610,6 +649,7 @@ static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
 			}
 		} else {
 			t->ran_ts = ev->ts;
+			t->asleep_ts = 0;
 			if (t->woken) {
 				trace_stat_add(&t->wake, since(ev->ts, t->woken_ts));
 				t->woken = false;
@@ -629,6 +669,8 @@ static void on_lost(struct trace_analysis *a, const struct trace_event *ev)
 			mm->tasks[i].st_hold = 0;
 			mm->tasks[i].have_release = false;
 			mm->tasks[i].woken = false;
+			mm->tasks[i].race_open = 0;
+			mm->tasks[i].asleep_ts = 0;
 			mm->tasks[i].nr_cur = 0;
 		}
 		mm->nr_holders = 0;

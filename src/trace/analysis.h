@@ -70,6 +70,9 @@
 /* Bucket b counts durations in [2^b, 2^(b+1)) ns; bucket 0 also counts 0. */
 #define TRACE_HIST_BUCKETS 48
 
+/* A writer that slept less than this when the lock came free: a close race. */
+#define TRACE_SHORT_SLEEP_NS 100000ULL
+
 struct trace_stat {
 	uint64_t count;
 	uint64_t total_ns;
@@ -109,6 +112,16 @@ struct trace_task {
 	 * the CPU first and still found the lock taken).
 	 */
 	uint64_t race_unwoken, race_slow, race_ran;
+	/*
+	 * A writer's races by how long it had slept: each release that left
+	 * the lock free while it slept in its wait opens one, closed by the
+	 * next acquisition (won: its own). [0]: it had slept less than
+	 * TRACE_SHORT_SLEEP_NS, [1]: longer. An idle vCPU wakes the more
+	 * slowly the longer it idled, so [0] is where the race is close and
+	 * its outcome decides the regime (bench/README.md). Counted only with
+	 * the writer's switch-outs (sched_switch naming it as prev).
+	 */
+	uint64_t sleep_races[2], sleep_races_won[2];
 	struct trace_stat run_acquire;	/* a woken waiter's last switch-in -> its acquire_returned */
 	uint64_t wakeups;		/* sched_wakeups while waiting */
 	uint64_t failed;		/* acquire_returned without success */
@@ -124,6 +137,8 @@ struct trace_task {
 	uint64_t wait_start, hold_start, release_ts, woken_ts;
 	uint64_t wait_steals;		/* steals past this open write wait */
 	uint64_t ran_ts;		/* last switch to it during the open wait */
+	uint64_t asleep_ts;		/* its switch-out in the open wait; 0: running */
+	uint8_t race_open;		/* 0, or 1 + the sleep_races bucket of the open race */
 	struct trace_blame *cur;	/* the open wait's holders */
 	size_t nr_cur, cap_cur, cap_blame;
 };

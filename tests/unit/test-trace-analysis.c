@@ -45,6 +45,15 @@ static void sched(uint8_t kind, uint64_t ts, int32_t pid)
 	trace_analysis_feed(&a, &e);
 }
 
+/* @prev leaves the CPU for @next. */
+static void switch_out(uint64_t ts, int32_t prev, int32_t next)
+{
+	struct trace_event e = { .ts = ts, .pid = next, .other_pid = prev,
+				 .kind = TRACE_SCHED_SWITCH };
+
+	trace_analysis_feed(&a, &e);
+}
+
 static const struct trace_task *task(int32_t pid)
 {
 	const struct trace_mm *mm = trace_analysis_find_mm(&a, MM);
@@ -472,6 +481,60 @@ static void test_races_and_handoff(void)
 	a.handoff_ns = 0;
 }
 
+static void test_sleep_races(void)
+{
+	const uint64_t us = 1000;
+	const struct trace_task *w;
+
+	/* Writer 100 waits for reader 200; 300 is another reader. */
+	fresh(0);
+	START(0, 200, R);
+	ACQ(1, 200, R);
+	START(10, 100, W);
+	switch_out(12, 100, 0);			/* asleep from 12 */
+	REL(50 * us, 200, R);			/* free after < 100 us asleep */
+	sched(TRACE_SCHED_WAKEUP, 57 * us, 100);
+	START(58 * us, 200, R);
+	ACQ(58 * us + 1, 200, R);		/* the reader took it: lost */
+	sched(TRACE_SCHED_SWITCH, 59 * us, 100);
+	switch_out(60 * us, 100, 0);		/* asleep again from 60 us */
+	START(100 * us, 300, R);		/* a second reader shares the lock */
+	ACQ(100 * us + 1, 300, R);
+	REL(120 * us, 200, R);			/* not free: 300 holds it */
+	REL(300 * us, 300, R);			/* free after 240 us asleep */
+	sched(TRACE_SCHED_WAKEUP, 306 * us, 100);
+	sched(TRACE_SCHED_SWITCH, 308 * us, 100);
+	ACQ(309 * us, 100, W);			/* won */
+	REL(310 * us, 100, W);			/* no waiter: no race */
+	START(400 * us, 200, R);
+	ACQ(400 * us + 1, 200, R);
+	START(410 * us, 100, W);		/* never switched out: spins, no race */
+	REL(420 * us, 200, R);
+	ACQ(420 * us + 1, 100, W);
+	w = task(100);
+	if (!ok(w, "sleep races: writer seen"))
+		return;
+	is_int(w->sleep_races[0], 1, "sleep races: one after a short sleep");
+	is_int(w->sleep_races_won[0], 0, "sleep races: the reader won it");
+	is_int(w->sleep_races[1], 1, "sleep races: one after a long sleep");
+	is_int(w->sleep_races_won[1], 1, "sleep races: the writer won it");
+	is_int(task(200)->sleep_races[0] + task(300)->sleep_races[1], 0,
+	       "sleep races: readers have none");
+
+	/* Lost events drop an open race. */
+	fresh(0);
+	START(0, 200, R);
+	ACQ(1, 200, R);
+	START(10, 100, W);
+	switch_out(12, 100, 0);
+	REL(50, 200, R);
+	ev(TRACE_LOST, 60, 0, false, false);
+	ACQ(70, 200, R);
+	w = task(100);
+	is_int(w ? w->sleep_races[0] + w->sleep_races[1] : 99, 0,
+	       "sleep races: none across lost events");
+}
+
 int main(void)
 {
 	test_one_wait();
@@ -482,6 +545,7 @@ int main(void)
 	test_two_waiters_and_self();
 	test_wakeups();
 	test_races_and_handoff();
+	test_sleep_races();
 	test_filter_failed_lost();
 	test_many_tasks();
 	test_hist();
