@@ -169,7 +169,11 @@ struct bench_calibration {
 	 * system call and seq_read, no lock taken) on each side */
 	double live_call_ns, model_call_ns;
 	double futex_ns;		/* a futex_wait round trip that does not sleep */
-	double call_ns;			/* charged per call: live - model + futex_ns, >= 0 */
+	/* a woken futex_wait: its switch-in -> back in user space; 0: not
+	 * measured (wake_return_err says why), futex_ns is charged instead */
+	double wake_return_ns;
+	int wake_return_err;
+	double call_ns;			/* charged per call: live - model + the writer's way back, >= 0 */
 };
 
 /* Measure it (bench/calibrate.c). Return: 0 or -errno. */

@@ -101,10 +101,11 @@ static int cal_eof(struct view_reader *mvr, struct view_reader *lvr, struct benc
 	cal->model_call_ns = stat_median(m, CAL_SAMPLES);
 	cal->live_call_ns = stat_median(l, CAL_SAMPLES);
 	/*
-	 * The model writer's futex_wait round trip that the kernel's writer
-	 * does not make (into the kernel to sleep, out of it once woken): a
-	 * futex_wait that returns at once (the word is not what it expects)
-	 * goes through both and the futex lookup, and sleeps nowhere.
+	 * The model writer's way back to the lock once woken, which the
+	 * kernel's writer does not go: measured where perf allows
+	 * (wakeret.c); else a futex_wait that returns at once (the word is
+	 * not what it expects) - into the kernel and out of it and the futex
+	 * lookup, without a sleep's switch - stands in for it.
 	 */
 	for (int s = 0; s < CAL_SAMPLES; s++) {
 		static _Atomic uint32_t word = 1;
@@ -115,6 +116,9 @@ static int cal_eof(struct view_reader *mvr, struct view_reader *lvr, struct benc
 		m[s] = (double)(vml_now_ns() - t0) / 4096;
 	}
 	cal->futex_ns = stat_median(m, CAL_SAMPLES);
+	cal->wake_return_err = bench_wake_return_ns(&cal->wake_return_ns);
+	if (cal->wake_return_err)
+		cal->wake_return_ns = 0;
 	return 0;
 }
 
@@ -236,13 +240,16 @@ int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
 	 * comes back for the lock after the rest of its read() and the next
 	 * one's start - the end-of-file read() cost on the live side, nearly
 	 * nothing on the model's - while the woken writer gets the lock. The
-	 * model's writer also returns from futex_wait to user space before it
-	 * tries, and enters it again when it fails, which the kernel's does
-	 * not: a futex round trip on its side. The reader is charged both, so
-	 * the race's margin is the kernel's (bench/README.md, "What decides the
-	 * regime").
+	 * model's writer, once switched in, also returns from futex_wait to
+	 * user space before it tries, which the kernel's does not (wakeret.c);
+	 * where that cannot be measured, a futex_wait round trip that does not
+	 * sleep stands in for it (it misses what only a woken return does, so
+	 * it is less). The reader is charged both, so the race's margin is the
+	 * kernel's (bench/README.md, "What decides the regime", "The close
+	 * race").
 	 */
-	cal->call_ns = cal->live_call_ns - cal->model_call_ns + cal->futex_ns;
+	cal->call_ns = cal->live_call_ns - cal->model_call_ns +
+		       (cal->wake_return_ns > 0 ? cal->wake_return_ns : cal->futex_ns);
 	if (cal->call_ns < 0)
 		cal->call_ns = 0;
 	cal->done = true;

@@ -84,6 +84,13 @@ double stat_max(const double *v, size_t n);
 
 /* The first two CPUs we may run on: the mapper's and the readers'; -1 when absent. */
 void bench_pick_cpus(int *mapper_cpu, int *reader_cpu);
+/*
+ * bench_wake_return_ns - a woken futex_wait's way back to user space, from
+ * its switch-in, median ns, on the mapper's CPU (wakeret.c).
+ * Return: 0, or -errno: perf_event_open() refused (kernel.perf_event_paranoid),
+ * -ENOTSUP (one CPU), -ENODATA (too few wake-ups seen), -ENOMEM.
+ */
+int bench_wake_return_ns(double *out);
 int bench_pin_thread(int cpu);		/* this thread; cpu < 0: no-op */
 int bench_pin_pid(pid_t pid, int cpu);	/* a single-threaded process (the live child) */
 int bench_nice_thread(int nice);	/* setpriority on this thread's tid */

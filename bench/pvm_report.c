@@ -132,12 +132,23 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 				   "with as many readers were charged that less the model's own: %.1f "
 				   "(%.1f-%.1f)\n", lv[1], lv[0], lv[2], ch[1], ch[0], ch[2]);
 	}
-	if (res->cal.done && o->call_ns < 0)
+	if (res->cal.done && o->call_ns < 0 && res->cal.wake_return_ns > 0)
 		fprintf(f, "# ... and %.0f ns per read() call, outside the lock: measured now, an "
 			   "end-of-file read() takes the live kernel %.0f ns and the model %.0f ns, "
-			   "plus a futex_wait round trip (%.0f ns) for the model writer's way out of "
-			   "and back into its sleep\n", res->call_ns, res->cal.live_call_ns, res->cal.model_call_ns,
-			res->cal.futex_ns);
+			   "plus the model writer's way back to the lock once woken: a woken "
+			   "futex_wait's return to user space from its switch-in (%.0f ns, perf "
+			   "context-switch records)\n", res->call_ns, res->cal.live_call_ns,
+			res->cal.model_call_ns, res->cal.wake_return_ns);
+	else if (res->cal.done && o->call_ns < 0)
+		fprintf(f, "# ... and %.0f ns per read() call, outside the lock: measured now, an "
+			   "end-of-file read() takes the live kernel %.0f ns and the model %.0f ns, "
+			   "plus a futex_wait round trip (%.0f ns) for the model writer's way back to "
+			   "the lock once woken - less than that way, which was not measured: %s\n",
+			res->call_ns, res->cal.live_call_ns, res->cal.model_call_ns, res->cal.futex_ns,
+			res->cal.wake_return_err == -ENOTSUP ? "one CPU, no idle CPU to wake" :
+			res->cal.wake_return_err == -EACCES || res->cal.wake_return_err == -EPERM ?
+			"perf_event_open refused (kernel.perf_event_paranoid <= 2 allows it)" :
+			strerror(-res->cal.wake_return_err));
 	else
 		fprintf(f, "# ... and %.0f ns per read() call, outside the lock (--call-ns)\n",
 			res->call_ns);
@@ -245,6 +256,8 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		json_set_double(cal, "live_ns_per_eof_read", res->cal.live_call_ns);
 		json_set_double(cal, "model_ns_per_eof_read", res->cal.model_call_ns);
 		json_set_double(cal, "ns_per_futex_round_trip", res->cal.futex_ns);
+		if (res->cal.wake_return_ns > 0)
+			json_set_double(cal, "ns_woken_futex_return", res->cal.wake_return_ns);
 		json_set_new(doc, "calibration", cal);
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++) {

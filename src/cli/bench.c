@@ -152,7 +152,10 @@ const struct cli_opt bench_opt_table[] = {
 	  "proc-vs-map, monitor: extra CPU time model readers spend per\n"
 	  "read() call, outside any lock (the system call the model's\n"
 	  "reader does not make); auto measures an end-of-file read() of\n"
-	  "the view on both sides now and charges the difference [auto]" },
+	  "the view on both sides now and charges the difference, plus the\n"
+	  "model writer's way back to the lock once woken (a woken\n"
+	  "futex_wait's return to user space, through perf; else a futex\n"
+	  "round trip) [auto]" },
 	{ "--skip-vmas", "N", cli_set_ulong, B(o.kh_skip_vmas), 0, 4000000, NULL,
 	  "khugepaged: ineligible VMAs before the ranges [100k]" },
 	{ "--ranges", "N", cli_set_uint, B(o.kh_ranges), 1, 4096, NULL,

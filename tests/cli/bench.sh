@@ -121,11 +121,18 @@ if [ "$target" = both ]; then
 		--json paired.json --quiet >out 2>err
 	rc=$?
 	[ $rc -eq 0 ] && grep -q 'page charge paired by round' out &&
+		grep -qE "(woken futex_wait's return to user space from its switch-in \([0-9]+ ns|futex_wait round trip \([0-9]+ ns\) for the model writer's way back)" out &&
 		python3 - paired.json >err 2>&1 <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 assert d["page_ns_paired"] is True, d
 cal = d["calibration"]
+# per read() call: the EOF read()'s difference plus the writer's way back
+# (a woken futex_wait's return where perf allows, else a futex round trip)
+way = cal.get("ns_woken_futex_return", cal["ns_per_futex_round_trip"])
+assert 0 < way < 100000, cal
+want = max(0.0, cal["live_ns_per_eof_read"] - cal["model_ns_per_eof_read"] + way)
+assert abs(d["call_ns"] - want) < 1, (d["call_ns"], want, cal)
 live = {r["readers"]: r["per_sample"] for r in d["rows"] if r["target"] == "live"}
 for r in d["rows"]:
     if r["target"] != "model":
@@ -138,7 +145,7 @@ for r in d["rows"]:
             want = math.floor(d["page_ns"])
         assert s["charged_ns_per_page"] == want, (i, s, ls, cal)
 PY
-	ok $? "proc-vs-map smaps: model samples charged their round's live page walk (exit $rc)"
+	ok $? "proc-vs-map smaps: model samples charged their round's live page walk, and per call the writer's way back (exit $rc)"
 fi
 "$vmalock" bench proc-vs-map --target "$target" $tiny --samples 1 --readers 1 --busy 1 \
 	--busyduration 1 --view query >out 2>err
