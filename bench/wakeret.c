@@ -13,8 +13,9 @@
  * this, measured now on this host: a thread on the mapper's CPU sleeps in
  * futex_wait, one on the readers' CPU wakes it after it has idled ~30 us
  * (the close race's case), and the time from its switch-in - perf's
- * context-switch record, written as the scheduler switches to it - to its
- * first instruction back in user space is taken, median of the wake-ups.
+ * context-switch record, written once the scheduler has switched to it,
+ * where the kernel's writer would resume - to its first clock read back
+ * in user space is taken, median of the wake-ups.
  * perf_event_open() on one's own threads needs no privilege beyond what
  * kernel.perf_event_paranoid allows (<= 2, the default, does).
  */
@@ -36,7 +37,8 @@
 
 #define WR_WAKEUPS 1000
 #define WR_IDLE_NS 30000ULL	/* the sleeper's idle time before each wake-up */
-#define WR_RING_PAGES 256	/* 1 MiB: two records of 24 bytes per wake-up */
+#define WR_RING_PAGES 64	/* 256 KiB: ~5x the two 24-byte records a wake-up writes,
+				 * and below perf_event_mlock_kb's default for users */
 #define WR_MAX_NS 100000ULL	/* a switch-in further back is not this wake-up's */
 
 struct wake_probe {

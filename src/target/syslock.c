@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,17 @@ static int take(void)
 	if ((held && !strcmp(held, "held")) || syslock_fd >= 0)
 		return 0;	/* our parent holds it for us, or we do */
 	fd = open(syslock_path(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		/* Past the umask: the next user's run may write its pid too. */
+		(void)fchmod(fd, 0666);
+	} else if (errno == EACCES) {
+		/*
+		 * Another user's file (0644 under their umask, or a sticky
+		 * directory's protected_regular): flock() needs no write access,
+		 * only the holder's pid goes unwritten.
+		 */
+		fd = open(syslock_path(), O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return -errno;
 	/*

@@ -218,5 +218,32 @@ ok $? "replay --compare --attempts 3: a lasting difference fails after 3 runs, t
 ok $? "replay --compare --attempts 3: agreeing views run once"
 expect 2 "attempts: bad value '0'" "--attempts 0 refused" -- replay good.ops --compare maps --attempts 0
 
+# The live-kernel lock file is every user's: a live run as another user
+# still takes it where root's run left it 0644 (its umask), and a run
+# leaves it writable by all. Root with setpriv only (it runs as nobody).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$vmalock" --help >/dev/null 2>&1; then
+	lock=/run/lock/vmalock.lock
+	[ -w /run/lock ] || lock=/tmp/vmalock.lock
+	printf 'mmap 0x100000000000 16K rw- private,anon\n' >anon.ops
+	"$vmalock" show maps anon.ops --target live >out 2>err	# creates it if missing
+	chmod 644 "$lock"
+	nb=$(mktemp /tmp/vmalock-usage-XXXXXX)
+	cp anon.ops "$nb" && chmod 644 "$nb"
+	(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$vmalock" show maps "$nb" \
+		--target live) >out 2>err
+	rc=$?
+	rm -f "$nb"
+	[ $rc -eq 0 ] && grep -q '^100000000000-100000004000 rw-p' out
+	ok $? "a live run as another user takes a lock file root left 0644 (exit $rc)"
+	"$vmalock" show maps anon.ops --target live >out 2>err
+	[ "$(stat -c %a "$lock")" = 666 ]
+	ok $? "a live run leaves the lock file writable by every user"
+else
+	n=$((n + 2))
+	echo "ok $((n - 1)) # skip not root, no setpriv, or nobody cannot run $vmalock"
+	echo "ok $n # skip not root, no setpriv, or nobody cannot run $vmalock"
+fi
+
 echo "1..$n"
 [ $failed -eq 0 ]
