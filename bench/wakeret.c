@@ -21,8 +21,8 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -41,6 +41,12 @@
 				 * and below perf_event_mlock_kb's default for users */
 #define WR_MAX_NS 100000ULL	/* a switch-in further back is not this wake-up's */
 
+/*
+ * Shared by the sleeper and the waker (this thread). Each flag is written
+ * with release by one side and read with acquire by the other: word (waker
+ * -> sleeper: the wake-up's bump), asleep, tid (sleeper -> waker), go, stop
+ * (waker -> sleeper). back[] is the sleeper's until pthread_join().
+ */
 struct wake_probe {
 	_Atomic uint32_t word;		/* bumped by the waker */
 	_Atomic uint32_t asleep;	/* the sleeper is about to wait for the next bump */
@@ -89,13 +95,6 @@ static int perf_open_switches(pid_t tid)
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /* The switch-in times in the ring, in order; Return: how many (<= @max). */
 static size_t ring_switch_ins(const char *ring, size_t page, uint64_t *out, size_t max)
 {
@@ -126,7 +125,8 @@ int bench_wake_return_ns(double *out)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), n_in, n = 0;
 	struct wake_probe *p = vml_zalloc(sizeof(*p));
-	uint64_t *ins = NULL, *d = NULL;
+	uint64_t *ins = NULL;
+	double *d = NULL;
 	int mapper_cpu, reader_cpu, fd = -1, ret = 0;
 	void *ring = MAP_FAILED;
 	pthread_t th;
@@ -135,12 +135,12 @@ int bench_wake_return_ns(double *out)
 		return -ENOMEM;
 	bench_pick_cpus(&mapper_cpu, &reader_cpu);
 	if (mapper_cpu < 0) {
-		free(p);
+		vml_free(p);
 		return -ENOTSUP;	/* one CPU: no idle CPU to wake, no such race */
 	}
 	p->cpu = mapper_cpu;
 	if (pthread_create(&th, NULL, sleeper_main, p)) {
-		free(p);
+		vml_free(p);
 		return -EAGAIN;
 	}
 	while (!load_acquire(&p->tid))
@@ -190,21 +190,22 @@ int bench_wake_return_ns(double *out)
 		while (j < n_in && ins[j] <= p->back[i])
 			j++;
 		if (j && p->back[i] - ins[j - 1] < WR_MAX_NS)
-			d[n++] = p->back[i] - ins[j - 1];
+			d[n++] = (double)(p->back[i] - ins[j - 1]);
 	}
 	if (n < WR_WAKEUPS / 2) {
 		ret = -ENODATA;		/* too few wake-ups seen (records lost?) */
 		goto out;
 	}
-	qsort(d, n, sizeof(*d), cmp_u64);
-	*out = (double)d[n / 2];
+	*out = stat_median(d, n);
+	if (isnan(*out))
+		ret = -ENOMEM;
 out:
 	if (ring != MAP_FAILED)
 		munmap(ring, (WR_RING_PAGES + 1) * page);
 	if (fd >= 0)
 		close(fd);
-	free(ins);
-	free(d);
-	free(p);
+	vml_free(ins);
+	vml_free(d);
+	vml_free(p);
 	return ret;
 }
