@@ -152,7 +152,11 @@ int vml_munmap(struct vml_mm *mm, unsigned long addr, unsigned long len);
 int vml_mprotect(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot);
 int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
 	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out);
-/* madvise(2), with MADV_GUARD_INSTALL (102) and MADV_GUARD_REMOVE (103) among the advices. */
+/*
+ * madvise(2), with MADV_GUARD_INSTALL (102) and MADV_GUARD_REMOVE (103) among
+ * the advices. MADV_DONTNEED inside one VMA holds only that VMA's lock, as
+ * 6.18's does; everything else holds mmap_lock for write.
+ */
 int vml_madvise(struct vml_mm *mm, unsigned long addr, unsigned long len, int advice);
 int vml_mlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
 /* mlock2(2): @flags 0 or MLOCK_ONFAULT (lock pages as they fault in; populate nothing). */

@@ -198,8 +198,7 @@ void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 	folio_put(folio);
 }
 
-/* Replace a huge leaf by its deposited PTE table, mapping the same pages. */
-static void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
+void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
 {
 	uint64_t v = load_relaxed(pmd);
 	struct pte_table **slot = pmd_deposit_slot(pmd);

@@ -39,6 +39,11 @@ void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *n
 
 /* Context: page_table_lock held; the entry is a huge leaf. */
 void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd);
+/*
+ * Replace a huge leaf by its deposited PTE table, mapping the same pages
+ * (nothing if the entry is no longer huge). Context: page_table_lock held.
+ */
+void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd);
 /* Split the huge PMD mapping covering @addr, if any, into PTEs. */
 void split_huge_pmd_address(struct mm *mm, unsigned long addr);
 /* Split huge PMDs that [start, end) covers only partly. */

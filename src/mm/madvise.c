@@ -26,6 +26,7 @@
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
 #include "mm/vma.h"
+#include "mm/vma_lock.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/linux_compat.h"
@@ -306,6 +307,38 @@ static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, un
 	return unmapped_error;
 }
 
+/*
+ * 6.18's MADVISE_VMA_READ_LOCK (madvise_lock, try_vma_read_lock): a
+ * MADV_DONTNEED inside one VMA holds that VMA's read lock alone, not
+ * mmap_lock, so other VMAs' writers and every reader go on meanwhile; a
+ * writer of this VMA (a munmap inside it) waits in vma_start_write() for
+ * the whole zap. A range that leaves the VMA, or a VMA that cannot be
+ * locked, goes the mmap_lock way (the kernel's takes it for read; ours
+ * stages through a write-locked transaction, as every madvise did before).
+ * Return: true if done, with *@err the result; false: take mmap_lock.
+ */
+static bool madvise_dontneed_vma_locked(struct mm *mm, unsigned long start, unsigned long end,
+					int advice, int *err)
+{
+	struct vma *vma = lock_vma_under_rcu(mm, start);
+
+	if (!vma)
+		return false;
+	if (end > vma->vm_end) {
+		vma_end_read(vma);
+		return false;
+	}
+	/* madvise_dontneed_free_valid_vma, as the mmap_lock way checks it (madvise_vma) */
+	if (vma->vm_flags & (VM_PFNMAP | (advice == MADV_DONTNEED ? VM_LOCKED : 0))) {
+		*err = -EINVAL;
+	} else {
+		zap_page_range_single(mm, start, end);	/* guard markers stay */
+		*err = 0;
+	}
+	vma_end_read(vma);
+	return true;
+}
+
 static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, int advice,
 		      struct anon_vma_name *name, bool set_name)
 {
@@ -327,6 +360,9 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 		return -EINVAL;
 	if (end == start)
 		return 0;
+	if ((advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED) && !set_name &&
+	    madvise_dontneed_vma_locked(mm, start, end, advice, &err))
+		return err;
 
 	mmap_write_lock(mm);
 	vma_txn_begin(&t, mm);

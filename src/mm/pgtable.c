@@ -15,7 +15,8 @@
  *   - a holder of mmap_lock (R or W): a writer's zap, protection change or
  *     move, fork, populate, khugepaged, a /proc view under policy MMAP;
  *   - a holder of a VMA read lock, for addresses in that VMA: a fault under
- *     the VMA lock, a /proc view under policy VMA (RCU dropped for the walk);
+ *     the VMA lock, a /proc view under policy VMA (RCU dropped for the walk),
+ *     MADV_DONTNEED's zap inside one VMA;
  *   - the "hardware" access path (pte_access_fast), which holds neither, as
  *     an MMU does: RCU for the whole walk;
  *   - the reverse map (split_file_folio -> pte_offset_map_lock), which holds
@@ -414,10 +415,24 @@ static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long star
 static int zap_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
 			unsigned long end, void *priv)
 {
-	(void)priv;
-	/* Callers split a huge PMD that the range covers only partly (split_huge_pmd). */
-	VML_BUG_ON(start & ~PMD_MASK || end - start != PMD_SIZE);
-	zap_huge_pmd(mm, pmd);
+	struct pte_table *pt;
+
+	if (!(start & ~PMD_MASK) && end - start == PMD_SIZE) {
+		zap_huge_pmd(mm, pmd);
+		return 0;
+	}
+	/*
+	 * Covered only partly: the edges were split before the walk, but a
+	 * MADV_DONTNEED holds only the VMA's read lock, and a fault under the
+	 * same lock may have mapped a huge page here since. Split it now and
+	 * zap the part in range, as zap_pmd_range does.
+	 */
+	split_huge_pmd_locked(mm, pmd);
+	/* under page_table_lock: the entry is a table, stable */
+	pt = pmd_pte_table(load_relaxed(pmd));
+	pte_lock(pt);
+	zap_pte_range(mm, pt, start, end, priv);
+	pte_unlock(pt);
 	return 0;
 }
 

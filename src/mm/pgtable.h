@@ -81,7 +81,9 @@ void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 /*
  * The same, keeping the guard markers (zap_page_range_single with no
  * details): MADV_DONTNEED, and MADV_GUARD_INSTALL making room for markers.
- * Context: mmap_lock held; the range lies in VMAs that stay.
+ * Context: mmap_lock held, or (MADV_DONTNEED inside one VMA) that VMA's
+ * read lock alone; the range lies in VMAs that stay. Faults may map pages
+ * in the range meanwhile (what they map after the walk passed stays).
  */
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end);
 /*

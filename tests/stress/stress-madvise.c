@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Stress: MADV_DONTNEED under a VMA read lock (6.18's madvise_lock) while
+ * other threads fault huge and small pages into the same VMA, and an
+ * unmapper frees whole PMD ranges' page tables and maps them back, so that
+ * a fault may map a huge page between the zap's split of its edges and its
+ * walk (the partly covered huge PMD the zap splits itself). Checked after
+ * the threads join: the resident-page counter equals what the page tables
+ * map, counted by walking them. Seed printed (VML_SEED replays the
+ * threads' choices).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "mm/folio.h"
+#include "mm/mm.h"
+#include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
+#include "mm_helpers.h"
+#include "tap.h"
+#include "util/clock.h"
+#include "util/rand.h"
+
+#define M2 (2UL << 20)
+#define RANGES 4
+#define REGION (BASE + 64 * M2)
+
+static struct vml_mm *mm;
+static uint64_t seed;
+static atomic_bool stop;
+static atomic_ulong zaps, faults, remaps;
+
+/* A range inside one PMD range, rarely aligned to anything: a partial zap. */
+static void pick(struct vml_rand *r, unsigned long *a, unsigned long *len)
+{
+	unsigned long pmd = REGION + vml_rand_below(r, RANGES) * M2;
+	unsigned long first = vml_rand_below(r, 512), n = 1 + vml_rand_below(r, 512 - first);
+
+	*a = pmd + first * PG;
+	*len = n * PG;
+}
+
+static void *zapper(void *arg)
+{
+	struct vml_rand r = vml_rand_init(seed, (uintptr_t)arg);
+
+	while (!atomic_load(&stop)) {
+		unsigned long a, len;
+
+		pick(&r, &a, &len);
+		vml_madvise(mm, a, len, MADV_DONTNEED);
+		atomic_fetch_add(&zaps, 1);
+	}
+	return NULL;
+}
+
+static void *faulter(void *arg)
+{
+	struct vml_rand r = vml_rand_init(seed, 100 + (uintptr_t)arg);
+
+	while (!atomic_load(&stop)) {
+		unsigned long a, len;
+
+		pick(&r, &a, &len);
+		/* One page: an empty PMD then takes a huge page (THP always). */
+		vml_touch(mm, a, PG, VML_TOUCH_WRITE);
+		atomic_fetch_add(&faults, 1);
+	}
+	return NULL;
+}
+
+static void *unmapper(void *arg)
+{
+	struct vml_rand r = vml_rand_init(seed, 200 + (uintptr_t)arg);
+
+	while (!atomic_load(&stop)) {
+		unsigned long pmd = REGION + vml_rand_below(&r, RANGES) * M2;
+
+		/* Frees the range's page tables: its PMD entry is empty until the next fault. */
+		vml_munmap(mm, pmd, M2);
+		map_anon(mm, pmd, M2, PROT_READ | PROT_WRITE);
+		atomic_fetch_add(&remaps, 1);
+		usleep(100);
+	}
+	return NULL;
+}
+
+static long mapped_pages;
+
+static int count_ptes(struct mm *m, struct pte_table *pt, unsigned long s, unsigned long e,
+		      void *priv)
+{
+	(void)m;
+	(void)priv;
+	for (unsigned long a = s; a < e; a += PG) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
+
+		if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
+			mapped_pages++;
+	}
+	return 0;
+}
+
+static int count_pmd(struct mm *m, _Atomic uint64_t *pmd, unsigned long s, unsigned long e,
+		     void *priv)
+{
+	(void)m;
+	(void)s;
+	(void)e;
+	(void)priv;
+	if (!folio_is_zero(page_folio(pte_page(load_relaxed(pmd)))))
+		mapped_pages += 512;
+	return 0;
+}
+
+int main(void)
+{
+	static const struct pt_walk_ops walk = { .pte_range = count_ptes, .pmd_huge = count_pmd };
+	double secs = tap_stress_seconds(3);
+	struct vml_mm_stats ms;
+	struct vml_sys *sys;
+	pthread_t z[2], f[2], u;
+	uint64_t t0;
+
+	seed = tap_seed();
+	if (vml_sys_create(&(struct vml_sys_config){ .thp = VML_THP_ALWAYS }, &sys) ||
+	    vml_mm_create(sys, &mm))
+		return 1;
+	map_anon(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE);
+
+	t0 = vml_now_ns();
+	for (uintptr_t i = 0; i < 2; i++) {
+		pthread_create(&z[i], NULL, zapper, (void *)i);
+		pthread_create(&f[i], NULL, faulter, (void *)i);
+	}
+	pthread_create(&u, NULL, unmapper, NULL);
+	while (vml_now_ns() - t0 < (uint64_t)(secs * 1e9))
+		usleep(10000);
+	atomic_store(&stop, true);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(z[i], NULL);
+		pthread_join(f[i], NULL);
+	}
+	pthread_join(u, NULL);
+
+	vml_mm_stats(mm, &ms);
+	tap_diag("%lu zaps, %lu faults, %lu remaps; %llu VMA locks taken",
+		 atomic_load(&zaps), atomic_load(&faults), atomic_load(&remaps),
+		 (unsigned long long)ms.vma_lock_success);
+	ok(atomic_load(&zaps) > 0 && atomic_load(&faults) > 0 && atomic_load(&remaps) > 0,
+	   "every thread made progress");
+	mmap_read_lock(to_mm(mm));
+	walk_page_range(to_mm(mm), 0, TASK_SIZE, &walk, NULL);
+	mmap_read_unlock(to_mm(mm));
+	is_int(ms.rss_pages, mapped_pages, "the RSS counter matches the page tables");
+
+	/* Quiescent: zap everything the VMA lock way, one PMD range at a time. */
+	for (unsigned long a = REGION; a < REGION + RANGES * M2; a += M2)
+		is_int(vml_madvise(mm, a + PG, M2 - 2 * PG, MADV_DONTNEED), 0,
+		       "zap all but the ends of 0x%lx", a);
+	vml_mm_stats(mm, &ms);
+	mapped_pages = 0;
+	mmap_read_lock(to_mm(mm));
+	walk_page_range(to_mm(mm), 0, TASK_SIZE, &walk, NULL);
+	mmap_read_unlock(to_mm(mm));
+	is_int(ms.rss_pages, mapped_pages, "...and again after");
+	ok(mapped_pages <= 2 * RANGES, "at most the ends stay mapped (%ld pages)", mapped_pages);
+
+	vml_mm_destroy(mm);
+	vml_sys_destroy(sys);
+	return tap_done();
+}
