@@ -232,6 +232,9 @@ bool bench_monitor_is_tool(const char *name);
 int bench_exec_churn(const struct bench_opts *o);
 /* Seed 004: the cost of reading smaps of shmem mappings, fast paths vs per-page (shmemsmaps.c). */
 int bench_shmem_smaps(const struct bench_opts *o);
+/* A writer's wait for a VMA's reader: munmap during MADV_DONTNEED (vmawait.c). */
+#define BENCH_VMA_WAIT_MAX_MB 4096	/* --mb: the region is populated on both targets */
+int bench_vma_wait(const struct bench_opts *o);
 
 /* ---- shared helpers (bench/util.c) ---- */
 

@@ -119,7 +119,8 @@ const struct cli_opt bench_opt_table[] = {
 	{ "--samples", "N", cli_set_uint, B(o.samples), 1, 100000, NULL,
 	  "samples per row; medians over them [5; run: 3]" },
 	{ "--mb", "N", set_mb, B(o.mb), 0, 0, NULL,
-	  "proc-vs-map: the mapper's region in MiB, a power of two [128]" },
+	  "proc-vs-map, vma-wait: the mapper's region (vma-wait: the zapped\n"
+	  "VMA, up to 4096) in MiB, a power of two [128]" },
 	{ "--busy", "N", cli_set_uint, B(o.busy), 0, 1024, NULL,
 	  "proc-vs-map: CPU hogs on the readers' CPU [0]" },
 	{ "--busyduration", "MS", cli_set_seconds, B(o.busyduration_ms), 0, 1e6, NULL,
@@ -262,6 +263,10 @@ static void help(FILE *f)
 "  shmem-smaps  seed 004: 100 whole reads of smaps of a 2 GB mapping dirtied\n"
 "               every 2 MB: shmem private/shared/not swapped vs anonymous, on\n"
 "               the model (fast and per-page) and the live kernel (root: swap)\n"
+"  vma-wait     a writer waiting for a VMA's reader: MADV_DONTNEED zaps a\n"
+"               populated region under its VMA's read lock (6.18, and the\n"
+"               model) while the mapper munmaps a page inside it, or in\n"
+"               another VMA; the munmap's wait against the rest of the zap\n"
 "\n"
 "Options [defaults]:\n");
 	cli_print_opts(f, bench_tables);
@@ -369,9 +374,11 @@ static const struct bench_scenario {
 	{ "monitor", bench_monitor, true, "its tools are real programs" },
 	{ "exec-churn", bench_exec_churn, true, NULL },
 	{ "shmem-smaps", bench_shmem_smaps, true, NULL },
+	{ "vma-wait", bench_vma_wait, false, NULL },
 	{ NULL, NULL, false, NULL },
 };
-#define SCENARIO_NAMES "proc-vs-map, read-cost, ops, khugepaged, monitor, exec-churn, shmem-smaps"
+#define SCENARIO_NAMES \
+	"proc-vs-map, read-cost, ops, khugepaged, monitor, exec-churn, shmem-smaps, vma-wait"
 
 int cmd_bench(int argc, char **argv)
 {
@@ -409,6 +416,9 @@ int cmd_bench(int argc, char **argv)
 		return cli_usage_error("bench", "--%s: only proc-vs-map has it",
 				       c.o.kernel_transients ? "kernel-transients" :
 				       c.o.lock_vma_strict ? "lock vma-strict" : "lock vma-recheck");
+	if (!strcmp(scenario, "vma-wait") && c.o.mb > BENCH_VMA_WAIT_MAX_MB)
+		return cli_usage_error("bench", "--mb: vma-wait populates the region on both "
+				       "targets: at most %d MiB", BENCH_VMA_WAIT_MAX_MB);
 	if (c.o.trace_events && (!c.o.trace || strcmp(scenario, "proc-vs-map")))
 		return cli_usage_error("bench", "--trace-events: needs --trace and proc-vs-map");
 	bench_print_load(stdout);

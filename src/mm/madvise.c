@@ -312,7 +312,9 @@ static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, un
  * MADV_DONTNEED inside one VMA holds that VMA's read lock alone, not
  * mmap_lock, so other VMAs' writers and every reader go on meanwhile; a
  * writer of this VMA (a munmap inside it) waits in vma_start_write() for
- * the whole zap. A range that leaves the VMA, or a VMA that cannot be
+ * the zap - but not for the freeing of its last mmu_gather's pages, which
+ * do_madvise's madvise_finish_tlb() does after the VMA lock is dropped.
+ * A range that leaves the VMA, or a VMA that cannot be
  * locked, goes the mmap_lock way (the kernel's takes it for read; ours
  * stages through a write-locked transaction, as every madvise did before).
  * Return: true if done, with *@err the result; false: take mmap_lock.
@@ -321,6 +323,7 @@ static bool madvise_dontneed_vma_locked(struct mm *mm, unsigned long start, unsi
 					int advice, int *err)
 {
 	struct vma *vma = lock_vma_under_rcu(mm, start);
+	struct mmu_gather tlb;
 
 	if (!vma)
 		return false;
@@ -330,12 +333,16 @@ static bool madvise_dontneed_vma_locked(struct mm *mm, unsigned long start, unsi
 	}
 	/* madvise_dontneed_free_valid_vma, as the mmap_lock way checks it (madvise_vma) */
 	if (vma->vm_flags & (VM_PFNMAP | (advice == MADV_DONTNEED ? VM_LOCKED : 0))) {
+		vma_end_read(vma);
 		*err = -EINVAL;
-	} else {
-		zap_page_range_single(mm, start, end);	/* guard markers stay */
-		*err = 0;
+		return true;
 	}
+	tlb_gather_mmu(&tlb, mm);
+	zap_page_range_single_batched(mm, &tlb, start, end);	/* guard markers stay */
 	vma_end_read(vma);
+	/* As do_madvise's madvise_finish_tlb(): after the walk dropped the VMA lock. */
+	tlb_finish_mmu(&tlb);
+	*err = 0;
 	return true;
 }
 

@@ -328,14 +328,63 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 	return ret;
 }
 
-/* Clear one present or swap PTE, or (@drop_guard) a guard marker; the caller holds the ptl. */
-static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, bool drop_guard)
+/* What a zap does besides clearing entries (zap_details). */
+struct zap_details {
+	bool drop_guard;		/* an unmap: guard markers go too */
+	struct mmu_gather *tlb;		/* free the pages through it; NULL: at once */
+};
+
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm *mm)
+{
+	tlb->sys = mm->sys;
+	tlb->nr = 0;
+	tlb->folios = vml_malloc(MMU_GATHER_MAX_PAGES * sizeof(*tlb->folios));
+	/* As the kernel's without a page for more batches: its on-stack bundle alone. */
+	tlb->max = tlb->folios ? MMU_GATHER_MAX_PAGES : MMU_GATHER_BUNDLE;
+	if (!tlb->folios)
+		tlb->folios = tlb->bundle;
+}
+
+/* Free what the gather holds (tlb_flush_mmu's free_pages_and_swap_cache). */
+static void tlb_flush_mmu(struct mmu_gather *tlb)
+{
+	for (unsigned int i = 0; i < tlb->nr; i++) {
+		free_swap_cache(tlb->sys, tlb->folios[i]);
+		folio_put(tlb->folios[i]);
+	}
+	tlb->nr = 0;
+}
+
+void tlb_finish_mmu(struct mmu_gather *tlb)
+{
+	tlb_flush_mmu(tlb);
+	if (tlb->folios != tlb->bundle)
+		vml_free(tlb->folios);
+	tlb->folios = NULL;
+}
+
+/* Drop a reference of an unmapped page: now, or with the gather's others. */
+static void tlb_remove_folio(struct mm *mm, struct mmu_gather *tlb, struct folio *folio)
+{
+	if (!tlb) {
+		free_swap_cache(mm->sys, folio);
+		folio_put(folio);
+		return;
+	}
+	tlb->folios[tlb->nr++] = folio;
+	/* A full gather is freed on the spot, under whatever lock the zap holds. */
+	if (tlb->nr == tlb->max)
+		tlb_flush_mmu(tlb);
+}
+
+/* Clear one present or swap PTE, or (drop_guard) a guard marker; the caller holds the ptl. */
+static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_details *d)
 {
 	struct folio *folio;
 	struct page *page;
 	uint64_t pte;
 
-	if (!drop_guard && pte_is_guard(load_relaxed(ptep)))
+	if (!d->drop_guard && pte_is_guard(load_relaxed(ptep)))
 		return;		/* only an unmap removes a marker (zap_nonpresent_ptes) */
 	/* An exchange, not a store: a hardware CAS may set young/dirty meanwhile (P2). */
 	pte = xchg_relaxed(ptep, 0);
@@ -349,8 +398,7 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, bool drop_guard)
 			folio_set(folio, PG_dirty);
 		folio_remove_rmap_pte(folio, page);
 		mm_dec_counter(mm, folio_mm_counter(folio));
-		free_swap_cache(mm->sys, folio);
-		folio_put(folio);
+		tlb_remove_folio(mm, d->tlb, folio);
 	} else if (pte_is_swap(pte)) {
 		swap_free_entry(mm->sys, pte >> PT_SWAP_SHIFT);
 		mm_dec_counter(mm, MM_SWAPENTS);
@@ -389,7 +437,7 @@ static struct folio *file_pte_batch(struct pte_table *pt, unsigned long a, unsig
 static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			 unsigned long end, void *priv)
 {
-	const bool *drop_guard = priv;
+	const struct zap_details *d = priv;
 	unsigned long nr;
 
 	/* Ends: each step zaps at least one entry. */
@@ -407,7 +455,7 @@ static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long star
 		if (!folio)
 			nr = 1;
 		for (unsigned long i = 0; i < nr; i++)
-			zap_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], *drop_guard);
+			zap_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], d);
 	}
 	return 0;
 }
@@ -436,7 +484,8 @@ static int zap_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long star
 	return 0;
 }
 
-static void zap_range(struct mm *mm, unsigned long start, unsigned long end, bool drop_guard)
+static void zap_range(struct mm *mm, unsigned long start, unsigned long end,
+		      const struct zap_details *d)
 {
 	static const struct pt_walk_ops ops = {
 		.pte_range = zap_pte_range,
@@ -444,17 +493,23 @@ static void zap_range(struct mm *mm, unsigned long start, unsigned long end, boo
 	};
 
 	split_huge_pmd_range_edges(mm, start, end);
-	walk_page_range(mm, start, end, &ops, &drop_guard);
+	walk_page_range(mm, start, end, &ops, (void *)d);
 }
 
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	zap_range(mm, start, end, true);
+	zap_range(mm, start, end, &(struct zap_details){ .drop_guard = true });
 }
 
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end)
 {
-	zap_range(mm, start, end, false);
+	zap_range(mm, start, end, &(struct zap_details){ .drop_guard = false });
+}
+
+void zap_page_range_single_batched(struct mm *mm, struct mmu_gather *tlb, unsigned long start,
+				   unsigned long end)
+{
+	zap_range(mm, start, end, &(struct zap_details){ .drop_guard = false, .tlb = tlb });
 }
 
 int guard_install_range(struct mm *mm, unsigned long start, unsigned long end)

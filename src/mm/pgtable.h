@@ -86,6 +86,31 @@ void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
  * in the range meanwhile (what they map after the walk passed stays).
  */
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end);
+
+/*
+ * mmu_gather (asm-generic/tlb.h): the pages a zap unmapped, their last
+ * references dropped later. The kernel gathers up to MAX_GATHER_BATCH_COUNT
+ * pages of pointers (19 x 510 on 4 KiB pages) besides its on-stack bundle of
+ * 8, frees them on the spot when full, and the rest at tlb_finish_mmu(),
+ * which 6.18's madvise(MADV_DONTNEED) calls after it dropped the VMA's read
+ * lock: a writer waiting for that VMA waits for the unmapping and the full
+ * gathers' frees, not the last one's (bench/README.md, "vma-wait").
+ */
+#define MMU_GATHER_BUNDLE 8
+#define MMU_GATHER_MAX_PAGES (MMU_GATHER_BUNDLE + 19 * 510)
+struct mmu_gather {
+	struct vml_sys *sys;
+	struct folio **folios;		/* the gathered: an allocation, or bundle */
+	unsigned int nr, max;
+	struct folio *bundle[MMU_GATHER_BUNDLE];	/* when the allocation failed */
+};
+/* Start an empty gather for @mm's zaps. Cannot fail (falls back to the bundle). */
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm *mm);
+/* Drop what @tlb still holds, and the gather. Context: no lock needed. */
+void tlb_finish_mmu(struct mmu_gather *tlb);
+/* zap_page_range_single, the pages' references dropped through @tlb. */
+void zap_page_range_single_batched(struct mm *mm, struct mmu_gather *tlb, unsigned long start,
+				   unsigned long end);
 /*
  * Guard markers: install one in every empty entry of [start, end)
  * (allocating page tables; entries that are not empty must have been

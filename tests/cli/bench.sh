@@ -368,6 +368,36 @@ PY
 	ok $? "shmem-smaps JSON has the schema, the Swap and each case's path"
 fi
 
+# vma-wait: a row per target and case; on the model, the munmap inside the
+# zapped VMA waits for most of the rest of the zap: it cannot finish before
+# the zap unmapped all 16,384 pages, freed the first full gather's 9,698 and
+# dropped the VMA's read lock, whatever the machine's speed.
+"$vmalock" bench vma-wait --target "$target" --mb 64 --samples 3 --json vw.json --quiet \
+	>out 2>err
+rc=$?
+want=4
+[ "$target" = both ] || want=2
+[ $rc -eq 0 ] && [ "$(grep -cE '^(model|kernel) +(inside the zapped VMA|in another VMA) ' out)" \
+	-eq $want ]
+ok $? "vma-wait prints $want rows"
+python3 - vw.json "$target" >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["scenario"] == "vma-wait" and d["mb"] == 64 and d["samples"] == 3
+rows = {(r["target"], r["munmap"]): r for r in d["rows"]}
+targets = ["model", "live"] if sys.argv[2] == "both" else ["live"]
+assert sorted(rows) == sorted((t, c) for t in targets for c in ("same", "other")), rows.keys()
+for r in rows.values():
+    assert len(r["per_sample"]) == 3 and r["zap_ns"] > 0 and r["lead_ns"] > 0, r
+    assert all(s["err"] == 0 and s["munmap_ns"] > 0 for s in r["per_sample"]), r
+if "model" in targets:
+    assert rows[("model", "same")]["waited_over_left"] >= 0.3, rows[("model", "same")]
+PY
+[ $? -eq 0 ] && roundtrip vw.json 2>>err
+ok $? "vma-wait JSON has the schema; the model's munmap inside the VMA waited for the zap"
+expect "^vmalock bench: --mb: vma-wait populates" "vma-wait --mb beyond 4096 MiB" -- \
+	bench vma-wait --mb 8192
+
 # run: the table, the files and a three-line verdict; with both targets and
 # two rounds, the fidelity line gives each avg and p99 ratio its rounds' range
 "$vmalock" run --target "$target" $tiny --quiet >out 2>err

@@ -10,10 +10,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "mm/folio.h"
-#include "mm/mm.h"
-#include "mm/mmap_lock.h"
-#include "mm/pgtable.h"
+#include "mapped_pages.h"
 #include "mm_helpers.h"
 #include "tap.h"
 #include "util/clock.h"
@@ -68,38 +65,9 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static long mapped_pages;
-
-static int count_ptes(struct mm *m, struct pte_table *pt, unsigned long s, unsigned long e,
-		      void *priv)
-{
-	(void)m;
-	(void)priv;
-	for (unsigned long a = s; a < e; a += PG) {
-		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
-
-		if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
-			mapped_pages++;
-	}
-	return 0;
-}
-
-static int count_pmd(struct mm *m, _Atomic uint64_t *pmd, unsigned long s, unsigned long e,
-		     void *priv)
-{
-	(void)m;
-	(void)s;
-	(void)e;
-	(void)priv;
-	if (!folio_is_zero(page_folio(pte_page(load_relaxed(pmd)))))
-		mapped_pages += 512;
-	return 0;
-}
-
 int main(void)
 {
 	struct vml_khugepaged_config cfg = { .policy = VML_KHUGEPAGED_FIXED, .scan_sleep_ms = 1 };
-	static const struct pt_walk_ops walk = { .pte_range = count_ptes, .pmd_huge = count_pmd };
 	double secs = tap_stress_seconds(3);
 	struct vml_khugepaged_stats ks;
 	struct vml_khugepaged *k;
@@ -107,6 +75,7 @@ int main(void)
 	struct vml_sys *sys;
 	pthread_t w[2], rd;
 	uint64_t t0;
+	long mapped;
 	char *m;
 
 	seed = tap_seed();
@@ -144,12 +113,10 @@ int main(void)
 	vml_khugepaged_stats(k, &ks);
 	ok(ks.pages_collapsed > 0, "ranges were collapsed (%llu)",
 	   (unsigned long long)ks.pages_collapsed);
-	mmap_read_lock(to_mm(mm));
-	walk_page_range(to_mm(mm), 0, TASK_SIZE, &walk, NULL);
-	mmap_read_unlock(to_mm(mm));
+	mapped = mapped_pages(mm);
 	vml_mm_stats(mm, &ms);
-	is_int(ms.rss_pages, mapped_pages, "the RSS counter matches the page tables");
-	is_int(mapped_pages, RANGES * 512, "the whole region is mapped after a full write");
+	is_int(ms.rss_pages, mapped, "the RSS counter matches the page tables");
+	is_int(mapped, RANGES * 512, "the whole region is mapped after a full write");
 	m = read_view(mm, VML_VIEW_MAPS, VML_LOCK_VMA, 4096);
 	is_int(count_lines(m), 1, "the region is one VMA again");
 	free(m);

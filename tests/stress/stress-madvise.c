@@ -13,10 +13,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "mm/folio.h"
-#include "mm/mm.h"
-#include "mm/mmap_lock.h"
-#include "mm/pgtable.h"
+#include "mapped_pages.h"
 #include "mm_helpers.h"
 #include "tap.h"
 #include "util/clock.h"
@@ -86,42 +83,14 @@ static void *unmapper(void *arg)
 	return NULL;
 }
 
-static long mapped_pages;
-
-static int count_ptes(struct mm *m, struct pte_table *pt, unsigned long s, unsigned long e,
-		      void *priv)
-{
-	(void)m;
-	(void)priv;
-	for (unsigned long a = s; a < e; a += PG) {
-		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
-
-		if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
-			mapped_pages++;
-	}
-	return 0;
-}
-
-static int count_pmd(struct mm *m, _Atomic uint64_t *pmd, unsigned long s, unsigned long e,
-		     void *priv)
-{
-	(void)m;
-	(void)s;
-	(void)e;
-	(void)priv;
-	if (!folio_is_zero(page_folio(pte_page(load_relaxed(pmd)))))
-		mapped_pages += 512;
-	return 0;
-}
-
 int main(void)
 {
-	static const struct pt_walk_ops walk = { .pte_range = count_ptes, .pmd_huge = count_pmd };
 	double secs = tap_stress_seconds(3);
 	struct vml_mm_stats ms;
 	struct vml_sys *sys;
 	pthread_t z[2], f[2], u;
 	uint64_t t0;
+	long mapped;
 
 	seed = tap_seed();
 	if (vml_sys_create(&(struct vml_sys_config){ .thp = VML_THP_ALWAYS }, &sys) ||
@@ -150,22 +119,16 @@ int main(void)
 		 (unsigned long long)ms.vma_lock_success);
 	ok(atomic_load(&zaps) > 0 && atomic_load(&faults) > 0 && atomic_load(&remaps) > 0,
 	   "every thread made progress");
-	mmap_read_lock(to_mm(mm));
-	walk_page_range(to_mm(mm), 0, TASK_SIZE, &walk, NULL);
-	mmap_read_unlock(to_mm(mm));
-	is_int(ms.rss_pages, mapped_pages, "the RSS counter matches the page tables");
+	is_int(ms.rss_pages, mapped_pages(mm), "the RSS counter matches the page tables");
 
 	/* Quiescent: zap everything the VMA lock way, one PMD range at a time. */
 	for (unsigned long a = REGION; a < REGION + RANGES * M2; a += M2)
 		is_int(vml_madvise(mm, a + PG, M2 - 2 * PG, MADV_DONTNEED), 0,
 		       "zap all but the ends of 0x%lx", a);
 	vml_mm_stats(mm, &ms);
-	mapped_pages = 0;
-	mmap_read_lock(to_mm(mm));
-	walk_page_range(to_mm(mm), 0, TASK_SIZE, &walk, NULL);
-	mmap_read_unlock(to_mm(mm));
-	is_int(ms.rss_pages, mapped_pages, "...and again after");
-	ok(mapped_pages <= 2 * RANGES, "at most the ends stay mapped (%ld pages)", mapped_pages);
+	mapped = mapped_pages(mm);
+	is_int(ms.rss_pages, mapped, "...and again after");
+	ok(mapped <= 2 * RANGES, "at most the ends stay mapped (%ld pages)", mapped);
 
 	vml_mm_destroy(mm);
 	vml_sys_destroy(sys);

@@ -3,7 +3,8 @@
  * Which lock MADV_DONTNEED takes (6.18's madvise_lock): inside one VMA,
  * that VMA's read lock alone - it runs while another thread holds
  * mmap_lock for write; a range over two VMAs, or a VMA that is
- * write-locked, goes the mmap_lock way and waits for it.
+ * write-locked, goes the mmap_lock way and waits for it; a zap larger than
+ * one mmu_gather frees the full gather on the way.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -13,6 +14,7 @@
 
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
+#include "mm/pgtable.h"
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "mm_helpers.h"
@@ -138,6 +140,24 @@ static void test_errors(struct vml_sys *sys)
 	vml_mm_destroy(mm);
 }
 
+/* More pages than one gather holds (MMU_GATHER_MAX_PAGES): it is freed on the way, then the rest. */
+static void test_large_zap(struct vml_sys *sys)
+{
+	unsigned long len = (MMU_GATHER_MAX_PAGES + MMU_GATHER_MAX_PAGES / 2) * PG;
+	struct vml_mm *mm = NULL;
+
+	if (vml_mm_create(sys, &mm))
+		abort();
+	is_int(map_anon(mm, BASE, len, PROT_READ | PROT_WRITE), 0, "map 1.5 gathers' worth");
+	is_int(vml_touch(mm, BASE, len, VML_TOUCH_WRITE), 0, "write every page");
+	is_int(rss(mm), len / PG, "all resident");
+	is_int(vml_madvise(mm, BASE, len, MADV_DONTNEED), 0, "DONTNEED the whole VMA");
+	is_int(rss(mm), 0, "none resident");
+	is_int(vml_touch(mm, BASE, len, VML_TOUCH_WRITE), 0, "write every page again");
+	is_int(rss(mm), len / PG, "all resident again");
+	vml_mm_destroy(mm);
+}
+
 int main(void)
 {
 	struct vml_sys *sys;
@@ -148,6 +168,7 @@ int main(void)
 	test_falls_back(sys, BASE + 6 * PG, 4 * PG, false, 6, "over two VMAs");
 	test_falls_back(sys, BASE + PG, 2 * PG, true, 6, "inside a write-locked VMA");
 	test_errors(sys);
+	test_large_zap(sys);
 	vml_sys_destroy(sys);
 	return tap_done();
 }

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vmawait.c - `vmalock bench vma-wait`: how long a writer waits for a
+ * VMA's reader, on the model and on the live kernel, side by side.
+ *
+ * A zapper thread MADV_DONTNEEDs a populated region that is one VMA; 6.18
+ * (madvise_lock's MADVISE_VMA_READ_LOCK) and the model do that under the
+ * VMA's read lock alone. Once the zap has run a quarter of its length
+ * (measured by a pilot zap on the same target), the mapper, on the other
+ * CPU, munmaps one page: inside the zapped VMA, which write-locks it and so
+ * waits in vma_start_write() for the rest of the zap, or in a VMA of its
+ * own, which does not wait. It is the mechanism behind the `vma` policy's
+ * one-reader tail in proc-vs-map (bench/README.md, "No model-only tails"):
+ * there a smaps reader walks the region's one VMA under its lock, and the
+ * mapper's first call inside it waits for the whole walk. The live
+ * kernel's smaps takes mmap_lock, so it cannot show that wait; its
+ * per-VMA MADV_DONTNEED can.
+ *
+ * The live side runs in this process (its own mappings, plain system
+ * calls); the model side on a model mm configured from this host's profile.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "sync/atomic.h"
+#include "target/host.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/json.h"
+#include "vmalock/mm.h"
+
+#define VW_PAGE 4096UL
+
+enum vw_case { VW_SAME, VW_OTHER, VW_CASES };
+static const char *const case_names[VW_CASES] = { "same", "other" };
+static const char *const case_labels[VW_CASES] = { "inside the zapped VMA",
+						   "in another VMA" };
+
+/* One target's address space: the region (one VMA) and a one-page VMA apart. */
+struct vw_space {
+	bool live;
+	struct vml_sys *sys;		/* model */
+	struct vml_mm *mm;		/* model */
+	unsigned long region, len;	/* the zapped VMA */
+	unsigned long other;		/* a read-only page: no merge with the region */
+};
+
+/* What one sample measured, ns from the zap's start. */
+struct vw_sample {
+	uint64_t zap_ns;		/* the madvise() call, whole */
+	uint64_t lead_ns;		/* when the munmap() started */
+	uint64_t wait_ns;		/* the munmap() call */
+	int err;			/* the munmap's or the madvise's, if either failed */
+};
+
+struct vw_row {
+	bool live;
+	enum vw_case kase;
+	struct vw_sample *s;
+	unsigned int nr;
+};
+
+static int space_map(struct vw_space *sp)
+{
+	if (sp->live) {
+		void *r = mmap(NULL, sp->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		void *o = mmap(NULL, VW_PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (r == MAP_FAILED || o == MAP_FAILED) {
+			int err = -errno;
+
+			if (r != MAP_FAILED)
+				munmap(r, sp->len);
+			if (o != MAP_FAILED)
+				munmap(o, VW_PAGE);
+			return err;
+		}
+		sp->region = (unsigned long)r;
+		sp->other = (unsigned long)o;
+		/* Small pages on any THP setting: the zap's cost is per page on both sides. */
+		madvise(r, sp->len, MADV_NOHUGEPAGE);
+		for (unsigned long a = 0; a < sp->len; a += VW_PAGE)
+			((volatile char *)r)[a] = 1;
+		return 0;
+	}
+	int ret = vml_mmap(sp->mm, 0, sp->len, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0, &sp->region);
+
+	if (!ret)
+		ret = vml_mmap(sp->mm, 0, VW_PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0,
+			       &sp->other);
+	if (!ret)
+		ret = vml_madvise(sp->mm, sp->region, sp->len, MADV_NOHUGEPAGE);
+	if (!ret)
+		ret = vml_touch(sp->mm, sp->region, sp->len, VML_TOUCH_WRITE);
+	return ret;
+}
+
+/* Unmap what space_map() mapped (the page the mapper unmapped is a hole already). */
+static void space_unmap(struct vw_space *sp)
+{
+	if (sp->live) {
+		munmap((void *)sp->region, sp->len);
+		munmap((void *)sp->other, VW_PAGE);
+	} else {
+		vml_munmap(sp->mm, sp->region, sp->len);
+		vml_munmap(sp->mm, sp->other, VW_PAGE);
+	}
+}
+
+static int space_zap(struct vw_space *sp)
+{
+	if (sp->live)
+		return madvise((void *)sp->region, sp->len, MADV_DONTNEED) ? -errno : 0;
+	return vml_madvise(sp->mm, sp->region, sp->len, MADV_DONTNEED);
+}
+
+static int space_unmap_page(struct vw_space *sp, unsigned long addr)
+{
+	if (sp->live)
+		return munmap((void *)addr, VW_PAGE) ? -errno : 0;
+	return vml_munmap(sp->mm, addr, VW_PAGE);
+}
+
+/*
+ * The zapper and the mapper (this thread). Written with release and read
+ * with acquire: go (mapper -> zapper), t0 (zapper -> mapper: the zap began).
+ */
+struct vw_zapper {
+	struct vw_space *sp;
+	int cpu;
+	_Atomic uint32_t go;
+	_Atomic uint64_t t0;
+	uint64_t t1;			/* the zapper's until pthread_join() */
+	int err;			/* the same */
+};
+
+static void *zapper_main(void *arg)
+{
+	struct vw_zapper *z = arg;
+
+	bench_pin_thread(z->cpu);
+	while (!load_acquire(&z->go))
+		;
+	store_release(&z->t0, vml_now_ns());
+	z->err = space_zap(z->sp);
+	z->t1 = vml_now_ns();
+	return NULL;
+}
+
+/*
+ * One sample: map and populate, zap from the zapper's CPU, and (unless
+ * @kase < 0: the pilot) munmap one page @lead_ns into the zap.
+ */
+static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[2],
+		      struct vw_sample *out)
+{
+	struct vw_zapper z = { .sp = sp, .cpu = cpus[1] };
+	unsigned long page;
+	pthread_t th;
+	uint64_t t0, m0 = 0, m1 = 0;
+	int ret = space_map(sp);
+
+	if (ret)
+		return ret;
+	/* The middle of the region: the walk reaches it after the munmap began. */
+	page = kase == VW_OTHER ? sp->other : sp->region + (sp->len / 2 & ~(VW_PAGE - 1));
+	if (pthread_create(&th, NULL, zapper_main, &z)) {
+		space_unmap(sp);
+		return -EAGAIN;
+	}
+	store_release(&z.go, 1);
+	while (!(t0 = load_acquire(&z.t0)))
+		;
+	if (kase >= 0) {
+		while (vml_now_ns() < t0 + lead_ns)
+			;
+		m0 = vml_now_ns();
+		ret = space_unmap_page(sp, page);
+		m1 = vml_now_ns();
+	}
+	pthread_join(th, NULL);
+	*out = (struct vw_sample){ .zap_ns = z.t1 - t0, .lead_ns = m0 ? m0 - t0 : 0,
+				   .wait_ns = m1 - m0, .err = z.err ? z.err : ret };
+	space_unmap(sp);
+	return 0;
+}
+
+enum vw_field { VW_ZAP, VW_LEAD, VW_WAIT, VW_SHARE };
+enum vw_stat { VW_MIN, VW_MEDIAN, VW_MAX };
+
+/* A statistic over the row's good samples; NAN if none. */
+static double row_stat(const struct vw_row *r, enum vw_field f, enum vw_stat st)
+{
+	double *v = vml_zalloc((r->nr + 1) * sizeof(*v)), x;
+	size_t n = 0;
+
+	if (!v)
+		return NAN;
+	for (unsigned int i = 0; i < r->nr; i++) {
+		const struct vw_sample *s = &r->s[i];
+
+		if (s->err)
+			continue;
+		if (f == VW_ZAP)
+			v[n++] = (double)s->zap_ns;
+		else if (f == VW_LEAD)
+			v[n++] = (double)s->lead_ns;
+		else if (f == VW_WAIT)
+			v[n++] = (double)s->wait_ns;
+		else if (s->zap_ns > s->lead_ns)
+			/* the munmap's wait over what was left of the zap when it began */
+			v[n++] = (double)s->wait_ns / (double)(s->zap_ns - s->lead_ns);
+	}
+	x = !n ? NAN : st == VW_MIN ? stat_min(v, n) : st == VW_MAX ? stat_max(v, n) :
+		stat_median(v, n);
+	vml_free(v);
+	return x;
+}
+
+static int space_create(struct vw_space *sp, bool live, unsigned long mb)
+{
+	struct vml_sys_config cfg;	/* this host's (or --profile's) */
+	int ret;
+
+	*sp = (struct vw_space){ .live = live, .len = mb << 20 };
+	if (live)
+		return 0;
+	ret = host_current_config(0, &cfg);
+	if (!ret)
+		ret = vml_sys_create(&cfg, &sp->sys);
+	if (!ret)
+		ret = vml_mm_create(sp->sys, &sp->mm);
+	return ret;
+}
+
+static void space_destroy(struct vw_space *sp)
+{
+	vml_mm_destroy(sp->mm);
+	vml_sys_destroy(sp->sys);
+}
+
+/* A pilot zap, then the samples, each case in turn. */
+static int run_side(const struct bench_opts *o, bool live, int cpus[2], struct vw_row *rows,
+		    uint64_t *lead_ns)
+{
+	const char *side = live ? "live" : "model";
+	struct vw_space sp;
+	struct vw_sample pilot = { 0 };
+	int ret = space_create(&sp, live, o->mb);
+
+	for (int c = 0; c < VW_CASES; c++) {
+		rows[c] = (struct vw_row){ .live = live, .kase = c };
+		rows[c].s = vml_zalloc(o->samples * sizeof(*rows[c].s));
+		if (!rows[c].s)
+			ret = ret ? ret : -ENOMEM;
+	}
+	bench_progress(o->quiet, "vma-wait: %s: pilot zap", side);
+	if (!ret)
+		ret = run_sample(&sp, -1, 0, cpus, &pilot);
+	if (!ret && pilot.err)
+		ret = pilot.err;
+	*lead_ns = pilot.zap_ns / 4;
+	for (unsigned int i = 0; !ret && i < o->samples; i++) {
+		bench_progress(o->quiet, "vma-wait: %s: sample %u/%u", side, i + 1, o->samples);
+		for (int c = 0; !ret && c < VW_CASES; c++) {
+			ret = run_sample(&sp, c, *lead_ns, cpus, &rows[c].s[i]);
+			rows[c].nr += !ret;
+		}
+	}
+	if (ret)
+		fprintf(stderr, "vmalock bench: vma-wait: %s: %s\n", side, strerror(-ret));
+	space_destroy(&sp);
+	return ret;
+}
+
+static unsigned int row_errors(const struct vw_row *r)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < r->nr; i++)
+		n += r->s[i].err != 0;
+	return n;
+}
+
+static void print_table(FILE *f, const struct bench_opts *o, const struct vw_row *rows,
+			unsigned int nr, const uint64_t lead_ns[2], const int cpus[2])
+{
+	fprintf(f, "# vma-wait: MADV_DONTNEED of one %lu MiB VMA (%lu small pages), from CPU %d;\n"
+		"# a quarter into it (lead, from a pilot zap) the mapper on CPU %d munmaps one\n"
+		"# page; %u samples; kernel %s\n",
+		o->mb, (o->mb << 20) / VW_PAGE, cpus[1], cpus[0], o->samples, bench_kernel());
+	fprintf(f, "# waited/left: the munmap's time over what was left of the zap when it\n"
+		"# began (1: it waited for the whole rest; 0: not at all)\n");
+	fprintf(f, "%-7s %-22s %9s %9s %11s %11s %11s %17s\n", "target", "munmap", "zap ms",
+		"lead ms", "munmap us", "min", "max", "waited/left");
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct vw_row *r = &rows[i];
+		unsigned int bad = row_errors(r);
+
+		if (!r->nr)
+			continue;
+		fprintf(f, "%-7s %-22s %9.2f %9.2f %11.1f %11.1f %11.1f %5.2f (%.2f-%.2f)",
+			r->live ? "kernel" : "model", case_labels[r->kase],
+			row_stat(r, VW_ZAP, VW_MEDIAN) / 1e6, (double)lead_ns[r->live] / 1e6,
+			row_stat(r, VW_WAIT, VW_MEDIAN) / 1e3, row_stat(r, VW_WAIT, VW_MIN) / 1e3,
+			row_stat(r, VW_WAIT, VW_MAX) / 1e3, row_stat(r, VW_SHARE, VW_MEDIAN),
+			row_stat(r, VW_SHARE, VW_MIN), row_stat(r, VW_SHARE, VW_MAX));
+		if (bad)
+			fprintf(f, "  (%u samples failed)", bad);
+		fputc('\n', f);
+	}
+	fprintf(f, "# zap ms, munmap us: medians over the samples (min, max beside)\n");
+}
+
+static int write_json(const char *path, const struct bench_opts *o, const struct vw_row *rows,
+		      unsigned int nr, const uint64_t lead_ns[2])
+{
+	json_t *doc = json_object(), *arr = json_array();
+
+	json_set_str(doc, "scenario", "vma-wait");
+	json_set_str(doc, "kernel", bench_kernel());
+	json_set_u64(doc, "mb", o->mb);
+	json_set_u64(doc, "samples", o->samples);
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct vw_row *r = &rows[i];
+		json_t *row = json_object(), *per = json_array();
+
+		if (!r->nr) {
+			json_decref(row);
+			json_decref(per);
+			continue;
+		}
+		json_set_str(row, "target", r->live ? "live" : "model");
+		json_set_str(row, "munmap", case_names[r->kase]);
+		json_set_u64(row, "lead_ns", lead_ns[r->live]);
+		json_set_double(row, "zap_ns", row_stat(r, VW_ZAP, VW_MEDIAN));
+		json_set_double(row, "munmap_ns", row_stat(r, VW_WAIT, VW_MEDIAN));
+		json_set_double(row, "munmap_max_ns", row_stat(r, VW_WAIT, VW_MAX));
+		json_set_double(row, "waited_over_left", row_stat(r, VW_SHARE, VW_MEDIAN));
+		for (unsigned int k = 0; k < r->nr; k++) {
+			json_t *s = json_object();
+
+			json_set_u64(s, "zap_ns", r->s[k].zap_ns);
+			json_set_u64(s, "lead_ns", r->s[k].lead_ns);
+			json_set_u64(s, "munmap_ns", r->s[k].wait_ns);
+			json_set_i64(s, "err", r->s[k].err);
+			json_push_new(per, s);
+		}
+		json_set_new(row, "per_sample", per);
+		json_push_new(arr, row);
+	}
+	json_set_new(doc, "rows", arr);
+	return bench_json_write(doc, path);
+}
+
+int bench_vma_wait(const struct bench_opts *o)
+{
+	struct vw_row rows[2 * VW_CASES];
+	uint64_t lead_ns[2] = { 0, 0 };
+	unsigned int nr = 0;
+	int cpus[2], ret = 0;
+	cpu_set_t saved;
+	bool restore = !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved);
+
+	memset(rows, 0, sizeof(rows));
+	bench_pick_cpus(&cpus[0], &cpus[1]);
+	if (cpus[0] < 0)
+		fprintf(stderr, "vmalock bench: vma-wait: one CPU: the zapper and the mapper "
+			"share it\n");
+	bench_pin_thread(cpus[0]);	/* the mapper: this thread */
+	if (o->model) {
+		ret = run_side(o, false, cpus, &rows[nr], &lead_ns[0]);
+		nr += VW_CASES;
+	}
+	if (!ret && o->live) {
+		ret = run_side(o, true, cpus, &rows[nr], &lead_ns[1]);
+		nr += VW_CASES;
+	}
+	bench_progress_done(o->quiet);
+	if (restore)
+		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	if (!ret) {
+		print_table(stdout, o, rows, nr, lead_ns, cpus);
+		fflush(stdout);
+		if (o->json && write_json(o->json, o, rows, nr, lead_ns))
+			ret = -EIO;
+	}
+	for (unsigned int i = 0; i < nr; i++)
+		vml_free(rows[i].s);
+	return ret ? EXIT_FAILURE : 0;
+}
