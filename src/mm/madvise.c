@@ -314,9 +314,9 @@ static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, un
  * writer of this VMA (a munmap inside it) waits in vma_start_write() for
  * the zap - but not for the freeing of its last mmu_gather's pages, which
  * do_madvise's madvise_finish_tlb() does after the VMA lock is dropped.
- * A range that leaves the VMA, or a VMA that cannot be
- * locked, goes the mmap_lock way (the kernel's takes it for read; ours
- * stages through a write-locked transaction, as every madvise did before).
+ * A range that leaves the VMA, or a VMA that cannot be locked, goes the
+ * mmap_lock way (the kernel's takes it for read; ours stages through a
+ * write-locked transaction, as every madvise did before).
  * Return: true if done, with *@err the result; false: take mmap_lock.
  */
 static bool madvise_dontneed_vma_locked(struct mm *mm, unsigned long start, unsigned long end,

@@ -92,6 +92,7 @@
  * sparse range skips a whole empty PGD or PUD entry at once (pmd_lookup).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
@@ -337,12 +338,9 @@ struct zap_details {
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm *mm)
 {
 	tlb->sys = mm->sys;
+	tlb->folios = tlb->bundle;
 	tlb->nr = 0;
-	tlb->folios = vml_malloc(MMU_GATHER_MAX_PAGES * sizeof(*tlb->folios));
-	/* As the kernel's without a page for more batches: its on-stack bundle alone. */
-	tlb->max = tlb->folios ? MMU_GATHER_MAX_PAGES : MMU_GATHER_BUNDLE;
-	if (!tlb->folios)
-		tlb->folios = tlb->bundle;
+	tlb->max = MMU_GATHER_BUNDLE;
 }
 
 /* Free what the gather holds (tlb_flush_mmu's free_pages_and_swap_cache). */
@@ -363,6 +361,25 @@ void tlb_finish_mmu(struct mmu_gather *tlb)
 	tlb->folios = NULL;
 }
 
+/*
+ * Room for the gather to grow beyond its bundle, as the kernel's
+ * tlb_next_batch() allocates batches while it may. Return: whether it grew.
+ */
+static bool tlb_grow(struct mmu_gather *tlb)
+{
+	struct folio **f;
+
+	if (tlb->folios != tlb->bundle)
+		return false;	/* grown once to the kernel's most */
+	f = vml_malloc(MMU_GATHER_MAX_PAGES * sizeof(*f));
+	if (!f)
+		return false;	/* the kernel without a page: it frees the bundle */
+	memcpy(f, tlb->bundle, sizeof(tlb->bundle));
+	tlb->folios = f;
+	tlb->max = MMU_GATHER_MAX_PAGES;
+	return true;
+}
+
 /* Drop a reference of an unmapped page: now, or with the gather's others. */
 static void tlb_remove_folio(struct mm *mm, struct mmu_gather *tlb, struct folio *folio)
 {
@@ -373,7 +390,7 @@ static void tlb_remove_folio(struct mm *mm, struct mmu_gather *tlb, struct folio
 	}
 	tlb->folios[tlb->nr++] = folio;
 	/* A full gather is freed on the spot, under whatever lock the zap holds. */
-	if (tlb->nr == tlb->max)
+	if (tlb->nr == tlb->max && !tlb_grow(tlb))
 		tlb_flush_mmu(tlb);
 }
 

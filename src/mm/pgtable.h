@@ -94,17 +94,19 @@ void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end
  * 8, frees them on the spot when full, and the rest at tlb_finish_mmu(),
  * which 6.18's madvise(MADV_DONTNEED) calls after it dropped the VMA's read
  * lock: a writer waiting for that VMA waits for the unmapping and the full
- * gathers' frees, not the last one's (bench/README.md, "vma-wait").
+ * gathers' frees, not the last one's (bench/README.md, "vma-wait"). Here the
+ * bundle grows to the whole gather at once; a huge PMD's folio is freed at
+ * once (the kernel gathers it too).
  */
 #define MMU_GATHER_BUNDLE 8
 #define MMU_GATHER_MAX_PAGES (MMU_GATHER_BUNDLE + 19 * 510)
 struct mmu_gather {
 	struct vml_sys *sys;
-	struct folio **folios;		/* the gathered: an allocation, or bundle */
+	struct folio **folios;		/* the gathered: bundle, or once grown an allocation */
 	unsigned int nr, max;
-	struct folio *bundle[MMU_GATHER_BUNDLE];	/* when the allocation failed */
+	struct folio *bundle[MMU_GATHER_BUNDLE];	/* the first 8, on the stack */
 };
-/* Start an empty gather for @mm's zaps. Cannot fail (falls back to the bundle). */
+/* Start an empty gather for @mm's zaps (it grows as it fills; cannot fail). */
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm *mm);
 /* Drop what @tlb still holds, and the gather. Context: no lock needed. */
 void tlb_finish_mmu(struct mmu_gather *tlb);
