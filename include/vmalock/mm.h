@@ -154,8 +154,9 @@ int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
 	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out);
 /*
  * madvise(2), with MADV_GUARD_INSTALL (102) and MADV_GUARD_REMOVE (103) among
- * the advices. MADV_DONTNEED inside one VMA holds only that VMA's lock, as
- * 6.18's does; everything else holds mmap_lock for write.
+ * the advices. MADV_DONTNEED holds only the VMA's lock when the range lies
+ * inside one VMA, else mmap_lock for read, as 6.18's does; every other
+ * advice holds mmap_lock for write.
  */
 int vml_madvise(struct vml_mm *mm, unsigned long addr, unsigned long len, int advice);
 int vml_mlock(struct vml_mm *mm, unsigned long addr, unsigned long len);

@@ -12,6 +12,11 @@
  * sticky flag: merges keep it, and fork copies the page tables of such a
  * VMA) and gives an anonymous one its anon_vma. Locked VMAs (install only)
  * and special ones are refused with EINVAL, which ends the walk.
+ *
+ * Locks (6.18's get_lock_mode): MADV_DONTNEED takes the VMA's read lock
+ * when the range lies inside one VMA, else mmap_lock(R); every other advice
+ * stages its changes in a transaction under mmap_lock(W) (the kernel's
+ * FREE, COLD, PAGEOUT, WILLNEED and guard advices take it for read).
  */
 #include <errno.h>
 #include <string.h>
@@ -38,7 +43,8 @@ struct madvise_behavior {
 	int advice;
 	struct anon_vma_name *name;	/* PR_SET_VMA_ANON_NAME */
 	bool set_name;
-	struct vma_txn *t;
+	struct mm *mm;
+	struct vma_txn *t;		/* NULL: no VMA changes, under mmap_lock(R) */
 	/* ranges to act on after the VMAs are settled */
 	unsigned long (*ranges)[2];
 	size_t nr_ranges;
@@ -148,6 +154,7 @@ static int guard_install_vma(struct madvise_behavior *b, struct vma *vma, struct
 {
 	struct vma *staged;
 
+	VML_BUG_ON(!b->t);
 	if (vma->vm_flags & (VM_SPECIAL | VM_HUGETLB | VM_LOCKED))
 		return -EINVAL;
 	*fatal = true;
@@ -180,6 +187,7 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 
 	*fatal = false;
 	if (b->set_name) {
+		VML_BUG_ON(!b->t);
 		if (vma->vm_file && !(vma->vm_file->shmem && vma->vm_file->deleted))
 			return -EBADF;
 		if (anon_vma_name_eq(vma->anon_name, b->name)) {
@@ -248,6 +256,7 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 		return 0;
 	}
 
+	VML_BUG_ON(!b->t);	/* what follows stages VMA changes */
 	nf = advice_new_flags(vma, b->advice);
 	if (nf < 0)
 		return (int)nf;
@@ -267,17 +276,30 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 	return 0;
 }
 
-/* madvise_walk_vmas: Context: mmap_lock(W); runs inside the transaction b->t. */
+/* The walk's lookups: through the transaction, or the tree itself under mmap_lock(R). */
+static struct vma *walk_next(struct madvise_behavior *b, unsigned long addr)
+{
+	return b->t ? vt_next(b->t, addr) : find_vma(b->mm, addr);
+}
+
+static struct vma *walk_prev(struct madvise_behavior *b, unsigned long addr)
+{
+	return b->t ? vt_prev(b->t, addr) : find_vma_prev(b->mm, addr);
+}
+
+/*
+ * madvise_walk_vmas: Context: mmap_lock(W), inside the transaction b->t; or,
+ * for an advice that changes no VMA (b->t NULL), mmap_lock(R).
+ */
 static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, unsigned long end,
 			     bool *fatal)
 {
-	struct vma_txn *t = b->t;
 	struct vma *vma, *prev;
 	int unmapped_error = 0, error;
 	unsigned long tmp;
 
-	vma = vt_next(t, start);
-	prev = vma ? vt_prev(t, vma->vm_start) : NULL;
+	vma = walk_next(b, start);
+	prev = vma ? walk_prev(b, vma->vm_start) : NULL;
 	if (vma && start > vma->vm_start)
 		prev = vma;
 	for (;;) {
@@ -300,7 +322,7 @@ static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, un
 			start = prev->vm_end;
 		if (start >= end)
 			break;
-		vma = vt_next(t, prev ? prev->vm_end : start);
+		vma = walk_next(b, prev ? prev->vm_end : start);
 	}
 	/* A hole is not fatal: what was advised stands (*fatal is the last VMA's, stale). */
 	*fatal = false;
@@ -315,8 +337,7 @@ static int madvise_walk_vmas(struct madvise_behavior *b, unsigned long start, un
  * the zap - but not for the freeing of its last mmu_gather's pages, which
  * do_madvise's madvise_finish_tlb() does after the VMA lock is dropped.
  * A range that leaves the VMA, or a VMA that cannot be locked, goes the
- * mmap_lock way (the kernel's takes it for read; ours stages through a
- * write-locked transaction, as every madvise did before).
+ * mmap_lock way, for read: a zap changes no VMA.
  * Return: true if done, with *@err the result; false: take mmap_lock.
  */
 static bool madvise_dontneed_vma_locked(struct mm *mm, unsigned long start, unsigned long end,
@@ -349,7 +370,10 @@ static bool madvise_dontneed_vma_locked(struct mm *mm, unsigned long start, unsi
 static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, int advice,
 		      struct anon_vma_name *name, bool set_name)
 {
-	struct madvise_behavior b = { .advice = advice, .name = name, .set_name = set_name };
+	struct madvise_behavior b = { .advice = advice, .name = name, .set_name = set_name,
+				      .mm = mm };
+	/* 6.18's get_lock_mode(): MADVISE_VMA_READ_LOCK, falling back to (R) */
+	bool dontneed = (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED) && !set_name;
 	unsigned long len, end;
 	struct vma_txn t;
 	bool fatal = false;
@@ -367,22 +391,31 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 		return -EINVAL;
 	if (end == start)
 		return 0;
-	if ((advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED) && !set_name &&
-	    madvise_dontneed_vma_locked(mm, start, end, advice, &err))
+	if (dontneed && madvise_dontneed_vma_locked(mm, start, end, advice, &err))
 		return err;
 
-	mmap_write_lock(mm);
-	vma_txn_begin(&t, mm);
-	b.t = &t;
+	if (dontneed) {
+		/* Over several VMAs or a hole: the zaps change no VMA (MADVISE_MMAP_READ_LOCK). */
+		mmap_read_lock(mm);
+	} else {
+		mmap_write_lock(mm);
+		vma_txn_begin(&t, mm);
+		b.t = &t;
+	}
 	err = madvise_walk_vmas(&b, start, end, &fatal);
 	if (fatal && err) {
-		/* Staging ran out of memory: nothing is applied. */
-		vma_txn_abort(&t);
-		mmap_write_unlock(mm);
+		/* Staging (or recording a range) ran out of memory: nothing is applied. */
+		if (b.t) {
+			vma_txn_abort(&t);
+			mmap_write_unlock(mm);
+		} else {
+			mmap_read_unlock(mm);
+		}
 		vml_free(b.ranges);
 		return err;
 	}
-	vma_txn_commit(&t);
+	if (b.t)
+		vma_txn_commit(&t);
 	for (size_t i = 0; i < b.nr_ranges; i++) {
 		unsigned long s = b.ranges[i][0], e = b.ranges[i][1];
 
@@ -414,7 +447,10 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 	}
 	if (b.drain)
 		lru_add_drain(mm->sys);
-	mmap_write_unlock(mm);
+	if (b.t)
+		mmap_write_unlock(mm);
+	else
+		mmap_read_unlock(mm);
 	vml_free(b.ranges);
 	return err;
 }

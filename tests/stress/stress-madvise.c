@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Stress: MADV_DONTNEED under a VMA read lock (6.18's madvise_lock) while
- * other threads fault huge and small pages into the same VMA, and an
+ * Stress: MADV_DONTNEED under a VMA read lock (6.18's madvise_lock), or
+ * over VMAs under mmap_lock(R), while other threads fault huge and small
+ * pages into the same VMAs, and an
  * unmapper frees whole PMD ranges' page tables and maps them back, so that
  * a fault may map a huge page between the zap's split of its edges and its
  * walk (the partly covered huge PMD the zap splits itself). Checked after
@@ -46,6 +47,9 @@ static void *zapper(void *arg)
 		unsigned long a, len;
 
 		pick(&r, &a, &len);
+		/* One in four runs on into the next PMD range: over VMAs, under mmap_lock(R). */
+		if (!vml_rand_below(&r, 4) && a + len + M2 <= REGION + RANGES * M2)
+			len += M2;
 		vml_madvise(mm, a, len, MADV_DONTNEED);
 		atomic_fetch_add(&zaps, 1);
 	}

@@ -3,8 +3,8 @@
  * Which lock MADV_DONTNEED takes (6.18's madvise_lock): inside one VMA,
  * that VMA's read lock alone - it runs while another thread holds
  * mmap_lock for write; a range over two VMAs, or a VMA that is
- * write-locked, goes the mmap_lock way and waits for it; a zap larger than
- * one mmu_gather frees the full gather on the way.
+ * write-locked, takes mmap_lock for read (it waits for a writer, not for a
+ * reader). A zap larger than one mmu_gather frees the full one on the way.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -105,6 +105,22 @@ static void test_inside_one_vma(struct vml_sys *sys)
 	vml_mm_destroy(mm);
 }
 
+/* Over two VMAs: the mmap_lock way, for read - done while the test holds it for read. */
+static void test_over_vmas_reads(struct vml_sys *sys)
+{
+	struct vml_mm *mm = setup(sys);
+	struct advice adv;
+
+	mmap_read_lock(to_mm(mm));
+	start_advice(&adv, mm, BASE + 6 * PG, 4 * PG);
+	ok(wait_for(atomic_load(&adv.done)), "over two VMAs: done while mmap_lock is read-held");
+	mmap_read_unlock(to_mm(mm));
+	pthread_join(adv.thread, NULL);
+	is_int(adv.ret, 0, "...and succeeded");
+	is_int(rss(mm), 6, "...and zapped A's last two pages");
+	vml_mm_destroy(mm);
+}
+
 /* @addr, @len: a range the VMA lock cannot serve; @write_lock_a: write-lock A too. */
 static void test_falls_back(struct vml_sys *sys, unsigned long addr, unsigned long len,
 			    bool write_lock_a, uint64_t rss_after, const char *what)
@@ -166,6 +182,7 @@ int main(void)
 		return 1;
 	test_inside_one_vma(sys);
 	test_falls_back(sys, BASE + 6 * PG, 4 * PG, false, 6, "over two VMAs");
+	test_over_vmas_reads(sys);
 	test_falls_back(sys, BASE + PG, 2 * PG, true, 6, "inside a write-locked VMA");
 	test_errors(sys);
 	test_large_zap(sys);
