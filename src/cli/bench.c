@@ -41,15 +41,25 @@ static int set_record_ns(const char *cmd, const struct cli_opt *o, const char *v
 	return 0;
 }
 
-/* --mb: a power of two */
+/* --mb: MiB, up to 1M (a power of two where the mapper picks pages: bench_cli_check_mb) */
 static int set_mb(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
 	unsigned long v;
 
-	if (cli_parse_count(val, 1, 1UL << 20, &v) || (v & (v - 1)))
-		return cli_usage_error(cmd, "%s: bad value '%s' (MiB, a power of two up to 1M)",
-				       o->name, val);
+	if (cli_parse_count(val, 1, 1UL << 20, &v))
+		return cli_usage_error(cmd, "%s: bad value '%s' (MiB, up to 1M)", o->name, val);
 	*(unsigned long *)dst = v;
+	return 0;
+}
+
+int bench_cli_check_mb(const char *cmd, const struct bench_cli *c)
+{
+	unsigned long v = c->o.mb;
+
+	/* The mapper masks a random number to pick a page of the region. */
+	if (v & (v - 1))
+		return cli_usage_error(cmd, "--mb: bad value '%lu' (MiB, a power of two up to 1M)",
+				       v);
 	return 0;
 }
 
@@ -119,8 +129,8 @@ const struct cli_opt bench_opt_table[] = {
 	{ "--samples", "N", cli_set_uint, B(o.samples), 1, 100000, NULL,
 	  "samples per row; medians over them [5; run: 3]" },
 	{ "--mb", "N", set_mb, B(o.mb), 0, 0, NULL,
-	  "proc-vs-map, vma-wait: the mapper's region (vma-wait: the zapped\n"
-	  "VMA, up to 4096) in MiB, a power of two [128]" },
+	  "proc-vs-map: the mapper's region in MiB, a power of two; vma-wait:\n"
+	  "the zapped VMA, any size up to 4096 [128]" },
 	{ "--busy", "N", cli_set_uint, B(o.busy), 0, 1024, NULL,
 	  "proc-vs-map: CPU hogs on the readers' CPU [0]" },
 	{ "--busyduration", "MS", cli_set_seconds, B(o.busyduration_ms), 0, 1e6, NULL,
@@ -419,6 +429,8 @@ int cmd_bench(int argc, char **argv)
 	if (!strcmp(scenario, "vma-wait") && c.o.mb > BENCH_VMA_WAIT_MAX_MB)
 		return cli_usage_error("bench", "--mb: vma-wait populates the region on both "
 				       "targets: at most %d MiB", BENCH_VMA_WAIT_MAX_MB);
+	if (strcmp(scenario, "vma-wait") && (ret = bench_cli_check_mb("bench", &c)))
+		return ret;
 	if (c.o.trace_events && (!c.o.trace || strcmp(scenario, "proc-vs-map")))
 		return cli_usage_error("bench", "--trace-events: needs --trace and proc-vs-map");
 	bench_print_load(stdout);

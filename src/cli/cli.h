@@ -75,5 +75,7 @@ extern const struct cli_opt bench_opt_table[];
 void bench_cli_default(struct bench_cli *c);
 /* Copy what the table parsed into c->o's fields. */
 void bench_cli_finish(struct bench_cli *c);
+/* --mb is a power of two (proc-vs-map's mapper). Return: 0, or a usage error's status. */
+int bench_cli_check_mb(const char *cmd, const struct bench_cli *c);
 
 #endif /* VML_CLI_CLI_H */

@@ -231,6 +231,9 @@ int cmd_run(int argc, char **argv)
 		return 0;
 	}
 	bench_cli_finish(&c);
+	ret = bench_cli_check_mb("run", &c);
+	if (ret)
+		return ret;
 	if (!o->model && !o->live)
 		return cli_usage_error("run", "--target: nothing to run");
 	if (o->trace_events && !o->trace)
