@@ -67,33 +67,38 @@ struct vw_row {
 	unsigned int nr;
 };
 
+static int space_map_live(struct vw_space *sp)
+{
+	void *r = mmap(NULL, sp->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *o = mmap(NULL, VW_PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (r == MAP_FAILED || o == MAP_FAILED) {
+		int err = -errno;
+
+		if (r != MAP_FAILED)
+			munmap(r, sp->len);
+		if (o != MAP_FAILED)
+			munmap(o, VW_PAGE);
+		return err;
+	}
+	sp->region = (unsigned long)r;
+	sp->other = (unsigned long)o;
+	/* Small pages on any THP setting: the zap's cost is per page on both sides. */
+	madvise(r, sp->len, MADV_NOHUGEPAGE);
+	for (unsigned long a = 0; a < sp->len; a += VW_PAGE)
+		((volatile char *)r)[a] = 1;
+	return 0;
+}
+
+/* Map the region and the page apart, populated. Return: 0 or -errno (the mm is then torn down). */
 static int space_map(struct vw_space *sp)
 {
-	if (sp->live) {
-		void *r = mmap(NULL, sp->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
-		void *o = mmap(NULL, VW_PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int ret;
 
-		if (r == MAP_FAILED || o == MAP_FAILED) {
-			int err = -errno;
-
-			if (r != MAP_FAILED)
-				munmap(r, sp->len);
-			if (o != MAP_FAILED)
-				munmap(o, VW_PAGE);
-			return err;
-		}
-		sp->region = (unsigned long)r;
-		sp->other = (unsigned long)o;
-		/* Small pages on any THP setting: the zap's cost is per page on both sides. */
-		madvise(r, sp->len, MADV_NOHUGEPAGE);
-		for (unsigned long a = 0; a < sp->len; a += VW_PAGE)
-			((volatile char *)r)[a] = 1;
-		return 0;
-	}
-	int ret = vml_mmap(sp->mm, 0, sp->len, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0, &sp->region);
-
+	if (sp->live)
+		return space_map_live(sp);
+	ret = vml_mmap(sp->mm, 0, sp->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       NULL, 0, &sp->region);
 	if (!ret)
 		ret = vml_mmap(sp->mm, 0, VW_PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0,
 			       &sp->other);
