@@ -129,6 +129,12 @@ static long advice_new_flags(struct vma *vma, int advice)
 	return (long)f;
 }
 
+/* madvise_dontneed_free_valid_vma for DONTNEED and DONTNEED_LOCKED, under either lock. */
+static bool dontneed_valid_vma(const struct vma *vma, int advice)
+{
+	return !(vma->vm_flags & (VM_PFNMAP | (advice == MADV_DONTNEED ? VM_LOCKED : 0)));
+}
+
 static int record_range(struct madvise_behavior *b, unsigned long start, unsigned long end)
 {
 	unsigned long (*n)[2] = vml_realloc(b->ranges, (b->nr_ranges + 1) * sizeof(*n));
@@ -214,7 +220,7 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 	switch (b->advice) {
 	case MADV_DONTNEED:
 	case MADV_DONTNEED_LOCKED:
-		if (vma->vm_flags & (VM_PFNMAP | (b->advice == MADV_DONTNEED ? VM_LOCKED : 0)))
+		if (!dontneed_valid_vma(vma, b->advice))
 			return -EINVAL;
 		*prev = vma;
 		*fatal = true;
@@ -352,8 +358,7 @@ static bool madvise_dontneed_vma_locked(struct mm *mm, unsigned long start, unsi
 		vma_end_read(vma);
 		return false;
 	}
-	/* madvise_dontneed_free_valid_vma, as the mmap_lock way checks it (madvise_vma) */
-	if (vma->vm_flags & (VM_PFNMAP | (advice == MADV_DONTNEED ? VM_LOCKED : 0))) {
+	if (!dontneed_valid_vma(vma, advice)) {
 		vma_end_read(vma);
 		*err = -EINVAL;
 		return true;

@@ -340,16 +340,20 @@ void tlb_gather_mmu(struct mmu_gather *tlb, struct mm *mm)
 	tlb->sys = mm->sys;
 	tlb->folios = tlb->bundle;
 	tlb->nr = 0;
-	tlb->max = MMU_GATHER_BUNDLE;
+}
+
+/* An unmapped page's last step: out of the swap cache if unused, and its reference dropped. */
+static void free_page_and_swap_cache(struct vml_sys *sys, struct folio *folio)
+{
+	free_swap_cache(sys, folio);
+	folio_put(folio);
 }
 
 /* Free what the gather holds (tlb_flush_mmu's free_pages_and_swap_cache). */
 static void tlb_flush_mmu(struct mmu_gather *tlb)
 {
-	for (unsigned int i = 0; i < tlb->nr; i++) {
-		free_swap_cache(tlb->sys, tlb->folios[i]);
-		folio_put(tlb->folios[i]);
-	}
+	for (unsigned int i = 0; i < tlb->nr; i++)
+		free_page_and_swap_cache(tlb->sys, tlb->folios[i]);
 	tlb->nr = 0;
 }
 
@@ -376,21 +380,25 @@ static bool tlb_grow(struct mmu_gather *tlb)
 		return false;	/* the kernel without a page: it frees the bundle */
 	memcpy(f, tlb->bundle, sizeof(tlb->bundle));
 	tlb->folios = f;
-	tlb->max = MMU_GATHER_MAX_PAGES;
 	return true;
+}
+
+/* How many pages the gather holds at most now. */
+static unsigned int tlb_room(const struct mmu_gather *tlb)
+{
+	return tlb->folios == tlb->bundle ? MMU_GATHER_BUNDLE : MMU_GATHER_MAX_PAGES;
 }
 
 /* Drop a reference of an unmapped page: now, or with the gather's others. */
 static void tlb_remove_folio(struct mm *mm, struct mmu_gather *tlb, struct folio *folio)
 {
 	if (!tlb) {
-		free_swap_cache(mm->sys, folio);
-		folio_put(folio);
+		free_page_and_swap_cache(mm->sys, folio);
 		return;
 	}
 	tlb->folios[tlb->nr++] = folio;
 	/* A full gather is freed on the spot, under whatever lock the zap holds. */
-	if (tlb->nr == tlb->max && !tlb_grow(tlb))
+	if (tlb->nr == tlb_room(tlb) && !tlb_grow(tlb))
 		tlb_flush_mmu(tlb);
 }
 

@@ -100,11 +100,12 @@ void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end
  */
 #define MMU_GATHER_BUNDLE 8
 #define MMU_GATHER_MAX_PAGES (MMU_GATHER_BUNDLE + 19 * 510)
+/* The zapping thread's own (on its stack): no lock. */
 struct mmu_gather {
 	struct vml_sys *sys;
-	struct folio **folios;		/* the gathered: bundle, or once grown an allocation */
-	unsigned int nr, max;
-	struct folio *bundle[MMU_GATHER_BUNDLE];	/* the first 8, on the stack */
+	struct folio **folios;		/* bundle (room for 8), or once grown MMU_GATHER_MAX_PAGES */
+	unsigned int nr;
+	struct folio *bundle[MMU_GATHER_BUNDLE];	/* the first 8 */
 };
 /* Start an empty gather for @mm's zaps (it grows as it fills; cannot fail). */
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm *mm);
