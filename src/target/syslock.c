@@ -51,8 +51,10 @@ static int take(void)
 	/*
 	 * Ends: when the holder exits or unlocks (the kernel drops a dead
 	 * process's flock). Polled, so that the wait can be reported: at once on
-	 * a terminal, after WAIT_QUIET_S otherwise (test runners compare stderr;
-	 * a short wait behind another test is normal there).
+	 * a terminal, after WAIT_QUIET_S otherwise (a short wait behind another
+	 * run is normal in a test suite or a batch). The report is a note
+	 * ("vmalock: note: "), never an error, so that whoever reads stderr can
+	 * tell the two apart (README.md, "The command").
 	 */
 	for (unsigned int waited_ms = 0; flock(fd, LOCK_EX | LOCK_NB); waited_ms += 50) {
 		struct timespec ts = { 0, 50 * 1000000 };
@@ -66,7 +68,7 @@ static int take(void)
 			/* The holder wrote its pid into the file. */
 			if (pread(fd, holder, sizeof(holder) - 1, 0) > 0)
 				holder[strcspn(holder, "\n")] = '\0';
-			fprintf(stderr, "vmalock: waiting for %s: another vmalock uses the live "
+			fprintf(stderr, "vmalock: note: waiting for %s: another vmalock uses the live "
 				"kernel%s%s%s\n", syslock_path(), *holder ? " (" : "", holder,
 				*holder ? ")" : "");
 		}

@@ -21,7 +21,8 @@ const char *syslock_path(void);
 
 /*
  * syslock_take - take the lock (once per process; later calls return at
- * once). Waits, saying once on stderr which process holds it.
+ * once). Waits, saying once on stderr which process holds it, in a line
+ * that begins "vmalock: note: " (a notice, not an error).
  * Return: 0 or -errno.
  */
 int syslock_take(void);

@@ -8,39 +8,16 @@ set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 target=${2:-both}
 test_json=${3:-}
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-n=0
-failed=0
-
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/#   /' out err 2>/dev/null
-	fi
-}
 
 # Every JSON document written is read, written and read again unchanged
 # through the project's JSON layer (tests/target/test-json.c).
 roundtrip() {
 	[ -n "$test_json" ] || return 0
 	"$test_json" "$@"
-}
-
-# expect PATTERN DESCRIPTION -- ARGS...: exit 2 and one stderr line matching PATTERN
-expect() {
-	pattern=$1 desc=$2
-	shift 3
-	"$vmalock" "$@" >out 2>err
-	rc=$?
-	lines=$(wc -l <err)
-	[ $rc -eq 2 ] && grep -q -- "$pattern" err && [ "$lines" -eq 1 ]
-	ok $? "$desc (exit $rc)"
 }
 
 # check_json FILE SCENARIO SAMPLES TARGET: the JSON's schema, by scenario
@@ -102,8 +79,8 @@ lock_args=""
 tiny="--duration 0.2 --samples 2 --mb 4"
 
 # proc-vs-map: rows target x policy x readers, a JSON and an SVG
-"$vmalock" bench proc-vs-map --target "$target" $lock_args $tiny --readers 0,1 \
-	--json pvm.json --plot pvm.svg >out 2>err
+vml bench proc-vs-map --target "$target" $lock_args $tiny --readers 0,1 \
+	--json pvm.json --plot pvm.svg
 rc=$?
 rows=$(grep -cE '^(model|live) +(mmap|vma|kernel) +[0-9]+ ' out)
 want=2; [ "$target" = both ] && want=6
@@ -117,8 +94,8 @@ ok $? "proc-vs-map --plot writes an SVG"
 # their round's live sample timed on its own mapper (or, unmeasured, the
 # calibration's), less the model's own cost
 if [ "$target" = both ]; then
-	"$vmalock" bench proc-vs-map --target both --lock mmap --view smaps $tiny --readers 1 \
-		--json paired.json --quiet >out 2>err
+	vml bench proc-vs-map --target both --lock mmap --view smaps $tiny --readers 1 \
+		--json paired.json --quiet
 	rc=$?
 	[ $rc -eq 0 ] && grep -q 'page charge paired by round' out &&
 		grep -qE "(woken futex_wait's return to user space from its switch-in \([0-9]+ ns|futex_wait round trip \([0-9]+ ns\) for the model writer's way back)" out &&
@@ -147,8 +124,8 @@ for r in d["rows"]:
 PY
 	ok $? "proc-vs-map smaps: model samples charged their round's live page walk, and per call the writer's way back (exit $rc)"
 fi
-"$vmalock" bench proc-vs-map --target "$target" $tiny --samples 1 --readers 1 --busy 1 \
-	--busyduration 1 --view query >out 2>err
+vml bench proc-vs-map --target "$target" $tiny --samples 1 --readers 1 --busy 1 \
+	--busyduration 1 --view query
 rc=$?
 [ $rc -eq 0 ] && grep -q 'view query' out && grep -q 'sample 1/1' err
 ok $? "proc-vs-map with a hog, the query view, and a progress line per sample"
@@ -156,9 +133,8 @@ ok $? "proc-vs-map with a hog, the query view, and a progress line per sample"
 # proc-vs-map with the reader-side fix beside the current reader: rows for
 # both and their ratio (model only)
 if [ "$target" = both ]; then
-	"$vmalock" bench proc-vs-map --target model --lock vma,vma-strict,vma-recheck \
-		--kernel-transients $tiny --readers 1 --record-ns 0 --json strict.json --quiet \
-		>out 2>err
+	vml bench proc-vs-map --target model --lock vma,vma-strict,vma-recheck \
+		--kernel-transients $tiny --readers 1 --record-ns 0 --json strict.json --quiet
 	rc=$?
 	[ $rc -eq 0 ] && grep -qE '^model +vma +1 ' out && grep -qE '^model +vma-strict +1 ' out &&
 		grep -qE '^model +vma-recheck +1 ' out &&
@@ -171,8 +147,8 @@ if [ "$target" = both ]; then
 fi
 
 # read-cost: small layouts, a JSON and a PNG
-"$vmalock" bench read-cost --target "$target" --sizes 100,1k --samples 2 --json rc.json \
-	--plot rc.png --quiet >out 2>err
+vml bench read-cost --target "$target" --sizes 100,1k --samples 2 --json rc.json \
+	--plot rc.png --quiet
 rc=$?
 [ $rc -eq 0 ] && [ ! -s err ] && grep -q '^ *size  *vmas  *mmap' out && \
 	[ "$(grep -cE '^ +(100|1000) ' out)" -eq 2 ]
@@ -183,8 +159,8 @@ head -c 8 rc.png 2>/dev/null | grep -q PNG
 ok $? "read-cost --plot writes a PNG"
 
 # ops
-"$vmalock" bench ops --target "$target" --samples 2 --iterations 50 --vmas 50 --json ops.json \
-	--quiet >out 2>err
+vml bench ops --target "$target" --samples 2 --iterations 50 --vmas 50 --json ops.json \
+	--quiet
 rc=$?
 [ $rc -eq 0 ] && grep -q '^mmap+munmap (1 page) ' out && grep -q '^write fault (1 page) ' out && \
 	grep -q '^maps read per VMA' out && grep -q 'model/live' out
@@ -195,8 +171,8 @@ ok $? "ops JSON has the schema"
 # khugepaged (model rows; the live row changes system settings: suite system): the
 # policies, a JSON
 if [ "$target" = both ]; then
-	"$vmalock" bench khugepaged --target model --skip-vmas 2000 --ranges 2 --samples 1 \
-		--duration 2 --uncollapsible 1 --json kh.json >out 2>err
+	vml bench khugepaged --target model --skip-vmas 2000 --ranges 2 --samples 1 \
+		--duration 2 --uncollapsible 1 --json kh.json
 	[ $? -eq 0 ] && grep -qE '^model +mainline +nosteal ' out && \
 		grep -qE '^model +fixed +nosteal ' out && grep -q 'model fixed (nosteal) / mainline' out
 	ok $? "bench khugepaged: a row per policy and the ratios"
@@ -214,12 +190,12 @@ for r in d["rows"]:
 PY
 	[ $? -eq 0 ] && roundtrip kh.json 2>>err
 	ok $? "bench khugepaged: JSON schema"
-	"$vmalock" bench khugepaged --target model --skip-vmas 3000 --ranges 1 --samples 1 \
-		--duration 2 --policy all --steal mainline,not-behind-writer --quiet >out 2>err
+	vml bench khugepaged --target model --skip-vmas 3000 --ranges 1 --samples 1 \
+		--duration 2 --policy all --steal mainline,not-behind-writer --quiet
 	[ $? -eq 0 ] && [ "$(grep -cE '^model +(mainline|resume|skip|drop|fixed) +(mainline|not-behind-writer) ' out)" -eq 10 ]
 	ok $? "bench khugepaged --policy all --steal LIST: a row per fix and steal policy"
-	"$vmalock" bench proc-vs-map --target model --lock mmap --view smaps_rollup $tiny \
-		--samples 1 --readers 1 --steal all --trace --quiet >out 2>err
+	vml bench proc-vs-map --target model --lock mmap --view smaps_rollup $tiny \
+		--samples 1 --readers 1 --steal all --trace --quiet
 	# four rows in the table, four in the traced one
 	[ $? -eq 0 ] && grep -q '^# lock dynamics from traces' out && \
 		[ "$(grep -cE '^model +mmap +(mainline|nosteal|not-behind-writer|never) +1 +[0-9]' out)" -eq 8 ]
@@ -228,10 +204,9 @@ fi
 
 # monitor: the no-tool row and a few tools (ps and pmap from procps, skipped with a
 # reason when missing; a --tool of our own that is always there), a JSON and an SVG
-"$vmalock" bench monitor --target "$target" --tools ps,pmap \
+vml bench monitor --target "$target" --tools ps,pmap \
 	--tool 'cat /proc/self/maps /proc/{pid}/smaps_rollup' --tool 'head -c 64 /proc/loadavg' \
-	--duration 0.3 --samples 1 --mb 4 --interval 0.1 --json mon.json --plot mon.svg --quiet \
-	>out 2>err
+	--duration 0.3 --samples 1 --mb 4 --interval 0.1 --json mon.json --plot mon.svg --quiet
 rc=$?
 [ $rc -eq 0 ] && grep -q '^tool  *polls  *poll_ms  *p50' out && grep -q '^(no tool) ' out && \
 	grep -q '^cat ' out && grep -q "^# the model's prediction" out && \
@@ -307,8 +282,8 @@ grep -q '<svg' mon.svg 2>/dev/null
 ok $? "bench monitor --plot writes an SVG"
 
 # exec-churn: both orders on the model (and live exec loops), a JSON and an SVG
-"$vmalock" bench exec-churn --target "$target" --threads 1,2 --duration 0.2 --samples 1 \
-	--json ec.json --plot ec.svg --quiet >out 2>err
+vml bench exec-churn --target "$target" --threads 1,2 --duration 0.2 --samples 1 \
+	--json ec.json --plot ec.svg --quiet
 rc=$?
 rows=$(grep -cE '^(model +(pre|post)|live +kernel) +[12] ' out)
 want=2; [ "$target" = both ] && want=6
@@ -336,14 +311,14 @@ assert seen == want, seen
 PY
 ok $? "exec-churn JSON has the schema"
 if [ "$target" = both ]; then
-	"$vmalock" bench exec-churn --target model --i-mmap-order pre --threads 1 --duration 0.1 \
-		--samples 1 --quiet >out 2>err
+	vml bench exec-churn --target model --i-mmap-order pre --threads 1 --duration 0.1 \
+		--samples 1 --quiet
 	[ $? -eq 0 ] && grep -qE '^model +pre +1 ' out && ! grep -qE '^model +post' out
 	ok $? "exec-churn --i-mmap-order pre runs that order alone"
 
 	# shmem-smaps on the model (the live side needs swap: the system suite runs it)
-	"$vmalock" bench shmem-smaps --target model --size 8M --stride 1M --reads 2 \
-		--samples 2 --json ss.json --plot ss.png --quiet >out 2>err
+	vml bench shmem-smaps --target model --size 8M --stride 1M --reads 2 \
+		--samples 2 --json ss.json --plot ss.png --quiet
 	rc=$?
 	[ $rc -eq 0 ] && [ "$(grep -cE '^model +(fast|per-page) +(private|shared|noswap|anon) ' out)" \
 		-eq 8 ] && [ "$(grep -c '^verdict' out)" -eq 2 ] && head -c 8 ss.png | grep -q PNG
@@ -373,8 +348,7 @@ fi
 # of the zap: it cannot finish before the zap unmapped all 12,288 pages,
 # freed the first full gather's 9,698 and dropped the VMA's read lock,
 # whatever the machine's speed.
-"$vmalock" bench vma-wait --target "$target" --mb 48 --samples 3 --json vw.json --quiet \
-	>out 2>err
+vml bench vma-wait --target "$target" --mb 48 --samples 3 --json vw.json --quiet
 rc=$?
 want=4
 [ "$target" = both ] || want=2
@@ -396,12 +370,12 @@ if "model" in targets:
 PY
 [ $? -eq 0 ] && roundtrip vw.json 2>>err
 ok $? "vma-wait JSON has the schema; the model's munmap inside the VMA waited for the zap"
-expect "^vmalock bench: --mb: vma-wait populates" "vma-wait --mb beyond 4096 MiB" -- \
+expect 2 "^vmalock bench: --mb: vma-wait populates" "vma-wait --mb beyond 4096 MiB" -- \
 	bench vma-wait --mb 8192
 
 # run: the table, the files and a three-line verdict; with both targets and
 # two rounds, the fidelity line gives each avg and p99 ratio its rounds' range
-"$vmalock" run --target "$target" $tiny --quiet >out 2>err
+vml run --target "$target" $tiny --quiet
 rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^verdict' out)" -eq 3 ] && [ -s vmalock-run.json ] && \
 	head -c 8 vmalock-run.png | grep -q PNG &&
@@ -421,65 +395,64 @@ ok $? "run's JSON has the schema and rows for 0, 1 and 4 readers"
 mkdir -p fakebin
 printf '#!/bin/sh\necho "set output \\"x\\"" >&2\necho "         ^" >&2\necho "line 3: cannot open output file" >&2\nexit 1\n' >fakebin/gnuplot
 chmod +x fakebin/gnuplot
-PATH="$tmp/fakebin:$PATH" "$vmalock" bench read-cost --target model --sizes 100 --samples 1 \
-	--plot plotted.svg --quiet >out 2>err
+PATH="$tmp/fakebin:$PATH" vml bench read-cost --target model --sizes 100 --samples 1 \
+	--plot plotted.svg --quiet
 rc=$?
-[ $rc -eq 1 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q 'plot: gnuplot failed: line 3: cannot open output file' err
+[ $rc -eq 1 ] && [ "$(err_lines)" -eq 1 ] && grep -q 'plot: gnuplot failed: line 3: cannot open output file' err
 ok $? "a gnuplot failure is one line of ours (exit $rc)"
 
 # bad options: exit 2, one line naming the option
-expect "missing SCENARIO" "bench without SCENARIO" -- bench
-expect "unknown scenario 'frob'" "unknown scenario named" -- bench frob
-expect "unknown option '--frob'" "unknown option named" -- bench ops --frob
-expect "duration: bad value 'abc'" "bad --duration named" -- bench proc-vs-map --duration abc
-expect "duration: bad value '0'" "zero --duration" -- bench proc-vs-map --duration 0
-expect "samples: bad value '0'" "zero --samples" -- bench proc-vs-map --samples 0
-expect "mb: bad value '3'" "--mb not a power of two" -- bench proc-vs-map --mb 3
-expect "mb: bad value '3'" "run --mb not a power of two" -- run --mb 3
-expect "readers: bad value '1,x'" "bad --readers list" -- bench proc-vs-map --readers 1,x
-expect "busy: bad value '-1'" "negative --busy" -- bench proc-vs-map --busy -1
-expect "busyduration: bad value 'x'" "bad --busyduration" -- bench proc-vs-map --busyduration x
-expect "sizes: bad value '0'" "zero --sizes" -- bench read-cost --sizes 0
-expect "iterations: bad value '0'" "zero --iterations" -- bench ops --iterations 0
-expect "vmas: bad value '100000'" "too many --vmas" -- bench ops --vmas 100000
-expect "seed: bad value 'x'" "bad --seed" -- bench proc-vs-map --seed x
-expect "page-ns: bad value '-5'" "bad --page-ns" -- bench proc-vs-map --page-ns -5
-expect "policy: bad value 'x'" "bad --policy named" -- bench khugepaged --policy x
-expect "steal: bad value 'mainline,'" "bad --steal list" -- bench proc-vs-map --steal mainline,
-expect "skip-vmas: bad value 'x'" "bad --skip-vmas" -- bench khugepaged --skip-vmas x
-expect "view: unknown view 'bogus'" "bad --view named" -- bench proc-vs-map --view bogus
-expect "target: unknown target 'bogus'" "bad --target named" -- bench proc-vs-map --target bogus
-expect "lock: unknown policy 'rcu'" "bad --lock named" -- bench proc-vs-map --lock rcu
-expect "lock: bad value 'vma,'" "empty --lock item" -- bench proc-vs-map --lock vma,
-expect "lock vma-strict: only proc-vs-map" "vma-strict outside proc-vs-map" -- bench ops --lock vma-strict
-expect "kernel-transients: only proc-vs-map" "--kernel-transients outside proc-vs-map" -- bench read-cost --kernel-transients
-expect "plot: bad value 'x.pdf'" "--plot not png/svg" -- bench proc-vs-map --plot x.pdf
-expect "plot: ops has no plot" "--plot with ops" -- bench ops --plot x.png
-expect "threads: bad value '0'" "zero --threads" -- bench exec-churn --threads 0
-expect "i-mmap-order: unknown order 'mid'" "bad --i-mmap-order named" -- bench exec-churn --i-mmap-order mid
-expect "shmem-swap-usage: unknown value 'x'" "bad --shmem-swap-usage named" -- bench shmem-smaps --shmem-swap-usage x
-expect "size: bad value '1K'" "too small --size" -- bench shmem-smaps --size 1K
-expect "reads: bad value '0'" "zero --reads" -- bench shmem-smaps --reads 0
-expect "json needs a value" "--json without its value" -- bench proc-vs-map --json
-expect "quiet takes no value" "value on a flag" -- bench ops --quiet=yes
-expect "unexpected argument 'more'" "second SCENARIO" -- bench ops more
-expect "tool: empty command" "empty --tool" -- bench monitor --tool ''
-expect "tools: unknown tool 'frob'" "unknown --tools name" -- bench monitor --tools ps,frob
-expect "interval: bad value '0'" "zero --interval" -- bench monitor --interval 0
-expect "tool-nice: bad value '20'" "--tool-nice above 19" -- bench monitor --tool-nice 20
-expect "tool-timeout: bad value 'x'" "bad --tool-timeout" -- bench monitor --tool-timeout x
-expect "monitor needs the live kernel" "monitor on the model alone" -- bench monitor --target model
-expect "unknown option '--frob'" "run: unknown option named" -- run --frob
-expect "unexpected argument 'now'" "run: stray argument" -- run now
-expect "duration: bad value '-1'" "run: bad --duration" -- run --duration -1
+expect 2 "missing SCENARIO" "bench without SCENARIO" -- bench
+expect 2 "unknown scenario 'frob'" "unknown scenario named" -- bench frob
+expect 2 "unknown option '--frob'" "unknown option named" -- bench ops --frob
+expect 2 "duration: bad value 'abc'" "bad --duration named" -- bench proc-vs-map --duration abc
+expect 2 "duration: bad value '0'" "zero --duration" -- bench proc-vs-map --duration 0
+expect 2 "samples: bad value '0'" "zero --samples" -- bench proc-vs-map --samples 0
+expect 2 "mb: bad value '3'" "--mb not a power of two" -- bench proc-vs-map --mb 3
+expect 2 "mb: bad value '3'" "run --mb not a power of two" -- run --mb 3
+expect 2 "readers: bad value '1,x'" "bad --readers list" -- bench proc-vs-map --readers 1,x
+expect 2 "busy: bad value '-1'" "negative --busy" -- bench proc-vs-map --busy -1
+expect 2 "busyduration: bad value 'x'" "bad --busyduration" -- bench proc-vs-map --busyduration x
+expect 2 "sizes: bad value '0'" "zero --sizes" -- bench read-cost --sizes 0
+expect 2 "iterations: bad value '0'" "zero --iterations" -- bench ops --iterations 0
+expect 2 "vmas: bad value '100000'" "too many --vmas" -- bench ops --vmas 100000
+expect 2 "seed: bad value 'x'" "bad --seed" -- bench proc-vs-map --seed x
+expect 2 "page-ns: bad value '-5'" "bad --page-ns" -- bench proc-vs-map --page-ns -5
+expect 2 "policy: bad value 'x'" "bad --policy named" -- bench khugepaged --policy x
+expect 2 "steal: bad value 'mainline,'" "bad --steal list" -- bench proc-vs-map --steal mainline,
+expect 2 "skip-vmas: bad value 'x'" "bad --skip-vmas" -- bench khugepaged --skip-vmas x
+expect 2 "view: unknown view 'bogus'" "bad --view named" -- bench proc-vs-map --view bogus
+expect 2 "target: unknown target 'bogus'" "bad --target named" -- bench proc-vs-map --target bogus
+expect 2 "lock: unknown policy 'rcu'" "bad --lock named" -- bench proc-vs-map --lock rcu
+expect 2 "lock: bad value 'vma,'" "empty --lock item" -- bench proc-vs-map --lock vma,
+expect 2 "lock vma-strict: only proc-vs-map" "vma-strict outside proc-vs-map" -- bench ops --lock vma-strict
+expect 2 "kernel-transients: only proc-vs-map" "--kernel-transients outside proc-vs-map" -- bench read-cost --kernel-transients
+expect 2 "plot: bad value 'x.pdf'" "--plot not png/svg" -- bench proc-vs-map --plot x.pdf
+expect 2 "plot: ops has no plot" "--plot with ops" -- bench ops --plot x.png
+expect 2 "threads: bad value '0'" "zero --threads" -- bench exec-churn --threads 0
+expect 2 "i-mmap-order: unknown order 'mid'" "bad --i-mmap-order named" -- bench exec-churn --i-mmap-order mid
+expect 2 "shmem-swap-usage: unknown value 'x'" "bad --shmem-swap-usage named" -- bench shmem-smaps --shmem-swap-usage x
+expect 2 "size: bad value '1K'" "too small --size" -- bench shmem-smaps --size 1K
+expect 2 "reads: bad value '0'" "zero --reads" -- bench shmem-smaps --reads 0
+expect 2 "json needs a value" "--json without its value" -- bench proc-vs-map --json
+expect 2 "quiet takes no value" "value on a flag" -- bench ops --quiet=yes
+expect 2 "unexpected argument 'more'" "second SCENARIO" -- bench ops more
+expect 2 "tool: empty command" "empty --tool" -- bench monitor --tool ''
+expect 2 "tools: unknown tool 'frob'" "unknown --tools name" -- bench monitor --tools ps,frob
+expect 2 "interval: bad value '0'" "zero --interval" -- bench monitor --interval 0
+expect 2 "tool-nice: bad value '20'" "--tool-nice above 19" -- bench monitor --tool-nice 20
+expect 2 "tool-timeout: bad value 'x'" "bad --tool-timeout" -- bench monitor --tool-timeout x
+expect 2 "monitor needs the live kernel" "monitor on the model alone" -- bench monitor --target model
+expect 2 "unknown option '--frob'" "run: unknown option named" -- run --frob
+expect 2 "unexpected argument 'now'" "run: stray argument" -- run now
+expect 2 "duration: bad value '-1'" "run: bad --duration" -- run --duration -1
 
-"$vmalock" bench --help >out 2>err
+vml bench --help
 [ $? -eq 0 ] && grep -q proc-vs-map out && grep -q -- '--busyduration' out && \
 	grep -q -- '--tool ' out && grep -q 'prometheus-process-exporter' out
 ok $? "bench --help"
-"$vmalock" run --help >out 2>err
+vml run --help
 [ $? -eq 0 ] && grep -q vmalock-run.json out
 ok $? "run --help"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_tap

@@ -9,59 +9,38 @@
 set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 secs=${VML_RACE_SECONDS:-3}
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-n=0
-failed=0
 
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/#   /' out err 2>/dev/null | head -n 60
-	fi
-}
+expect 2 "view: unknown view 'bogus'" "bad --view named" -- race --view maps,bogus
+expect 2 "lock: unknown policy 'rcu'" "bad --lock named" -- race --lock rcu
+expect 2 "mod: unknown modification 'shuffle'" "bad --mod named" -- race --mod shuffle
+expect 2 "duration: bad value '0'" "zero --duration" -- race --duration 0
+expect 2 "target: unknown target 'both'" "race takes one target" -- race --target both
+expect 2 "broken: unknown value 'skip-everything'" "bad --broken named" -- race --broken skip-everything
+expect 2 "broken breaks the model's reader" "--broken on the live kernel" -- race --broken skip-fallback --target live
+expect 2 "readers: bad value" "zero readers" -- race --readers 0
+expect 2 "lock: bad value 'vma,'" "empty --lock item" -- race --lock vma,
+expect 2 "kernel-transients changes the model" "--kernel-transients on the live kernel" -- race --kernel-transients --target live
+expect 2 "noise changes the model" "--noise on the live kernel" -- race --noise 5 --target live
+expect 2 "noise: bad value 'x'" "bad --noise" -- race --noise x
+expect 2 "unexpected argument 'maps'" "a stray argument" -- race maps
 
-usage() {	# usage PATTERN DESCRIPTION -- ARGS...: exit 2, one stderr line matching
-	pattern=$1 desc=$2
-	shift 3
-	"$vmalock" race "$@" >out 2>err
-	rc=$?
-	[ $rc -eq 2 ] && grep -q -- "$pattern" err && [ "$(wc -l <err)" -le 1 ]
-	ok $? "$desc (exit $rc)"
-}
-
-usage "view: unknown view 'bogus'" "bad --view named" -- --view maps,bogus
-usage "lock: unknown policy 'rcu'" "bad --lock named" -- --lock rcu
-usage "mod: unknown modification 'shuffle'" "bad --mod named" -- --mod shuffle
-usage "duration: bad value '0'" "zero --duration" -- --duration 0
-usage "target: unknown target 'both'" "race takes one target" -- --target both
-usage "broken: unknown value 'skip-everything'" "bad --broken named" -- --broken skip-everything
-usage "broken breaks the model's reader" "--broken on the live kernel" -- --broken skip-fallback --target live
-usage "readers: bad value" "zero readers" -- --readers 0
-usage "lock: bad value 'vma,'" "empty --lock item" -- --lock vma,
-usage "kernel-transients changes the model" "--kernel-transients on the live kernel" -- --kernel-transients --target live
-usage "noise changes the model" "--noise on the live kernel" -- --noise 5 --target live
-usage "noise: bad value 'x'" "bad --noise" -- --noise x
-usage "unexpected argument 'maps'" "a stray argument" -- maps
-
-"$vmalock" race --help >out 2>err
+vml race --help
 [ $? -eq 0 ] && grep -q -- '--broken' out && grep -q -- '--view' out
 ok $? "race --help"
 
 # The model: no violation, every modification, both policies, maps and query.
-"$vmalock" race --target model --view maps,query --lock both --duration "$secs" --seed 1 >out 2>err
+vml race --target model --view maps,query --lock both --duration "$secs" --seed 1
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out &&
 	[ "$(grep -c '^maps \|^query ' out)" -eq 24 ]
 ok $? "model, maps and query, both policies, all modifications: no violation (exit $rc)"
 
 # `all` on the model: views it does not offer yet are skipped with a note.
-"$vmalock" race --target model --view all --lock vma --mod split --duration 1 --seed 2 >out 2>err
+vml race --target model --view all --lock vma --mod split --duration 1 --seed 2
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: .* 0 violations' out &&
 	{ ! grep -q '^note: ' out || grep -q '^note: .* skipped: the model target has no such view' out; }
@@ -71,8 +50,8 @@ ok $? "model, --view all: runs what the model offers, notes the rest (exit $rc)"
 # It is caught only when it meets a write-locked VMA, which a loaded machine
 # (other builds, other tests) can make rare in one short run: up to five runs.
 for seed in 3 13 23 33 43; do
-	"$vmalock" race --target model --view maps --lock vma --broken skip-fallback \
-		--duration "$secs" --seed $seed >out 2>err
+	vml race --target model --view maps --lock vma --broken skip-fallback \
+		--duration "$secs" --seed $seed
 	rc=$?
 	[ $rc -eq 0 ] || break
 done
@@ -86,8 +65,8 @@ ok $? "model, --broken skip-fallback: caught (exit $rc, seed $seed)"
 # can make one short run miss.
 for mod in split mprotect remap remap-whole; do
 	for seed in 6 16 26 36 46; do
-		"$vmalock" race --target model --view maps --lock vma --kernel-transients \
-			--mod $mod --duration "$secs" --seed $seed >out 2>err
+		vml race --target model --view maps --lock vma --kernel-transients \
+			--mod $mod --duration "$secs" --seed $seed
 		rc=$?
 		[ $rc -eq 0 ] || break
 	done
@@ -96,34 +75,34 @@ for mod in split mprotect remap remap-whole; do
 	ok $? "model, --kernel-transients, maps, $mod: fake gaps shown (exit $rc, seed $seed)"
 	grep '^total:' out | sed 's/^/# /'
 done
-"$vmalock" race --target model --view query --lock vma --kernel-transients \
-	--mod remap-whole --duration "$secs" --seed 7 >out 2>err
+vml race --target model --view query --lock vma --kernel-transients \
+	--mod remap-whole --duration "$secs" --seed 7
 rc=$?
 [ $rc -eq 1 ] && grep -q '^  fake-gap: [1-9]' out
 ok $? "model, --kernel-transients, query, remap-whole: the destination hole shown (exit $rc)"
 # ... and none without the option, even with the reader held up the same way,
-"$vmalock" race --target model --view maps,query --lock vma --noise 50 --duration "$secs" \
-	--seed 8 >out 2>err
+vml race --target model --view maps,query --lock vma --noise 50 --duration "$secs" \
+	--seed 8
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
 ok $? "model, --noise without --kernel-transients: no violation (exit $rc)"
 grep '^total:' out | sed 's/^/# /'
 # ... and none with the reader-side fix, even with the option.
-"$vmalock" race --target model --view maps,query --lock vma-strict --kernel-transients \
-	--duration "$secs" --seed 9 >out 2>err
+vml race --target model --view maps,query --lock vma-strict --kernel-transients \
+	--duration "$secs" --seed 9
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out &&
 	[ "$(grep -c '^maps  *vma-strict \|^query  *vma-strict ' out)" -eq 12 ]
 ok $? "model, --kernel-transients, --lock vma-strict: no violation (exit $rc)"
 grep '^total:' out | sed 's/^/# /'
 # vma-recheck (every gap looked up again) removes case 1 but not the hole.
-"$vmalock" race --target model --view maps --lock vma-recheck --kernel-transients \
-	--mod split,mprotect,remap --duration "$secs" --seed 10 >out 2>err
+vml race --target model --view maps --lock vma-recheck --kernel-transients \
+	--mod split,mprotect,remap --duration "$secs" --seed 10
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
 ok $? "model, --kernel-transients, --lock vma-recheck: no fake gap after a merge (exit $rc)"
-"$vmalock" race --target model --view maps --lock vma-recheck --kernel-transients \
-	--mod remap-whole --duration "$secs" --seed 11 >out 2>err
+vml race --target model --view maps --lock vma-recheck --kernel-transients \
+	--mod remap-whole --duration "$secs" --seed 11
 rc=$?
 [ $rc -eq 1 ] && grep -q '^  fake-gap: [1-9]' out
 ok $? "model, --kernel-transients, --lock vma-recheck: the mremap hole still shown (exit $rc)"
@@ -134,18 +113,17 @@ ok $? "model, --kernel-transients, --lock vma-recheck: the mremap hole still sho
 # reader then shows an earlier, real state, which no state contract can tell
 # from a correct read; tests/unit/test-smaps-lock.c catches it
 # deterministically instead.)
-"$vmalock" race --target model --view smaps,numa_maps,smaps_rollup --lock vma --duration "$secs" --seed 4 >out 2>err
+vml race --target model --view smaps,numa_maps,smaps_rollup --lock vma --duration "$secs" --seed 4
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: .* 0 violations' out
 ok $? "model, smaps, numa_maps, smaps_rollup under per-VMA locks: no violation (exit $rc)"
 
 # The live kernel: every view runs; violations are findings, not failures.
-"$vmalock" race --target live --view all --mod split,remap --duration "$secs" --seed 5 >out 2>err
+vml race --target live --view all --mod split,remap --duration "$secs" --seed 5
 rc=$?
 [ $rc -le 1 ] && [ "$(grep -c '^\(maps\|smaps\|smaps_rollup\|numa_maps\|query\) *kernel ' out)" -eq 10 ] &&
 	! grep -q 'failed:\|stopped early' out
 ok $? "live, every view: ran (exit $rc: $(grep '^total:' out))"
 grep '^total:\|^first violation' out | sed 's/^/# /'
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_tap

@@ -10,28 +10,17 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP needs root"
 	exit 77
 fi
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/#   /' out err 2>/dev/null
-	fi
-}
 # Its files ("swapped", "clean") in a /dev/shm/vmalock.XXXXXX of its own
 # (other runs on the machine may have directories there meanwhile).
 ours() { ls /dev/shm/vmalock.*/swapped /dev/shm/vmalock.*/clean 2>/dev/null; }
 before=$(ours)
 
-"$vmalock" bench shmem-smaps --target live --size 16M --stride 1M --reads 2 --samples 1 \
-	--json live.json --quiet >out 2>err
+vml bench shmem-smaps --target live --size 16M --stride 1M --reads 2 --samples 1 \
+	--json live.json --quiet
 rc=$?
 [ $rc -eq 0 ] && [ "$(grep -cE '^live +kernel +(private|shared|noswap|anon) ' out)" -eq 4 ]
 ok $? "shmem-smaps on the live kernel prints its four cases"
@@ -48,5 +37,4 @@ ok $? "the partly swapped cases show the 32 kB pushed out, the others none"
 ok $? "the swap file is off afterwards"
 [ "$(ours)" = "$before" ]
 ok $? "its tmpfs files are gone"
-echo "1..$n"
-[ $failed -eq 0 ]
+done_tap

@@ -25,9 +25,13 @@
  * the test compares a ratio and an attribution, never a speed.
  *
  * watch's figure is the mapper thread's total wait for mmap_lock (start
- * of locking to acquire, from the kernel's tracepoints). The two must
- * agree within 10%, and the outside task that held the lock longest
- * during those waits must be the reader, holding it for read.
+ * of locking to acquire, from the kernel's tracepoints) over the waits
+ * that slept: its total less what it reports as "spun" (contended waits
+ * that got the lock without sleeping - the rwsem's optimistic spin - which
+ * are the calls the yardstick above leaves out; on a busy machine there
+ * were 16,703 of them, 69 ms, which made the totals differ by 14%). The
+ * two must agree within 10%, and the outside task that held the lock
+ * longest during those waits must be the reader, holding it for read.
  *
  * Then the same with no reader and two mapper threads (so that there are
  * waits, for each other): watch must attribute nothing to any task
@@ -425,7 +429,7 @@ static uint64_t base_ns(bool map)
 
 static void test_planted_stall(double seconds)
 {
-	uint64_t base[2], stall = 0, all_excess = 0, total = 0, traced;
+	uint64_t base[2], stall = 0, all_excess = 0, total = 0, traced, spun;
 	unsigned long n, slept = 0;
 	struct mapper m;
 	struct watch w;
@@ -478,6 +482,7 @@ static void test_planted_stall(double seconds)
 	if (!t)
 		goto out;
 	traced = json_integer_value(json_object_get(json_object_get(t, "waits"), "total_ns"));
+	spun = json_integer_value(json_object_get(json_object_get(t, "spun"), "total_ns"));
 	printf("# watch: %lld waits, total %.3f ms, longest %.3f ms; %lld without sleeping, "
 	       "%.3f ms\n",
 	       json_integer_value(json_object_get(json_object_get(t, "waits"), "count")),
@@ -502,9 +507,10 @@ static void test_planted_stall(double seconds)
 	      !strcmp(json_string_value(json_object_get(top, "mode")), "read"),
 	      "stall: the outside holder during the waits is the reader %d, for read", (int)reader);
 	check(stall > 0, "stall: the mapper measured a stall");
+	traced = traced > spun ? traced - spun : 0;
 	check(stall > 0 && fabs((double)traced - (double)stall) <= TOLERANCE * (double)stall,
-	      "stall: watch's total wait %.3f ms is within %.0f%% of the mapper's own %.3f ms "
-	      "(ratio %.3f)", traced / 1e6, TOLERANCE * 100, stall / 1e6,
+	      "stall: watch's wait in the waits that slept, %.3f ms, is within %.0f%% of the "
+	      "mapper's own %.3f ms (ratio %.3f)", traced / 1e6, TOLERANCE * 100, stall / 1e6,
 	      stall ? (double)traced / (double)stall : 0);
 out:
 	json_decref(root);

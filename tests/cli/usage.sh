@@ -4,33 +4,10 @@
 # failed expectations (exit 1) and the happy paths. TAP output.
 set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-n=0
-failed=0
-
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/#   /' out err 2>/dev/null
-	fi
-}
-
-# expect STATUS PATTERN DESCRIPTION -- ARGS...: exit status, one stderr line matching PATTERN
-expect() {
-	status=$1 pattern=$2 desc=$3
-	shift 4
-	"$vmalock" "$@" >out 2>err
-	rc=$?
-	lines=$(wc -l <err)
-	[ $rc -eq "$status" ] && grep -q -- "$pattern" err && [ "$lines" -le 1 ]
-	ok $? "$desc (exit $rc)"
-}
 
 cat >good.ops <<'OPS'
 # two mappings
@@ -84,40 +61,41 @@ if "$vmalock" replay --help | grep -q "not linked"; then
 fi
 
 # happy paths
-"$vmalock" replay good.ops --target live >out 2>err
+vml replay good.ops --target live
 [ $? -eq 0 ] && [ ! -s err ] && [ "$(wc -l <out)" -eq 2 ] && grep -q '^100000010000-100000014000 r--p 00000000 00:00 0 \{26\}/tmp/vmalock.XXXXXX/data$' out
 ok $? "replay prints the normalised range"
-"$vmalock" replay good.ops --target live --raw >out 2>err
+vml replay good.ops --target live --raw
 [ $? -eq 0 ] && ! grep -q 'XXXXXX' out && grep data out | grep -vq ' 00:00 0 ' 
 ok $? "--raw keeps device, inode and the directory name"
-"$vmalock" replay good.ops --target live --quiet >out 2>err
+vml replay good.ops --target live --quiet
 [ $? -eq 0 ] && [ ! -s out ] && [ ! -s err ]
 ok $? "--quiet prints nothing when all is well"
-"$vmalock" replay good.ops --target live --range 0x100000010000-0x100000011000 >out 2>err
+vml replay good.ops --target live --range 0x100000010000-0x100000011000
 [ $? -eq 0 ] && [ "$(wc -l <out)" -eq 1 ] && grep -q '^100000010000-' out
 ok $? "--range cuts the view"
 printf '# two mappings, CRLF\r\nfile data 16K \r\nmmap 0x100000000000 16K rw- private,anon\t\r\nmmap 0x100000010000 16K r-- private file=data expect=0\r # a comment\r\n' >crlf.ops
 "$vmalock" replay good.ops --target live >out2 2>/dev/null
-"$vmalock" replay crlf.ops --target live >out 2>err
+vml replay crlf.ops --target live
 [ $? -eq 0 ] && [ ! -s err ] && cmp -s out out2
 ok $? "a CRLF script (CRs before comments and blanks too) reads as the LF one"
-"$vmalock" replay good.ops --target live --view query >out 2>err
-"$vmalock" replay good.ops --target live >out2 2>>err
-[ $? -eq 0 ] && cmp -s out out2
+vml replay good.ops --target live --view query
+cp out out1
+vml replay good.ops --target live
+[ $? -eq 0 ] && cmp -s out1 out
 ok $? "the query view equals maps"
-"$vmalock" replay good.ops --target live --view numa_maps >out 2>err
+vml replay good.ops --target live --view numa_maps
 [ $? -eq 0 ] && grep -q '^100000000000 default' out && grep -q 'file=/tmp/vmalock.XXXXXX/data' out
 ok $? "numa_maps view"
-"$vmalock" show maps --script good.ops --target live >out 2>err
+vml show maps --script good.ops --target live
 [ $? -eq 0 ] && grep -q '\[stack\]' out && grep -q '^100000000000-100000004000 rw-p' out && ! grep -q XXXXXX out
 ok $? "show prints the whole raw view"
-"$vmalock" show smaps_rollup --script good.ops --target live >out 2>err
+vml show smaps_rollup --script good.ops --target live
 [ $? -eq 0 ] && head -n 1 out | grep -q '\[rollup\]$'
 ok $? "show smaps_rollup"
-"$vmalock" replay --help >out 2>err
+vml replay --help
 [ $? -eq 0 ] && grep -q -- '--compare' out && grep -q -- '--range' out && grep -q -- '--lock' out
 ok $? "replay --help"
-"$vmalock" show --help >out 2>err
+vml show --help
 [ $? -eq 0 ] && grep -q -- '--script' out
 ok $? "show --help"
 
@@ -127,7 +105,7 @@ expect 2 "interval: bad value '0'" "watch with a zero --interval" -- watch 1 --i
 expect 2 "duration needs a value" "watch --duration without its value" -- watch 1 --duration
 expect 2 "unknown option '--frob'" "watch: unknown option named" -- watch 1 --frob
 expect 2 "no process 999999999" "watch of a PID that does not exist" -- watch 999999999
-"$vmalock" watch --help >out 2>err
+vml watch --help
 [ $? -eq 0 ] && grep -q -- '--json' out && grep -q 'root' out
 ok $? "watch --help"
 
@@ -141,13 +119,13 @@ expect 2 "trace-events: needs --trace" "--trace-events without --trace refused" 
 expect 2 "trace-events: needs --trace and proc-vs-map" "--trace-events on another scenario refused" -- bench ops --trace --trace-events ev.txt
 expect 2 "trace-events: cannot write '/nonexistent/ev.txt'" "an unwritable --trace-events refused before running" -- run --trace --trace-events /nonexistent/ev.txt
 # --trace-events writes the events the table was made of (the model's own, without root).
-"$vmalock" bench proc-vs-map --target model --lock mmap --view smaps --readers 1 --samples 1 \
-	--duration 0.2 --record-ns 0 --call-ns 0 --trace --trace-events ev.txt --quiet >out 2>err
+vml bench proc-vs-map --target model --lock mmap --view smaps --readers 1 --samples 1 \
+	--duration 0.2 --record-ns 0 --call-ns 0 --trace --trace-events ev.txt --quiet
 [ $? -eq 0 ] && grep -q '^# sample 1: model mmap mainline, mapper [0-9]*, 1 reader [0-9]*$' ev.txt &&
 	grep -q ' released mmap_lock read$' ev.txt && grep -q ' acquire_returned mmap_lock write$' ev.txt
 ok $? "--trace-events writes the model's lock events per sample"
-"$vmalock" bench proc-vs-map --target model --lock mmap --view smaps --readers 1 --samples 1 \
-	--duration 0.1 --record-ns 0 --call-ns 0 --trace --trace-events /dev/full --quiet >out 2>err
+vml bench proc-vs-map --target model --lock mmap --view smaps --readers 1 --samples 1 \
+	--duration 0.1 --record-ns 0 --call-ns 0 --trace --trace-events /dev/full --quiet
 [ $? -eq 1 ] && grep -q 'trace-events: writing: No space left on device' err
 ok $? "--trace-events on a full disk fails the run, saying why"
 expect 2 "Is a directory" "replay of a directory" -- replay .
@@ -156,38 +134,38 @@ expect 2 "profile: nosuch.json: No such file" "--profile of a missing file" -- r
 expect 2 "i-mmap-order: unknown order 'x'" "bad --i-mmap-order named" -- replay good.ops --i-mmap-order x
 expect 2 "shmem-swap-usage: unknown value 'x'" "bad --shmem-swap-usage named" -- show smaps good.ops --shmem-swap-usage x
 # The model switches change how, not what: the same views either way.
-"$vmalock" replay good.ops --view smaps >out.default 2>err &&
-	"$vmalock" replay good.ops --view smaps --i-mmap-order pre --shmem-swap-usage per-page \
-		>out 2>err && cmp -s out out.default
+vml replay good.ops --view smaps && cp out out.default &&
+	vml replay good.ops --view smaps --i-mmap-order pre --shmem-swap-usage per-page &&
+	cmp -s out out.default
 ok $? "replay with --i-mmap-order pre --shmem-swap-usage per-page shows the same smaps"
-"$vmalock" show maps good.ops --target model >out 2>err
+vml show maps good.ops --target model
 [ $? -eq 0 ] && grep -q '^100000000000-100000004000 rw-p' out
 ok $? "show takes FILE after VIEW"
-"$vmalock" replay --script good.ops --target model >out 2>err
+vml replay --script good.ops --target model
 [ $? -eq 0 ] && [ "$(wc -l <out)" -eq 2 ]
 ok $? "replay takes --script FILE"
-"$vmalock" replay - --target model <good.ops >out 2>err
+vml replay - --target model <good.ops
 [ $? -eq 0 ] && [ "$(wc -l <out)" -eq 2 ]
 ok $? "replay - reads standard input"
-"$vmalock" replay good.ops --target model --lock both >out 2>err
+vml replay good.ops --target model --lock both
 [ $? -eq 0 ] && grep -q '^== model (mmap): maps' out && grep -q '^== model (vma): maps' out
 ok $? "replay --lock both shows each policy"
-"$vmalock" show maps good.ops --lock both >out 2>err
+vml show maps good.ops --lock both
 [ $? -eq 0 ] && grep -q '^== model (mmap): maps' out && grep -q '^== model (vma): maps' out
 ok $? "show --lock both shows each policy"
-"$vmalock" replay good.ops --compare maps --lock both >out 2>err
+vml replay good.ops --compare maps --lock both
 [ $? -eq 0 ] && grep -q 'maps: same on model (mmap) and live' out && grep -q 'maps: same on model (vma) and live' out
 ok $? "replay --compare --lock both compares each policy"
 printf 'require pkeys no-pkeys\nmmap 0x100000000000 4K rw- private,anon\n' >req.ops
 expect 77 "skipped: it needs" "an unmet require skips with one line (exit 77)" -- replay req.ops --target model
-"$vmalock" host >out 2>err
+vml host
 [ $? -eq 0 ] && grep -q '^zero_page' out && grep -q '^pkeys' out && grep -q '^mmap_lock_handoff' out
 ok $? "host prints the profile"
-"$vmalock" host --json prof.json >/dev/null 2>err && "$vmalock" host --compare prof.json >out 2>err
+vml host --json prof.json && vml host --compare prof.json
 [ $? -eq 0 ] && grep -q 'same as prof.json' out
 ok $? "host --json, then --compare with itself"
 python3 -c 'import json,sys; d=json.load(open("prof.json")); d["zero_page"]=not d["zero_page"]; json.dump(d,open("prof2.json","w"))'
-"$vmalock" host --compare prof2.json >out 2>err
+vml host --compare prof2.json
 [ $? -eq 1 ] && grep -q 'zero_page' out
 ok $? "host --compare names the setting that differs (exit 1)"
 
@@ -196,11 +174,11 @@ ok $? "host --compare names the setting that differs (exit 1)"
 python3 -c 'import json; d=json.load(open("prof.json")); d["anon_vma_name"]=True; json.dump(d,open("names.json","w"))'
 python3 -c 'import json; d=json.load(open("prof.json")); d["anon_vma_name"]=False; json.dump(d,open("nonames.json","w"))'
 printf 'mmap 0x100000000000 8K rw- private,anon\nname 0x100000000000 4K heap two\n' >name.ops
-"$vmalock" replay name.ops --target model --profile names.json >out 2>err
+vml replay name.ops --target model --profile names.json
 [ $? -eq 0 ] && grep -q '^100000000000-100000001000 rw-p 00000000 00:00 0 .*\[anon:heap two\]$' out
 ok $? "name on the model, as on a host with anon VMA names"
 printf 'mmap 0x100000000000 8K rw- private,anon\nname 0x100000000000 4K x expect=EINVAL\n' >noname.ops
-"$vmalock" replay noname.ops --target model --profile nonames.json >out 2>err
+vml replay noname.ops --target model --profile nonames.json
 ok $? "name is EINVAL on the model, as on a host without them"
 
 # --compare tries fresh targets while only the views differ (the live
@@ -208,12 +186,12 @@ ok $? "name is EINVAL on the model, as on a host without them"
 # Replayed as if on a host of the other zero-page kind, reading untouched
 # memory differs every time.
 printf 'mmap 0x100000000000 16K rw- private,anon\ntouch 0x100000000000 16K read\n' >zero.ops
-"$vmalock" replay zero.ops --compare smaps --quiet --attempts 3 --profile prof2.json >out 2>err
+vml replay zero.ops --compare smaps --quiet --attempts 3 --profile prof2.json
 [ $? -eq 1 ] && grep -q '^vmalock replay: attempt 1 of 3: the views differ' err &&
 	grep -q '^vmalock replay: attempt 2 of 3: the views differ' err &&
 	! grep -q 'attempt 3 of 3' err && grep -q '^+++ live/smaps' out
 ok $? "replay --compare --attempts 3: a lasting difference fails after 3 runs, the last on stdout"
-"$vmalock" replay zero.ops --compare smaps --quiet --attempts 3 --profile prof.json >out 2>err
+vml replay zero.ops --compare smaps --quiet --attempts 3 --profile prof.json
 [ $? -eq 0 ] && ! grep -q attempt err && [ ! -s out ]
 ok $? "replay --compare --attempts 3: agreeing views run once"
 expect 2 "attempts: bad value '0'" "--attempts 0 refused" -- replay good.ops --compare maps --attempts 0
@@ -226,17 +204,17 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
 	lock=/run/lock/vmalock.lock
 	[ -w /run/lock ] || lock=/tmp/vmalock.lock
 	printf 'mmap 0x100000000000 16K rw- private,anon\n' >anon.ops
-	"$vmalock" show maps anon.ops --target live >out 2>err	# creates it if missing
+	vml show maps anon.ops --target live	# creates it if missing
 	chmod 644 "$lock"
 	nb=$(mktemp /tmp/vmalock-usage-XXXXXX)
 	cp anon.ops "$nb" && chmod 644 "$nb"
 	(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$vmalock" show maps "$nb" \
-		--target live) >out 2>err
+		--target live) >out 2>/dev/null
 	rc=$?
 	rm -f "$nb"
 	[ $rc -eq 0 ] && grep -q '^100000000000-100000004000 rw-p' out
 	ok $? "a live run as another user takes a lock file root left 0644 (exit $rc)"
-	"$vmalock" show maps anon.ops --target live >out 2>err
+	vml show maps anon.ops --target live
 	[ "$(stat -c %a "$lock")" = 666 ]
 	ok $? "a live run leaves the lock file writable by every user"
 else
@@ -245,5 +223,4 @@ else
 	echo "ok $n # skip not root, no setpriv, or nobody cannot run $vmalock"
 fi
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_tap
