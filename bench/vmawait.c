@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -58,6 +59,7 @@ struct vw_sample {
 	uint64_t lead_ns;		/* when the munmap() started */
 	uint64_t wait_ns;		/* the munmap() call */
 	int err;			/* the munmap's or the madvise's, if either failed */
+	bool preempted;			/* the zapper lost its CPU during the zap: not counted */
 };
 
 struct vw_row {
@@ -146,18 +148,28 @@ struct vw_zapper {
 	_Atomic uint64_t t0;
 	uint64_t t1;			/* the zapper's until pthread_join() */
 	int err;			/* the same */
+	bool preempted;			/* the same */
 };
 
 static void *zapper_main(void *arg)
 {
 	struct vw_zapper *z = arg;
+	struct rusage before, after;
 
 	bench_pin_thread(z->cpu);
 	while (!load_acquire(&z->go))
 		;
+	getrusage(RUSAGE_THREAD, &before);
 	store_release(&z->t0, vml_now_ns());
 	z->err = space_zap(z->sp);
 	z->t1 = vml_now_ns();
+	/*
+	 * Another task took the zapper's CPU (other load on the machine): the
+	 * zap's rest then holds that task's time, before or after the VMA's
+	 * read lock is dropped, and the ratio measures the scheduler.
+	 */
+	getrusage(RUSAGE_THREAD, &after);
+	z->preempted = after.ru_nivcsw != before.ru_nivcsw;
 	return NULL;
 }
 
@@ -194,7 +206,8 @@ static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[
 	}
 	pthread_join(th, NULL);
 	*out = (struct vw_sample){ .zap_ns = z.t1 - t0, .lead_ns = m0 ? m0 - t0 : 0,
-				   .wait_ns = m1 - m0, .err = z.err ? z.err : ret };
+				   .wait_ns = m1 - m0, .err = z.err ? z.err : ret,
+				   .preempted = z.preempted };
 	space_unmap(sp);
 	return 0;
 }
@@ -202,7 +215,7 @@ static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[
 enum vw_field { VW_ZAP, VW_LEAD, VW_WAIT, VW_SHARE };
 enum vw_stat { VW_MIN, VW_MEDIAN, VW_MAX };
 
-/* A statistic over the row's good samples; NAN if none. */
+/* A statistic over the row's good samples (neither failed nor preempted); NAN if none. */
 static double row_stat(const struct vw_row *r, enum vw_field f, enum vw_stat st)
 {
 	double *v = vml_zalloc((r->nr + 1) * sizeof(*v)), x;
@@ -213,7 +226,7 @@ static double row_stat(const struct vw_row *r, enum vw_field f, enum vw_stat st)
 	for (unsigned int i = 0; i < r->nr; i++) {
 		const struct vw_sample *s = &r->s[i];
 
-		if (s->err)
+		if (s->err || s->preempted)
 			continue;
 		if (f == VW_ZAP)
 			v[n++] = (double)s->zap_ns;
@@ -301,6 +314,15 @@ static unsigned int row_errors(const struct vw_row *r)
 	return n;
 }
 
+static unsigned int row_preempted(const struct vw_row *r)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < r->nr; i++)
+		n += !r->s[i].err && r->s[i].preempted;
+	return n;
+}
+
 static void print_table(FILE *f, const struct bench_opts *o, const struct vw_row *rows,
 			unsigned int nr, const uint64_t lead_ns[2], const int cpus[2])
 {
@@ -314,7 +336,7 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct vw_row
 		"lead ms", "munmap us", "min", "max", "waited/left");
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct vw_row *r = &rows[i];
-		unsigned int bad = row_errors(r);
+		unsigned int bad = row_errors(r), preempted = row_preempted(r);
 
 		if (!r->nr)
 			continue;
@@ -326,9 +348,12 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct vw_row
 			row_stat(r, VW_SHARE, VW_MIN), row_stat(r, VW_SHARE, VW_MAX));
 		if (bad)
 			fprintf(f, "  (%u samples failed)", bad);
+		if (preempted)
+			fprintf(f, "  (%u preempted, not counted)", preempted);
 		fputc('\n', f);
 	}
-	fprintf(f, "# zap ms, munmap us: medians over the samples (min, max beside)\n");
+	fprintf(f, "# zap ms, munmap us: medians over the samples (min, max beside); a sample\n"
+		"# whose zapper lost its CPU to another task is not counted (nan: all were)\n");
 }
 
 static int write_json(const char *path, const struct bench_opts *o, const struct vw_row *rows,
@@ -356,6 +381,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_set_double(row, "munmap_ns", row_stat(r, VW_WAIT, VW_MEDIAN));
 		json_set_double(row, "munmap_max_ns", row_stat(r, VW_WAIT, VW_MAX));
 		json_set_double(row, "waited_over_left", row_stat(r, VW_SHARE, VW_MEDIAN));
+		json_set_u64(row, "preempted", row_preempted(r));
 		for (unsigned int k = 0; k < r->nr; k++) {
 			json_t *s = json_object();
 
@@ -363,6 +389,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 			json_set_u64(s, "lead_ns", r->s[k].lead_ns);
 			json_set_u64(s, "munmap_ns", r->s[k].wait_ns);
 			json_set_i64(s, "err", r->s[k].err);
+			json_set_bool(s, "preempted", r->s[k].preempted);
 			json_push_new(per, s);
 		}
 		json_set_new(row, "per_sample", per);

@@ -347,9 +347,18 @@ fi
 # on the model, the munmap inside the zapped VMA waits for most of the rest
 # of the zap: it cannot finish before the zap unmapped all 12,288 pages,
 # freed the first full gather's 9,698 and dropped the VMA's read lock,
-# whatever the machine's speed.
-vml bench vma-wait --target "$target" --mb 48 --samples 3 --json vw.json --quiet
-rc=$?
+# whatever the machine's speed. A sample whose zapper lost its CPU to another
+# task (a loaded machine) is not counted; a run where every sample was is
+# run again, up to three times.
+for _ in 1 2 3; do
+	vml bench vma-wait --target "$target" --mb 48 --samples 3 --json vw.json --quiet
+	rc=$?
+	[ $rc -eq 0 ] && [ "$target" = both ] || break
+	python3 -c 'import json,sys; d=json.load(open("vw.json"))
+sys.exit(any(r["target"] == "model" and r["munmap"] == "same" and r["waited_over_left"] is None
+             for r in d["rows"]))' && break
+	echo "# vma-wait: every model sample was preempted; again"
+done
 want=4
 [ "$target" = both ] || want=2
 [ $rc -eq 0 ] && [ "$(grep -cE '^(model|kernel) +(inside the zapped VMA|in another VMA) ' out)" \
@@ -365,6 +374,7 @@ assert sorted(rows) == sorted((t, c) for t in targets for c in ("same", "other")
 for r in rows.values():
     assert len(r["per_sample"]) == 3 and r["zap_ns"] > 0 and r["lead_ns"] > 0, r
     assert all(s["err"] == 0 and s["munmap_ns"] > 0 for s in r["per_sample"]), r
+    assert r["preempted"] == sum(s["preempted"] for s in r["per_sample"]), r
 if "model" in targets:
     assert rows[("model", "same")]["waited_over_left"] >= 0.3, rows[("model", "same")]
 PY

@@ -11,29 +11,28 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP needs root"
 	exit 77
 fi
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-# wait_for CMD...: up to 5 s for CMD to succeed
+# This run's swap files in a directory of its own, on disk (the stale-file
+# reaper looks there too, through VMALOCK_SWAP_DIR): another run's on the
+# machine do not count.
+swapdir=$(mktemp -d /var/tmp/vmalock-restore.XXXXXX)
+export VMALOCK_SWAP_DIR="$swapdir"
+trap 'rm -rf "$tmp" "$swapdir"' EXIT
+# wait_for CMD...: up to 60 s for CMD to succeed (a slow disk writes and
+# mkswaps a 64 MiB file; the loop ends as soon as CMD does)
 wait_for() {
-	for _ in $(seq 50); do
+	for _ in $(seq 600); do
 		"$@" && return 0
 		sleep 0.1
 	done
 	return 1
 }
+ours_on() {
+	grep -q "^$swapdir/vmalock-swap\." /proc/swaps
+}
 no_swap_of_ours() {
-	! grep -q 'vmalock-swap\.' /proc/swaps && ! ls /var/tmp /tmp / 2>/dev/null | grep -q '^vmalock-swap\.'
+	! ours_on && ! ls "$swapdir" | grep -q '^vmalock-swap\.'
 }
 
 before=$(cat "$thp")
@@ -49,7 +48,7 @@ ok $? "THP mode restored after vmalock was SIGKILLed under host --set"
   echo "madvise 0x100000000000 16M pageout"; done; } > "$tmp/long.ops"
 "$vmalock" replay "$tmp/long.ops" --target live >/dev/null 2>&1 &
 pid=$!
-wait_for grep -q 'vmalock-swap\.' /proc/swaps
+wait_for ours_on
 on=$?
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
@@ -59,7 +58,7 @@ ok $(( on || $? )) "a SIGKILLed replay's swap file is turned off and deleted"
 # A stale swap file of a dead run (pid 2^22 - 1 is not a live process here).
 dead=4194303
 kill -0 $dead 2>/dev/null && dead=4194302
-stale=/var/tmp/vmalock-swap.$dead.0
+stale=$swapdir/vmalock-swap.$dead.0
 dd if=/dev/zero of=$stale bs=1M count=4 status=none && chmod 600 $stale && mkswap -q $stale >/dev/null 2>&1 && swapon $stale
 printf 'swap 4M\nmmap 0x100000000000 4K rw- private,anon\n' > "$tmp/s.ops"
 "$vmalock" replay "$tmp/s.ops" --target live >/dev/null 2>&1
@@ -88,5 +87,4 @@ os.execv(sys.argv[1], sys.argv[1:])' "$vmalock" bench proc-vs-map --target live 
 	ok $(( made || $? )) "bench interrupted by SIG$sig leaves no /tmp or /dev/shm directory"
 done
 rmdir /dev/shm/vmalock-restore.$$
-echo "1..$n"
-[ $failed -eq 0 ]
+done_tap

@@ -12,12 +12,13 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# Its tmpfs files and its swap file in directories of its own (other runs on
+# the machine may have theirs meanwhile): VMALOCK_SHMDIR, VMALOCK_SWAP_DIR.
+shm=$(mktemp -d /dev/shm/vmalock-smaps-live.XXXXXX)
+swapdir=$(mktemp -d /var/tmp/vmalock-smaps-live.XXXXXX)
+export VMALOCK_SHMDIR="$shm" VMALOCK_SWAP_DIR="$swapdir"
+trap 'rm -rf "$tmp" "$shm" "$swapdir"' EXIT
 cd "$tmp" || exit 1
-# Its files ("swapped", "clean") in a /dev/shm/vmalock.XXXXXX of its own
-# (other runs on the machine may have directories there meanwhile).
-ours() { ls /dev/shm/vmalock.*/swapped /dev/shm/vmalock.*/clean 2>/dev/null; }
-before=$(ours)
 
 vml bench shmem-smaps --target live --size 16M --stride 1M --reads 2 --samples 1 \
 	--json live.json --quiet
@@ -33,8 +34,8 @@ assert rows["private"]["swap_kb"] == 32 and rows["shared"]["swap_kb"] == 32, row
 assert rows["noswap"]["swap_kb"] == 0 and rows["anon"]["swap_kb"] == 0, rows
 PY
 ok $? "the partly swapped cases show the 32 kB pushed out, the others none"
-! grep -q 'vmalock-swap\.' /proc/swaps
-ok $? "the swap file is off afterwards"
-[ "$(ours)" = "$before" ]
+! grep -q "^$swapdir/" /proc/swaps && [ -z "$(ls "$swapdir")" ]
+ok $? "the swap file is off and gone afterwards"
+[ -z "$(find "$shm" -mindepth 1)" ]
 ok $? "its tmpfs files are gone"
 done_tap
