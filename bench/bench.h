@@ -6,7 +6,8 @@
  * because the machine is slow. Every figure is a median (or p99, or max)
  * over samples taken in the same run, and comparisons are ratios of two
  * sides measured in that run: the model against the live kernel, the old
- * lock policy (mmap) against the new (vma). bench/README.md has the method.
+ * lock policy (mmap) against the new (vma). bench/README.md says how to
+ * run and read each scenario; docs/bench-methods.md has the method.
  *
  * Scenarios print progress on stderr and their results on stdout; on a
  * failure they print one line naming what failed and return non-zero (a

@@ -245,8 +245,8 @@ int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
 	 * where that cannot be measured, a futex_wait round trip that does not
 	 * sleep stands in for it (it misses what only a woken return does, so
 	 * it is less). The reader is charged both, so the race's margin is the
-	 * kernel's (bench/README.md, "What decides the regime", "The close
-	 * race").
+	 * kernel's (docs/findings/2026-12-01-what-decides-the-regime.md,
+	 * docs/findings/2026-12-02-the-close-race.md).
 	 */
 	cal->call_ns = cal->live_call_ns - cal->model_call_ns +
 		       (cal->wake_return_ns > 0 ? cal->wake_return_ns : cal->futex_ns);

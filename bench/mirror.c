@@ -8,7 +8,8 @@
  * pass between the long one of the region. Each short read() ends with an
  * up_read() that wakes a waiting mapper while the reader holds nothing
  * long: chances to get in that a model mm holding the region alone never
- * gives its mapper (bench/README.md, "What decides the regime"). So the
+ * gives its mapper (docs/findings/2026-12-01-what-decides-the-regime.md,
+ * "What the events say"). So the
  * model's mm gets the same mappings: the same addresses, lengths,
  * protections, file names and offsets, and as many resident pages.
  *

@@ -4,7 +4,7 @@
  * stall a process's own mmap()/munmap(), and what would the seeds'
  * per-VMA locking save with each of them?
  *
- * The mapper is proc-vs-map's (bench/procvsmap.c, bench/README.md): the
+ * The mapper is proc-vs-map's (bench/procvsmap.c, docs/bench-methods.md): the
  * live vmalock-child maps and unmaps random pages of a populated region on
  * the first CPU, 10 us apart, timing every call itself. Instead of our own
  * reader threads, a real tool polls it every --interval from the second

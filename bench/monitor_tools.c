@@ -53,7 +53,8 @@ struct builtin {
 /*
  * The built-in tools: what Debian packages that reads per-process memory
  * views, each invoked the way an operator or an agent polls with it.
- * bench/README.md has the same list with what each needs.
+ * docs/bench-methods.md ("What each tool needs and what you learn") has
+ * the same list with what each needs.
  */
 static const struct builtin builtins[] = {
 	{ "pmap", "exec pmap -X {pid}", "pmap", "procps",

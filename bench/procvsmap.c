@@ -232,10 +232,11 @@ out_free:
 /*
  * What walking this live mapper's region costs the kernel per anonymous
  * page. On our VMs the same walk of a fresh 128 MiB region takes one process
- * 0.4 ms and the next 7 ms (bench/README.md, "The page walk's cost"), so the
- * calibration's layouts, in a process of their own, need not cost what the
- * samples' mappers do. Uncontended whole passes before the readers start;
- * the fastest, less its records' cost, over the region's pages.
+ * 0.4 ms and the next 7 ms (docs/findings/2026-12-01-page-walk-cost.md),
+ * so the calibration's layouts, in a process of their own, need not cost
+ * what the samples' mappers do. Uncontended whole passes before the
+ * readers start; the fastest, less its records' cost, over the region's
+ * pages.
  */
 #define PROBE_PASSES 3
 

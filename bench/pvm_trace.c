@@ -167,7 +167,8 @@ void pvm_trace_model_start(struct pvm_tracer *tr)
 	/*
 	 * Buffers faulted in beforehand for the mapper and the readers: a
 	 * first touch costs ~3 us on our VMs and would land inside holds and
-	 * races (bench/README.md, "The page walk's cost": without --trace).
+	 * races (docs/findings/2026-12-01-page-walk-cost.md, "What it
+	 * changed": without --trace).
 	 */
 	vml_trace_set_pool(PVM_TRACE_POOL_BUFS, PVM_TRACE_POOL_EVENTS);
 	vml_trace_start(0);

@@ -10,7 +10,8 @@
  * CPU, munmaps one page: inside the zapped VMA, which write-locks it and so
  * waits in vma_start_write() for the rest of the zap, or in a VMA of its
  * own, which does not wait. It is the mechanism behind the `vma` policy's
- * one-reader tail in proc-vs-map (bench/README.md, "No model-only tails"):
+ * one-reader tail in proc-vs-map
+ * (docs/findings/2026-12-01-vma-policy-tail.md):
  * there a smaps reader walks the region's one VMA under its lock, and the
  * mapper's first call inside it waits for the whole walk. The live
  * kernel's smaps takes mmap_lock, so it cannot show that wait; its

@@ -9,13 +9,13 @@
  * still leaves the futex code, exits the system call and returns to user
  * space before it can try. When a reader's release wakes a writer on an
  * idle CPU, who gets the lock is decided within a microsecond or two
- * (bench/README.md, "The close race"), so the model's readers are charged
- * this, measured now on this host: a thread on the mapper's CPU sleeps in
- * futex_wait, one on the readers' CPU wakes it after it has idled ~30 us
- * (the close race's case), and the time from its switch-in - perf's
- * context-switch record, written once the scheduler has switched to it,
- * where the kernel's writer would resume - to its first clock read back
- * in user space is taken, median of the wake-ups.
+ * (docs/findings/2026-12-02-the-close-race.md), so the model's readers are
+ * charged this, measured now on this host: a thread on the mapper's CPU
+ * sleeps in futex_wait, one on the readers' CPU wakes it after it has
+ * idled ~30 us (the close race's case), and the time from its switch-in -
+ * perf's context-switch record, written once the scheduler has switched to
+ * it, where the kernel's writer would resume - to its first clock read
+ * back in user space is taken, median of the wake-ups.
  * perf_event_open() on one's own threads needs no privilege beyond what
  * kernel.perf_event_paranoid allows (<= 2, the default, does).
  */

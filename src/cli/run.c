@@ -83,7 +83,8 @@ static int put_fid(char *buf, size_t len, const char *name, double model, double
 /*
  * " [LO-HI]": the lowest and highest per-round ratio of one statistic (the
  * model's sample i over the live one of the same round), or "" with fewer
- * than two rounds. A run's medians move from run to run (bench/README.md);
+ * than two rounds. A run's medians move from run to run (bench/README.md,
+ * "vmalock run");
  * the spread over its rounds says how far one run can be trusted.
  */
 static void put_round_range(char *buf, size_t len, const struct pvm_row *m,

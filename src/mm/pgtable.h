@@ -94,7 +94,8 @@ void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end
  * 8, frees them on the spot when full, and the rest at tlb_finish_mmu(),
  * which 6.18's madvise(MADV_DONTNEED) calls after it dropped the VMA's read
  * lock: a writer waiting for that VMA waits for the unmapping and the full
- * gathers' frees, not the last one's (bench/README.md, "vma-wait"). Here the
+ * gathers' frees, not the last one's
+ * (docs/findings/2026-12-02-vma-wait-gather.md). Here the
  * bundle grows to the whole gather at once; a huge PMD's folio is freed at
  * once (the kernel gathers it too).
  */

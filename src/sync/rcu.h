@@ -82,7 +82,7 @@ void vml_synchronize_rcu(void);
  * RCU callbacks on the CPU that queued them, in softirq: a benchmark's writer
  * pins its callbacks to its own CPU at nice 19 so that freeing what it
  * unmapped neither preempts low-priority readers on other CPUs nor delays
- * the writer's own wake-ups (bench/README.md, "No model-only tails").
+ * the writer's own wake-ups (docs/findings/2026-12-01-vma-policy-tail.md).
  * Return: 0, -EINVAL, -EAGAIN or -ENOMEM.
  */
 int vml_rcu_thread_callbacks(int cpu, int nice);

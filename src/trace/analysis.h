@@ -118,7 +118,8 @@ struct trace_task {
 	 * next acquisition (won: its own). [0]: it had slept less than
 	 * TRACE_SHORT_SLEEP_NS, [1]: longer. An idle vCPU wakes the more
 	 * slowly the longer it idled, so [0] is where the race is close and
-	 * its outcome decides the regime (bench/README.md). Counted only with
+	 * its outcome decides the regime
+	 * (docs/findings/2026-12-02-the-close-race.md). Counted only with
 	 * the writer's switch-outs (sched_switch naming it as prev).
 	 */
 	uint64_t sleep_races[2], sleep_races_won[2];
