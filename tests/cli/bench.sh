@@ -372,7 +372,9 @@ rows = {(r["target"], r["munmap"]): r for r in d["rows"]}
 targets = ["model", "live"] if sys.argv[2] == "both" else ["live"]
 assert sorted(rows) == sorted((t, c) for t in targets for c in ("same", "other")), rows.keys()
 for r in rows.values():
-    assert len(r["per_sample"]) == 3 and r["zap_ns"] > 0 and r["lead_ns"] > 0, r
+    assert len(r["per_sample"]) == 3 and r["lead_ns"] > 0, r
+    # the medians are over samples whose zapper kept its CPU: none (null) if all lost it
+    assert r["zap_ns"] > 0 if r["preempted"] < 3 else r["zap_ns"] is None, r
     assert all(s["err"] == 0 and s["munmap_ns"] > 0 for s in r["per_sample"]), r
     assert r["preempted"] == sum(s["preempted"] for s in r["per_sample"]), r
 if "model" in targets:
