@@ -11,7 +11,7 @@
 
 #include "internal.h"
 #include "sync/rcu.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/clock.h"
 #include "util/rand.h"
 #include "vmalock/mm.h"

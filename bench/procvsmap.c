@@ -32,7 +32,7 @@
 #include "internal.h"
 #include "pvm_trace.h"
 #include "sync/atomic.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 

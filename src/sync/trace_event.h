@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * event.h - one traced lock or scheduler event, the same record whether it
- * came from the live kernel's tracepoints (session.h) or, later, from the
- * model's rwsem (issue 10), so that analysis.h sees no difference.
+ * trace_event.h - one traced lock or scheduler event, the same record whether
+ * it came from the live kernel's tracepoints (trace/session.h) or from the
+ * model's locks (sync/trace_emit.h), so that trace/analysis.h sees no
+ * difference. Here, below both, because the model's locks emit it.
  *
  * The kernel's events and what a record keeps of them:
  *
@@ -19,8 +20,8 @@
  * acquire_returned, and mmap_write_downgrade() as acquire_returned(read)
  * from a task that holds the lock for write (munmap does that).
  */
-#ifndef VML_TRACE_EVENT_H
-#define VML_TRACE_EVENT_H
+#ifndef VML_SYNC_TRACE_EVENT_H
+#define VML_SYNC_TRACE_EVENT_H
 
 #include <stdint.h>
 
@@ -54,4 +55,4 @@ struct trace_event {
 	char comm[TRACE_COMM_LEN];	/* of @pid, NUL-terminated; "" if unknown */
 };
 
-#endif /* VML_TRACE_EVENT_H */
+#endif /* VML_SYNC_TRACE_EVENT_H */

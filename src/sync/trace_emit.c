@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * emit.c - the model's per-run trace buffer (see emit.h).
+ * trace_emit.c - the model's per-run trace buffer (see trace_emit.h).
  *
  * Each thread appends to a buffer of its own, found through a thread-local
  * pointer tagged with the run's generation: a thread whose tag is stale
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "sync/rcu.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * emit.h - the model's own trace: its mmap_lock, per-VMA locks and rwsem
- * wake-ups emit the same struct trace_event records (event.h) the live
+ * trace_emit.h - the model's own trace: its mmap_lock, per-VMA locks and rwsem
+ * wake-ups emit the same struct trace_event records (trace_event.h) the live
  * kernel's tracepoints give, timestamped with CLOCK_MONOTONIC, into a
  * per-run buffer, so that trace/analysis.h computes the same statistics
  * from both sides.
@@ -39,15 +39,15 @@
  * (each writes inside an RCU read-side section that saw recording on), so
  * the run's threads may go on taking locks meanwhile.
  */
-#ifndef VML_TRACE_EMIT_H
-#define VML_TRACE_EMIT_H
+#ifndef VML_SYNC_TRACE_EMIT_H
+#define VML_SYNC_TRACE_EMIT_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/event.h"
+#include "sync/trace_event.h"
 #include "util/compiler.h"
 
 /* Low bit of a model VMA-lock event's mm: kernel and model mm pointers are aligned. */
@@ -123,4 +123,4 @@ int vml_trace_collect(int (*cb)(const struct trace_event *ev, void *arg), void *
 /* Free every buffer (recording must be off). */
 void vml_trace_reset(void);
 
-#endif /* VML_TRACE_EMIT_H */
+#endif /* VML_SYNC_TRACE_EMIT_H */
