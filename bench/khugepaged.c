@@ -41,8 +41,8 @@
 #include <unistd.h>
 
 #include "sync/rcu.h"
-#include "target/host.h"
-#include "target/settings.h"
+#include "host/host.h"
+#include "system/settings.h"
 #include "internal.h"
 #include "trace/analysis.h"
 #include "trace/session.h"

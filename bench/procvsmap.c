@@ -28,7 +28,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "target/host.h"
+#include "host/host.h"
 #include "internal.h"
 #include "pvm_trace.h"
 #include "sync/atomic.h"

@@ -19,7 +19,7 @@
 
 #include "internal.h"
 #include "pvm_trace.h"
-#include "target/host.h"
+#include "host/host.h"
 #include "sync/trace_emit.h"
 #include "trace/session.h"
 #include "util/alloc.h"

@@ -29,7 +29,7 @@
 
 #include "internal.h"
 #include "sync/atomic.h"
-#include "target/host.h"
+#include "host/host.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/json.h"

@@ -16,8 +16,8 @@
 #include "race/fuzz.h"
 #include "opts.h"
 #include "scriptrun.h"
-#include "target/host.h"
-#include "target/swap.h"
+#include "host/host.h"
+#include "system/swap.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 

@@ -15,9 +15,9 @@
 #include "cli.h"
 #include "opts.h"
 #include "scriptrun.h"
-#include "target/host.h"
-#include "target/settings.h"
-#include "target/syslock.h"
+#include "host/host.h"
+#include "system/settings.h"
+#include "system/syslock.h"
 #include "util/json.h"
 
 #define MAX_SETS 16

@@ -29,8 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "target/script.h"
-#include "target/target.h"
+#include "script/script.h"
+#include "spaces/target.h"
 #include "util/rand.h"
 
 #define FUZZ_WINDOW_PAGES 64

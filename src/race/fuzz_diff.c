@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 
 #include "race/fuzz.h"
-#include "target/view.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 

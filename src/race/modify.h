@@ -43,7 +43,7 @@
 
 #include <stddef.h>
 
-#include "target/script.h"
+#include "script/script.h"
 
 #define RACE_PAGE_SIZE 4096UL
 #define RACE_REGION_PAGES 3

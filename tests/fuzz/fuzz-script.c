@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/script.h"
+#include "script/script.h"
 #include "util/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -19,11 +19,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "target/keeper.h"
-#include "target/swap.h"
-#include "target/syslock.h"
-#include "target/target.h"
-#include "target/view.h"
+#include "system/keeper.h"
+#include "system/swap.h"
+#include "system/syslock.h"
+#include "spaces/target.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/linux_compat.h"

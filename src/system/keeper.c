@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "target/keeper.h"
-#include "target/keeper_proto.h"
-#include "target/target.h"
+#include "system/keeper.h"
+#include "system/keeper_proto.h"
+#include "spaces/target.h"
 
 static pthread_mutex_t keeper_lock = PTHREAD_MUTEX_INITIALIZER;
 static int keeper_fd = -1;		/* [keeper_lock] write end of the keeper's stdin */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "target/view.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 

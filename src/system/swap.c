@@ -21,10 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "target/host.h"
-#include "target/keeper.h"
-#include "target/swap.h"
-#include "target/syslock.h"
+#include "host/host.h"
+#include "system/keeper.h"
+#include "system/swap.h"
+#include "system/syslock.h"
 #include "util/alloc.h"
 
 #ifndef TMPFS_MAGIC

@@ -12,8 +12,8 @@
 #include <time.h>	/* tap.h uses clock_gettime without including it */
 
 #include "tap.h"
-#include "target/target.h"
-#include "target/view.h"
+#include "spaces/target.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 
 #define BASE 0x100000000000UL

@@ -35,8 +35,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "target/child_proto.h"
-#include "target/script.h"
+#include "spaces/child_proto.h"
+#include "script/script.h"
 #include "vmalock/mm.h"
 #include "vmalock/proc.h"
 

@@ -35,7 +35,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "target/host.h"
+#include "host/host.h"
 #include "util/json.h"
 
 #ifndef PR_SET_VMA

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "target/host.h"
+#include "host/host.h"
 #include "util/json.h"
 
 static char dir[] = "/tmp/vmalock-test-json.XXXXXX";

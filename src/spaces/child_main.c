@@ -36,8 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target/child_proto.h"
-#include "target/keeper_proto.h"
+#include "spaces/child_proto.h"
+#include "system/keeper_proto.h"
 #include "util/clock.h"
 #include "util/linux_compat.h"
 #include "util/rand.h"

@@ -35,7 +35,7 @@
 #include <sys/swap.h>
 #include <unistd.h>
 
-#include "target/keeper_proto.h"
+#include "system/keeper_proto.h"
 
 struct item {
 	unsigned long id;

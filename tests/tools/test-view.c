@@ -3,7 +3,7 @@
 #include <time.h>	/* tap.h uses clock_gettime without including it */
 
 #include "tap.h"
-#include "target/view.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 
 static void test_maps_line(void)

@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "target/script.h"
+#include "script/script.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/linux_compat.h"

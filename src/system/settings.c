@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/keeper.h"
-#include "target/settings.h"
-#include "target/syslock.h"
+#include "system/keeper.h"
+#include "system/settings.h"
+#include "system/syslock.h"
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define MAX_PUSHED 32

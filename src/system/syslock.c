@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target/syslock.h"
+#include "system/syslock.h"
 
 #define WAIT_QUIET_S 30
 

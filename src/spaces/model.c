@@ -18,8 +18,8 @@
 #include <limits.h>
 #include <sys/mman.h>
 
-#include "target/host.h"
-#include "target/target.h"
+#include "host/host.h"
+#include "spaces/target.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 

@@ -6,7 +6,7 @@
 #include <time.h>	/* tap.h uses clock_gettime without including it */
 
 #include "tap.h"
-#include "target/script.h"
+#include "script/script.h"
 #include "util/alloc.h"
 #include "util/linux_compat.h"
 

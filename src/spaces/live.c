@@ -30,9 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target/child_proto.h"
-#include "target/target.h"
-#include "target/target-config.h"
+#include "spaces/child_proto.h"
+#include "spaces/target.h"
+#include "spaces/target-config.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 
