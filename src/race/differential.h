@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fuzz.h - differential fuzzing (`vmalock fuzz`): random op sequences
+ * differential.h - differential fuzzing (`vmalock fuzz`): random op sequences
  * applied to the model and a live child side by side; the result of every
  * op (errno included) and the maps of the script range after every step
  * must agree. A difference is shrunk to a minimal script (delta debugging:
@@ -22,8 +22,8 @@
  * the script range between sequences; a difference is confirmed and shrunk
  * on fresh targets.
  */
-#ifndef VML_RACE_FUZZ_H
-#define VML_RACE_FUZZ_H
+#ifndef VML_RACE_DIFFERENTIAL_H
+#define VML_RACE_DIFFERENTIAL_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -136,4 +136,4 @@ char *fuzz_script_text(const struct op *ops, const int *expect, size_t nr, const
 
 const char *fuzz_diff_name(enum fuzz_diff_kind kind);
 
-#endif /* VML_RACE_FUZZ_H */
+#endif /* VML_RACE_DIFFERENTIAL_H */
