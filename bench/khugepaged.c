@@ -17,7 +17,7 @@
  * The live row (root): the same layout in vmalock-child, khugepaged's
  * sysfs knobs set for a fast scan (scan_sleep_millisecs = --scan-sleep)
  * and vm.max_map_count raised for the run, both put back afterwards
- * however the run ends (target/settings.h). The kernel is 6.18: the row is
+ * however the run ends (system/settings.h). The kernel is 6.18: the row is
  * mainline's. A range counts as collapsed once its first page is mapped by
  * a transparent huge page (/proc/PID/pagemap and /proc/kpageflags, read
  * every 2 ms: one page's walk each, not a whole smaps); khugepaged's holds

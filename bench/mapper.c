@@ -2,7 +2,7 @@
 /*
  * mapper.c - the model's side of Paul McKenney's mapper (mapper.c in his
  * proc-mmap_sem-test): the same calls, in the same order, as the live
- * child's mapper_run() (src/target/child_main.c), so that a model row and a
+ * child's mapper_run() (src/spaces/child_main.c), so that a model row and a
  * live row of one seed replay the same sequence. Shared by proc-vs-map and
  * monitor.
  */

@@ -71,7 +71,7 @@ enum vml_shmem_swap_usage {
  * Zero-initialised fields take the defaults shown: a reference machine (the
  * one the project was first compared on), not the machine this runs on. The
  * vmalock command never relies on them: it configures the model from the
- * host profile it measures (src/target/host.c, docs/host-profile.md).
+ * host profile it measures (src/host/host.c, docs/host-profile.md).
  */
 struct vml_sys_config {
 	unsigned long max_map_count;	/* 65530 */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vmalock host - the host profile: what this machine's kernel does,
- * measured (src/target/host.c); compare it with a saved one.
+ * measured (src/host/host.c); compare it with a saved one.
  */
 #include <errno.h>
 #include <stddef.h>

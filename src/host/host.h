@@ -21,7 +21,7 @@
 #include "vmalock/mm.h"
 
 #define HOST_MAX_MTHP 16
-/* The name every swap file of ours starts with (target/swap.c). */
+/* The name every swap file of ours starts with (system/swap.c). */
 #define HOST_SWAP_PREFIX "vmalock-swap."
 #define HOST_WORD 24
 

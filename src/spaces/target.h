@@ -190,7 +190,7 @@ int target_live_kh_layout(struct target *t, unsigned long base, unsigned long vm
 			  unsigned int ranges, unsigned int uncollapsible, unsigned long *first,
 			  struct child_lat_rep *rep);
 
-/* ---- the two implementations (internal to the target layer) ---- */
+/* ---- the two implementations (internal to spaces/) ---- */
 
 struct target_file;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the op-script parser (src/target/script.c).
+ * libFuzzer target: the op-script parser (src/script/script.c).
  *
  * Any input must parse or be refused with a message naming a line, without
  * a crash, a leak or undefined behaviour; and a script that parses must
