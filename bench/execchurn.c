@@ -45,6 +45,7 @@
 
 #include "internal.h"
 #include "host/host.h"
+#include "system/helper.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/debug.h"
@@ -763,7 +764,7 @@ int bench_exec_churn(const struct bench_opts *o)
 			rows[nr++] = (struct ec_row){ .order = order, .threads = o->threads[t] };
 	}
 	if (o->live) {
-		if (target_helper_exe("vmalock-exec-stub", stub, sizeof(stub))) {
+		if (helper_exe("vmalock-exec-stub", stub, sizeof(stub))) {
 			fprintf(stderr, "vmalock: bench exec-churn: vmalock-exec-stub not found "
 					"(beside vmalock or in libexec/vmalock)\n");
 			ret = EXIT_FAILURE;

@@ -24,7 +24,6 @@
 
 #include <stdint.h>
 
-#define CHILD_EXE_NAME "vmalock-child"
 #define CHILD_STR_MAX 4096
 
 enum child_req_kind {

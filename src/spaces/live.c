@@ -32,7 +32,7 @@
 
 #include "spaces/child_proto.h"
 #include "spaces/target.h"
-#include "spaces/target-config.h"
+#include "system/helper.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 
@@ -58,53 +58,11 @@ struct live {
 	struct child_req req;	/* one request buffer: 4 KiB, not on the stack */
 };
 
-static bool executable(const char *path)
-{
-	return path && *path && access(path, X_OK) == 0;
-}
-
-/*
- * Where vmalock-child is: $VML_CHILD_EXE; next to our own executable (the
- * build tree); or where `meson install` puts it, LIBEXECDIR/vmalock/ with
- * LIBEXECDIR relative to our BINDIR (so an installed tree can be moved).
- */
-int target_child_exe(char *out, size_t len)
-{
-	const char *env = getenv("VML_CHILD_EXE");
-
-	if (executable(env) && strlen(env) < len) {
-		strcpy(out, env);
-		return 0;
-	}
-	return target_helper_exe(CHILD_EXE_NAME, out, len);
-}
-
-int target_helper_exe(const char *name, char *out, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -ENOENT;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = '\0';
-	if ((size_t)snprintf(out, len, "%s/%s", self, name) < len && executable(out))
-		return 0;
-	if ((size_t)snprintf(out, len, "%s/%s/vmalock/%s", self, VML_BIN_TO_LIBEXEC,
-			     name) < len && executable(out))
-		return 0;
-	return -ENOENT;
-}
-
 bool target_live_available(void)
 {
 	char path[PATH_MAX];
 
-	return target_child_exe(path, sizeof(path)) == 0;
+	return helper_child_exe(path, sizeof(path)) == 0;
 }
 
 /* A reply on @sock; *@fd (if not NULL) gets a passed descriptor, or -1. */
@@ -186,7 +144,7 @@ static int live_create(struct target *t)
 	int sv[2], ret;
 	pid_t pid;
 
-	ret = target_child_exe(exe, sizeof(exe));
+	ret = helper_child_exe(exe, sizeof(exe));
 	if (ret)
 		return ret;
 	l = vml_zalloc(sizeof(*l));

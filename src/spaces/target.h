@@ -242,10 +242,6 @@ extern const struct target_ops target_live_ops;
 extern const struct target_ops target_model_ops;
 /* Can a live target be made here (is vmalock-child found)? */
 bool target_live_available(void);
-/* Where vmalock-child is (live.c says where it looks). Return: 0 or -ENOENT. */
-int target_child_exe(char *out, size_t len);
-/* Where the helper program @name is: beside us, or in LIBEXECDIR/vmalock/. Return: 0 or -ENOENT. */
-int target_helper_exe(const char *name, char *out, size_t len);
 /* After MADV_PAGEOUT: wait (up to a second) until nothing is under writeback (live.c). */
 void target_wait_writeback(void);
 

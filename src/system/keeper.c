@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "system/helper.h"
 #include "system/keeper.h"
 #include "system/keeper_proto.h"
-#include "spaces/target.h"
 
 static pthread_mutex_t keeper_lock = PTHREAD_MUTEX_INITIALIZER;
 static int keeper_fd = -1;		/* [keeper_lock] write end of the keeper's stdin */
@@ -38,7 +38,7 @@ static int keeper_start(void)
 	if (keeper_fd >= 0 && keeper_owner == getpid())
 		return 0;
 	keeper_fd = -1;
-	ret = target_child_exe(exe, sizeof(exe));
+	ret = helper_child_exe(exe, sizeof(exe));
 	if (ret)
 		return ret;
 	/* Close-on-exec: only this process holds the write end, so its exit is the EOF. */

@@ -18,7 +18,7 @@ enum keeper_undo {
 
 /*
  * keeper_add - register an undo. Starts the keeper on first use (it is
- * vmalock-child, found as the live target finds it).
+ * vmalock-child, found by helper_child_exe()).
  * Context: call from one thread at a time (the CLI's main thread).
  * Return: a handle > 0 for keeper_done(), or -errno (-ENOENT: no
  *         vmalock-child; the caller decides whether to go on unprotected).
