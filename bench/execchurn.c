@@ -45,10 +45,10 @@
 
 #include "internal.h"
 #include "host/host.h"
+#include "mm/debug.h"
 #include "system/helper.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/debug.h"
 #include "util/json.h"
 
 #define PG 4096UL

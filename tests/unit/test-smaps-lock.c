@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "mm/debug.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
