@@ -84,18 +84,21 @@ struct vml_khugepaged_stats {
 	uint64_t retake_ns_max;
 };
 
+VML_MUST_CHECK
 int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_config *cfg,
 			  struct vml_khugepaged **out);
 /* Stops the thread if running and forgets every mm. NULL is a no-op. */
 void vml_khugepaged_destroy(struct vml_khugepaged *k);
 
 /* Put @mm on the scan list (at the tail); the scanner pins it until it exits. */
+VML_MUST_CHECK
 int vml_khugepaged_add(struct vml_khugepaged *k, struct vml_mm *mm);
 
 /* One wakeup's worth of scanning (khugepaged_do_scan) in the calling thread. */
 int vml_khugepaged_scan(struct vml_khugepaged *k);
 
 /* Run the scanner in its own thread (low priority), sleeping scan_sleep_ms between passes. */
+VML_MUST_CHECK
 int vml_khugepaged_start(struct vml_khugepaged *k);
 void vml_khugepaged_stop(struct vml_khugepaged *k);
 

@@ -20,6 +20,20 @@
 extern "C" {
 #endif
 
+/*
+ * VML_MUST_CHECK marks every function that can fail with valid arguments -
+ * out of memory, a limit, the address space's state - so the compiler warns
+ * when a caller drops its result (warn_unused_result; a (void) cast does
+ * not silence GCC). Functions that fail only on invalid arguments (NULL, an
+ * unknown flag, a value out of range: vml_mm_stats, vml_reader_set_flags...)
+ * are not marked.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define VML_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define VML_MUST_CHECK
+#endif
+
 struct vml_sys;		/* the modelled kernel: settings, page cache, swap, files */
 struct vml_mm;		/* one address space */
 struct vml_file;	/* a regular or shmem (tmpfs) file */
@@ -116,11 +130,13 @@ struct vml_sys_config {
 					 * tick it queued in, 4-8 ms at HZ=250 */
 };
 
+VML_MUST_CHECK
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);
 /* Context: every mm and file of @sys already destroyed/put. NULL is a no-op. */
 void vml_sys_destroy(struct vml_sys *sys);
 
 /* An empty address space: no mappings; top-down placement below 0x7f0000000000. */
+VML_MUST_CHECK
 int vml_mm_create(struct vml_sys *sys, struct vml_mm **out);
 /* Exit: unmap everything and drop the caller's reference. NULL is a no-op.
  * Open readers see end-of-file afterwards. */
@@ -135,6 +151,7 @@ void vml_mm_destroy(struct vml_mm *mm);
  * vml_file_put drops the creator's reference; mappings hold their own.
  */
 #define VML_FILE_SHMEM 0x1
+VML_MUST_CHECK
 int vml_file_create(struct vml_sys *sys, const char *path, unsigned long size,
 		    unsigned int flags, struct vml_file **out);
 void vml_file_put(struct vml_file *file);
@@ -146,10 +163,14 @@ void vml_file_put(struct vml_file *file);
  * Without MAP_ANONYMOUS a NULL @file is mmap(..., fd = -1, ...): -EBADF,
  * as the kernel returns. With MAP_ANONYMOUS @file is ignored, as the fd is.
  */
+VML_MUST_CHECK
 int vml_mmap(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot, int flags,
 	     struct vml_file *file, unsigned long offset, unsigned long *addr_out);
+VML_MUST_CHECK
 int vml_munmap(struct vml_mm *mm, unsigned long addr, unsigned long len);
+VML_MUST_CHECK
 int vml_mprotect(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot);
+VML_MUST_CHECK
 int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
 	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out);
 /*
@@ -158,19 +179,26 @@ int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
  * inside one VMA, else mmap_lock for read, as 6.18's does; every other
  * advice holds mmap_lock for write.
  */
+VML_MUST_CHECK
 int vml_madvise(struct vml_mm *mm, unsigned long addr, unsigned long len, int advice);
+VML_MUST_CHECK
 int vml_mlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
 /* mlock2(2): @flags 0 or MLOCK_ONFAULT (lock pages as they fault in; populate nothing). */
+VML_MUST_CHECK
 int vml_mlock2(struct vml_mm *mm, unsigned long addr, unsigned long len, unsigned int flags);
+VML_MUST_CHECK
 int vml_munlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
 /*
  * mlockall(2): @flags a mix of MCL_CURRENT, MCL_FUTURE and MCL_ONFAULT
  * (not alone). MCL_FUTURE locks every later mapping of @mm. munlockall(2)
  * undoes both.
  */
+VML_MUST_CHECK
 int vml_mlockall(struct vml_mm *mm, int flags);
+VML_MUST_CHECK
 int vml_munlockall(struct vml_mm *mm);
 /* prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name); NULL name clears. */
+VML_MUST_CHECK
 int vml_set_anon_name(struct vml_mm *mm, unsigned long addr, unsigned long len, const char *name);
 
 /*
@@ -180,9 +208,11 @@ int vml_set_anon_name(struct vml_mm *mm, unsigned long addr, unsigned long len, 
  */
 #define VML_TOUCH_READ  0
 #define VML_TOUCH_WRITE 1
+VML_MUST_CHECK
 int vml_touch(struct vml_mm *mm, unsigned long addr, unsigned long len, int access);
 
 /* fork(2): a child address space sharing anonymous pages copy-on-write. */
+VML_MUST_CHECK
 int vml_fork(struct vml_mm *mm, struct vml_mm **child_out);
 
 /* Counters, monotonic since the mm was created. */

@@ -48,6 +48,7 @@ struct vml_reader;
  * mainline does) and smaps_rollup drops it after a VMA when a writer waits
  * (see VML_READER_NOSTEAL). docs/locking.md, "/proc readers", has the details.
  */
+VML_MUST_CHECK
 int vml_reader_open(struct vml_mm *mm, enum vml_view view, enum vml_lock_policy lock,
 		    struct vml_reader **out);
 
@@ -67,6 +68,7 @@ int vml_reader_set_flags(struct vml_reader *r, unsigned int flags);
  * Like read(2): bytes copied (at most @len), 0 at end of file, or -errno.
  * Once the mm is gone: end of file, except smaps_rollup: -ESRCH (as the kernel).
  */
+VML_MUST_CHECK
 ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len);
 /*
  * Spend @ns more of CPU time on every record the reader shows, inside the
@@ -133,6 +135,7 @@ struct vml_procmap_query {
 #define VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA	0x10
 #define VML_PROCMAP_QUERY_FILE_BACKED_VMA	0x20
 
+VML_MUST_CHECK
 int vml_procmap_query(struct vml_mm *mm, enum vml_lock_policy lock, struct vml_procmap_query *q);
 
 #ifdef __cplusplus
