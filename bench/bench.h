@@ -21,8 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "target/child_proto.h"
-#include "target/target.h"
+#include "spaces/child_proto.h"
+#include "spaces/target.h"
 #include "vmalock/proc.h"
 
 #define BENCH_MAX_LIST 16

@@ -26,7 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "target/host.h"
+#include "host/host.h"
 #include "internal.h"
 #include "util/clock.h"
 #include "sync/futex.h"

@@ -44,10 +44,11 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "target/host.h"
+#include "host/host.h"
+#include "mm/debug.h"
+#include "system/helper.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/debug.h"
 #include "util/json.h"
 
 #define PG 4096UL
@@ -763,7 +764,7 @@ int bench_exec_churn(const struct bench_opts *o)
 			rows[nr++] = (struct ec_row){ .order = order, .threads = o->threads[t] };
 	}
 	if (o->live) {
-		if (target_helper_exe("vmalock-exec-stub", stub, sizeof(stub))) {
+		if (helper_exe("vmalock-exec-stub", stub, sizeof(stub))) {
 			fprintf(stderr, "vmalock: bench exec-churn: vmalock-exec-stub not found "
 					"(beside vmalock or in libexec/vmalock)\n");
 			ret = EXIT_FAILURE;

@@ -17,7 +17,7 @@
  * The live row (root): the same layout in vmalock-child, khugepaged's
  * sysfs knobs set for a fast scan (scan_sleep_millisecs = --scan-sleep)
  * and vm.max_map_count raised for the run, both put back afterwards
- * however the run ends (target/settings.h). The kernel is 6.18: the row is
+ * however the run ends (system/settings.h). The kernel is 6.18: the row is
  * mainline's. A range counts as collapsed once its first page is mapped by
  * a transparent huge page (/proc/PID/pagemap and /proc/kpageflags, read
  * every 2 ms: one page's walk each, not a whole smaps); khugepaged's holds
@@ -41,8 +41,8 @@
 #include <unistd.h>
 
 #include "sync/rcu.h"
-#include "target/host.h"
-#include "target/settings.h"
+#include "host/host.h"
+#include "system/settings.h"
 #include "internal.h"
 #include "trace/analysis.h"
 #include "trace/session.h"
@@ -121,6 +121,7 @@ struct mapper {
 	uint64_t seed;
 	int cpu;
 	atomic_bool stop;
+	int err;			/* the call that failed, if one did: read after join */
 };
 
 static void *mapper_thread(void *arg)
@@ -135,12 +136,23 @@ static void *mapper_thread(void *arg)
 	while (!atomic_load(&m->stop)) {
 		unsigned long a = KH_CHURN + vml_rand_below(&r, KH_CHURN_PAGES) * KH_PG;
 		uint64_t t0 = vml_now_ns();
+		int err;
 
 		if (vml_rand_below(&r, 2))
-			vml_mmap(m->mm, a, KH_PG, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, NULL, 0, NULL);
+			err = vml_mmap(m->mm, a, KH_PG, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE,
+				       NULL, 0, NULL);
 		else
-			vml_munmap(m->mm, a, KH_PG);
+			err = vml_munmap(m->mm, a, KH_PG);
+		/*
+		 * One page of a 16 MiB area: at most 4096 VMAs, within the
+		 * headroom max_map_count leaves (below), so neither call fails
+		 * but for want of memory, which ends the run.
+		 */
+		if (err) {
+			m->err = err;
+			break;
+		}
 		lat_hist_record(m->hist, vml_now_ns() - t0);
 		bench_sleep_ns(10 * NSEC_PER_USEC);
 	}
@@ -244,9 +256,18 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 		goto out;
 
 	atomic_store(&m.stop, false);
-	pthread_create(&mt, NULL, mapper_thread, &m);
+	if (pthread_create(&mt, NULL, mapper_thread, &m)) {
+		err = -EAGAIN;
+		goto out;
+	}
 	bench_pin_thread(scan_cpu);
-	vml_khugepaged_start(k);
+	err = vml_khugepaged_start(k);
+	if (err) {
+		atomic_store(&m.stop, true);
+		pthread_join(mt, NULL);
+		bench_pin_thread(-1);
+		goto out;
+	}
 	t0 = vml_now_ns();
 	s->collapse_ms = NAN;
 	for (;;) {
@@ -265,6 +286,9 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 	atomic_store(&m.stop, true);
 	pthread_join(mt, NULL);
 	bench_pin_thread(-1);
+	err = m.err;
+	if (err)
+		goto out;
 
 	vml_khugepaged_stats(k, &ks);
 	s->max_hold_ms = (double)ks.max_hold_ns / 1e6;

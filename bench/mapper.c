@@ -2,7 +2,7 @@
 /*
  * mapper.c - the model's side of Paul McKenney's mapper (mapper.c in his
  * proc-mmap_sem-test): the same calls, in the same order, as the live
- * child's mapper_run() (src/target/child_main.c), so that a model row and a
+ * child's mapper_run() (src/spaces/child_main.c), so that a model row and a
  * live row of one seed replay the same sequence. Shared by proc-vs-map and
  * monitor.
  */
@@ -11,7 +11,7 @@
 
 #include "internal.h"
 #include "sync/rcu.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/clock.h"
 #include "util/rand.h"
 #include "vmalock/mm.h"

@@ -25,8 +25,8 @@
 #include <sys/mman.h>
 
 #include "internal.h"
-#include "target/target.h"
-#include "target/view.h"
+#include "spaces/target.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 #include "vmalock/mm.h"
 

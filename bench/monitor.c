@@ -54,7 +54,7 @@
 #include "mm/mmap_lock.h"
 #include "monitor.h"
 #include "sync/atomic.h"
-#include "target/host.h"
+#include "host/host.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/debug.h"

@@ -28,11 +28,11 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "target/host.h"
+#include "host/host.h"
 #include "internal.h"
 #include "pvm_trace.h"
 #include "sync/atomic.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "target/host.h"
+#include "host/host.h"
 #include "util/json.h"
 #include "util/alloc.h"
 

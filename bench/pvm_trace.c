@@ -10,7 +10,7 @@
  * ring buffer is sized for a whole sample (events lost are reported).
  * Model: vml_trace_start() before the mapper starts, vml_trace_stop() after
  * it ends; the readers are still running but no longer measured (the stop
- * waits for the events they were writing, src/trace/emit.h).
+ * waits for the events they were writing, src/sync/trace_emit.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,8 +19,8 @@
 
 #include "internal.h"
 #include "pvm_trace.h"
-#include "target/host.h"
-#include "trace/emit.h"
+#include "host/host.h"
+#include "sync/trace_emit.h"
 #include "trace/session.h"
 #include "util/alloc.h"
 #include "util/clock.h"

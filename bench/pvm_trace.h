@@ -2,7 +2,7 @@
 /*
  * pvm_trace.h - `proc-vs-map --trace`: the same lock events from both
  * sides - the live kernel's mmap_lock and sched tracepoints (trace/session.h,
- * root) and the model's own trace (trace/emit.h) - reduced by one analysis
+ * root) and the model's own trace (sync/trace_emit.h) - reduced by one analysis
  * (trace/analysis.h) to the numbers that say why two rows differ:
  *
  *   rd_hold    a reader's mmap_lock hold (one per read(); smaps_rollup's

@@ -25,7 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "target/host.h"
+#include "host/host.h"
 #include "internal.h"
 #include "util/json.h"
 #include "util/alloc.h"

@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "target/host.h"
+#include "host/host.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/json.h"

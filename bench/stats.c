@@ -2,7 +2,7 @@
 /*
  * stats.c - quantiles of latency histograms and medians of samples.
  *
- * The histogram (struct lat_hist, target/child_proto.h) is shared with the
+ * The histogram (struct lat_hist, spaces/child_proto.h) is shared with the
  * live child, which fills it inside its own process; its buckets are less
  * than 0.8% wide, so a quantile read from it is within 0.4% of the exact
  * value, and the maximum is exact.

@@ -31,7 +31,7 @@
 
 #include "internal.h"
 #include "sync/atomic.h"
-#include "target/host.h"
+#include "host/host.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/json.h"
@@ -112,16 +112,22 @@ static int space_map(struct vw_space *sp)
 	return ret;
 }
 
-/* Unmap what space_map() mapped (the page the mapper unmapped is a hole already). */
-static void space_unmap(struct vw_space *sp)
+/*
+ * Unmap what space_map() mapped (the page the mapper unmapped is a hole
+ * already). Return: 0 or the first -errno.
+ */
+static int space_unmap(struct vw_space *sp)
 {
+	int ret, ret2;
+
 	if (sp->live) {
-		munmap((void *)sp->region, sp->len);
-		munmap((void *)sp->other, VW_PAGE);
+		ret = munmap((void *)sp->region, sp->len) ? -errno : 0;
+		ret2 = munmap((void *)sp->other, VW_PAGE) ? -errno : 0;
 	} else {
-		vml_munmap(sp->mm, sp->region, sp->len);
-		vml_munmap(sp->mm, sp->other, VW_PAGE);
+		ret = vml_munmap(sp->mm, sp->region, sp->len);
+		ret2 = vml_munmap(sp->mm, sp->other, VW_PAGE);
 	}
+	return ret ? ret : ret2;
 }
 
 static int space_zap(struct vw_space *sp)
@@ -209,8 +215,7 @@ static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[
 	*out = (struct vw_sample){ .zap_ns = z.t1 - t0, .lead_ns = m0 ? m0 - t0 : 0,
 				   .wait_ns = m1 - m0, .err = z.err ? z.err : ret,
 				   .preempted = z.preempted };
-	space_unmap(sp);
-	return 0;
+	return space_unmap(sp);
 }
 
 enum vw_field { VW_ZAP, VW_LEAD, VW_WAIT, VW_SHARE };

@@ -134,4 +134,40 @@ static double tap_stress_seconds(double dflt)
 	return s && *s ? strtod(s, NULL) : dflt;
 }
 
+/*
+ * must_succeed(call): a set-up step that has to work - @call returns 0 or -errno
+ * (the library's VML_MUST_CHECK functions) and anything but 0 ends the test
+ * with "Bail out!", naming the call and the error.
+ */
+#define must_succeed(call) tap_must((long)(call), #call, __FILE__, __LINE__)
+
+__attribute__((unused))
+static void tap_must(long ret, const char *call, const char *file, int line)
+{
+	if (ret == 0)
+		return;
+	printf("Bail out! %s:%d: %s: %ld (%s)\n", file, line, call, ret,
+	       ret < 0 ? strerror((int)-ret) : "not an errno");
+	fflush(stdout);
+	exit(1);
+}
+
+/*
+ * may_fail(call): an op the test draws at random, whose failure is one of
+ * the outcomes it expects (a range that is no longer mapped, a VMA limit);
+ * its result must still be 0 or a negative errno, else "Bail out!". Returns
+ * the result.
+ */
+#define may_fail(call) tap_may_fail((long)(call), #call, __FILE__, __LINE__)
+
+__attribute__((unused))
+static long tap_may_fail(long ret, const char *call, const char *file, int line)
+{
+	if (ret <= 0 && ret > -4096)
+		return ret;
+	printf("Bail out! %s:%d: %s: %ld is neither 0 nor an errno\n", file, line, call, ret);
+	fflush(stdout);
+	exit(1);
+}
+
 #endif /* VML_TESTS_TAP_H */

@@ -26,6 +26,11 @@
  * plain mmap_read_lock otherwise - under VML_STEAL_NOT_BEHIND_WRITER that is
  * Peter Zijlstra's alternative to patch 3; under VML_STEAL_KERNEL the
  * re-take steals the lock back from the writer it was dropped for.
+ *
+ * One thread controls a scanner (create, start, stop, destroy); scanning
+ * runs either in the scanner's own thread (vml_khugepaged_start) or in the
+ * caller's (vml_khugepaged_scan), never both at once. Address-space calls
+ * go on meanwhile in any threads.
  */
 #ifndef VMALOCK_KHUGEPAGED_H
 #define VMALOCK_KHUGEPAGED_H
@@ -84,21 +89,46 @@ struct vml_khugepaged_stats {
 	uint64_t retake_ns_max;
 };
 
+/* Context: any thread; allocates, takes no lock, never sleeps. */
+VML_MUST_CHECK
 int vml_khugepaged_create(struct vml_sys *sys, const struct vml_khugepaged_config *cfg,
 			  struct vml_khugepaged **out);
-/* Stops the thread if running and forgets every mm. NULL is a no-op. */
+/*
+ * Stops the thread if running and forgets every mm. NULL is a no-op.
+ * Context: the controlling thread; may sleep (as vml_khugepaged_stop).
+ */
 void vml_khugepaged_destroy(struct vml_khugepaged *k);
 
-/* Put @mm on the scan list (at the tail); the scanner pins it until it exits. */
+/*
+ * Put @mm on the scan list (at the tail); the scanner pins it until it exits.
+ * Context: any thread, several at once, also while the scanner runs; a
+ * spin lock, no mmap_lock, never sleeps.
+ */
+VML_MUST_CHECK
 int vml_khugepaged_add(struct vml_khugepaged *k, struct vml_mm *mm);
 
-/* One wakeup's worth of scanning (khugepaged_do_scan) in the calling thread. */
+/*
+ * One wakeup's worth of scanning (khugepaged_do_scan) in the calling thread.
+ * Context: not while the scanner's thread runs, nor from two threads at
+ * once. Takes each mm's mmap_lock(R) (MAINLINE: trylock, skipping the mm)
+ * while it walks, mmap_lock(W) to collapse a range. May sleep.
+ */
 int vml_khugepaged_scan(struct vml_khugepaged *k);
 
-/* Run the scanner in its own thread (low priority), sleeping scan_sleep_ms between passes. */
+/*
+ * Run the scanner in its own thread (low priority), sleeping scan_sleep_ms
+ * between passes; stop it and wait for it to end (a no-op if not running).
+ * Context: the controlling thread. Start never sleeps; stop waits for the
+ * thread to finish the pass it is in (sleeps).
+ */
+VML_MUST_CHECK
 int vml_khugepaged_start(struct vml_khugepaged *k);
 void vml_khugepaged_stop(struct vml_khugepaged *k);
 
+/*
+ * Context: any thread, at any time, several at once; no lock, never sleeps.
+ * Each counter is read on its own (relaxed).
+ */
 int vml_khugepaged_stats(struct vml_khugepaged *k, struct vml_khugepaged_stats *out);
 
 #ifdef __cplusplus

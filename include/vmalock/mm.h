@@ -6,8 +6,17 @@
  * Every function returns 0 or a negative errno, the same errno the Linux
  * kernel returns for the same call. A call that fails changes nothing.
  * Protection, mapping, remap and advice values are Linux's own (PROT_*,
- * MAP_*, MREMAP_*, MADV_* from <sys/mman.h>). All functions are thread-safe;
- * a thread needs no registration.
+ * MAP_*, MREMAP_*, MADV_* from <sys/mman.h>). A thread needs no
+ * registration.
+ *
+ * Each function's "Context:" says which of the model's locks it takes,
+ * whether it may sleep (wait on a futex - for mmap_lock, a VMA's readers, a
+ * file's i_mmap_rwsem - or for an RCU grace period or a thread), and
+ * whether several threads may call it at once. The address-space calls are
+ * the kernel's system calls and take the kernel's locks (docs/locking.md):
+ * any number of threads may make them on one mm at once, with /proc readers
+ * (vmalock/proc.h) and khugepaged (vmalock/khugepaged.h), and they serialise
+ * on mmap_lock as processes' threads do. None is async-signal-safe.
  */
 #ifndef VMALOCK_MM_H
 #define VMALOCK_MM_H
@@ -18,6 +27,20 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/*
+ * VML_MUST_CHECK marks every function that can fail with valid arguments -
+ * out of memory, a limit, the address space's state - so the compiler warns
+ * when a caller drops its result (warn_unused_result; a (void) cast does
+ * not silence GCC). Functions that fail only on invalid arguments (NULL, an
+ * unknown flag, a value out of range: vml_mm_stats, vml_reader_set_flags...)
+ * are not marked.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define VML_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define VML_MUST_CHECK
 #endif
 
 struct vml_sys;		/* the modelled kernel: settings, page cache, swap, files */
@@ -71,7 +94,7 @@ enum vml_shmem_swap_usage {
  * Zero-initialised fields take the defaults shown: a reference machine (the
  * one the project was first compared on), not the machine this runs on. The
  * vmalock command never relies on them: it configures the model from the
- * host profile it measures (src/target/host.c, docs/host-profile.md).
+ * host profile it measures (src/host/host.c, docs/host-profile.md).
  */
 struct vml_sys_config {
 	unsigned long max_map_count;	/* 65530 */
@@ -116,14 +139,29 @@ struct vml_sys_config {
 					 * tick it queued in, 4-8 ms at HZ=250 */
 };
 
+/* Context: any thread, several at once; allocates, takes no lock, never sleeps. */
+VML_MUST_CHECK
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out);
-/* Context: every mm and file of @sys already destroyed/put. NULL is a no-op. */
+/*
+ * Context: one thread, once every mm, file and khugepaged of @sys is
+ * destroyed or put; waits for an RCU grace period's callbacks (sleeps).
+ * NULL is a no-op.
+ */
 void vml_sys_destroy(struct vml_sys *sys);
 
-/* An empty address space: no mappings; top-down placement below 0x7f0000000000. */
+/*
+ * An empty address space: no mappings; top-down placement below 0x7f0000000000.
+ * Context: any thread, several at once (the same @sys too); never sleeps.
+ */
+VML_MUST_CHECK
 int vml_mm_create(struct vml_sys *sys, struct vml_mm **out);
-/* Exit: unmap everything and drop the caller's reference. NULL is a no-op.
- * Open readers see end-of-file afterwards. */
+/*
+ * Exit: unmap everything and drop the caller's reference. NULL is a no-op.
+ * Open readers see end-of-file afterwards.
+ * Context: no other call on @mm may be running or follow, except through
+ * readers opened before (they keep its memory, not its mappings). Takes
+ * mmap_lock(W) to unmap: may sleep until readers and faults leave.
+ */
 void vml_mm_destroy(struct vml_mm *mm);
 
 /*
@@ -133,8 +171,11 @@ void vml_mm_destroy(struct vml_mm *mm);
  * VML_FILE_SHMEM makes a tmpfs file (shmem: swap-backed, counts as Pss_Shmem).
  * One vml_file is one open file: mappings merge only within one vml_file.
  * vml_file_put drops the creator's reference; mappings hold their own.
+ * Context: any thread, several at once; neither call sleeps nor takes
+ * mmap_lock. The caller must not use @file after its put.
  */
 #define VML_FILE_SHMEM 0x1
+VML_MUST_CHECK
 int vml_file_create(struct vml_sys *sys, const char *path, unsigned long size,
 		    unsigned int flags, struct vml_file **out);
 void vml_file_put(struct vml_file *file);
@@ -145,44 +186,76 @@ void vml_file_put(struct vml_file *file);
  * reclaim may drop, written or not.
  * Without MAP_ANONYMOUS a NULL @file is mmap(..., fd = -1, ...): -EBADF,
  * as the kernel returns. With MAP_ANONYMOUS @file is ignored, as the fd is.
+ *
+ * Context (mmap, munmap, mprotect, mremap here; mlock, mlock2, munlock,
+ * mlockall, munlockall and set_anon_name below): several threads at once,
+ * on one mm too. Each takes mmap_lock(W) and write-locks every VMA it
+ * changes (waiting for that VMA's readers), a file mapping's i_mmap_rwsem(W)
+ * as well; populating (MAP_POPULATE, MAP_LOCKED, mlock) faults pages in under
+ * mmap_lock(R) afterwards. All may sleep.
  */
+VML_MUST_CHECK
 int vml_mmap(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot, int flags,
 	     struct vml_file *file, unsigned long offset, unsigned long *addr_out);
+VML_MUST_CHECK
 int vml_munmap(struct vml_mm *mm, unsigned long addr, unsigned long len);
+VML_MUST_CHECK
 int vml_mprotect(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot);
+VML_MUST_CHECK
 int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
 	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out);
 /*
  * madvise(2), with MADV_GUARD_INSTALL (102) and MADV_GUARD_REMOVE (103) among
- * the advices. MADV_DONTNEED holds only the VMA's lock when the range lies
- * inside one VMA, else mmap_lock for read, as 6.18's does; every other
- * advice holds mmap_lock for write.
+ * the advices.
+ * Context: several threads at once. MADV_DONTNEED holds only the VMA's read
+ * lock when the range lies inside one VMA, else mmap_lock(R), as 6.18's
+ * does; every other advice holds mmap_lock(W). May sleep.
  */
+VML_MUST_CHECK
 int vml_madvise(struct vml_mm *mm, unsigned long addr, unsigned long len, int advice);
+VML_MUST_CHECK
 int vml_mlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
 /* mlock2(2): @flags 0 or MLOCK_ONFAULT (lock pages as they fault in; populate nothing). */
+VML_MUST_CHECK
 int vml_mlock2(struct vml_mm *mm, unsigned long addr, unsigned long len, unsigned int flags);
+VML_MUST_CHECK
 int vml_munlock(struct vml_mm *mm, unsigned long addr, unsigned long len);
 /*
  * mlockall(2): @flags a mix of MCL_CURRENT, MCL_FUTURE and MCL_ONFAULT
  * (not alone). MCL_FUTURE locks every later mapping of @mm. munlockall(2)
  * undoes both.
  */
+VML_MUST_CHECK
 int vml_mlockall(struct vml_mm *mm, int flags);
+VML_MUST_CHECK
 int vml_munlockall(struct vml_mm *mm);
-/* prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name); NULL name clears. */
+/*
+ * prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name); NULL name clears.
+ * Context: as vml_mmap's; mmap_lock(W).
+ */
+VML_MUST_CHECK
 int vml_set_anon_name(struct vml_mm *mm, unsigned long addr, unsigned long len, const char *name);
 
 /*
  * Access memory as a CPU would, one page at a time, faulting pages in.
+ * Context: several threads at once, with every other call. A fault holds
+ * the faulting VMA's read lock only (lock_vma_under_rcu), or, when that
+ * fails, mmap_lock(R) - and mmap_lock(W) briefly to grow a stack VMA - as
+ * the kernel's fault path does. May sleep.
  * Return: 0; -EFAULT where the access would raise SIGSEGV; -EIO for SIGBUS
  * (a file page beyond end of file). Pages before the failing one stay touched.
  */
 #define VML_TOUCH_READ  0
 #define VML_TOUCH_WRITE 1
+VML_MUST_CHECK
 int vml_touch(struct vml_mm *mm, unsigned long addr, unsigned long len, int access);
 
-/* fork(2): a child address space sharing anonymous pages copy-on-write. */
+/*
+ * fork(2): a child address space sharing anonymous pages copy-on-write.
+ * Context: several threads at once; takes mmap_lock(W) of @mm and of the
+ * child while it copies. May sleep.
+ */
+VML_MUST_CHECK
 int vml_fork(struct vml_mm *mm, struct vml_mm **child_out);
 
 /* Counters, monotonic since the mm was created. */
@@ -215,6 +288,11 @@ struct vml_mm_stats {
 	uint64_t shmem_swap_per_page;
 	uint64_t shmem_swap_lookups;
 };
+/*
+ * Context: any thread, at any time, several at once; takes no lock and never
+ * sleeps. Each counter is read on its own (relaxed): while other threads
+ * run, the fields need not add up.
+ */
 int vml_mm_stats(struct vml_mm *mm, struct vml_mm_stats *out);
 
 #ifdef __cplusplus

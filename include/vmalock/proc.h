@@ -3,6 +3,12 @@
  * vmalock/proc.h - the /proc/PID views of a modelled address space, in the
  * kernel's exact text formats, read through a read(2)-like interface that
  * resumes between calls the way seq_file does (by address, docs/kernel.md §2).
+ *
+ * A reader is an open file's position: one thread at a time may use it (as
+ * with a file descriptor shared between threads without a lock). Any number
+ * of readers, in any threads, may read one mm at once, while other threads
+ * change it (vmalock/mm.h). "Context:" lines say which locks a call takes
+ * and whether it may sleep, as in vmalock/mm.h.
  */
 #ifndef VMALOCK_PROC_H
 #define VMALOCK_PROC_H
@@ -41,6 +47,7 @@ struct vml_reader;
 
 /*
  * Return: 0, -EINVAL (bad view or policy), -ENOMEM. The reader holds a reference on @mm.
+ * Context: any thread, several at once; takes no lock of @mm, never sleeps.
  *
  * Under VML_LOCK_VMA the page-walking views (smaps, smaps_rollup, numa_maps)
  * hold one VMA's read lock during its page walk and no RCU; under
@@ -48,6 +55,7 @@ struct vml_reader;
  * mainline does) and smaps_rollup drops it after a VMA when a writer waits
  * (see VML_READER_NOSTEAL). docs/locking.md, "/proc readers", has the details.
  */
+VML_MUST_CHECK
 int vml_reader_open(struct vml_mm *mm, enum vml_view view, enum vml_lock_policy lock,
 		    struct vml_reader **out);
 
@@ -61,12 +69,21 @@ int vml_reader_open(struct vml_mm *mm, enum vml_view view, enum vml_lock_policy 
  */
 #define VML_READER_NOSTEAL	0x1
 #define VML_READER_NODROP	0x2
-/* Return: 0 or -EINVAL (unknown flag). Set before the first read. */
+/*
+ * Return: 0 or -EINVAL (unknown flag). Set before the first read.
+ * Context (this and the three cost setters below): the reader's thread,
+ * before its first read; no lock, never sleeps.
+ */
 int vml_reader_set_flags(struct vml_reader *r, unsigned int flags);
 /*
  * Like read(2): bytes copied (at most @len), 0 at end of file, or -errno.
  * Once the mm is gone: end of file, except smaps_rollup: -ESRCH (as the kernel).
+ * Context: one thread at a time per reader. Takes what the reader's policy
+ * says for the length of the call: VML_LOCK_MMAP mmap_lock(R); the VMA
+ * policies RCU and one VMA's read lock at a time, with mmap_lock(R) as the
+ * fallback. May sleep (waiting for mmap_lock, and the set costs spin).
  */
+VML_MUST_CHECK
 ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len);
 /*
  * Spend @ns more of CPU time on every record the reader shows, inside the
@@ -103,7 +120,10 @@ int vml_reader_set_page_cost(struct vml_reader *r, uint64_t ns);
  */
 int vml_reader_set_call_cost(struct vml_reader *r, uint64_t ns);
 
-/* lseek(fd, 0, SEEK_SET) */
+/*
+ * lseek(fd, 0, SEEK_SET); close(fd) (NULL is a no-op).
+ * Context: the reader's thread (not during a read); no mmap_lock, never sleeps.
+ */
 void vml_reader_rewind(struct vml_reader *r);
 void vml_reader_close(struct vml_reader *r);
 
@@ -133,6 +153,12 @@ struct vml_procmap_query {
 #define VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA	0x10
 #define VML_PROCMAP_QUERY_FILE_BACKED_VMA	0x20
 
+/*
+ * Context: any thread, several at once. VML_LOCK_MMAP: mmap_lock(R); the VMA
+ * policies: RCU and the found VMA's read lock, mmap_lock(R) as the fallback.
+ * May sleep.
+ */
+VML_MUST_CHECK
 int vml_procmap_query(struct vml_mm *mm, enum vml_lock_policy lock, struct vml_procmap_query *q);
 
 #ifdef __cplusplus

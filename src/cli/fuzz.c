@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vmalock fuzz - random op sequences on the model and the live kernel side
- * by side; differences shrunk to minimal scripts (src/race/fuzz.h).
+ * by side; differences shrunk to minimal scripts (src/race/differential.h).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -13,11 +13,11 @@
 #include <time.h>
 
 #include "cli.h"
-#include "race/fuzz.h"
+#include "race/differential.h"
 #include "opts.h"
 #include "scriptrun.h"
-#include "target/host.h"
-#include "target/swap.h"
+#include "host/host.h"
+#include "system/swap.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vmalock host - the host profile: what this machine's kernel does,
- * measured (src/target/host.c); compare it with a saved one.
+ * measured (src/host/host.c); compare it with a saved one.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -15,9 +15,9 @@
 #include "cli.h"
 #include "opts.h"
 #include "scriptrun.h"
-#include "target/host.h"
-#include "target/settings.h"
-#include "target/syslock.h"
+#include "host/host.h"
+#include "system/settings.h"
+#include "system/syslock.h"
 #include "util/json.h"
 
 #define MAX_SETS 16

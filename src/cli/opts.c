@@ -10,8 +10,8 @@
 
 #include "cli.h"
 #include "opts.h"
-#include "target/host.h"
-#include "target/target.h"
+#include "host/host.h"
+#include "spaces/target.h"
 #include "util/json.h"
 
 #define HELP_COLUMN 28

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "scriptrun.h"
-#include "target/view.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 
 #define MAX_COMPARE 8

@@ -11,8 +11,8 @@
 
 #include "cli.h"
 #include "scriptrun.h"
-#include "target/host.h"
-#include "target/view.h"
+#include "host/host.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 
 /*

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "target/script.h"
-#include "target/target.h"
+#include "script/script.h"
+#include "spaces/target.h"
 
 /*
  * Keep this process, and a live child it starts later, on the CPU it runs

@@ -98,7 +98,7 @@ static unsigned int write_folio_order(unsigned long index, unsigned long len)
  * and smaps depend on it.
  *
  * The folios are those the live machine's ext4 makes for a file written in
- * 64 KiB write()s (src/target/target.c): each write_begin asks for a folio
+ * 64 KiB write()s (src/spaces/target.c): each write_begin asks for a folio
  * as large as what is left of the write (a power of two, at most the
  * write, naturally aligned), so a 64 KiB chunk is one order-4 folio and a
  * tail of 24 KiB is 16 + 8 KiB. tmpfs (huge=never) uses single pages. The

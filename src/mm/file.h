@@ -25,7 +25,7 @@
 #include "mm/xmap.h"
 #include "sync/lockdep.h"
 #include "util/clock.h"
-#include "util/debug.h"
+#include "mm/debug.h"
 
 #define VML_FILE_DEV_MAJOR 0xfe		/* a regular file's device, as on the live root fs */
 #define VML_FILE_DEV_MINOR 0x00

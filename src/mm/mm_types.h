@@ -288,7 +288,7 @@ struct mm {
 	_Atomic uint32_t vma_writer_wait; /* [atomic] futex word: bumped by the last reader a
 					 * VMA writer waits for (the kernel's rcuwait) */
 	_Atomic int32_t vma_writer_tid;	/* [atomic] the waiting writer's thread id, set
-					 * only while tracing (trace/emit.h) */
+					 * only while tracing (sync/trace_emit.h) */
 	struct vml_sys *sys;		/* [I] */
 	unsigned long mmap_base;	/* [I] top-down placement starts below this */
 	unsigned long locked_vm;	/* [M] pages in VM_LOCKED VMAs */

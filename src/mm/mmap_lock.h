@@ -12,11 +12,11 @@
 
 #include "mm/mm_types.h"
 #include "sync/lockdep.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/compiler.h"
 
 /*
- * The kernel's mmap_lock tracepoints (trace/emit.h), at the same places:
+ * The kernel's mmap_lock tracepoints (sync/trace_emit.h), at the same places:
  * start_locking before a blocking acquire, acquire_returned after every
  * acquire (trylocks: only that one), released before the release.
  */

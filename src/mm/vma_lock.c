@@ -36,7 +36,7 @@
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "sync/futex.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/compiler.h"
 #include "util/debug.h"
 

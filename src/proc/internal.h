@@ -24,6 +24,7 @@
 #ifndef VML_PROC_INTERNAL_H
 #define VML_PROC_INTERNAL_H
 
+#include "mm/debug.h"
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "proc/seq.h"
@@ -112,7 +113,7 @@ void proc_maps_seq_stop(struct seq_file *m, void *v);
  * @vma stays read-locked, then re-taken; the iterator, still at @vma's end,
  * is invalidated meanwhile.
  * Context: @vma is priv->locked_vma, or mmap_lock(R) is held. proc_walk_end
- * calls the test hook vml_proc_walk_hook first (util/debug.h).
+ * calls the test hook vml_proc_walk_hook first (mm/debug.h).
  */
 void proc_walk_begin(struct proc_maps_private *priv, struct vma *vma);
 void proc_walk_end(struct proc_maps_private *priv, struct vma *vma);

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fuzz_diff.c - applying op sequences to the model and a live child side by
- * side, comparing after every op, and shrinking a difference (fuzz.h).
+ * side, comparing after every op, and shrinking a difference (differential.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "race/fuzz.h"
-#include "target/view.h"
+#include "race/differential.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_gen.c - random op sequences for differential fuzzing (fuzz.h).
+ * fuzz_gen.c - random op sequences for differential fuzzing (differential.h).
  *
  * Addresses: mostly page-aligned inside the window, drawn from the current
  * VMAs' boundaries (a page either side too) and insides; sometimes
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "race/fuzz.h"
-#include "target/view.h"
+#include "race/differential.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/linux_compat.h"

@@ -30,7 +30,7 @@
  *                restores the protection (the neighbours keep it apart)
  *   unmap        munmap A, then B; map them again (and write A or B if rw-)
  *
- * Every op is an op-script op (target/script.h), so the same cycle runs on
+ * Every op is an op-script op (script/script.h), so the same cycle runs on
  * the model and on a live child through target_apply().
  *
  * Residency: which pages of the layout are resident after each op is
@@ -43,7 +43,7 @@
 
 #include <stddef.h>
 
-#include "target/script.h"
+#include "script/script.h"
 
 #define RACE_PAGE_SIZE 4096UL
 #define RACE_REGION_PAGES 3

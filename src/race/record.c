@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "race/record.h"
-#include "target/view.h"
+#include "spaces/view.h"
 #include "util/compiler.h"
 
 static const char *const field_names[RF__COUNT] = {

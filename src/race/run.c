@@ -34,7 +34,7 @@
 #define QUERY_WALK 5			/* PROCMAP_QUERY calls per walk */
 #define ROLLUP_MAX 8192
 
-/* include/uapi/linux/fs.h; our struct has the kernel's layout (see target/live.c). */
+/* include/uapi/linux/fs.h; our struct has the kernel's layout (see spaces/live.c). */
 #define RACE_PROCMAP_QUERY _IOWR('f', 17, struct vml_procmap_query)
 
 /* What the threads of one phase share. */

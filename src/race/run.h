@@ -27,7 +27,7 @@
 
 #include "race/contract.h"
 #include "race/modify.h"
-#include "target/target.h"
+#include "spaces/target.h"
 
 #define RACE_MAX_VIEWS 5
 

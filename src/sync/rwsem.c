@@ -98,7 +98,7 @@
 #include "sync/atomic.h"
 #include "sync/futex.h"
 #include "sync/rwsem.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/clock.h"
 #include "util/compiler.h"
 
@@ -123,7 +123,7 @@ struct rwsem_waiter {
 	enum rwsem_waiter_type type;	/* set before queueing */
 	bool handoff_set;		/* [wait_lock] this waiter owns HANDOFF */
 	uint64_t timeout;		/* set before queueing: may set HANDOFF after this */
-	int32_t tid;			/* set before queueing: for the trace (trace/emit.h) */
+	int32_t tid;			/* set before queueing: for the trace (sync/trace_emit.h) */
 };
 
 enum rwsem_wake_type {

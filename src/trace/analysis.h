@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis.h - who waited for mmap_lock, for how long, and who held it
- * meanwhile, from a time-ordered stream of trace events (event.h). Knows
- * nothing about tracefs: the live kernel's session (session.h) and the
- * model feed it the same records.
+ * meanwhile, from a time-ordered stream of trace events
+ * (sync/trace_event.h). Knows nothing about tracefs: the live kernel's
+ * session (session.h) and the model feed it the same records.
  *
  * Per mm, per task that touched its lock:
  *   - acquisitions: every start_locking -> acquire_returned, by mode (the
@@ -65,7 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/event.h"
+#include "sync/trace_event.h"
 
 /* Bucket b counts durations in [2^b, 2^(b+1)) ns; bucket 0 also counts 0. */
 #define TRACE_HIST_BUCKETS 48

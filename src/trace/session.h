@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "trace/event.h"
+#include "sync/trace_event.h"
 
 /* Which tracepoints a session records. */
 #define TRACE_EV_MMAP_LOCK	0x1	/* mmap_lock: start_locking, acquire_returned, released */

@@ -1,22 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * debug.c - the test and calibration hooks' state (see debug.h).
+ * debug.c - the test and calibration hooks' state (see debug.h; the VMA and
+ * file hooks are mm/debug.c's).
  */
 #include "util/clock.h"
 #include "util/debug.h"
 
 _Atomic unsigned int vml_debug_broken;
-_Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
-_Atomic(vml_lock_time_fn) vml_i_mmap_time_hook;
-
-__attribute__((noinline, cold))
-void vml_i_mmap_time_report(const struct vml_file *file, uint64_t wait_ns, uint64_t hold_ns)
-{
-	vml_lock_time_fn hook = atomic_load_explicit(&vml_i_mmap_time_hook, memory_order_relaxed);
-
-	if (hook)
-		hook(file, wait_ns, hold_ns);
-}
 _Atomic(vml_proc_next_fn) vml_proc_next_hook;
 _Atomic(vml_transient_fn) vml_transient_hook;
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * debug.h - every test and calibration hook of the library, in one place.
- * Each costs one load and a predicted-not-taken branch where it is
- * consulted when it is off (the default), and does nothing else; none is
- * ever set outside tests, `vmalock race --broken ...` and the benchmarks'
- * calibration.
+ * debug.h - the library's test and calibration hooks, but for the two that
+ * take a VMA or a file, which mm/debug.h holds (vml_proc_walk_hook,
+ * vml_i_mmap_time_hook): util knows no mm type. Each costs one load and a
+ * predicted-not-taken branch where it is consulted when it is off (the
+ * default), and does nothing else; none is ever set outside tests,
+ * `vmalock race --broken ...` and the benchmarks' calibration.
  *
  *   vml_debug_broken    switches that deliberately break a /proc reader, so
  *                       the race tests can prove they catch what they claim
@@ -12,18 +13,6 @@
  *                       Consulted where lock_next_vma() cannot lock a VMA
  *                       and where a page-walking view leaves and re-enters
  *                       RCU (src/mm/vma_lock.c, src/proc/maps.c).
- *   vml_proc_walk_hook  called after each VMA's page walk by smaps,
- *                       numa_maps and smaps_rollup, still inside the walk
- *                       (policy VMA: RCU dropped, only that VMA
- *                       read-locked; policy MMAP or after a fallback:
- *                       mmap_lock(R) held). tests/unit/test-smaps-lock.c
- *                       parks a reader there to show what a writer can do
- *                       meanwhile.
- *   vml_i_mmap_time_hook  called after each i_mmap_rwsem write section
- *                       with how long its holder waited for the lock and
- *                       held it (src/mm/file.h), outside the lock: `vmalock
- *                       bench exec-churn` measures the hold time seed 001
- *                       is about. Set before the threads it times start.
  *   vml_proc_next_hook  called by a per-VMA-lock /proc reader between
  *                       dropping one VMA's read lock and looking the next
  *                       one up (get_next_vma, src/proc/maps.c), RCU held,
@@ -68,32 +57,6 @@ static inline unsigned int vml_broken(unsigned int what)
 	return unlikely(atomic_load_explicit(&vml_debug_broken, memory_order_relaxed) & what);
 }
 
-struct vma;
-typedef void (*vml_proc_walk_fn)(struct vma *vma);
-extern _Atomic(vml_proc_walk_fn) vml_proc_walk_hook;
-
-/* Call the walk hook for @vma, if one is set. */
-static inline void vml_proc_walk_hook_call(struct vma *vma)
-{
-	/* acquire: pairs with the test's (seq_cst) store of the hook: it sees what the test set up */
-	vml_proc_walk_fn hook = atomic_load_explicit(&vml_proc_walk_hook, memory_order_acquire);
-
-	if (unlikely(hook))
-		hook(vma);
-}
-
-struct vml_file;
-typedef void (*vml_lock_time_fn)(const struct vml_file *file, uint64_t wait_ns, uint64_t hold_ns);
-extern _Atomic(vml_lock_time_fn) vml_i_mmap_time_hook;
-
-/* Is i_mmap_rwsem's write side being timed? Relaxed: set before the timed threads start. */
-static inline bool vml_i_mmap_timed(void)
-{
-	return unlikely(atomic_load_explicit(&vml_i_mmap_time_hook, memory_order_relaxed) != NULL);
-}
-
-/* Report one timed write section of @file's i_mmap_rwsem (out of line and cold). */
-void vml_i_mmap_time_report(const struct vml_file *file, uint64_t wait_ns, uint64_t hold_ns);
 typedef void (*vml_proc_next_fn)(unsigned long from);
 extern _Atomic(vml_proc_next_fn) vml_proc_next_hook;
 

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
 # Every JSON document written is read, written and read again unchanged
-# through the project's JSON layer (tests/target/test-json.c).
+# through the project's JSON layer (tests/tools/test-json.c).
 roundtrip() {
 	[ -n "$test_json" ] || return 0
 	"$test_json" "$@"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "target/script.h"
+#include "script/script.h"
 
 #define MAX_ARGS 32
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the op-script parser (src/target/script.c).
+ * libFuzzer target: the op-script parser (src/script/script.c).
  *
  * Any input must parse or be refused with a message naming a line, without
  * a crash, a leak or undefined behaviour; and a script that parses must
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/script.h"
+#include "script/script.h"
 #include "util/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -104,23 +104,24 @@ static void *writer(void *arg)
 			static const int prots[] = { PROT_READ, PROT_READ | PROT_EXEC,
 						     PROT_READ | PROT_WRITE };
 
-			vml_mmap(mm, addr, len, prots[vml_rand_below(&r, 3)],
-				 (vml_rand_below(&r, 2) ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED,
-				 files[f], vml_rand_below(&r, file_pages[f]) * PG, NULL);
+			may_fail(vml_mmap(mm, addr, len, prots[vml_rand_below(&r, 3)],
+					  (vml_rand_below(&r, 2) ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED,
+					  files[f], vml_rand_below(&r, file_pages[f]) * PG, NULL));
 		} else if (op < 45) {
-			vml_touch(mm, addr, len, (int)vml_rand_below(&r, 2));
+			may_fail(vml_touch(mm, addr, len, (int)vml_rand_below(&r, 2)));
 		} else if (op < 55) {
-			vml_munmap(mm, addr, len);
+			may_fail(vml_munmap(mm, addr, len));
 		} else if (op < 67) {
-			vml_mprotect(mm, addr, len, vml_rand_below(&r, 2) ? PROT_READ :
-					 PROT_READ | PROT_EXEC);
+			may_fail(vml_mprotect(mm, addr, len, vml_rand_below(&r, 2) ? PROT_READ :
+						  PROT_READ | PROT_EXEC));
 		} else if (op < 75) {
-			vml_mremap(mm, addr, len, len + (vml_rand_below(&r, 3) - 1) * PG,
-				   MREMAP_MAYMOVE, 0, NULL);
+			may_fail(vml_mremap(mm, addr, len, len + (vml_rand_below(&r, 3) - 1) * PG,
+					    MREMAP_MAYMOVE, 0, NULL));
 		} else if (op < 95) {
-			vml_madvise(mm, addr, len, vml_rand_below(&r, 2) ? MADV_COLD : MADV_PAGEOUT);
+			may_fail(vml_madvise(mm, addr, len,
+					     vml_rand_below(&r, 2) ? MADV_COLD : MADV_PAGEOUT));
 		} else if (!vml_fork(mm, &child)) {
-			vml_touch(child, addr, len, VML_TOUCH_READ);
+			may_fail(vml_touch(child, addr, len, VML_TOUCH_READ));
 			pthread_mutex_lock(&child_lock);
 			old = children[me];
 			children[me] = child;

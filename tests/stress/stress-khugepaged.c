@@ -38,14 +38,14 @@ static void *writer(void *arg)
 			len = REGION + RANGES * M2 - a;
 		switch (vml_rand_below(&r, 5)) {
 		case 0:
-			vml_madvise(mm, a, len, MADV_DONTNEED);
+			may_fail(vml_madvise(mm, a, len, MADV_DONTNEED));
 			break;
 		case 1:
-			vml_mprotect(mm, a, len, PROT_READ);
-			vml_mprotect(mm, a, len, PROT_READ | PROT_WRITE);
+			may_fail(vml_mprotect(mm, a, len, PROT_READ));
+			may_fail(vml_mprotect(mm, a, len, PROT_READ | PROT_WRITE));
 			break;
 		default:
-			vml_touch(mm, a, len, VML_TOUCH_WRITE);
+			may_fail(vml_touch(mm, a, len, VML_TOUCH_WRITE));
 			break;
 		}
 		atomic_fetch_add(&ops, 1);
@@ -82,11 +82,12 @@ int main(void)
 	if (vml_sys_create(NULL, &sys) || vml_mm_create(sys, &mm))
 		return 1;
 	map_anon(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE);
-	vml_touch(mm, REGION, RANGES * M2, VML_TOUCH_WRITE);	/* small pages first */
-	vml_madvise(mm, REGION, RANGES * M2, MADV_HUGEPAGE);
-	vml_khugepaged_create(sys, &cfg, &k);
-	vml_khugepaged_add(k, mm);
-	vml_khugepaged_start(k);
+	/* small pages first */
+	must_succeed(vml_touch(mm, REGION, RANGES * M2, VML_TOUCH_WRITE));
+	must_succeed(vml_madvise(mm, REGION, RANGES * M2, MADV_HUGEPAGE));
+	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
+	must_succeed(vml_khugepaged_add(k, mm));
+	must_succeed(vml_khugepaged_start(k));
 
 	t0 = vml_now_ns();
 	for (uintptr_t i = 0; i < 2; i++)
@@ -107,8 +108,8 @@ int main(void)
 	ok(ks.wakeups > 0, "the scanner ran");
 
 	/* Quiescent: collapse once more, then count what the page tables map. */
-	vml_touch(mm, REGION, RANGES * M2, VML_TOUCH_WRITE);
-	vml_mprotect(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE);
+	must_succeed(vml_touch(mm, REGION, RANGES * M2, VML_TOUCH_WRITE));
+	must_succeed(vml_mprotect(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE));
 	vml_khugepaged_scan(k);
 	vml_khugepaged_stats(k, &ks);
 	ok(ks.pages_collapsed > 0, "ranges were collapsed (%llu)",

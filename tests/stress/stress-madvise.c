@@ -50,7 +50,7 @@ static void *zapper(void *arg)
 		/* One in four runs on into the next PMD range: over VMAs, under mmap_lock(R). */
 		if (!vml_rand_below(&r, 4) && a + len + M2 <= REGION + RANGES * M2)
 			len += M2;
-		vml_madvise(mm, a, len, MADV_DONTNEED);
+		may_fail(vml_madvise(mm, a, len, MADV_DONTNEED));
 		atomic_fetch_add(&zaps, 1);
 	}
 	return NULL;
@@ -65,7 +65,7 @@ static void *faulter(void *arg)
 
 		pick(&r, &a, &len);
 		/* One page: an empty PMD then takes a huge page (THP always). */
-		vml_touch(mm, a, PG, VML_TOUCH_WRITE);
+		may_fail(vml_touch(mm, a, PG, VML_TOUCH_WRITE));
 		atomic_fetch_add(&faults, 1);
 	}
 	return NULL;
@@ -79,7 +79,7 @@ static void *unmapper(void *arg)
 		unsigned long pmd = REGION + vml_rand_below(&r, RANGES) * M2;
 
 		/* Frees the range's page tables: its PMD entry is empty until the next fault. */
-		vml_munmap(mm, pmd, M2);
+		may_fail(vml_munmap(mm, pmd, M2));
 		map_anon(mm, pmd, M2, PROT_READ | PROT_WRITE);
 		atomic_fetch_add(&remaps, 1);
 		usleep(100);

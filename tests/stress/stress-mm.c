@@ -160,22 +160,23 @@ static void *writer(void *arg)
 			map_anon(mm, a, len, prot);
 			break;
 		case 1:
-			vml_munmap(mm, a, len);
+			may_fail(vml_munmap(mm, a, len));
 			break;
 		case 2:
 		case 3:
-			vml_mprotect(mm, a, len, prot);
+			may_fail(vml_mprotect(mm, a, len, prot));
 			break;
 		case 4:
 			pick_range(&r, &a2, &len2);
 			/* Shrink or grow in place (never MAYMOVE: moves would leave the region). */
-			vml_mremap(mm, a, len, len2, 0, 0, NULL);
+			may_fail(vml_mremap(mm, a, len, len2, 0, 0, NULL));
 			break;
 		case 5:
-			vml_madvise(mm, a, len, MADV_DONTNEED);
+			may_fail(vml_madvise(mm, a, len, MADV_DONTNEED));
 			break;
 		case 6:
-			vml_touch(mm, a, len, vml_rand_below(&r, 2) ? VML_TOUCH_WRITE : VML_TOUCH_READ);
+			may_fail(vml_touch(mm, a, len,
+					   vml_rand_below(&r, 2) ? VML_TOUCH_WRITE : VML_TOUCH_READ));
 			break;
 		}
 		atomic_fetch_add(&ops, 1);

@@ -177,32 +177,33 @@ static void *writer(void *arg)
 		if (op < 15) {
 			map_anon(mm, addr, len, PROT_READ | PROT_WRITE);
 			if (len >= (2UL << 20))
-				vml_madvise(mm, addr, len, MADV_HUGEPAGE);
+				may_fail(vml_madvise(mm, addr, len, MADV_HUGEPAGE));
 		} else if (op < 22) {
-			vml_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
-				 (vml_rand_below(&r, 2) ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED, f,
-				 vml_rand_below(&r, 16) * PG, NULL);
+			may_fail(vml_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
+					  (vml_rand_below(&r, 2) ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED,
+					  f, vml_rand_below(&r, 16) * PG, NULL));
 		} else if (op < 55) {
-			vml_touch(mm, addr, len, vml_rand_below(&r, 2));
+			may_fail(vml_touch(mm, addr, len, vml_rand_below(&r, 2)));
 		} else if (op < 62) {
-			vml_mprotect(mm, addr, len, vml_rand_below(&r, 2) ? PROT_READ :
-					 PROT_READ | PROT_WRITE);
+			may_fail(vml_mprotect(mm, addr, len, vml_rand_below(&r, 2) ? PROT_READ :
+						  PROT_READ | PROT_WRITE));
 		} else if (op < 68) {
-			vml_munmap(mm, addr, len);
+			may_fail(vml_munmap(mm, addr, len));
 		} else if (op < 88) {
 			static const int adv[] = { MADV_DONTNEED, MADV_FREE, MADV_COLD, MADV_PAGEOUT,
 						   MADV_WILLNEED };
 
-			vml_madvise(mm, addr, len, adv[vml_rand_below(&r, ARRAY_LEN(adv))]);
+			may_fail(vml_madvise(mm, addr, len,
+					     adv[vml_rand_below(&r, ARRAY_LEN(adv))]));
 		} else if (op < 93) {
 			if (vml_rand_below(&r, 2))
-				vml_mlock(mm, addr, len);
+				may_fail(vml_mlock(mm, addr, len));
 			else
-				vml_munlock(mm, addr, len);
+				may_fail(vml_munlock(mm, addr, len));
 		} else if (op < 98) {
-			vml_mremap(mm, addr, len, len + PG, MREMAP_MAYMOVE, 0, NULL);
+			may_fail(vml_mremap(mm, addr, len, len + PG, MREMAP_MAYMOVE, 0, NULL));
 		} else if (!vml_fork(mm, &child)) {
-			vml_touch(child, addr, len, VML_TOUCH_WRITE);
+			may_fail(vml_touch(child, addr, len, VML_TOUCH_WRITE));
 			vml_mm_destroy(child);
 		}
 		atomic_fetch_add(&ops, 1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Stress test for the model's trace (src/trace/emit.c) as proc-vs-map uses
+ * Stress test for the model's trace (src/sync/trace_emit.c) as proc-vs-map uses
  * it: the controller starts, stops, collects and resets run after run while
  * the emitting threads never stop taking the mmap_lock (its readers keep
  * reading after a sample's trace ends). Buffers are small and pooled, with a
@@ -20,7 +20,7 @@
 #include "mm/mmap_lock.h"
 #include "sync/atomic.h"
 #include "tap.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 #include "util/clock.h"
 
 enum { NR_EMITTERS = 3, POOL_EVENTS = 64, CAP_EVENTS = 256 };

@@ -35,8 +35,8 @@ static struct vml_mm *layout(unsigned long skip, unsigned long touched)
 		map_anon(mm, BASE + 2 * i * PG, PG, PROT_READ | ((i & 1) ? PROT_WRITE : 0));
 	/* Touch first (THP mode madvise: small pages), then advise: collapsible. */
 	map_anon(mm, BASE + 64 * M2, M2, PROT_READ | PROT_WRITE);
-	vml_touch(mm, BASE + 64 * M2, touched * PG, VML_TOUCH_WRITE);
-	vml_madvise(mm, BASE + 64 * M2, M2, MADV_HUGEPAGE);
+	must_succeed(vml_touch(mm, BASE + 64 * M2, touched * PG, VML_TOUCH_WRITE));
+	must_succeed(vml_madvise(mm, BASE + 64 * M2, M2, MADV_HUGEPAGE));
 	return mm;
 }
 
@@ -64,8 +64,8 @@ static void test_collapse(void)
 
 	/* Too few pages: 513 - 1 = 512 empty entries > max_ptes_none (511) needs 0 pages. */
 	mm = layout(0, 0);
-	vml_khugepaged_create(sys, &cfg, &k);
-	vml_khugepaged_add(k, mm);
+	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
+	must_succeed(vml_khugepaged_add(k, mm));
 	vml_khugepaged_scan(k);
 	vml_khugepaged_stats(k, &st);
 	is_int(st.pages_collapsed, 0, "an empty range is not collapsed");
@@ -74,8 +74,8 @@ static void test_collapse(void)
 
 	cfg.max_ptes_none = 64;
 	mm = layout(0, 400);
-	vml_khugepaged_create(sys, &cfg, &k);
-	vml_khugepaged_add(k, mm);
+	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
+	must_succeed(vml_khugepaged_add(k, mm));
 	vml_khugepaged_scan(k);
 	vml_khugepaged_stats(k, &st);
 	is_int(st.pages_collapsed, 0, "112 empty entries exceed max_ptes_none=64");
@@ -93,8 +93,8 @@ static void test_policies(void)
 
 	/* MAINLINE: 5000 ineligible VMAs are walked in one hold, no drops. */
 	mm = layout(5000, 512);
-	vml_khugepaged_create(sys, &cfg, &k);
-	vml_khugepaged_add(k, mm);
+	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
+	must_succeed(vml_khugepaged_add(k, mm));
 	vml_khugepaged_scan(k);
 	vml_khugepaged_stats(k, &st);
 	is_int(st.vmas_skipped, 5000, "MAINLINE: every ineligible VMA charged");
@@ -106,8 +106,8 @@ static void test_policies(void)
 
 	cfg.policy = VML_KHUGEPAGED_FIXED;
 	mm = layout(5000, 512);
-	vml_khugepaged_create(sys, &cfg, &k);
-	vml_khugepaged_add(k, mm);
+	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
+	must_succeed(vml_khugepaged_add(k, mm));
 	vml_khugepaged_scan(k);
 	vml_khugepaged_stats(k, &st);
 	is_int(st.lock_drops, 5000 / 1024, "FIXED: mmap_lock dropped every 1024 skipped VMAs");
@@ -119,8 +119,8 @@ static void test_policies(void)
 	/* The drop fix alone: the walk goes on from the last skipped VMA's end. */
 	cfg = (struct vml_khugepaged_config){ .fixes = VML_KHUGEPAGED_FIX_DROP };
 	mm = layout(5000, 512);
-	vml_khugepaged_create(sys, &cfg, &k);
-	vml_khugepaged_add(k, mm);
+	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
+	must_succeed(vml_khugepaged_add(k, mm));
 	vml_khugepaged_scan(k);
 	vml_khugepaged_stats(k, &st);
 	is_int(st.lock_drops, 5000 / 1024, "FIX_DROP alone: dropped every 1024 skipped VMAs");
@@ -158,10 +158,10 @@ static void test_policies(void)
 		};
 		mm = layout(0, 512);
 		map_anon(mm, BASE + 65 * M2, M2, PROT_READ | PROT_WRITE);
-		vml_touch(mm, BASE + 65 * M2, M2, VML_TOUCH_WRITE);
-		vml_madvise(mm, BASE + 65 * M2, M2, MADV_HUGEPAGE);
-		vml_khugepaged_create(sys, &cfg, &k);
-		vml_khugepaged_add(k, mm);
+		must_succeed(vml_touch(mm, BASE + 65 * M2, M2, VML_TOUCH_WRITE));
+		must_succeed(vml_madvise(mm, BASE + 65 * M2, M2, MADV_HUGEPAGE));
+		must_succeed(vml_khugepaged_create(sys, &cfg, &k));
+		must_succeed(vml_khugepaged_add(k, mm));
 		vml_khugepaged_scan(k);
 		vml_khugepaged_stats(k, &st);
 		is_int(st.pages_collapsed, 1, "%s: wakeup 1 collapses the first range", name);
@@ -189,8 +189,8 @@ static void test_thread_and_exit(void)
 	struct vml_khugepaged *k;
 	struct vml_mm *mm = layout(10, 512);
 
-	vml_khugepaged_create(sys, &cfg, &k);
-	vml_khugepaged_add(k, mm);
+	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
+	must_succeed(vml_khugepaged_add(k, mm));
 	is_int(vml_khugepaged_start(k), 0, "thread started");
 	/* Up to 30 s: a loaded machine may run the scanner thread late. */
 	for (int i = 0; i < 30000; i++) {

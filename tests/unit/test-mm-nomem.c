@@ -23,7 +23,7 @@
 
 #include "mm_helpers.h"
 #include "tap.h"
-#include "target/view.h"
+#include "spaces/view.h"
 #include "util/alloc.h"
 #include "util/linux_compat.h"
 

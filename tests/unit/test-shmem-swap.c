@@ -151,10 +151,10 @@ static void run(enum vml_shmem_swap_usage usage)
 	free(text);
 
 	/* Each case alone, through a fresh mm (what the benchmark's four cases read). */
-	vml_munmap(mm, S, PAGES * PG);
-	vml_munmap(mm, G, PAGES * PG);
-	vml_munmap(mm, P, PAGES * PG);
-	vml_munmap(mm, R, PAGES * PG);
+	must_succeed(vml_munmap(mm, S, PAGES * PG));
+	must_succeed(vml_munmap(mm, G, PAGES * PG));
+	must_succeed(vml_munmap(mm, P, PAGES * PG));
+	must_succeed(vml_munmap(mm, R, PAGES * PG));
 	got = read_smaps(mm, &text);
 	free(text);
 	if (usage == VML_SHMEM_SWAP_FAST)

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "mm/debug.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
@@ -244,7 +245,7 @@ static void test_vma_bound(enum vml_view view)
 	struct writer other1, other2, same;
 	struct vma *x;
 
-	vml_sys_create(NULL, &sys);
+	must_succeed(vml_sys_create(NULL, &sys));
 	mm = layout(sys);
 	r = (struct reader){ .mm = mm, .view = view, .lock = VML_LOCK_VMA };
 	park_at(X, Y, 0);
@@ -296,7 +297,7 @@ static void test_mmap_policy_blocks(void)
 	struct reader r;
 	struct writer other;
 
-	vml_sys_create(NULL, &sys);
+	must_succeed(vml_sys_create(NULL, &sys));
 	mm = layout(sys);
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS, .lock = VML_LOCK_MMAP };
 	park_at(X, 0, 0);
@@ -324,7 +325,7 @@ static void test_skip_reset(bool broken)
 	struct reader r;
 	struct writer gap;
 
-	vml_sys_create(NULL, &sys);
+	must_succeed(vml_sys_create(NULL, &sys));
 	mm = layout(sys);
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS, .lock = VML_LOCK_VMA };
 	atomic_store(&vml_debug_broken, broken ? VML_BROKEN_SKIP_RESET : 0);
@@ -368,7 +369,7 @@ static void test_rollup_drop(bool nosteal)
 	struct writer w;
 	bool in_before_y;
 
-	vml_sys_create(&cfg, &sys);
+	must_succeed(vml_sys_create(&cfg, &sys));
 	mm = layout(sys);
 	vml_mm_stats(mm, &st0);
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS_ROLLUP, .lock = VML_LOCK_MMAP,
@@ -424,7 +425,7 @@ static void test_rollup_two_per_hold(void)
 	struct reader r;
 	struct writer w1, w2;
 
-	vml_sys_create(&cfg, &sys);
+	must_succeed(vml_sys_create(&cfg, &sys));
 	mm = layout(sys);
 	vml_mm_stats(mm, &st0);
 	r = (struct reader){ .mm = mm, .view = VML_VIEW_SMAPS_ROLLUP, .lock = VML_LOCK_MMAP,
@@ -469,7 +470,7 @@ static void test_counters(void)
 	struct reader r;
 	char *t;
 
-	vml_sys_create(NULL, &sys);
+	must_succeed(vml_sys_create(NULL, &sys));
 	mm = layout(sys);
 	vml_mm_stats(mm, &a);
 	t = read_view(mm, VML_VIEW_SMAPS, VML_LOCK_VMA, 1 << 16);

@@ -103,35 +103,37 @@ static void random_op(struct vml_mm *mm, struct vml_file **files, struct vml_ran
 		m[1] = len;
 	}
 	if (r < 20) {
-		vml_mmap(mm, addr, len, prot ? prot : PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-			 NULL, 0, NULL);
+		may_fail(vml_mmap(mm, addr, len, prot ? prot : PROT_READ,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL));
 		if (len >= (2UL << 20))
-			vml_madvise(mm, addr, len, MADV_HUGEPAGE);
+			may_fail(vml_madvise(mm, addr, len, MADV_HUGEPAGE));
 	} else if (r < 30) {
-		vml_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
-			 (vml_rand_below(rs, 2) ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED, f,
-			 vml_rand_below(rs, 8) * PG, NULL);
+		may_fail(vml_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
+				  (vml_rand_below(rs, 2) ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED, f,
+				  vml_rand_below(rs, 8) * PG, NULL));
 	} else if (r < 33) {
-		vml_mmap(mm, addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
-			 NULL, 0, NULL);
+		may_fail(vml_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL));
 	} else if (r < 60) {
-		vml_touch(mm, addr, len, vml_rand_below(rs, 2) ? VML_TOUCH_WRITE : VML_TOUCH_READ);
+		may_fail(vml_touch(mm, addr, len,
+				   vml_rand_below(rs, 2) ? VML_TOUCH_WRITE : VML_TOUCH_READ));
 	} else if (r < 66) {
-		vml_mprotect(mm, addr, len, prot);
+		may_fail(vml_mprotect(mm, addr, len, prot));
 	} else if (r < 70) {
-		vml_munmap(mm, addr, len);
+		may_fail(vml_munmap(mm, addr, len));
 	} else if (r < 88) {
 		static const int adv[] = { MADV_DONTNEED, MADV_FREE, MADV_COLD, MADV_PAGEOUT,
 					   MADV_HUGEPAGE, MADV_WILLNEED };
 
-		vml_madvise(mm, addr, len, adv[vml_rand_below(rs, ARRAY_LEN(adv))]);
+		may_fail(vml_madvise(mm, addr, len, adv[vml_rand_below(rs, ARRAY_LEN(adv))]));
 	} else if (r < 93) {
 		if (vml_rand_below(rs, 2))
-			vml_mlock(mm, addr, len);
+			may_fail(vml_mlock(mm, addr, len));
 		else
-			vml_munlock(mm, addr, len);
+			may_fail(vml_munlock(mm, addr, len));
 	} else if (r < 96) {
-		vml_mremap(mm, addr, len, len + PG * vml_rand_below(rs, 4), MREMAP_MAYMOVE, 0, NULL);
+		may_fail(vml_mremap(mm, addr, len, len + PG * vml_rand_below(rs, 4), MREMAP_MAYMOVE,
+				    0, NULL));
 	} else if (nr_kids < (int)ARRAY_LEN(kids)) {
 		if (!vml_fork(mm, &kids[nr_kids]))
 			nr_kids++;
@@ -193,9 +195,9 @@ int main(void)
 
 		if (vml_sys_create(&cfg, &sys) || vml_mm_create(sys, &mm))
 			abort();
-		vml_file_create(sys, "/tmp/f1", 64 * PG, 0, &files[0]);
-		vml_file_create(sys, "/tmp/f2", 13 * PG + 100, 0, &files[1]);
-		vml_file_create(sys, "/dev/shm/s", 32 * PG, VML_FILE_SHMEM, &files[2]);
+		must_succeed(vml_file_create(sys, "/tmp/f1", 64 * PG, 0, &files[0]));
+		must_succeed(vml_file_create(sys, "/tmp/f2", 13 * PG + 100, 0, &files[1]));
+		must_succeed(vml_file_create(sys, "/dev/shm/s", 32 * PG, VML_FILE_SHMEM, &files[2]));
 		nr_kids = 0;
 		memset(mapped, 0, sizeof(mapped));
 		for (int i = 0; i < 60; i++)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test-trace-emit - the model's own trace (src/trace/emit.c): the mmap_lock
+ * test-trace-emit - the model's own trace (src/sync/trace_emit.c): the mmap_lock
  * wrappers emit the kernel's tracepoint sequence (start_locking only before
  * a blocking acquire, acquire_returned after every acquire, trylocks
  * included, released before the release, a downgrade as a read acquire of
@@ -15,7 +15,7 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "tap.h"
-#include "trace/emit.h"
+#include "sync/trace_emit.h"
 
 #define MAX_EV 64
 
