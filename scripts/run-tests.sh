@@ -54,6 +54,17 @@ with open(sys.argv[2], "a") as log:
             continue
         print(r.get("name"))
         out = ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines()
+        # A TAP test's failing checks first, each with the comment lines after
+        # it (its diagnostics), wherever they are in a long output.
+        notok = []
+        for i, l in enumerate(out):
+            if l.startswith("not ok"):
+                notok.append(l)
+                notok.extend(c for c in out[i + 1:i + 40] if c.startswith("#"))
+        if notok:
+            log.write("---- %s:%s (%s), its failing checks:\n"
+                      % (sys.argv[3], r.get("name"), r.get("result")))
+            log.write("".join(l + "\n" for l in notok[:120]))
         log.write("---- %s:%s (%s), the last %d of %d lines:\n"
                   % (sys.argv[3], r.get("name"), r.get("result"), min(len(out), 30), len(out)))
         log.write("".join(l + "\n" for l in out[-30:]))
