@@ -60,7 +60,10 @@ with open(sys.argv[2], "a") as log:
         for i, l in enumerate(out):
             if l.startswith("not ok"):
                 notok.append(l)
-                notok.extend(c for c in out[i + 1:i + 40] if c.startswith("#"))
+                for c in out[i + 1:i + 60]:
+                    if not c.startswith("#"):
+                        break
+                    notok.append(c)
         if notok:
             log.write("---- %s:%s (%s), its failing checks:\n"
                       % (sys.argv[3], r.get("name"), r.get("result")))
