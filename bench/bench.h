@@ -23,10 +23,10 @@
 
 #include "spaces/child_proto.h"
 #include "spaces/target.h"
+#include "spaces/words.h"
 #include "vmalock/proc.h"
 
 #define BENCH_MAX_LIST 16
-#define BENCH_LOCK_KERNEL (-1)	/* a live row: the kernel's own policy */
 #define BENCH_MAX_TOOLS 16
 
 /* monitor: the --tool commands, in the order given */
@@ -35,37 +35,22 @@ struct bench_tool_list {
 	unsigned int nr;
 };
 
-#define BENCH_STEAL_KERNEL (-1)	/* a live row: the kernel's rwsem (6.18: mainline) */
-
 /*
- * --steal: how readers may take mmap_lock past a queued writer, as bits of
- * BENCH_STEAL_BIT(enum vml_steal_policy):
- *   mainline           6.18: steal unless hand-off is pending (VML_STEAL_KERNEL)
- *   nosteal            the 2026 series: mainline, but the drop-and-retake
- *                      sites re-take with mmap_read_lock_nosteal
- *                      (VML_STEAL_NOSTEAL_RETAKE)
- *   not-behind-writer  Peter Zijlstra: never when the first waiter is a writer
- *   never              never past any waiter
+ * khugepaged --policy: which of seed 003's fixes a scanner row has
+ * (bench_kh_policy_vocab; VML_KHUGEPAGED_FIX_* in khugepaged.c).
  */
-#define BENCH_STEAL_BIT(p) (1u << (p))
-#define BENCH_STEAL_POLICIES 4
-/* The name of a policy (enum vml_steal_policy), or "kernel" for BENCH_STEAL_KERNEL. */
-const char *bench_steal_name(int policy);
-/* The policies in the order rows show them. */
-extern const int bench_steal_order[BENCH_STEAL_POLICIES];
-
-/* khugepaged --policy: which of seed 003's fixes a scanner row has (bits). */
-#define BENCH_KH_MAINLINE 0x01	/* none: 6.18 */
-#define BENCH_KH_RESUME   0x02	/* the per-mm resume address alone */
-#define BENCH_KH_SKIP     0x04	/* skip to the next candidate alone */
-#define BENCH_KH_DROP     0x08	/* drop and re-take after 1024 skipped VMAs alone */
-#define BENCH_KH_FIXED    0x10	/* all three: the series */
+enum bench_kh_policy {
+	BENCH_KH_MAINLINE,	/* none: 6.18 */
+	BENCH_KH_RESUME,	/* the per-mm resume address alone */
+	BENCH_KH_SKIP,		/* skip to the next candidate alone */
+	BENCH_KH_DROP,		/* drop and re-take after 1024 skipped VMAs alone */
+	BENCH_KH_FIXED,		/* all three: the series */
+};
+extern const struct vml_vocab bench_kh_policy_vocab;
 
 struct bench_opts {
 	bool model, live;		/* --target */
-	bool lock_mmap, lock_vma;	/* --lock (model rows) */
-	bool lock_vma_strict;		/* --lock vma-strict (proc-vs-map model rows) */
-	bool lock_vma_recheck;		/* --lock vma-recheck (proc-vs-map model rows) */
+	unsigned int locks;		/* --lock: VOCAB_BIT(enum vml_lock_policy)s (model rows) */
 	bool kernel_transients;		/* --kernel-transients (proc-vs-map model rows) */
 	enum vml_view view;		/* --view; TARGET_VIEW_QUERY for PROCMAP_QUERY */
 	unsigned int readers[BENCH_MAX_LIST];	/* --readers N[,N...] */
@@ -84,11 +69,12 @@ struct bench_opts {
 	unsigned long kh_skip_vmas;	/* khugepaged: --skip-vmas ineligible VMAs */
 	unsigned int kh_ranges;		/* khugepaged: --ranges collapsible 2 MiB ranges */
 	unsigned int kh_scan_sleep_ms;	/* khugepaged: --scan-sleep between wakeups */
-	unsigned int kh_policies;	/* khugepaged: --policy, BENCH_KH_* */
+	unsigned int kh_policies;	/* khugepaged: --policy, VOCAB_BIT(enum bench_kh_policy)s */
 	unsigned int kh_uncollapsible;	/* khugepaged: --uncollapsible eligible ranges
 					 * khugepaged cannot collapse (sub-PMD DONTNEED) */
-	unsigned int steal;		/* --steal, BENCH_STEAL_BIT()s; 0: the scenario's
-					 * default (proc-vs-map: mainline; khugepaged: nosteal) */
+	unsigned int steal;		/* --steal, VOCAB_BIT(enum vml_steal_policy)s; 0: the
+					 * scenario's default (proc-vs-map: mainline;
+					 * khugepaged: nosteal) */
 	bool trace;			/* --trace: lock dynamics from traces, both targets */
 	const char *trace_events;	/* --trace-events FILE: the raw merged events */
 	bool region_only;		/* --region-only: the model mm without the live
@@ -145,8 +131,8 @@ struct pvm_dyn;
 
 struct pvm_row {
 	enum target_kind target;
-	int lock;			/* enum vml_lock_policy, or BENCH_LOCK_KERNEL */
-	int steal;			/* enum vml_steal_policy, or BENCH_STEAL_KERNEL */
+	enum vml_lock_policy lock;	/* model rows */
+	enum vml_steal_policy steal;	/* model rows (a live row's are the kernel's) */
 	struct pvm_dyn *dyn;		/* --trace: what the traces said, else NULL */
 	unsigned int readers;
 	struct pvm_sample *s;		/* [samples], nr filled */
@@ -213,11 +199,14 @@ void pvm_result_free(struct pvm_result *res);
 void pvm_print_table(FILE *f, const struct pvm_result *res);
 int pvm_write_json(const char *path, const struct pvm_result *res);
 int pvm_plot(const char *path, const struct pvm_result *res);
+/* A row's lock and steal policy as tables and JSON write them ("kernel": a live row's). */
+const char *pvm_lock_label(const struct pvm_row *row);
+const char *pvm_steal_label(const struct pvm_row *row);
 /* --trace: the traced lock-dynamics table, after the main one (bench/pvm_trace.c). */
 void pvm_print_dynamics(FILE *f, struct pvm_result *res);
-/* The row for (@target, @lock, @readers), or NULL. */
-const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target, int lock,
-			       unsigned int readers);
+/* The row for (@target, @lock, @readers), or NULL; a live row has no @lock of its own. */
+const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target,
+			       enum vml_lock_policy lock, unsigned int readers);
 
 /* ---- read-cost and ops: run, print the table, write JSON / plot as asked ---- */
 int bench_read_cost(const struct bench_opts *o);
@@ -242,7 +231,6 @@ int bench_vma_wait(const struct bench_opts *o);
 const char *bench_view_name(enum vml_view view);
 /* smaps, smaps_rollup, numa_maps: views whose records walk the page tables. */
 bool bench_view_walks_pages(enum vml_view view);
-const char *bench_lock_name(int lock);
 /* One comment line with /proc/loadavg, before a run's results. */
 void bench_print_load(FILE *f);
 /* The kernel release, for headers: "6.18.44-..." */

@@ -75,42 +75,45 @@ struct kh_sample {
 
 struct kh_row {
 	enum target_kind target;
-	unsigned int policy;	/* one BENCH_KH_* bit */
-	int steal;		/* enum vml_steal_policy, or BENCH_STEAL_KERNEL (live) */
+	enum bench_kh_policy policy;	/* live: mainline (6.18) */
+	enum vml_steal_policy steal;	/* model rows (the live row's is the kernel's) */
 	struct kh_sample *s;
 	unsigned int nr;
 };
 
-static const char *policy_name(unsigned int p)
+/* --policy, in the order rows show them. */
+static const struct vml_word kh_policy_words[] = {
+	{ "mainline", BENCH_KH_MAINLINE, "6.18", 0 },
+	{ "resume", BENCH_KH_RESUME, "the per-mm resume address alone", 0 },
+	{ "skip", BENCH_KH_SKIP, "skip to the next candidate alone", 0 },
+	{ "drop", BENCH_KH_DROP, "drop and re-take the lock after 1024 skipped VMAs alone", 0 },
+	{ "fixed", BENCH_KH_FIXED, "all three: the series", 0 },
+	{ "both", 0, "mainline,fixed", VOCAB_BIT(BENCH_KH_MAINLINE) | VOCAB_BIT(BENCH_KH_FIXED) },
+	{ "all", 0, "every one",
+	  VOCAB_BIT(BENCH_KH_MAINLINE) | VOCAB_BIT(BENCH_KH_RESUME) | VOCAB_BIT(BENCH_KH_SKIP) |
+	  VOCAB_BIT(BENCH_KH_DROP) | VOCAB_BIT(BENCH_KH_FIXED) },
+	{ NULL, 0, NULL, 0 },
+};
+/* No noun: a bad --policy is "bad value", as the option has always said. */
+const struct vml_vocab bench_kh_policy_vocab = { NULL, kh_policy_words };
+
+/* The fixes each --policy runs with (vmalock/khugepaged.h). */
+static const unsigned int kh_policy_fixes[] = {
+	[BENCH_KH_MAINLINE] = 0,
+	[BENCH_KH_RESUME] = VML_KHUGEPAGED_FIX_RESUME,
+	[BENCH_KH_SKIP] = VML_KHUGEPAGED_FIX_SKIP,
+	[BENCH_KH_DROP] = VML_KHUGEPAGED_FIX_DROP,
+	[BENCH_KH_FIXED] = VML_KHUGEPAGED_FIX_ALL,
+};
+
+static const char *policy_name(enum bench_kh_policy p)
 {
-	switch (p) {
-	case BENCH_KH_RESUME:
-		return "resume";
-	case BENCH_KH_SKIP:
-		return "skip";
-	case BENCH_KH_DROP:
-		return "drop";
-	case BENCH_KH_FIXED:
-		return "fixed";
-	default:
-		return "mainline";
-	}
+	return vocab_name(&bench_kh_policy_vocab, p);
 }
 
-static unsigned int policy_fixes(unsigned int p)
+static const char *steal_label(const struct kh_row *r)
 {
-	switch (p) {
-	case BENCH_KH_RESUME:
-		return VML_KHUGEPAGED_FIX_RESUME;
-	case BENCH_KH_SKIP:
-		return VML_KHUGEPAGED_FIX_SKIP;
-	case BENCH_KH_DROP:
-		return VML_KHUGEPAGED_FIX_DROP;
-	case BENCH_KH_FIXED:
-		return VML_KHUGEPAGED_FIX_ALL;
-	default:
-		return 0;
-	}
+	return words_policy_label(&steal_policy_vocab, r->target, r->steal);
 }
 
 /* ---- the model ---- */
@@ -219,7 +222,7 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 	struct vml_khugepaged_config kcfg = {
 		.policy = row->policy == BENCH_KH_MAINLINE ? VML_KHUGEPAGED_MAINLINE :
 							     VML_KHUGEPAGED_FIXED,
-		.fixes = policy_fixes(row->policy),
+		.fixes = kh_policy_fixes[row->policy],
 		.scan_sleep_ms = o->kh_scan_sleep_ms,
 	};
 	struct mapper m = { .seed = o->seed, .cpu = mapper_cpu };
@@ -234,7 +237,7 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 	if (err)
 		return err;
 	scfg.max_map_count = o->kh_skip_vmas + 65536;
-	scfg.mmap_lock_steal = (enum vml_steal_policy)row->steal;
+	scfg.mmap_lock_steal = row->steal;
 	/* The experiment's ranges are MADV_HUGEPAGE: THP must not be off. */
 	if (scfg.thp == VML_THP_NEVER)
 		scfg.thp = VML_THP_MADVISE;
@@ -566,7 +569,7 @@ static void put_num(FILE *f, int w, const char *fmt, double v)
 }
 
 static const struct kh_row *find_row(const struct kh_row *rows, unsigned int nr,
-				     enum target_kind target, unsigned int policy)
+				     enum target_kind target, enum bench_kh_policy policy)
 {
 	for (unsigned int i = 0; i < nr; i++)
 		if (rows[i].target == target && rows[i].policy == policy && rows[i].nr)
@@ -601,7 +604,7 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 		if (!r->nr)
 			continue;
 		fprintf(f, "%-6s %-8s %-17s", target_kind_name(r->target), policy_name(r->policy),
-			bench_steal_name(r->steal));
+			steal_label(r));
 		put_num(f, 12, "%.1f", MED(r, collapse_ms));
 		put_num(f, 11, "%.3f", MED(r, max_hold_ms));
 		put_num(f, 12, "%.1f", MED(r, mean_hold_us));
@@ -625,7 +628,7 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 
 		fprintf(f, "model fixed (%s) / mainline (%s): longest mmap_lock hold %.3gx "
 			   "(fixed: %.3f ms, %.3f ms of it on the CPU at most), mapper max latency "
-			   "%.3gx, ", bench_steal_name(x->steal), bench_steal_name(m->steal),
+			   "%.3gx, ", steal_label(x), steal_label(m),
 			MED(x, max_hold_ms) / MED(m, max_hold_ms), MED(x, max_hold_ms),
 			MED(x, max_hold_cpu_ms), MED(x, max_us) / MED(m, max_us));
 		if (isinf(ca) || isinf(cb))
@@ -702,7 +705,7 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		}
 		json_set_str(row, "target", target_kind_name(r->target));
 		json_set_str(row, "policy", policy_name(r->policy));
-		json_set_str(row, "steal", bench_steal_name(r->steal));
+		json_set_str(row, "steal", steal_label(r));
 		/* A policy that never finished collapsing has no time: null. */
 		json_set_double(row, "collapse_ms", MED(r, collapse_ms));
 		json_set_double(row, "max_hold_ms", MED(r, max_hold_ms));
@@ -723,13 +726,11 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 
 int bench_khugepaged(const struct bench_opts *o)
 {
-	static const unsigned int order[] = { BENCH_KH_MAINLINE, BENCH_KH_RESUME, BENCH_KH_SKIP,
-					      BENCH_KH_DROP, BENCH_KH_FIXED };
-	unsigned int steal = o->steal ? o->steal : BENCH_STEAL_BIT(VML_STEAL_NOSTEAL_RETAKE);
+	unsigned int steal = o->steal ? o->steal : VOCAB_BIT(VML_STEAL_NOSTEAL_RETAKE);
 	struct trace_session *ts = NULL;
-	struct kh_row rows[ARRAY_SIZE(order) * BENCH_STEAL_POLICIES + 1];
+	struct kh_row rows[ARRAY_SIZE(kh_policy_fixes) * 32 + 1];
 	unsigned int nr = 0, policies = o->kh_policies ? o->kh_policies :
-					   BENCH_KH_MAINLINE | BENCH_KH_FIXED;
+					   VOCAB_BIT(BENCH_KH_MAINLINE) | VOCAB_BIT(BENCH_KH_FIXED);
 	bool live = o->live;
 	int mapper_cpu, scan_cpu, ret = 0;
 
@@ -753,22 +754,15 @@ int bench_khugepaged(const struct bench_opts *o)
 		}
 	}
 	bench_pick_cpus(&mapper_cpu, &scan_cpu);
-	if (o->model) {
-		for (unsigned int p = 0; p < ARRAY_SIZE(order); p++) {
-			if (!(policies & order[p]))
-				continue;
-			for (unsigned int sp = 0; sp < BENCH_STEAL_POLICIES; sp++) {
-				if (!(steal & BENCH_STEAL_BIT(bench_steal_order[sp])))
-					continue;
-				rows[nr++] = (struct kh_row){ .target = TARGET_MODEL,
-							      .policy = order[p],
-							      .steal = bench_steal_order[sp] };
-			}
-		}
-	}
+	for (const struct vml_word *p = vocab_next(&bench_kh_policy_vocab, policies, NULL);
+	     o->model && p; p = vocab_next(&bench_kh_policy_vocab, policies, p))
+		for (const struct vml_word *s = vocab_next(&steal_policy_vocab, steal, NULL); s;
+		     s = vocab_next(&steal_policy_vocab, steal, s))
+			rows[nr++] = (struct kh_row){ .target = TARGET_MODEL,
+						      .policy = (enum bench_kh_policy)p->value,
+						      .steal = (enum vml_steal_policy)s->value };
 	if (live)
-		rows[nr++] = (struct kh_row){ .target = TARGET_LIVE, .policy = BENCH_KH_MAINLINE,
-					      .steal = BENCH_STEAL_KERNEL };
+		rows[nr++] = (struct kh_row){ .target = TARGET_LIVE, .policy = BENCH_KH_MAINLINE };
 	if (!nr) {
 		trace_session_close(ts);
 		fprintf(stderr, "vmalock bench: khugepaged: nothing to run\n");
@@ -794,7 +788,7 @@ int bench_khugepaged(const struct bench_opts *o)
 
 			bench_progress(o->quiet, "khugepaged: %s %s %s, sample %u/%u",
 				       target_kind_name(rows[i].target), policy_name(rows[i].policy),
-				       bench_steal_name(rows[i].steal), smp + 1, o->samples);
+				       steal_label(&rows[i]), smp + 1, o->samples);
 			if (rows[i].target == TARGET_MODEL)
 				err = model_sample(o, &rows[i], &rows[i].s[smp], mapper_cpu, scan_cpu);
 			else

@@ -106,7 +106,12 @@ int mon_today_lock(const struct mon_result *res, int tool)
 
 const char *mon_lock_name(int lock)
 {
-	return lock == MON_LOCK_TODAY ? "today" : bench_lock_name(lock);
+	return lock == MON_LOCK_TODAY ? "today" : vocab_name(&lock_policy_vocab, lock);
+}
+
+const char *mon_row_lock(const struct mon_row *row)
+{
+	return row->target == TARGET_LIVE ? "kernel" : mon_lock_name(row->lock);
 }
 
 /* ---- the observation: a mapper that has run, each tool under strace ---- */
@@ -477,7 +482,7 @@ static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int 
 	bench_progress(o->quiet || !bench_progress_tty(),
 		       "monitor [%u/%u] %s %s %s sample %u/%u ...", done, total, row_tool(res, row),
 		       target_kind_name(row->target), row->tool < 0 && row->target == TARGET_MODEL ?
-		       "-" : mon_lock_name(row->lock), i + 1, o->samples);
+		       "-" : mon_row_lock(row), i + 1, o->samples);
 	ret = row->target == TARGET_LIVE ? live_sample(&r) : model_sample(&r);
 	if (ret)
 		return ret;
@@ -490,7 +495,7 @@ static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int 
 	bench_progress(o->quiet, "monitor [%u/%u] %s %s %s sample %u/%u: p50 %.1f us, p99 %.1f us, "
 		       "max %.1f us, %u polls", done, total, row_tool(res, row),
 		       target_kind_name(row->target), row->tool < 0 && row->target == TARGET_MODEL ?
-		       "-" : mon_lock_name(row->lock), i + 1, o->samples, s->p50_us, s->p99_us,
+		       "-" : mon_row_lock(row), i + 1, o->samples, s->p50_us, s->p99_us,
 		       s->max_us, s->polls);
 	return 0;
 }
@@ -568,10 +573,10 @@ static int make_rows(struct mon_result *res)
 	res->rows = vml_zalloc(max * sizeof(*res->rows));
 	if (!res->rows)
 		return -ENOMEM;
-	if (!add_row(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL))
+	if (!add_row(res, -1, TARGET_LIVE, 0))
 		return -ENOMEM;
 	for (unsigned int t = 0; t < res->nr_tools; t++)
-		if (!res->tools[t].skip[0] && !add_row(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL))
+		if (!res->tools[t].skip[0] && !add_row(res, (int)t, TARGET_LIVE, 0))
 			return -ENOMEM;
 	if (!o->model)
 		return 0;
@@ -586,9 +591,11 @@ static int make_rows(struct mon_result *res)
 				return -ENOMEM;
 			continue;
 		}
-		if (o->lock_mmap && !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_MMAP))
+		if ((o->locks & VOCAB_BIT(VML_LOCK_MMAP)) &&
+		    !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_MMAP))
 			return -ENOMEM;
-		if (o->lock_vma && !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_VMA))
+		if ((o->locks & VOCAB_BIT(VML_LOCK_VMA)) &&
+		    !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_VMA))
 			return -ENOMEM;
 		if (mon_today_lock(res, (int)t) == MON_LOCK_TODAY &&
 		    !add_row(res, (int)t, TARGET_MODEL, MON_LOCK_TODAY))

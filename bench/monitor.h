@@ -105,7 +105,7 @@ struct mon_sample {
 struct mon_row {
 	int tool;			/* index in mon_result.tools; -1: no tool */
 	enum target_kind target;
-	int lock;			/* BENCH_LOCK_KERNEL, or enum vml_lock_policy */
+	int lock;			/* model: enum vml_lock_policy or MON_LOCK_TODAY */
 	struct mon_sample *s;		/* [samples], nr filled */
 	unsigned int nr;
 	/* over the samples: medians, and sums of timeouts and errors */
@@ -214,7 +214,9 @@ const struct mon_row *mon_find(const struct mon_result *res, int tool, enum targ
 int mon_today_lock(const struct mon_result *res, int tool);
 /* Does the lock policy change anything @tool's replay does (a view, not only cmdline holds)? */
 bool mon_policy_matters(const struct mon_result *res, int tool);
-/* "mmap", "vma", "today", "kernel" */
+/* A model row's lock policy: "mmap", "vma", "today" */
 const char *mon_lock_name(int lock);
+/* A row's lock as tables and JSON write it: mon_lock_name, or "kernel" (live) */
+const char *mon_row_lock(const struct mon_row *row);
 
 #endif /* VML_BENCH_MONITOR_H */

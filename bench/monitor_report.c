@@ -114,7 +114,7 @@ static void print_header(FILE *f, const struct mon_result *res)
 
 static void print_live(FILE *f, const struct mon_result *res)
 {
-	const struct mon_row *base = mon_find(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL);
+	const struct mon_row *base = mon_find(res, -1, TARGET_LIVE, 0);
 
 	fprintf(f, "#\n# the mapper's mmap()/munmap() latency (us) with each tool polling it, live "
 		   "kernel; medians over samples,\n# max_max the worst sample; xp50..xmax: over the "
@@ -170,7 +170,7 @@ static void print_model(FILE *f, const struct mon_result *res)
 		"today", "xp99", "xavg", "xmax", "xp99", "xavg", "xmax", "p50", "p99", "avg", "max",
 		"p99", "avg", "max");
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
-		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
+		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, 0);
 		const struct mon_row *mm = model_row(res, (int)t, VML_LOCK_MMAP);
 		const struct mon_row *vm = model_row(res, (int)t, VML_LOCK_VMA);
 		const struct mon_row *today, *vma;
@@ -375,7 +375,7 @@ static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
 	if (row->target == TARGET_MODEL && row->tool < 0)
 		json_set_new(j, "lock", json_null());
 	else
-		json_set_str(j, "lock", mon_lock_name(row->lock));
+		json_set_str(j, "lock", mon_row_lock(row));
 	json_set_double(j, "p50_us", row->p50_us);
 	json_set_double(j, "p99_us", row->p99_us);
 	json_set_double(j, "avg_us", row->avg_us);
@@ -426,7 +426,7 @@ static json_t *json_predictions(const struct mon_result *res)
 	json_t *arr = json_array();
 
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
-		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
+		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, 0);
 		const struct mon_row *today, *vma;
 		json_t *j;
 
@@ -525,7 +525,7 @@ static void gp_quoted(FILE *f, const char *s)
 int mon_plot(const char *path, const struct mon_result *res)
 {
 	const char *term = bench_plot_terminal(path);
-	const struct mon_row *lb = mon_find(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL);
+	const struct mon_row *lb = mon_find(res, -1, TARGET_LIVE, 0);
 	const struct mon_row *mb = mon_find(res, -1, TARGET_MODEL, VML_LOCK_MMAP);
 	char data[64];
 	char *script = NULL;
@@ -545,7 +545,7 @@ int mon_plot(const char *path, const struct mon_result *res)
 	}
 	/* index tool live_p99 mmap_p99 vma_p99 pred_p99 live_max mmap_max vma_max pred_max; NaN: none */
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
-		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
+		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, 0);
 		const struct mon_row *mm = model_row(res, (int)t, VML_LOCK_MMAP);
 		const struct mon_row *vm = model_row(res, (int)t, VML_LOCK_VMA);
 		const struct mon_row *today, *vma;

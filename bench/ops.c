@@ -260,7 +260,7 @@ static int model_maps_setup(struct ops_env *e, struct ops_result *r)
 		return ret;
 	r->model_vmas = st.map_count;
 	for (int p = 0; p < 2; p++) {
-		if (!(p ? e->o->lock_vma : e->o->lock_mmap))
+		if (!(e->o->locks & VOCAB_BIT(p ? VML_LOCK_VMA : VML_LOCK_MMAP)))
 			continue;
 		ret = view_reader_open_model(&e->mvr[p], e->mm, VML_VIEW_MAPS,
 					     p ? VML_LOCK_VMA : VML_LOCK_MMAP);

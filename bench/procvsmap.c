@@ -46,7 +46,7 @@ struct pvm_run {
 	enum vml_view view;
 	enum target_kind kind;
 	enum vml_lock_policy lock;	/* model */
-	int steal;			/* model: enum vml_steal_policy */
+	enum vml_steal_policy steal;	/* model */
 	int mapper_cpu, reader_cpu;
 	uint64_t seed;
 	struct vml_mm *mm;		/* model */
@@ -158,8 +158,7 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	if (ret)
 		return ret;
 	cfg.kernel_transients = r->o->kernel_transients;
-	if (r->steal >= 0)
-		cfg.mmap_lock_steal = (enum vml_steal_policy)r->steal;
+	cfg.mmap_lock_steal = r->steal;
 	th = vml_zalloc((nreaders + 1) * sizeof(*th));
 	if (!th)
 		return -ENOMEM;
@@ -408,7 +407,7 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		.o = o,
 		.view = res->view,
 		.kind = row->target,
-		.lock = row->lock == BENCH_LOCK_KERNEL ? VML_LOCK_VMA : (enum vml_lock_policy)row->lock,
+		.lock = row->lock,
 		.steal = row->steal,
 		.tr = res->tracer,
 		.mirror = res->mirror,
@@ -450,10 +449,10 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	/* a line saying what runs now, where it is rewritten by the result */
 	bench_progress(o->quiet || !bench_progress_tty(),
 		       "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u ...", done, total,
-		       target_kind_name(row->target), bench_lock_name(row->lock),
-		       bench_steal_name(row->steal), row->readers, i + 1, o->samples);
-	pvm_trace_label(r.tr, target_kind_name(row->target), bench_lock_name(row->lock),
-			bench_steal_name(row->steal));
+		       target_kind_name(row->target), pvm_lock_label(row), pvm_steal_label(row),
+		       row->readers, i + 1, o->samples);
+	pvm_trace_label(r.tr, target_kind_name(row->target), pvm_lock_label(row),
+			pvm_steal_label(row));
 	if (row->target == TARGET_MODEL)
 		ret = model_sample(&r, row->readers, &vmas, &fallbacks);
 	else
@@ -475,20 +474,35 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	row->nr++;
 	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u: "
 		       "p50 %.1f us, max %.1f us, %lu ops", done, total,
-		       target_kind_name(row->target), bench_lock_name(row->lock),
-		       bench_steal_name(row->steal), row->readers, i + 1, o->samples, s->p50_us,
+		       target_kind_name(row->target), pvm_lock_label(row), pvm_steal_label(row),
+		       row->readers, i + 1, o->samples, s->p50_us,
 		       s->max_us, (unsigned long)s->ops);
 	return 0;
 }
 
+/* Model rows: per lock policy, steal policy and reader count, in the vocabularies' order. */
+static void add_model_rows(const struct bench_opts *o, struct pvm_result *res, unsigned int steal,
+			   unsigned int *k)
+{
+	for (const struct vml_word *l = vocab_next(&lock_policy_vocab, o->locks, NULL); l;
+	     l = vocab_next(&lock_policy_vocab, o->locks, l)) {
+		for (const struct vml_word *s = vocab_next(&steal_policy_vocab, steal, NULL); s;
+		     s = vocab_next(&steal_policy_vocab, steal, s)) {
+			for (unsigned int i = 0; i < o->nr_readers; i++) {
+				struct pvm_row *row = &res->rows[(*k)++];
+
+				row->target = TARGET_MODEL;
+				row->lock = (enum vml_lock_policy)l->value;
+				row->steal = (enum vml_steal_policy)s->value;
+				row->readers = o->readers[i];
+			}
+		}
+	}
+}
+
 int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 {
-	static const enum vml_lock_policy lock_policy[4] = {
-		VML_LOCK_MMAP, VML_LOCK_VMA, VML_LOCK_VMA_STRICT, VML_LOCK_VMA_RECHECK,
-	};
-	const bool wanted[4] = { o->lock_mmap, o->lock_vma, o->lock_vma_strict,
-				 o->lock_vma_recheck };
-	unsigned int nlocks = o->lock_mmap + o->lock_vma + o->lock_vma_strict + o->lock_vma_recheck;
+	unsigned int nlocks = (unsigned int)__builtin_popcount(o->locks);
 	unsigned int total, done = 0, k = 0, steal, nsteal;
 	int ret = 0;
 
@@ -530,41 +544,27 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 			return EXIT_FAILURE;
 		}
 	}
-	steal = o->steal ? o->steal : BENCH_STEAL_BIT(VML_STEAL_KERNEL);
+	steal = o->steal ? o->steal : VOCAB_BIT(VML_STEAL_KERNEL);
 	nsteal = (unsigned int)__builtin_popcount(steal);
 	res->nr_rows = ((o->model ? nlocks * nsteal : 0) + o->live) * o->nr_readers;
 	res->rows = vml_zalloc(res->nr_rows * sizeof(*res->rows));
 	if (!res->rows)
 		return EXIT_FAILURE;
-	for (int tk = 0; tk < 2; tk++) {
-		for (int lk = 0; lk < 4; lk++) {
-			if (tk == 0 && (!o->model || !wanted[lk]))
-				continue;
-			if (tk == 1 && (!o->live || lk))
-				continue;
-			for (unsigned int sp = 0; sp < BENCH_STEAL_POLICIES; sp++) {
-				int policy = bench_steal_order[sp];
+	if (o->model)
+		add_model_rows(o, res, steal, &k);
+	/* live rows: the kernel's own policies, once */
+	for (unsigned int i = 0; o->live && i < o->nr_readers; i++)
+		res->rows[k++] = (struct pvm_row){ .target = TARGET_LIVE, .readers = o->readers[i] };
+	for (k = 0; k < res->nr_rows; k++) {
+		struct pvm_row *row = &res->rows[k];
 
-				/* live rows: the kernel's own rwsem, once */
-				if (tk ? sp != 0 : !(steal & BENCH_STEAL_BIT(policy)))
-					continue;
-				for (unsigned int i = 0; i < o->nr_readers; i++) {
-					struct pvm_row *row = &res->rows[k++];
-
-					row->target = tk ? TARGET_LIVE : TARGET_MODEL;
-					row->lock = tk ? BENCH_LOCK_KERNEL : (int)lock_policy[lk];
-					row->steal = tk ? BENCH_STEAL_KERNEL : policy;
-					row->readers = o->readers[i];
-					row->s = vml_zalloc(o->samples * sizeof(*row->s));
-					if (!row->s)
-						return EXIT_FAILURE;
-					if (o->trace) {
-						row->dyn = vml_zalloc(sizeof(*row->dyn));
-						if (!row->dyn)
-							return EXIT_FAILURE;
-					}
-				}
-			}
+		row->s = vml_zalloc(o->samples * sizeof(*row->s));
+		if (!row->s)
+			return EXIT_FAILURE;
+		if (o->trace) {
+			row->dyn = vml_zalloc(sizeof(*row->dyn));
+			if (!row->dyn)
+				return EXIT_FAILURE;
 		}
 	}
 	/*
@@ -604,15 +604,25 @@ void pvm_result_free(struct pvm_result *res)
 	res->nr_rows = 0;
 }
 
-const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target, int lock,
-			       unsigned int readers)
+const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target,
+			       enum vml_lock_policy lock, unsigned int readers)
 {
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 
-		if (row->target == target && row->lock == lock && row->readers == readers &&
-		    row->nr)
+		if (row->target == target && (target == TARGET_LIVE || row->lock == lock) &&
+		    row->readers == readers && row->nr)
 			return row;
 	}
 	return NULL;
+}
+
+const char *pvm_lock_label(const struct pvm_row *row)
+{
+	return words_policy_label(&lock_policy_vocab, row->target, row->lock);
+}
+
+const char *pvm_steal_label(const struct pvm_row *row)
+{
+	return words_policy_label(&steal_policy_vocab, row->target, row->steal);
 }

@@ -17,7 +17,7 @@
 
 static void row_label(const struct pvm_row *row, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s/r%u", target_kind_name(row->target), bench_lock_name(row->lock),
+	snprintf(buf, len, "%s/%s/r%u", target_kind_name(row->target), pvm_lock_label(row),
 		 row->readers);
 }
 
@@ -53,7 +53,7 @@ static void print_fix_ratios(FILE *f, const struct pvm_result *res, enum vml_loc
 			continue;
 		if (!header)
 			fprintf(f, "# the reader-side fix's cost to the mapper, model %s / vma "
-				   "(same run):\n", bench_lock_name(fix));
+				   "(same run):\n", vocab_name(&lock_policy_vocab, fix));
 		header = true;
 		fprintf(f, "#   readers %u: p50 %.2f, p99 %.2f, avg %.2f, max_med %.2f; ops %.2f, "
 			   "views %.2f; readers' mmap_lock fallbacks a second %.0f (vma %.0f)\n", n,
@@ -207,9 +207,9 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%-6s %-10s ", target_kind_name(row->target), bench_lock_name(row->lock));
+		fprintf(f, "%-6s %-10s ", target_kind_name(row->target), pvm_lock_label(row));
 		if (o->steal)
-			fprintf(f, "%-17s ", bench_steal_name(row->steal));
+			fprintf(f, "%-17s ", pvm_steal_label(row));
 		fprintf(f, "%7u", row->readers);
 		put_us(f, row->max_us);
 		put_us(f, row->max_min_us);
@@ -269,8 +269,8 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		r = json_object();
 		per = json_array();
 		json_set_str(r, "target", target_kind_name(row->target));
-		json_set_str(r, "lock", bench_lock_name(row->lock));
-		json_set_str(r, "steal", bench_steal_name(row->steal));
+		json_set_str(r, "lock", pvm_lock_label(row));
+		json_set_str(r, "steal", pvm_steal_label(row));
 		json_set_u64(r, "readers", row->readers);
 		json_set_double(r, "p50_us", row->p50_us);
 		json_set_double(r, "p99_us", row->p99_us);

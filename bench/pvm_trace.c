@@ -554,8 +554,8 @@ static void print_offcpu(FILE *f, struct pvm_result *res)
 		any = true;
 		qsort(d->off_by, d->nr_off_by, sizeof(d->off_by[0]), by_total);
 		fprintf(f, "%-6s %-6s %-17s %3u  mmap_lock %llu, %.0f, %.0f; VMA lock %llu, %.0f, "
-			   "%.0f; by", target_kind_name(row->target), bench_lock_name(row->lock),
-			bench_steal_name(row->steal), row->readers,
+			   "%.0f; by", target_kind_name(row->target), pvm_lock_label(row),
+			pvm_steal_label(row), row->readers,
 			(unsigned long long)d->rd_off_mm.count, q_us(&d->rd_off_mm, 0.5),
 			us(d->rd_off_mm.max_ns), (unsigned long long)d->rd_off_vma.count,
 			q_us(&d->rd_off_vma, 0.5), us(d->rd_off_vma.max_ns));
@@ -609,7 +609,7 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 			continue;
 		s = d->seconds > 0 ? d->seconds : 1;
 		fprintf(f, "%-6s %-6s %-17s %3u", target_kind_name(row->target),
-			bench_lock_name(row->lock), bench_steal_name(row->steal), row->readers);
+			pvm_lock_label(row), pvm_steal_label(row), row->readers);
 		put(f, q_us(&d->rd_hold, 0.5));
 		put(f, q_us(&d->rd_hold, 0.99));
 		put(f, q_us(&d->rd_gap, 0.5));

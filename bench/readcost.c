@@ -397,8 +397,8 @@ int bench_read_cost(const struct bench_opts *o)
 		struct rc_row *row = &rows[k];
 
 		row->size = o->sizes[k];
-		row->c[RC_MODEL_MMAP].wanted = o->model && o->lock_mmap;
-		row->c[RC_MODEL_VMA].wanted = o->model && o->lock_vma;
+		row->c[RC_MODEL_MMAP].wanted = o->model && (o->locks & VOCAB_BIT(VML_LOCK_MMAP));
+		row->c[RC_MODEL_VMA].wanted = o->model && (o->locks & VOCAB_BIT(VML_LOCK_VMA));
 		row->c[RC_LIVE].wanted = o->live;
 		ret = run_size(o, row);
 	}

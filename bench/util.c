@@ -29,45 +29,6 @@ bool bench_view_walks_pages(enum vml_view view)
 	return view == VML_VIEW_SMAPS || view == VML_VIEW_SMAPS_ROLLUP || view == VML_VIEW_NUMA_MAPS;
 }
 
-const char *bench_lock_name(int lock)
-{
-	if (lock == BENCH_LOCK_KERNEL)
-		return "kernel";
-	switch (lock) {
-	case VML_LOCK_MMAP:
-		return "mmap";
-	case VML_LOCK_VMA:
-		return "vma";
-	case VML_LOCK_VMA_STRICT:
-		return "vma-strict";
-	case VML_LOCK_VMA_RECHECK:
-		return "vma-recheck";
-	}
-	return "?";
-}
-
-const int bench_steal_order[BENCH_STEAL_POLICIES] = {
-	VML_STEAL_KERNEL, VML_STEAL_NOSTEAL_RETAKE, VML_STEAL_NOT_BEHIND_WRITER, VML_STEAL_NEVER,
-};
-
-const char *bench_steal_name(int policy)
-{
-	switch (policy) {
-	case BENCH_STEAL_KERNEL:
-		return "kernel";
-	case VML_STEAL_KERNEL:
-		return "mainline";
-	case VML_STEAL_NOSTEAL_RETAKE:
-		return "nosteal";
-	case VML_STEAL_NOT_BEHIND_WRITER:
-		return "not-behind-writer";
-	case VML_STEAL_NEVER:
-		return "never";
-	default:
-		return "?";
-	}
-}
-
 const char *bench_kernel(void)
 {
 	static struct utsname u;

@@ -11,19 +11,14 @@
 
 #include "bench.h"
 #include "cli.h"
-#include "opts.h"
 #include "scriptrun.h"
 
-static const char *const target_words[] = { "model", "live", "both", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "vma-recheck", "both",
-					   NULL };
-/* khugepaged --policy: the fixes of seed 003, alone and together */
-static const char *const policy_words[] = { "mainline", "resume", "skip", "drop", "fixed", "both",
-					    "all", NULL };
-static const char *const rcu_words[] = { "writer", "anywhere", NULL };
-/* --steal, in the order of bench_steal_order[] */
-static const char *const steal_words[] = { "mainline", "nosteal", "not-behind-writer", "never",
-					   "all", NULL };
+static const struct vml_word rcu_words[] = {
+	{ "writer", 0, NULL, 0 },
+	{ "anywhere", 1, NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct vml_vocab rcu_vocab = { "value", rcu_words };
 
 /* --record-ns auto | N */
 static int set_record_ns(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
@@ -105,14 +100,12 @@ static int set_tool_names(const char *cmd, const struct cli_opt *o, const char *
 
 #define B(f) offsetof(struct bench_cli, f)
 const struct cli_opt bench_opt_table[] = {
-	{ "--target", "model|live|both", cli_set_targets, B(targets), 0, 0, target_words,
+	{ "--target", "model|live|both", cli_set_words, B(targets), 0, 0, &target_kind_vocab,
 	  "where to run [both]" },
-	{ "--lock", "LIST|both", cli_set_locks, B(locks), 0, 0, lock_words,
-	  "the model readers' lock policies, a comma list of mmap, vma,\n"
-	  "vma-strict and vma-recheck (proc-vs-map only: per-VMA locks with\n"
-	  "the reader-side fixes of docs/findings/maps-fake-gaps.md; vmalock\n"
-	  "race --help); both = mmap,vma [both]; the live kernel has its own\n"
-	  "(rows say \"kernel\")" },
+	{ "--lock", "LIST|both", cli_set_words, B(o.locks), 0, 0, &lock_policy_vocab,
+	  "the model readers' lock policies, a comma list (vma-strict and\n"
+	  "vma-recheck: proc-vs-map only; vmalock race --help) [both]; the\n"
+	  "live kernel has its own (rows say \"kernel\"):" },
 	{ "--kernel-transients", NULL, cli_set_flag, B(o.kernel_transients), 0, 0, NULL,
 	  "proc-vs-map: the model goes through 6.18's intermediate states\n"
 	  "(vmalock race --help; its mapper's mmap/munmap meet only the\n"
@@ -173,24 +166,18 @@ const struct cli_opt bench_opt_table[] = {
 	  "khugepaged: collapsible 2 MiB ranges [8]" },
 	{ "--scan-sleep", "MS", cli_set_uint, B(o.kh_scan_sleep_ms), 1, 60000, NULL,
 	  "khugepaged: sleep between wakeups [10]" },
-	{ "--policy", "LIST", cli_set_wordset, B(policies), 0, 0, policy_words,
-	  "khugepaged: scanner rows, a comma list of mainline (6.18),\n"
-	  "resume (the per-mm resume address alone), skip (skip to the\n"
-	  "next candidate alone), drop (drop and re-take the lock after\n"
-	  "1024 skipped VMAs alone), fixed (all three: the series); both =\n"
-	  "mainline,fixed; all = every one [both]" },
+	{ "--policy", "LIST", cli_set_words, B(o.kh_policies), 0, 0, &bench_kh_policy_vocab,
+	  "khugepaged: scanner rows, a comma list of seed 003's fixes\n"
+	  "[both]:" },
 	{ "--uncollapsible", "N", cli_set_uint, B(o.kh_uncollapsible), 0, 4096, NULL,
 	  "khugepaged: eligible 2 MiB ranges it cannot collapse (every PTE\n"
 	  "cleared by a sub-PMD MADV_DONTNEED: more pte_none than\n"
 	  "max_ptes_none), before the collapsible ones [0]" },
-	{ "--steal", "LIST", cli_set_wordset, B(steals), 0, 0, steal_words,
-	  "mmap_lock reader stealing, model rows for each (comma list):\n"
-	  "mainline (6.18), nosteal (the 2026 series: readers that drop\n"
-	  "the lock for a writer re-take it without stealing),\n"
-	  "not-behind-writer (never steal when a writer is first in the\n"
-	  "queue), never; all = the four [proc-vs-map, run: mainline;\n"
-	  "khugepaged: nosteal]" },
-	{ "--rcu-callbacks", "writer|anywhere", cli_set_choice, B(rcu), 0, 0, rcu_words,
+	{ "--steal", "LIST", cli_set_words, B(o.steal), 0, 0, &steal_policy_vocab,
+	  "how model readers may take mmap_lock past a queued writer, a\n"
+	  "row for each (comma list) [proc-vs-map, run: mainline;\n"
+	  "khugepaged: nosteal]:" },
+	{ "--rcu-callbacks", "writer|anywhere", cli_set_word, B(rcu), 0, 0, &rcu_vocab,
 	  "where the model frees what a writer unmapped (RCU callbacks):\n"
 	  "on the writer's CPU at nice 19, as the kernel's softirq\n"
 	  "[writer]; anywhere: liburcu's default worker, nice 0" },
@@ -310,28 +297,24 @@ void bench_cli_default(struct bench_cli *c)
 	o->tool_timeout_s = 10;
 	o->call_ns = -1;
 	o->page_ns = -1;
-	c->targets = CLI_MODEL | CLI_LIVE;
-	c->locks = CLI_LOCK_MMAP | CLI_LOCK_VMA;
+	c->targets = VOCAB_BIT(TARGET_MODEL) | VOCAB_BIT(TARGET_LIVE);
+	o->locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA);
 	c->readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
 	c->sizes = (struct cli_ulist){ .v = { 1000, 10000, 65530, 1000000 }, .nr = 4 };
 	c->threads = (struct cli_ulist){ .v = { 1, 2, 4, 8, 16, 32, 64 }, .nr = 7 };
 	o->size = 2UL << 30;
 	o->stride = 2UL << 20;
 	o->reads = 100;
-	c->policies = 1u << 5;	/* both */
-	c->steals = 0;		/* the scenario's default */
+	o->kh_policies = 0;	/* both */
+	o->steal = 0;		/* the scenario's default */
 }
 
 void bench_cli_finish(struct bench_cli *c)
 {
 	struct bench_opts *o = &c->o;
 
-	o->model = c->targets & CLI_MODEL;
-	o->live = c->targets & CLI_LIVE;
-	o->lock_mmap = c->locks & CLI_LOCK_MMAP;
-	o->lock_vma = c->locks & CLI_LOCK_VMA;
-	o->lock_vma_strict = c->locks & CLI_LOCK_VMA_STRICT;
-	o->lock_vma_recheck = c->locks & CLI_LOCK_VMA_RECHECK;
+	o->model = c->targets & VOCAB_BIT(TARGET_MODEL);
+	o->live = c->targets & VOCAB_BIT(TARGET_LIVE);
 	for (unsigned int i = 0; i < c->readers.nr; i++)
 		o->readers[i] = (unsigned int)c->readers.v[i];
 	o->nr_readers = c->readers.nr;
@@ -341,20 +324,7 @@ void bench_cli_finish(struct bench_cli *c)
 	for (unsigned int i = 0; i < c->threads.nr; i++)
 		o->threads[i] = (unsigned int)c->threads.v[i];
 	o->nr_threads = c->threads.nr;
-	o->kh_policies = 0;
-	for (int i = 0; i < 5; i++)
-		if (c->policies & (1u << i))
-			o->kh_policies |= 1u << i;	/* BENCH_KH_MAINLINE.. BENCH_KH_FIXED */
-	if (c->policies & (1u << 5))
-		o->kh_policies |= BENCH_KH_MAINLINE | BENCH_KH_FIXED;
-	if (c->policies & (1u << 6))
-		o->kh_policies |= BENCH_KH_MAINLINE | BENCH_KH_RESUME | BENCH_KH_SKIP |
-				  BENCH_KH_DROP | BENCH_KH_FIXED;
 	o->rcu_anywhere = c->rcu == 1;
-	o->steal = 0;
-	for (int i = 0; i < BENCH_STEAL_POLICIES; i++)
-		if (c->steals & (1u << i) || c->steals & (1u << BENCH_STEAL_POLICIES))
-			o->steal |= BENCH_STEAL_BIT(bench_steal_order[i]);
 }
 
 static int scenario_arg(void *opts, const char *arg)
@@ -422,10 +392,14 @@ int cmd_bench(int argc, char **argv)
 		return cli_usage_error("bench", "--target: %s needs the live kernel (%s): live or "
 				       "both", scenario, sc->needs_live);
 	if (strcmp(scenario, "proc-vs-map") &&
-	    (c.o.lock_vma_strict || c.o.lock_vma_recheck || c.o.kernel_transients))
-		return cli_usage_error("bench", "--%s: only proc-vs-map has it",
-				       c.o.kernel_transients ? "kernel-transients" :
-				       c.o.lock_vma_strict ? "lock vma-strict" : "lock vma-recheck");
+	    ((c.o.locks & ~(VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA))) ||
+	     c.o.kernel_transients))
+		return cli_usage_error("bench", "--%s%s: only proc-vs-map has it",
+				       c.o.kernel_transients ? "kernel-transients" : "lock ",
+				       c.o.kernel_transients ? "" :
+				       vocab_name(&lock_policy_vocab, __builtin_ctz(c.o.locks &
+						  ~(VOCAB_BIT(VML_LOCK_MMAP) |
+						    VOCAB_BIT(VML_LOCK_VMA)))));
 	if (!strcmp(scenario, "vma-wait") && c.o.mb > BENCH_VMA_WAIT_MAX_MB)
 		return cli_usage_error("bench", "--mb: vma-wait populates the region on both "
 				       "targets: at most %d MiB", BENCH_VMA_WAIT_MAX_MB);

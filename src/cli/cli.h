@@ -7,14 +7,15 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "opts.h"
 #include "race/run.h"
+#include "spaces/words.h"
+#include "util/options.h"
 
 #define VML_VERSION "0.1.0"
 
 /* Exit statuses (docs/op-scripts.md): */
 #define EXIT_CHECK_FAILED 1
-#define EXIT_USAGE 2
+/* EXIT_USAGE 2: util/options.h */
 /* The host cannot run what was asked (a script's `require`, `swap` without root). */
 #define EXIT_SKIPPED 77
 
@@ -33,6 +34,10 @@ int cmd_race(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+
+/* The options every command takes (common.c). */
+extern const struct cli_opt cli_common_opts[];
+int cli_set_profile(const char *cmd, const struct cli_opt *o, const char *val, void *dst);
 
 /*
  * The option parsers of race and fuzz, apart from running anything (for the
@@ -65,10 +70,8 @@ int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli);
 struct bench_cli {
 	struct bench_opts o;
 	const char *scenario;
-	unsigned int targets, locks;	/* CLI_MODEL|CLI_LIVE, CLI_LOCK_* */
+	unsigned int targets;		/* VOCAB_BIT(enum target_kind)s */
 	struct cli_ulist readers, sizes, threads;
-	unsigned int policies;		/* khugepaged: bits of kh_policy_words */
-	unsigned int steals;		/* bits of steal_words */
 	int rcu;			/* --rcu-callbacks: 0 writer, 1 anywhere */
 };
 extern const struct cli_opt bench_opt_table[];

@@ -119,7 +119,7 @@ static void put_round_range(char *buf, size_t len, const struct pvm_row *m,
  * that the kernel uses here is from the kernel, in this run (model/kernel;
  * '*': more than 2x either way).
  */
-static void verdict_fidelity(FILE *f, const struct pvm_result *res, int lock)
+static void verdict_fidelity(FILE *f, const struct pvm_result *res, enum vml_lock_policy lock)
 {
 	bool any = false;
 
@@ -135,7 +135,7 @@ static void verdict_fidelity(FILE *f, const struct pvm_result *res, int lock)
 		if (!any)
 			fprintf(f, "verdict (the model's %s policy against the kernel, model/kernel, "
 				"'*' beyond 2x, [lowest-highest round]):",
-				lock == VML_LOCK_VMA ? "vma" : "mmap");
+				vocab_name(&lock_policy_vocab, lock));
 		put_fid(a, sizeof(a), "avg", m->avg_us, l->avg_us);
 		put_fid(b, sizeof(b), "p99", m->p99_us, l->p99_us);
 		put_fid(c, sizeof(c), "p50", m->p50_us, l->p50_us);
@@ -162,11 +162,12 @@ static void verdict(FILE *f, const struct pvm_result *res)
 	const struct pvm_row *v1 = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, 1);
 	const struct pvm_row *m4 = pvm_find(res, TARGET_MODEL, VML_LOCK_MMAP, 4);
 	const struct pvm_row *v4 = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, 4);
-	const struct pvm_row *l0 = pvm_find(res, TARGET_LIVE, BENCH_LOCK_KERNEL, 0);
-	const struct pvm_row *l1 = pvm_find(res, TARGET_LIVE, BENCH_LOCK_KERNEL, 1);
+	const struct pvm_row *l0 = pvm_find(res, TARGET_LIVE, 0, 0);
+	const struct pvm_row *l1 = pvm_find(res, TARGET_LIVE, 0, 1);
 	const char *view = bench_view_name(res->view), *kernel = bench_kernel();
 	bool live_vma = (res->view == VML_VIEW_MAPS || res->view == TARGET_VIEW_QUERY) &&
 			kernel_maps_vma_locked(kernel);
+	enum vml_lock_policy like_lock = live_vma ? VML_LOCK_VMA : VML_LOCK_MMAP;
 	const struct pvm_row *like = live_vma ? v1 : m1;
 	char a[16], b[16], c[16], d[16], e[16], g[16], h[16], i[16];
 
@@ -199,14 +200,15 @@ static void verdict(FILE *f, const struct pvm_result *res)
 			put_ratio(h, sizeof(h), like->p50_us, l1->p50_us);
 			put_ratio(i, sizeof(i), like->max_us, l1->max_us);
 			fprintf(f, "; the model's %s policy, which the kernel uses here, over the "
-				"kernel: p50 %s, max %s", live_vma ? "vma" : "mmap", h, i);
+				"kernel: p50 %s, max %s", vocab_name(&lock_policy_vocab, like_lock), h,
+				i);
 		}
 		fprintf(f, ".\n");
 	} else {
 		fprintf(f, "verdict (live kernel): not measured (needs --target live or both, "
 			"--readers 0,1).\n");
 	}
-	verdict_fidelity(f, res, live_vma ? VML_LOCK_VMA : VML_LOCK_MMAP);
+	verdict_fidelity(f, res, like_lock);
 }
 
 int cmd_run(int argc, char **argv)
