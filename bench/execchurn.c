@@ -54,7 +54,12 @@
 #define PG 4096UL
 #define NFILES 3
 #define EXEC_CHAIN 10		/* live: executions per spawned stub */
-#define ORDER_LIVE (-1)
+#define ORDER_LIVE (-1)	/* a live row's order: the kernel's (6.5+: post) */
+
+struct ec_opts {
+	struct cli_ulist threads;	/* --threads: model workers and live exec loops, a row each */
+	double duration_s;		/* --duration of a sample */
+};
 
 extern char **environ;
 
@@ -309,7 +314,7 @@ static void model_destroy(struct ec_model *m)
 }
 
 /* Run @threads workers for @o->duration_s; fill @s. Return: 0 or -errno. */
-static int model_sample(const struct bench_opts *o, struct ec_model *m, unsigned int threads,
+static int model_sample(const struct ec_opts *o, struct ec_model *m, unsigned int threads,
 			struct ec_sample *s)
 {
 	struct ec_worker *w = vml_zalloc(threads * sizeof(*w));
@@ -440,7 +445,7 @@ static void *live_loop_main(void *arg)
 	return NULL;
 }
 
-static int live_sample(const struct bench_opts *o, const char *stub, unsigned int loops,
+static int live_sample(const struct ec_opts *o, const char *stub, unsigned int loops,
 		       struct ec_sample *s)
 {
 	struct live_loop *l = vml_zalloc(loops * sizeof(*l));
@@ -523,11 +528,25 @@ static void put_ns(FILE *f, double ns, int width)
 		fprintf(f, " %*.3g", width, ns);
 }
 
-static void print_table(FILE *f, const struct bench_opts *o, const struct ec_row *rows,
-			unsigned int nr, double clock_ns)
+/* What a run measured: a row per order (or live) and thread count. */
+struct ec_result {
+	struct ec_row *rows;
+	unsigned int nr;
+	double clock_ns;		/* one CLOCK_MONOTONIC read */
+	struct ec_model models[2];	/* [enum vml_i_mmap_order] */
+	bool have[2];
+};
+
+static void print_table(FILE *f, const struct bench_run *br)
 {
+	const struct ec_opts *o = br->opts;
+	const struct ec_result *res = br->res;
+	const struct ec_row *rows = res->rows;
+	unsigned int nr = res->nr;
+	double clock_ns = res->clock_ns;
+
 	fprintf(f, "# exec-churn: %g s x %u samples a row; medians over samples\n", o->duration_s,
-		o->samples);
+		br->c->samples);
 	fprintf(f, "# model: one execution = %s + %s + %s mapped as execve and ld.so map them,\n"
 		   "#   stack, heap, TLS; text, data and stack pages touched; exit. The files are\n"
 		   "#   shared by every worker. hold/wait: i_mmap_rwsem write sections, ns (a clock\n"
@@ -568,10 +587,12 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct ec_row
 }
 
 /* The two-order comparison and what it says for the seed's 160 parallel copies. */
-static void print_verdict(FILE *f, const struct bench_opts *o, const struct ec_row *rows,
-			  unsigned int nr)
+static void print_verdict(FILE *f, const struct bench_run *r)
 {
-	unsigned int n1 = o->threads[0];
+	const struct ec_opts *o = r->opts;
+	const struct ec_result *res = r->res;
+	const struct ec_row *rows = res->rows;
+	unsigned int nr = res->nr, n1 = (unsigned int)o->threads.v[0];
 	const struct ec_row *pre = find_row(rows, nr, VML_I_MMAP_PRE, n1);
 	const struct ec_row *post = find_row(rows, nr, VML_I_MMAP_POST, n1);
 	const struct ec_row *live = find_row(rows, nr, ORDER_LIVE, n1);
@@ -621,23 +642,29 @@ static json_t *sample_json(const struct ec_sample *s)
 	return j;
 }
 
-static int write_json(const char *path, const struct bench_opts *o, const struct ec_row *rows,
-		      unsigned int nr, double clock_ns)
+static void ec_print(FILE *f, const struct bench_run *r)
 {
-	json_t *doc = json_object(), *arr = json_array();
+	print_table(f, r);
+	print_verdict(f, r);
+}
 
-	json_set_str(doc, "scenario", "exec-churn");
-	json_set_str(doc, "kernel", bench_kernel());
-	json_set_double(doc, "duration_s", o->duration_s);
-	json_set_u64(doc, "samples", o->samples);
-	json_set_u64(doc, "exec_chain", EXEC_CHAIN);
-	json_set_double(doc, "clock_read_ns", clock_ns);
-	for (unsigned int i = 0; i < nr; i++) {
-		const struct ec_row *r = &rows[i];
-		json_t *row = json_object(), *per = json_array();
+static void ec_json(json_t *doc, const struct bench_run *br)
+{
+	const struct ec_opts *o = br->opts;
+	const struct ec_result *res = br->res;
+	json_t *meta = bench_doc_meta(doc);
+
+	json_set_double(meta, "duration_s", o->duration_s);
+	json_set_u64(meta, "exec_chain", EXEC_CHAIN);
+	json_set_double(meta, "clock_read_ns", res->clock_ns);
+	for (unsigned int i = 0; i < res->nr; i++) {
+		const struct ec_row *r = &res->rows[i];
+		json_t *row, *per;
 
 		if (!r->nr)
 			continue;
+		row = json_object();
+		per = json_array();
 		json_set_str(row, "target", r->order == ORDER_LIVE ? "live" : "model");
 		json_set_str(row, "order", order_name(r->order));
 		json_set_u64(row, "threads", r->threads);
@@ -655,26 +682,21 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		for (unsigned int k = 0; k < r->nr; k++)
 			json_push_new(per, sample_json(&r->s[k]));
 		json_set_new(row, "per_sample", per);
-		json_push_new(arr, row);
+		json_push_new(bench_doc_rows(doc), row);
 	}
-	json_set_new(doc, "rows", arr);
-	return bench_json_write(doc, path);
 }
 
 /* Left: executions/s against threads; right: hold p50/p99 against threads. */
-static int plot(const char *path, const struct bench_opts *o, const struct ec_row *rows,
-		unsigned int nr)
+static int ec_plot(struct bench_plot *p, const struct bench_run *r)
 {
 	static const int orders[] = { VML_I_MMAP_POST, VML_I_MMAP_PRE, ORDER_LIVE };
 	static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c" };
-	const char *term = bench_plot_terminal(path);
-	char data[64], *script = NULL;
-	size_t len = 0;
-	FILE *d, *s;
-	int ret;
+	const struct ec_opts *o = r->opts;
+	const struct ec_result *res = r->res;
+	const struct ec_row *rows = res->rows;
+	unsigned int nr = res->nr;
+	FILE *d = p->data, *s = p->script;
 
-	if (!term || bench_tmpfile(data, sizeof(data), &d))
-		return -EIO;
 	/* Block k (0 post, 1 pre, 2 live): threads execs/s hold_p50 hold_p99 ceiling. */
 	for (int k = 0; k < 3; k++) {
 		fprintf(d, "# %s\n", order_name(orders[k]));
@@ -685,42 +707,37 @@ static int plot(const char *path, const struct bench_opts *o, const struct ec_ro
 					MED(&rows[i], hold_p99_ns), MED(&rows[i], ceiling));
 		fprintf(d, "1 NaN NaN NaN NaN\n\n\n");
 	}
-	fclose(d);
-	s = open_memstream(&script, &len);
-	if (!s) {
-		unlink(data);
-		return -ENOMEM;
-	}
-	fprintf(s, "%s\nset output '%s'\n", term, path);
 	fprintf(s, "set multiplot layout 1,2 title 'exec-churn (seed 001): i_mmap_rwsem under "
-		   "exec churn, %g s x %u samples, kernel %s'\n", o->duration_s, o->samples,
+		   "exec churn, %g s x %u samples, kernel %s'\n", o->duration_s, r->c->samples,
 		bench_kernel());
 	fprintf(s, "set grid\nset logscale x 2\nset key top left font ',9'\n"
 		   "set xlabel 'threads (model) / parallel exec loops (live)'\n"
 		   "set ylabel 'executions per second'\nset logscale y\n"
 		   "set title 'throughput, and each order''s ceiling for one file'\nplot ");
-	for (int k = 0; k < 3; k++)
-		fprintf(s, "'%s' index %d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' "
-			   "title '%s %s', ", data, k, colour[k], k == 2 ? "live" : "model",
+	for (int k = 0; k < 3; k++) {
+		bench_plot_data(p);
+		fprintf(s, " index %d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' "
+			   "title '%s %s', ", k, colour[k], k == 2 ? "live" : "model",
 			order_name(orders[k]));
-	for (int k = 0; k < 2; k++)
-		fprintf(s, "'%s' index %d using 1:5 with lines dt 2 lw 2 lc rgb '%s' "
-			   "title 'ceiling %s'%s", data, k, colour[k], order_name(orders[k]),
+	}
+	for (int k = 0; k < 2; k++) {
+		bench_plot_data(p);
+		fprintf(s, " index %d using 1:5 with lines dt 2 lw 2 lc rgb '%s' "
+			   "title 'ceiling %s'%s", k, colour[k], order_name(orders[k]),
 			k ? "\n" : ", ");
+	}
 	fprintf(s, "set ylabel 'ns'\nset title 'i_mmap_rwsem write hold: p50 (solid), p99 "
 		   "(dashed)'\nplot ");
-	for (int k = 0; k < 2; k++)
-		fprintf(s, "'%s' index %d using 1:3 with linespoints lw 2 pt 7 lc rgb '%s' "
-			   "title '%s p50', '%s' index %d using 1:4 with linespoints dt 2 lw 2 "
-			   "pt 5 lc rgb '%s' title '%s p99'%s", data, k, colour[k],
-			order_name(orders[k]), data, k, colour[k], order_name(orders[k]),
-			k ? "\n" : ", ");
+	for (int k = 0; k < 2; k++) {
+		bench_plot_data(p);
+		fprintf(s, " index %d using 1:3 with linespoints lw 2 pt 7 lc rgb '%s' "
+			   "title '%s p50', ", k, colour[k], order_name(orders[k]));
+		bench_plot_data(p);
+		fprintf(s, " index %d using 1:4 with linespoints dt 2 lw 2 pt 5 lc rgb '%s' "
+			   "title '%s p99'%s", k, colour[k], order_name(orders[k]), k ? "\n" : ", ");
+	}
 	fprintf(s, "unset multiplot\n");
-	fclose(s);
-	ret = bench_gnuplot(script);
-	free(script);
-	unlink(data);
-	return ret ? -EIO : 0;
+	return 0;
 }
 
 /* What one CLOCK_MONOTONIC read costs here (the median of many pairs). */
@@ -736,90 +753,131 @@ static double clock_read_ns(void)
 	return stat_median(v, 201);
 }
 
-int bench_exec_churn(const struct bench_opts *o)
+static int ec_run(struct bench_run *br)
 {
+	const struct ec_opts *o = br->opts;
+	const struct bench_common *c = br->c;
 	struct host_model_switches sw = host_model_switches();
-	struct ec_model models[2] = { 0 };
-	bool have[2] = { false, false };
-	struct ec_row *rows;
-	unsigned int nr = 0;
+	struct ec_result *res = vml_zalloc(sizeof(*res));
 	char stub[4096];
-	double clock_ns = clock_read_ns();
-	int ret = 0, err;
+	int err;
 
-	rows = vml_zalloc((3 * o->nr_threads) * sizeof(*rows));
-	if (!rows)
-		return EXIT_FAILURE;
-	for (int order = VML_I_MMAP_POST; o->model && order <= VML_I_MMAP_PRE; order++) {
+	br->res = res;
+	if (res)
+		res->rows = vml_zalloc((3 * o->threads.nr) * sizeof(*res->rows));
+	if (!res || !res->rows) {
+		fprintf(stderr, "vmalock: bench exec-churn: out of memory\n");
+		return -ENOMEM;
+	}
+	res->clock_ns = clock_read_ns();
+	for (int order = VML_I_MMAP_POST; c->model && order <= VML_I_MMAP_PRE; order++) {
 		if (sw.i_mmap_order_set && sw.i_mmap_order != (enum vml_i_mmap_order)order)
 			continue;
-		err = model_create(order, &models[order]);
+		err = model_create(order, &res->models[order]);
 		if (err) {
 			fprintf(stderr, "vmalock: bench exec-churn: model: %s\n", strerror(-err));
-			ret = EXIT_FAILURE;
-			goto out;
+			return err;
 		}
-		have[order] = true;
-		for (unsigned int t = 0; t < o->nr_threads; t++)
-			rows[nr++] = (struct ec_row){ .order = order, .threads = o->threads[t] };
+		res->have[order] = true;
+		for (unsigned int t = 0; t < o->threads.nr; t++)
+			res->rows[res->nr++] = (struct ec_row){ .order = order,
+								.threads = (unsigned int)o->threads.v[t] };
 	}
-	if (o->live) {
+	if (c->live) {
 		if (helper_exe("vmalock-exec-stub", stub, sizeof(stub))) {
 			fprintf(stderr, "vmalock: bench exec-churn: vmalock-exec-stub not found "
 					"(beside vmalock or in libexec/vmalock)\n");
-			ret = EXIT_FAILURE;
-			goto out;
+			return -ENOENT;
 		}
-		for (unsigned int t = 0; t < o->nr_threads; t++)
-			rows[nr++] = (struct ec_row){ .order = ORDER_LIVE, .threads = o->threads[t] };
+		for (unsigned int t = 0; t < o->threads.nr; t++)
+			res->rows[res->nr++] = (struct ec_row){ .order = ORDER_LIVE,
+								.threads = (unsigned int)o->threads.v[t] };
 	}
-	for (unsigned int i = 0; i < nr; i++) {
-		rows[i].s = vml_zalloc(o->samples * sizeof(*rows[i].s));
-		if (!rows[i].s) {
-			ret = EXIT_FAILURE;
-			goto out;
+	for (unsigned int i = 0; i < res->nr; i++) {
+		res->rows[i].s = vml_zalloc(c->samples * sizeof(*res->rows[i].s));
+		if (!res->rows[i].s) {
+			fprintf(stderr, "vmalock: bench exec-churn: out of memory\n");
+			return -ENOMEM;
 		}
 	}
 	/* Samples in turn over every row, so that drift in the machine's load hits all alike. */
 	atomic_store(&vml_i_mmap_time_hook, time_section);
-	for (unsigned int smp = 0; smp < o->samples && !ret; smp++) {
-		for (unsigned int i = 0; i < nr && !ret; i++) {
-			struct ec_row *r = &rows[i];
+	err = 0;
+	for (unsigned int smp = 0; smp < c->samples && !err; smp++) {
+		for (unsigned int i = 0; i < res->nr && !err; i++) {
+			struct ec_row *r = &res->rows[i];
 
-			bench_progress(o->quiet, "exec-churn: %s %s, %u thread(s), sample %u/%u",
+			bench_progress(c->quiet, "exec-churn: %s %s, %u thread(s), sample %u/%u",
 				       r->order == ORDER_LIVE ? "live" : "model",
-				       order_name(r->order), r->threads, smp + 1, o->samples);
+				       order_name(r->order), r->threads, smp + 1, c->samples);
 			err = r->order == ORDER_LIVE ?
 				live_sample(o, stub, r->threads, &r->s[smp]) :
-				model_sample(o, &models[r->order], r->threads, &r->s[smp]);
+				model_sample(o, &res->models[r->order], r->threads, &r->s[smp]);
 			if (err) {
-				bench_progress_done(o->quiet);
+				bench_progress_done(c->quiet);
 				fprintf(stderr, "vmalock: bench exec-churn: %s, %u threads: %s\n",
 					r->order == ORDER_LIVE ? "live" : "model", r->threads,
 					strerror(-err));
-				ret = EXIT_FAILURE;
 				break;
 			}
 			r->nr = smp + 1;
 		}
 	}
 	atomic_store(&vml_i_mmap_time_hook, NULL);
-	bench_progress_done(o->quiet);
-	if (!ret) {
-		print_table(stdout, o, rows, nr, clock_ns);
-		print_verdict(stdout, o, rows, nr);
-		fflush(stdout);
-		if (o->json && write_json(o->json, o, rows, nr, clock_ns))
-			ret = EXIT_FAILURE;
-		if (o->plot && plot(o->plot, o, rows, nr))
-			ret = EXIT_FAILURE;
-	}
-out:
-	for (unsigned int i = 0; i < nr; i++)
-		vml_free(rows[i].s);
-	vml_free(rows);
-	for (int k = 0; k < 2; k++)
-		if (have[k])
-			model_destroy(&models[k]);
-	return ret;
+	bench_progress_done(c->quiet);
+	return err;
 }
+
+static void ec_free(struct bench_run *br)
+{
+	struct ec_result *res = br->res;
+
+	if (!res)
+		return;
+	for (unsigned int i = 0; i < res->nr; i++)
+		vml_free(res->rows[i].s);
+	vml_free(res->rows);
+	for (int k = 0; k < 2; k++)
+		if (res->have[k])
+			model_destroy(&res->models[k]);
+	vml_free(res);
+}
+
+static void ec_defaults(void *opts)
+{
+	struct ec_opts *o = opts;
+
+	*o = (struct ec_opts){
+		.threads = { .v = { 1, 2, 4, 8, 16, 32, 64 }, .nr = 7 },
+		.duration_s = 3,
+	};
+}
+
+static const struct cli_opt ec_opts_table[] = {
+	{ "--threads", "N[,N...]", cli_set_ulist, offsetof(struct ec_opts, threads), 1, 1024, NULL,
+	  "model workers and live exec loops, one row each\n"
+	  "[1,2,4,8,16,32,64]" },
+	{ "--duration", "SECONDS", cli_set_seconds, offsetof(struct ec_opts, duration_s), 0.001,
+	  86400, NULL, "each sample's run [3]" },
+	CLI_OPT_END,
+};
+
+const struct bench_scenario bench_exec_churn = {
+	.name = "exec-churn",
+	.question = "Seed 001: how long is a file's i_mmap_rwsem held per exec, with the new "
+		    "mapping's tree store inside the lock and outside it, and what exec rate "
+		    "saturates it?",
+	.rows = "a target, i_mmap order and thread count: executions a second, the write "
+		"sections' hold and wait, and the ceiling one file's lock sets",
+	.about = "Threads build and tear down exec-like address spaces of the same files,\n"
+		 "for both i_mmap orders (--i-mmap-order picks one); beside them parallel\n"
+		 "exec loops on the live kernel.",
+	.opts = ec_opts_table,
+	.opts_size = sizeof(struct ec_opts),
+	.defaults = ec_defaults,
+	.run = ec_run,
+	.print = ec_print,
+	.json = ec_json,
+	.plot = ec_plot,
+	.free = ec_free,
+};

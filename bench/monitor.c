@@ -68,17 +68,6 @@ static const char *errstr(int err)
 	return strerror(err < 0 ? -err : err);
 }
 
-/* 6.17 and later read maps (and PROCMAP_QUERY) under per-VMA locks. */
-static bool kernel_maps_per_vma(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return true;
-	return major > 6 || (major == 6 && minor >= 17);
-}
-
 bool mon_policy_matters(const struct mon_result *res, int tool)
 {
 	for (unsigned int i = 0; i < res->nr_steps[tool]; i++)
@@ -168,7 +157,8 @@ static void make_steps(struct mon_result *res, unsigned int t)
 
 static int observe(struct mon_result *res)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
 	struct target *t = NULL;
 	unsigned int todo = 0;
@@ -185,10 +175,10 @@ static int observe(struct mon_result *res)
 		goto out;
 	}
 	bench_pin_pid(target_pid(t), res->mapper_cpu);
-	ret = target_live_mapper_setup(t, o->mb << 20, o->seed, rep);
+	ret = target_live_mapper_setup(t, o->mapper.mb << 20, o->mapper.seed, rep);
 	if (!ret) {
-		bench_progress(o->quiet, "monitor: a mapper run to observe the tools against ...");
-		ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC),
+		bench_progress(c->quiet, "monitor: a mapper run to observe the tools against ...");
+		ret = target_live_mapper_run(t, (uint64_t)(o->mapper.duration_s * NSEC_PER_SEC),
 					     BENCH_MAPPER_SLEEP_NS, rep);
 	}
 	if (ret) {
@@ -206,7 +196,7 @@ static int observe(struct mon_result *res)
 				 "strace not installed (Debian package strace): reads not observed");
 			continue;
 		}
-		bench_progress(o->quiet, "monitor: observing %s under strace [%u/%u] ...",
+		bench_progress(c->quiet, "monitor: observing %s under strace [%u/%u] ...",
 			       res->tools[i].name, ++k, todo);
 		mon_observe(res, i, target_pid(t));
 		if (res->obs[i].done)
@@ -238,7 +228,7 @@ struct mon_run {
 static int live_sample(struct mon_run *r)
 {
 	struct mon_result *res = r->res;
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
 	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
 	struct mon_driver d = {
 		.res = res,
@@ -259,9 +249,9 @@ static int live_sample(struct mon_run *r)
 	}
 	pid = target_pid(t);
 	bench_pin_pid(pid, res->mapper_cpu);
-	ret = target_live_mapper_setup(t, o->mb << 20, r->seed, rep);
+	ret = target_live_mapper_setup(t, o->mapper.mb << 20, r->seed, rep);
 	if (ret) {
-		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", o->mb,
+		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", o->mapper.mb,
 			errstr(ret));
 		goto out;
 	}
@@ -272,7 +262,7 @@ static int live_sample(struct mon_run *r)
 		mon_driver_start(&d, SETTLE_NS);
 	}
 	bench_sleep_ns(SETTLE_NS);
-	ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC),
+	ret = target_live_mapper_run(t, (uint64_t)(o->mapper.duration_s * NSEC_PER_SEC),
 				     BENCH_MAPPER_SLEEP_NS, rep);
 	if (r->row->tool >= 0)
 		mon_driver_stop(&d);
@@ -394,7 +384,7 @@ static void *replayer_main(void *arg)
 
 static int model_sample(struct mon_run *r)
 {
-	const struct bench_opts *o = r->res->o;
+	const struct mon_opts *o = r->res->o;
 	struct vml_sys_config cfg;
 	struct vml_mm_stats st;
 	struct vml_sys *sys;
@@ -411,10 +401,10 @@ static int model_sample(struct mon_run *r)
 	ret = vml_mm_create(sys, &r->mm);
 	if (ret)
 		goto out_sys;
-	ret = vml_mmap(r->mm, 0, o->mb << 20, PROT_READ | PROT_WRITE,
+	ret = vml_mmap(r->mm, 0, o->mapper.mb << 20, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, NULL, 0, &r->region);
 	if (ret) {
-		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n", o->mb,
+		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n", o->mapper.mb,
 			errstr(ret));
 		goto out_mm;
 	}
@@ -427,9 +417,9 @@ static int model_sample(struct mon_run *r)
 		replaying = true;
 	}
 	m = (struct bench_mapper){
-		.mm = r->mm, .region = r->region, .mb = o->mb, .seed = r->seed,
-		.duration_s = o->duration_s, .cpu = r->res->mapper_cpu,
-		.rcu_anywhere = o->rcu_anywhere, .hist = r->s->hist,
+		.mm = r->mm, .region = r->region, .mb = o->mapper.mb, .seed = r->seed,
+		.duration_s = o->mapper.duration_s, .cpu = r->res->mapper_cpu,
+		.rcu_anywhere = o->mapper.rcu == 1, .hist = r->s->hist,
 	};
 	bench_sleep_ns(SETTLE_NS);
 	ret = -pthread_create(&mapper, NULL, bench_model_mapper_main, &m);
@@ -466,12 +456,13 @@ static const char *row_tool(const struct mon_result *res, const struct mon_row *
 static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int i,
 		      unsigned int done, unsigned int total)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	struct mon_sample *s = &row->s[i];
 	struct mon_run r = {
 		.res = res,
 		.row = row,
-		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
+		.seed = o->mapper.seed + i * 0x9e3779b97f4a7c15ULL,
 		.s = s,
 	};
 	int ret;
@@ -479,10 +470,10 @@ static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int 
 	s->hist = lat_hist_new();
 	if (!s->hist)
 		return -ENOMEM;
-	bench_progress(o->quiet || !bench_progress_tty(),
+	bench_progress(c->quiet || !bench_progress_tty(),
 		       "monitor [%u/%u] %s %s %s sample %u/%u ...", done, total, row_tool(res, row),
 		       target_kind_name(row->target), row->tool < 0 && row->target == TARGET_MODEL ?
-		       "-" : mon_row_lock(row), i + 1, o->samples);
+		       "-" : mon_row_lock(row), i + 1, c->samples);
 	ret = row->target == TARGET_LIVE ? live_sample(&r) : model_sample(&r);
 	if (ret)
 		return ret;
@@ -492,10 +483,10 @@ static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int 
 	s->avg_us = s->hist->count ? (double)s->hist->sum_ns / (double)s->hist->count / 1e3 : 0;
 	s->ops = s->hist->count;
 	row->nr++;
-	bench_progress(o->quiet, "monitor [%u/%u] %s %s %s sample %u/%u: p50 %.1f us, p99 %.1f us, "
+	bench_progress(c->quiet, "monitor [%u/%u] %s %s %s sample %u/%u: p50 %.1f us, p99 %.1f us, "
 		       "max %.1f us, %u polls", done, total, row_tool(res, row),
 		       target_kind_name(row->target), row->tool < 0 && row->target == TARGET_MODEL ?
-		       "-" : mon_row_lock(row), i + 1, o->samples, s->p50_us, s->p99_us,
+		       "-" : mon_row_lock(row), i + 1, c->samples, s->p50_us, s->p99_us,
 		       s->max_us, s->polls);
 	return 0;
 }
@@ -542,7 +533,7 @@ static struct mon_row *add_row(struct mon_result *res, int tool, enum target_kin
 {
 	struct mon_row *row = &res->rows[res->nr_rows];
 
-	row->s = vml_zalloc(res->o->samples * sizeof(*row->s));
+	row->s = vml_zalloc(res->c->samples * sizeof(*row->s));
 	if (!row->s)
 		return NULL;
 	row->tool = tool;
@@ -565,9 +556,9 @@ const struct mon_row *mon_find(const struct mon_result *res, int tool, enum targ
 	return NULL;
 }
 
-static int make_rows(struct mon_result *res)
+static int make_rows(struct mon_result *res, unsigned int locks)
 {
-	const struct bench_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	unsigned int max = 2 + res->nr_tools * 4;
 
 	res->rows = vml_zalloc(max * sizeof(*res->rows));
@@ -578,7 +569,7 @@ static int make_rows(struct mon_result *res)
 	for (unsigned int t = 0; t < res->nr_tools; t++)
 		if (!res->tools[t].skip[0] && !add_row(res, (int)t, TARGET_LIVE, 0))
 			return -ENOMEM;
-	if (!o->model)
+	if (!c->model)
 		return 0;
 	if (!add_row(res, -1, TARGET_MODEL, VML_LOCK_MMAP))
 		return -ENOMEM;
@@ -591,10 +582,10 @@ static int make_rows(struct mon_result *res)
 				return -ENOMEM;
 			continue;
 		}
-		if ((o->locks & VOCAB_BIT(VML_LOCK_MMAP)) &&
+		if ((locks & VOCAB_BIT(VML_LOCK_MMAP)) &&
 		    !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_MMAP))
 			return -ENOMEM;
-		if ((o->locks & VOCAB_BIT(VML_LOCK_VMA)) &&
+		if ((locks & VOCAB_BIT(VML_LOCK_VMA)) &&
 		    !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_VMA))
 			return -ENOMEM;
 		if (mon_today_lock(res, (int)t) == MON_LOCK_TODAY &&
@@ -611,7 +602,8 @@ static int make_rows(struct mon_result *res)
  */
 static int calibrate(struct mon_result *res)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	bool need[MON_VIEWS] = { false };
 
 	for (unsigned int t = 0; t < res->nr_tools; t++)
@@ -623,9 +615,9 @@ static int calibrate(struct mon_result *res)
 
 		if (!need[v])
 			continue;
-		if (o->record_ns < 0 || o->call_ns < 0) {
+		if (o->charge.record_ns < 0 || o->charge.call_ns < 0) {
 			/* smaps_rollup too: the model spends its record charge per VMA gathered */
-			bench_progress(o->quiet, "monitor: calibrating the %s costs against the live "
+			bench_progress(c->quiet, "monitor: calibrating the %s costs against the live "
 				       "kernel ...", target_view_name((enum vml_view)v));
 			ret = bench_calibrate_record((enum vml_view)v, &res->cal[v]);
 			if (ret) {
@@ -635,7 +627,7 @@ static int calibrate(struct mon_result *res)
 				return ret;
 			}
 		}
-		bench_charges(o, (enum vml_view)v, res->cal[v].done ? &res->cal[v] : NULL,
+		bench_charges(&o->charge, (enum vml_view)v, res->cal[v].done ? &res->cal[v] : NULL,
 			      &res->record_ns[v], &res->page_ns[v], &res->call_ns[v]);
 	}
 	return 0;
@@ -644,29 +636,34 @@ static int calibrate(struct mon_result *res)
 static void result_free(struct mon_result *res)
 {
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
-		for (unsigned int i = 0; i < res->o->samples && res->rows[k].s; i++)
+		for (unsigned int i = 0; i < res->c->samples && res->rows[k].s; i++)
 			vml_free(res->rows[k].s[i].hist);
 		vml_free(res->rows[k].s);
 	}
 	vml_free(res->rows);
 }
 
-int bench_monitor(const struct bench_opts *o)
+static int mon_run(struct bench_run *br)
 {
+	const struct bench_common *c = br->c;
 	struct mon_result *res = vml_zalloc(sizeof(*res));
 	unsigned int total, done = 0, runnable = 0;
 	int ret;
 
-	if (!res)
-		return EXIT_FAILURE;
-	res->o = o;
+	br->res = res;
+	if (!res) {
+		fprintf(stderr, "vmalock bench: out of memory\n");
+		return -ENOMEM;
+	}
+	res->c = c;
+	res->o = br->opts;
 	res->self = getpid();
-	res->maps_per_vma = kernel_maps_per_vma();
+	res->maps_per_vma = bench_kernel_maps_per_vma();
 	res->strace = mon_have_exe("strace");
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
-	ret = mon_tools_init(o, res);
+	ret = mon_tools_init(res->o, res);
 	if (ret)
-		goto out;
+		return ret;
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
 		if (res->tools[t].skip[0])
 			fprintf(stderr, "vmalock bench: monitor: %s skipped: %s\n", res->tools[t].name,
@@ -677,46 +674,113 @@ int bench_monitor(const struct bench_opts *o)
 	if (!target_live_available()) {
 		fprintf(stderr, "vmalock bench: monitor: vmalock-child not found: the tools need "
 				"the live mapper\n");
-		ret = EXIT_FAILURE;
-		goto out;
+		return -ENOENT;
 	}
 	if (runnable) {
 		ret = observe(res);
-		if (!ret && o->model)
+		if (!ret && c->model)
 			ret = calibrate(res);
 		if (ret) {
-			bench_progress_done(o->quiet);
-			ret = EXIT_FAILURE;
-			goto out;
+			bench_progress_done(c->quiet);
+			return ret;
 		}
 	}
-	ret = make_rows(res);
-	if (ret) {
-		ret = EXIT_FAILURE;
-		goto out;
-	}
+	ret = make_rows(res, bench_locks(br));
+	if (ret)
+		return ret;
 	/* round-robin: sample i of every row before sample i + 1 of any */
-	total = res->nr_rows * o->samples;
-	for (unsigned int i = 0; i < o->samples && !ret; i++)
+	total = res->nr_rows * c->samples;
+	for (unsigned int i = 0; i < c->samples && !ret; i++)
 		for (unsigned int k = 0; k < res->nr_rows && !ret; k++)
 			ret = run_sample(res, &res->rows[k], i, ++done, total);
-	bench_progress_done(o->quiet);
+	bench_progress_done(c->quiet);
 	if (ret) {
 		if (ret == -ENOMEM)
 			fprintf(stderr, "vmalock bench: out of memory\n");
-		ret = EXIT_FAILURE;
-		goto out;
+		return ret;
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++)
 		row_summarise(&res->rows[k]);
-	mon_print(stdout, res);
-	fflush(stdout);
-	if (o->json && mon_write_json(o->json, res))
-		ret = EXIT_FAILURE;
-	if (o->plot && mon_plot(o->plot, res))
-		ret = EXIT_FAILURE;
-out:
+	return 0;
+}
+
+static void mon_free(struct bench_run *br)
+{
+	struct mon_result *res = br->res;
+
+	if (!res)
+		return;
 	result_free(res);
 	vml_free(res);
-	return ret;
 }
+
+static void mon_defaults(void *opts)
+{
+	struct mon_opts *o = opts;
+
+	*o = (struct mon_opts){
+		.interval_s = 1,
+		.tool_timeout_s = 10,
+		.charge = { .record_ns = -1, .page_ns = -1, .call_ns = -1 },
+	};
+	bench_mapper_defaults(&o->mapper);
+}
+
+static int mon_check(const char *cmd, const struct bench_common *c, void *opts)
+{
+	const struct mon_opts *o = opts;
+
+	(void)c;
+	return bench_check_mb(cmd, o->mapper.mb);
+}
+
+#define M(f) offsetof(struct mon_opts, f)
+static const struct cli_opt mon_opts_table[] = {
+	{ "--tool", "'CMD {pid}'", mon_set_tool, M(tools), 0, 0, NULL,
+	  "a monitoring command run once per poll by /bin/sh\n"
+	  "(repeatable, one row each); {pid} is the mapper's pid, {ppid}\n"
+	  "ours (the mapper's command line ends with it); a command\n"
+	  "without {pid} is fine (some tools scan every process).\n"
+	  "Given --tool, the built-ins run only as --tools names them" },
+	{ "--tools", "all|none|NAME,...", mon_set_tool_names, M(tool_names), 0, 0, NULL,
+	  "the built-in tools [all; none with --tool]: pmap, smem, top,\n"
+	  "ps, htop, atop, atop-R, pidstat, process-exporter" },
+	{ "--interval", "SECONDS", cli_set_seconds, M(interval_s), 0.05, 86400, NULL,
+	  "one poll every SECONDS, from the mapper's start [1]" },
+	{ "--tool-timeout", "SECONDS", cli_set_seconds, M(tool_timeout_s), 0.1, 3600, NULL,
+	  "a poll still running after SECONDS is killed and counted in\n"
+	  "its row [10]" },
+	{ "--tool-nice", "N", cli_set_uint, M(tool_nice), 0, 19, NULL,
+	  "the tools' nice value, on the readers' CPU [0]" },
+	BENCH_MAPPER_OPTS(struct mon_opts, mapper),
+	BENCH_CHARGE_OPTS(struct mon_opts, charge),
+	CLI_OPT_END,
+};
+#undef M
+
+const struct bench_scenario bench_monitor = {
+	.name = "monitor",
+	.question = "How much do real monitoring tools stall the mapper, and what would the "
+		    "seeds' per-VMA locks save with each?",
+	.rows = "a tool (or none) on a target: the mapper's latency with it polling, and the "
+		"model's prediction under each lock policy",
+	.about = "Real tools (pmap, smem, top, ps, htop, atop, pidstat,\n"
+		 "prometheus-process-exporter, or --tool CMD) poll proc-vs-map's live\n"
+		 "mapper; what each reads of /proc is observed under strace and replayed\n"
+		 "on the model. It needs no root for its own mapper; it needs strace and\n"
+		 "the tools' Debian packages: procps (pmap, top, ps), smem, htop, atop,\n"
+		 "sysstat (pidstat), prometheus-process-exporter; a missing tool is\n"
+		 "skipped with a one-line reason (scripts/install-deps.sh installs them).",
+	.opts = mon_opts_table,
+	.opts_size = sizeof(struct mon_opts),
+	.defaults = mon_defaults,
+	.locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.default_locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.needs_live = "its tools are real programs",
+	.check = mon_check,
+	.run = mon_run,
+	.print = mon_print,
+	.json = mon_json,
+	.plot = mon_plot,
+	.free = mon_free,
+};

@@ -71,7 +71,8 @@ static const struct mon_row *model_row(const struct mon_result *res, int t, int 
 
 static void print_header(FILE *f, const struct mon_result *res)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
+	const struct bench_common *c = res->c;
 
 	fprintf(f, "# monitor: real tools poll the live mapper every %g s", o->interval_s);
 	if (res->reader_cpu >= 0)
@@ -80,12 +81,12 @@ static void print_header(FILE *f, const struct mon_result *res)
 	else
 		fprintf(f, " at nice %u; one CPU,", o->tool_nice);
 	fprintf(f, " %lu MiB region, %g s x %u samples, 10 us between calls; kernel %s; seed %llu\n",
-		o->mb, o->duration_s, o->samples, bench_kernel(), (unsigned long long)o->seed);
+		o->mapper.mb, o->mapper.duration_s, c->samples, bench_kernel(), (unsigned long long)o->mapper.seed);
 	if (res->obs_vmas)
 		fprintf(f, "# tools observed under strace against the mapper after a %g s run "
 			   "(%lu VMAs); a read of its cmdline takes %.1f us on this kernel\n",
-			o->duration_s, res->obs_vmas, res->hold_ns / 1e3);
-	if (o->model) {
+			o->mapper.duration_s, res->obs_vmas, res->hold_ns / 1e3);
+	if (c->model) {
 		bool any = false;
 
 		for (int v = 0; v < MON_VIEWS; v++) {
@@ -108,8 +109,6 @@ static void print_header(FILE *f, const struct mon_result *res)
 	for (unsigned int t = 0; t < res->nr_tools; t++)
 		if (res->tools[t].skip[0])
 			fprintf(f, "# skipped: %s: %s\n", res->tools[t].name, res->tools[t].skip);
-	if (o->note)
-		fprintf(f, "# note: %s\n", o->note);
 }
 
 static void print_live(FILE *f, const struct mon_result *res)
@@ -156,7 +155,7 @@ static void print_model(FILE *f, const struct mon_result *res)
 {
 	const struct mon_row *base = mon_find(res, -1, TARGET_MODEL, VML_LOCK_MMAP);
 
-	if (!res->o->model)
+	if (!res->c->model)
 		return;
 	fprintf(f, "#\n# the model's prediction: each tool's observed reads of the mapper replayed "
 		   "on the model every %g s;\n# xp99, xavg, xmax: over the model's no-tool row (compare "
@@ -282,8 +281,10 @@ static void print_obs(FILE *f, const struct mon_result *res)
 	}
 }
 
-void mon_print(FILE *f, const struct mon_result *res)
+void mon_print(FILE *f, const struct bench_run *r)
 {
+	const struct mon_result *res = r->res;
+
 	print_header(f, res);
 	print_live(f, res);
 	print_model(f, res);
@@ -459,26 +460,24 @@ static json_t *json_predictions(const struct mon_result *res)
 	return arr;
 }
 
-int mon_write_json(const char *path, const struct mon_result *res)
+void mon_json(json_t *doc, const struct bench_run *r)
 {
-	const struct bench_opts *o = res->o;
-	json_t *doc = json_object(), *tools = json_array(), *rows = json_array(), *rec = json_object();
-	json_t *page = json_object(), *call = json_object();
+	const struct mon_result *res = r->res;
+	const struct mon_opts *o = res->o;
+	json_t *meta = bench_doc_meta(doc), *tools = json_array(), *rows = bench_doc_rows(doc);
+	json_t *rec = json_object(), *page = json_object(), *call = json_object();
 
-	json_set_str(doc, "scenario", "monitor");
-	json_set_double(doc, "duration_s", o->duration_s);
-	json_set_u64(doc, "samples", o->samples);
-	json_set_double(doc, "interval_s", o->interval_s);
-	json_set_double(doc, "tool_timeout_s", o->tool_timeout_s);
-	json_set_u64(doc, "tool_nice", o->tool_nice);
-	json_set_u64(doc, "mb", o->mb);
-	json_set_u64(doc, "seed", o->seed);
-	json_set_i64(doc, "mapper_cpu", res->mapper_cpu);
-	json_set_i64(doc, "reader_cpu", res->reader_cpu);
-	json_set_str(doc, "kernel", bench_kernel());
-	json_set_bool(doc, "maps_per_vma_lock", res->maps_per_vma);
-	json_set_u64(doc, "observed_vmas", res->obs_vmas);
-	json_set_double(doc, "cmdline_read_ns", res->hold_ns);
+	json_set_double(meta, "duration_s", o->mapper.duration_s);
+	json_set_double(meta, "interval_s", o->interval_s);
+	json_set_double(meta, "tool_timeout_s", o->tool_timeout_s);
+	json_set_u64(meta, "tool_nice", o->tool_nice);
+	json_set_u64(meta, "mb", o->mapper.mb);
+	json_set_u64(meta, "seed", o->mapper.seed);
+	json_set_i64(meta, "mapper_cpu", res->mapper_cpu);
+	json_set_i64(meta, "reader_cpu", res->reader_cpu);
+	json_set_bool(meta, "maps_per_vma_lock", res->maps_per_vma);
+	json_set_u64(meta, "observed_vmas", res->obs_vmas);
+	json_set_double(meta, "cmdline_read_ns", res->hold_ns);
 	for (int v = 0; v < MON_VIEWS; v++) {
 		if (!res->record_ns[v] && !res->page_ns[v] && !res->call_ns[v] &&
 		    !res->cal[v].done)
@@ -487,62 +486,33 @@ int mon_write_json(const char *path, const struct mon_result *res)
 		json_set_double(page, target_view_name((enum vml_view)v), res->page_ns[v]);
 		json_set_double(call, target_view_name((enum vml_view)v), res->call_ns[v]);
 	}
-	json_set_new(doc, "record_ns", rec);
-	json_set_new(doc, "page_ns", page);
-	json_set_new(doc, "call_ns", call);
-	if (o->note)
-		json_set_str(doc, "note", o->note);
+	json_set_new(meta, "record_ns", rec);
+	json_set_new(meta, "page_ns", page);
+	json_set_new(meta, "call_ns", call);
 	for (unsigned int t = 0; t < res->nr_tools; t++)
 		json_push_new(tools, json_tool(res, t));
-	json_set_new(doc, "tools", tools);
+	json_set_new(meta, "tools", tools);
 	for (unsigned int k = 0; k < res->nr_rows; k++)
 		if (res->rows[k].nr)
 			json_push_new(rows, json_row(res, &res->rows[k]));
-	json_set_new(doc, "rows", rows);
-	json_set_new(doc, "predictions", json_predictions(res));
-	return bench_json_write(doc, path) ? -1 : 0;
+	json_set_new(meta, "predictions", json_predictions(res));
 }
 
 /* ---- the plot ---- */
-
-/* A gnuplot single-quoted string: a quote is written twice. */
-static void gp_quoted(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
 
 /*
  * Two panels, one point per tool and series (live; model mmap; model vma;
  * predicted live under vma), as a multiple of the no-tool row: p99 on the
  * left, the median per-sample max on the right; log y, 1 = no effect.
  */
-int mon_plot(const char *path, const struct mon_result *res)
+int mon_plot(struct bench_plot *p, const struct bench_run *r)
 {
-	const char *term = bench_plot_terminal(path);
+	const struct mon_result *res = r->res;
 	const struct mon_row *lb = mon_find(res, -1, TARGET_LIVE, 0);
 	const struct mon_row *mb = mon_find(res, -1, TARGET_MODEL, VML_LOCK_MMAP);
-	char data[64];
-	char *script = NULL;
-	size_t script_len = 0;
 	unsigned int n = 0;
-	FILE *d, *s;
-	int ret;
+	FILE *d = p->data, *s = p->script;
 
-	if (!term) {
-		fprintf(stderr, "vmalock: --plot %s: not .png or .svg\n", path);
-		return -1;
-	}
-	ret = bench_tmpfile(data, sizeof(data), &d);
-	if (ret) {
-		fprintf(stderr, "vmalock: --plot: temporary file: %s\n", strerror(-ret));
-		return -1;
-	}
 	/* index tool live_p99 mmap_p99 vma_p99 pred_p99 live_max mmap_max vma_max pred_max; NaN: none */
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
 		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, 0);
@@ -584,22 +554,11 @@ int mon_plot(const char *path, const struct mon_result *res)
 	}
 	if (!n)
 		fprintf(d, "0 \"(none)\" 1 1 1 1 1 1 1 1\n");
-	if (fclose(d)) {
-		unlink(data);
-		return -1;
-	}
-	s = open_memstream(&script, &script_len);
-	if (!s) {
-		unlink(data);
-		return -1;
-	}
-	fprintf(s, "%s\nset output ", term);
-	gp_quoted(s, path);
-	fprintf(s, "\nset datafile missing 'nan'\n");
+	fprintf(s, "set datafile missing 'nan'\n");
 	fprintf(s, "set multiplot layout 1,2 title 'bench monitor: the mapper''s mmap()/munmap() "
 		   "latency with each tool, as a multiple of no tool (%lu MiB, %g s x %u samples, "
-		   "poll every %g s, kernel %s)'\n", res->o->mb, res->o->duration_s,
-		res->o->samples, res->o->interval_s, bench_kernel());
+		   "poll every %g s, kernel %s)'\n", res->o->mapper.mb, res->o->mapper.duration_s,
+		res->c->samples, res->o->interval_s, bench_kernel());
 	fprintf(s, "set grid\nset logscale y\nset format y '%%g'\nset xrange [-0.5:%u.5]\n"
 		   "set xtics rotate by -30\nset key outside bottom center horizontal font ',9'\n"
 		   "set ylabel 'x no tool'\n",
@@ -609,7 +568,7 @@ int mon_plot(const char *path, const struct mon_result *res)
 
 		fprintf(s, "set title '%s'\n", panel ? "max (median of per-sample maxima)" : "p99");
 		fprintf(s, "plot ");
-		gp_quoted(s, data);
+		bench_plot_data(p);
 		fprintf(s, " using 1:%d:xtic(2) with points pt 7 ps 1.6 lc rgb '#2ca02c' "
 			   "title 'live kernel', '' using 1:%d with points pt 5 ps 1.2 lc rgb '#d62728' "
 			   "title 'model, mmap', '' using 1:%d with points pt 9 ps 1.4 lc rgb '#1f77b4' "
@@ -618,9 +577,5 @@ int mon_plot(const char *path, const struct mon_result *res)
 			c, c + 1, c + 2, c + 3);
 	}
 	fprintf(s, "unset multiplot\n");
-	fclose(s);
-	ret = bench_gnuplot(script);
-	free(script);
-	unlink(data);
-	return ret;
+	return 0;
 }

@@ -355,7 +355,7 @@ static void parse_dir(struct obs_parse *p, const char *dir)
 
 int mon_observe(struct mon_result *res, unsigned int t, pid_t mapper)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
 	struct mon_obs *ob = &res->obs[t];
 	const struct mon_tool *tool = &res->tools[t];
 	char dir[64] = "/tmp/vmalock-strace.XXXXXX";

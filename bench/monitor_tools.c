@@ -83,7 +83,8 @@ static const struct builtin builtins[] = {
 };
 #define NR_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
 
-const char *bench_monitor_tool_names(void)
+/* The built-in tools' names, comma-separated. */
+static const char *tool_names(void)
 {
 	static char names[256];
 
@@ -94,7 +95,7 @@ const char *bench_monitor_tool_names(void)
 	return names;
 }
 
-bool bench_monitor_is_tool(const char *name)
+static bool is_tool(const char *name)
 {
 	for (size_t i = 0; i < NR_BUILTINS; i++)
 		if (!strcmp(name, builtins[i].name))
@@ -190,7 +191,45 @@ static void add_custom(struct mon_result *res, const char *cmd)
 		snprintf(t->skip, sizeof(t->skip), "%.60s: not found in PATH", exe);
 }
 
-int mon_tools_init(const struct bench_opts *o, struct mon_result *res)
+int mon_set_tool(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	struct mon_cmds *l = dst;
+
+	if (!*val || strspn(val, " \t") == strlen(val))
+		return cli_usage_error(cmd, "%s: empty command", o->name);
+	if (strlen(val) >= 500)
+		return cli_usage_error(cmd, "%s: command longer than 500 characters", o->name);
+	if (l->nr == MON_MAX_CMDS)
+		return cli_usage_error(cmd, "%s: more than %d tools", o->name, MON_MAX_CMDS);
+	l->cmd[l->nr++] = val;
+	return 0;
+}
+
+int mon_set_tool_names(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	if (strcmp(val, "all") && strcmp(val, "none")) {
+		for (const char *s = val;;) {
+			size_t n = strcspn(s, ",");
+			char name[32];
+
+			if (!n || n >= sizeof(name))
+				return cli_usage_error(cmd, "%s: bad value '%s' (all, none, or some of %s)",
+						       o->name, val, tool_names());
+			memcpy(name, s, n);
+			name[n] = '\0';
+			if (!is_tool(name))
+				return cli_usage_error(cmd, "%s: unknown tool '%s' (%s)", o->name, name,
+						       tool_names());
+			if (!s[n])
+				break;
+			s += n + 1;
+		}
+	}
+	*(const char **)dst = val;
+	return 0;
+}
+
+int mon_tools_init(const struct mon_opts *o, struct mon_result *res)
 {
 	const char *sel = o->tool_names;
 

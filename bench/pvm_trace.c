@@ -41,7 +41,7 @@ struct pvm_tracer {
 	char label[64];			/* the row of the sample being traced */
 };
 
-int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
+int pvm_tracer_open(const struct bench_common *c, double duration_s, struct pvm_tracer **out)
 {
 	const struct host_profile *hp;
 	struct pvm_tracer *tr = vml_zalloc(sizeof(*tr));
@@ -49,12 +49,12 @@ int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
 
 	if (!tr)
 		return -ENOMEM;
-	if (o->trace_events) {
-		tr->events = fopen(o->trace_events, "w");
+	if (c->trace_events) {
+		tr->events = fopen(c->trace_events, "w");
 		if (!tr->events) {
 			ret = -errno;
 			fprintf(stderr, "vmalock bench: --trace-events: cannot write '%s': %s\n",
-				o->trace_events, strerror(-ret));
+				c->trace_events, strerror(-ret));
 			vml_free(tr);
 			return ret;
 		}
@@ -65,9 +65,9 @@ int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
 	tr->handoff_ns = 4 * NSEC_PER_MSEC;
 	if (!host_profile_current(&hp) && hp->handoff_ns)
 		tr->handoff_ns = hp->handoff_ns;
-	if (o->live || o->model) {
+	if (c->live || c->model) {
 		/* A whole sample must fit: ~150k events a second, ~40 bytes each. */
-		double kb = 8192 + o->duration_s * 12288;
+		double kb = 8192 + duration_s * 12288;
 		struct trace_session_opts so = {
 			.events = TRACE_EV_MMAP_LOCK | TRACE_EV_SCHED,
 			.buffer_kb = kb > 262144 ? 262144 : (size_t)kb,

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "bench.h"
 #include "race/run.h"
 #include "spaces/words.h"
 #include "util/options.h"
@@ -65,20 +64,5 @@ struct fuzz_cli {
 	bool help;
 };
 int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli);
-
-/* bench.c: the benchmark options `bench` and `run` share (bench_opt_table). */
-struct bench_cli {
-	struct bench_opts o;
-	const char *scenario;
-	unsigned int targets;		/* VOCAB_BIT(enum target_kind)s */
-	struct cli_ulist readers, sizes, threads;
-	int rcu;			/* --rcu-callbacks: 0 writer, 1 anywhere */
-};
-extern const struct cli_opt bench_opt_table[];
-void bench_cli_default(struct bench_cli *c);
-/* Copy what the table parsed into c->o's fields. */
-void bench_cli_finish(struct bench_cli *c);
-/* --mb is a power of two (proc-vs-map's mapper). Return: 0, or a usage error's status. */
-int bench_cli_check_mb(const char *cmd, const struct bench_cli *c);
 
 #endif /* VML_CLI_CLI_H */
