@@ -259,7 +259,8 @@ long bench_live_vma_count(pid_t pid);
 const char *bench_view_name(enum vml_view view);	/* "query" for TARGET_VIEW_QUERY */
 /* smaps, smaps_rollup, numa_maps: views whose records walk the page tables. */
 bool bench_view_walks_pages(enum vml_view view);
-/* One comment line with /proc/loadavg, before a run's results. */
+/* /proc/loadavg's line ("" if unreadable); one comment line with it, before a run's results. */
+void bench_loadavg(char *buf, size_t len);
 void bench_print_load(FILE *f);
 /* The kernel release, for headers: "6.18.44-..." */
 const char *bench_kernel(void);

@@ -364,6 +364,8 @@ static json_t *json_tool(const struct mon_result *res, unsigned int t)
 	return j;
 }
 
+static json_t *json_prediction(const struct mon_result *res, int t);
+
 static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
 {
 	json_t *j = json_object(), *ps = json_array();
@@ -390,6 +392,12 @@ static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
 	json_set_u64(j, "errors", row->errors);
 	if (row->note)
 		json_set_str(j, "note", row->note);
+	if (row->target == TARGET_LIVE && row->tool >= 0) {
+		json_t *p = json_prediction(res, row->tool);
+
+		if (p)
+			json_set_new(j, "prediction", p);
+	}
 	for (unsigned int i = 0; i < row->nr; i++) {
 		const struct mon_sample *s = &row->s[i];
 		json_t *o = json_object();
@@ -422,42 +430,40 @@ static json_t *json_ratios(double p50, double p99, double avg, double max)
 	return j;
 }
 
-static json_t *json_predictions(const struct mon_result *res)
+/*
+ * The prediction for tool @t (the seeds' per-VMA locks against today's
+ * policy, applied to the live figures), or NULL: not observed.
+ */
+static json_t *json_prediction(const struct mon_result *res, int t)
 {
-	json_t *arr = json_array();
+	const struct mon_row *live = mon_find(res, t, TARGET_LIVE, 0);
+	const struct mon_row *today, *vma;
+	json_t *j;
 
-	for (unsigned int t = 0; t < res->nr_tools; t++) {
-		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, 0);
-		const struct mon_row *today, *vma;
-		json_t *j;
-
-		if (res->tools[t].skip[0] || !res->obs[t].done)
-			continue;
-		j = json_object();
-		json_set_str(j, "tool", res->tools[t].name);
-		if (!res->nr_steps[t]) {
-			json_set_new(j, "today_lock", json_null());
-			json_set_new(j, "vma_over_today", json_ratios(1, 1, 1, 1));
-			json_set_str(j, "why", "reads nothing that takes the mapper's locks");
-		} else {
-			json_set_str(j, "today_lock", mon_lock_name(mon_today_lock(res, (int)t)));
-			json_set_bool(j, "policy_matters", mon_policy_matters(res, (int)t));
-			if (predict(res, (int)t, &today, &vma)) {
-				double r50 = ratio(vma->p50_us, today->p50_us);
-				double r99 = ratio(vma->p99_us, today->p99_us);
-				double ravg = ratio(vma->avg_us, today->avg_us);
-				double rmax = ratio(vma->max_us, today->max_us);
-
-				json_set_new(j, "vma_over_today", json_ratios(r50, r99, ravg, rmax));
-				if (live)
-					json_set_new(j, "predicted_live_us",
-						     json_ratios(live->p50_us * r50, live->p99_us * r99,
-								 live->avg_us * ravg, live->max_us * rmax));
-			}
-		}
-		json_push_new(arr, j);
+	if (res->tools[t].skip[0] || !res->obs[t].done)
+		return NULL;
+	j = json_object();
+	if (!res->nr_steps[t]) {
+		json_set_new(j, "today_lock", json_null());
+		json_set_new(j, "vma_over_today", json_ratios(1, 1, 1, 1));
+		json_set_str(j, "why", "reads nothing that takes the mapper's locks");
+		return j;
 	}
-	return arr;
+	json_set_str(j, "today_lock", mon_lock_name(mon_today_lock(res, t)));
+	json_set_bool(j, "policy_matters", mon_policy_matters(res, t));
+	if (predict(res, t, &today, &vma)) {
+		double r50 = ratio(vma->p50_us, today->p50_us);
+		double r99 = ratio(vma->p99_us, today->p99_us);
+		double ravg = ratio(vma->avg_us, today->avg_us);
+		double rmax = ratio(vma->max_us, today->max_us);
+
+		json_set_new(j, "vma_over_today", json_ratios(r50, r99, ravg, rmax));
+		if (live)
+			json_set_new(j, "predicted_live_us",
+				     json_ratios(live->p50_us * r50, live->p99_us * r99,
+						 live->avg_us * ravg, live->max_us * rmax));
+	}
+	return j;
 }
 
 void mon_json(json_t *doc, const struct bench_run *r)
@@ -465,7 +471,7 @@ void mon_json(json_t *doc, const struct bench_run *r)
 	const struct mon_result *res = r->res;
 	const struct mon_opts *o = res->o;
 	json_t *meta = bench_doc_meta(doc), *tools = json_array(), *rows = bench_doc_rows(doc);
-	json_t *rec = json_object(), *page = json_object(), *call = json_object();
+	json_t *cal, *rec, *page, *call;
 
 	json_set_double(meta, "duration_s", o->mapper.duration_s);
 	json_set_double(meta, "interval_s", o->interval_s);
@@ -478,24 +484,31 @@ void mon_json(json_t *doc, const struct bench_run *r)
 	json_set_bool(meta, "maps_per_vma_lock", res->maps_per_vma);
 	json_set_u64(meta, "observed_vmas", res->obs_vmas);
 	json_set_double(meta, "cmdline_read_ns", res->hold_ns);
-	for (int v = 0; v < MON_VIEWS; v++) {
-		if (!res->record_ns[v] && !res->page_ns[v] && !res->call_ns[v] &&
-		    !res->cal[v].done)
-			continue;
-		json_set_double(rec, target_view_name((enum vml_view)v), res->record_ns[v]);
-		json_set_double(page, target_view_name((enum vml_view)v), res->page_ns[v]);
-		json_set_double(call, target_view_name((enum vml_view)v), res->call_ns[v]);
-	}
-	json_set_new(meta, "record_ns", rec);
-	json_set_new(meta, "page_ns", page);
-	json_set_new(meta, "call_ns", call);
 	for (unsigned int t = 0; t < res->nr_tools; t++)
 		json_push_new(tools, json_tool(res, t));
 	json_set_new(meta, "tools", tools);
+	if (r->c->model) {
+		/* the model readers' charges, per view a tool reads */
+		cal = json_object();
+		rec = json_object();
+		page = json_object();
+		call = json_object();
+		for (int v = 0; v < MON_VIEWS; v++) {
+			if (!res->record_ns[v] && !res->page_ns[v] && !res->call_ns[v] &&
+			    !res->cal[v].done)
+				continue;
+			json_set_double(rec, target_view_name((enum vml_view)v), res->record_ns[v]);
+			json_set_double(page, target_view_name((enum vml_view)v), res->page_ns[v]);
+			json_set_double(call, target_view_name((enum vml_view)v), res->call_ns[v]);
+		}
+		json_set_new(cal, "record_ns", rec);
+		json_set_new(cal, "page_ns", page);
+		json_set_new(cal, "call_ns", call);
+		bench_doc_set_calibration(doc, cal);
+	}
 	for (unsigned int k = 0; k < res->nr_rows; k++)
 		if (res->rows[k].nr)
 			json_push_new(rows, json_row(res, &res->rows[k]));
-	json_set_new(meta, "predictions", json_predictions(res));
 }
 
 /* ---- the plot ---- */

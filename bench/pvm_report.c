@@ -246,13 +246,20 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 	json_set_i64(meta, "mapper_cpu", res->mapper_cpu);
 	json_set_i64(meta, "reader_cpu", res->reader_cpu);
 	json_set_bool(meta, "kernel_transients", o->kernel_transients);
-	json_set_double(meta, "record_ns", res->record_ns);
-	json_set_double(meta, "page_ns", res->page_ns);
-	json_set_bool(meta, "page_ns_paired", res->paired_page_ns);
-	json_set_double(meta, "call_ns", res->call_ns);
 	json_set_u64(meta, "model_own_mappings", bench_mirror_count(res->mirror));
-	if (res->cal.done) {
+	if (res->c->model) {
+		/* what model readers were charged; with what it was measured from, if it was */
 		json_t *cal = json_object();
+
+		json_set_double(cal, "record_ns", res->record_ns);
+		json_set_double(cal, "page_ns", res->page_ns);
+		json_set_bool(cal, "page_ns_paired", res->paired_page_ns);
+		json_set_double(cal, "call_ns", res->call_ns);
+		json_set_bool(cal, "measured", res->cal.done);
+		bench_doc_set_calibration(doc, cal);
+	}
+	if (res->cal.done) {
+		json_t *cal = json_object_get(doc, "calibration");
 
 		json_set_double(cal, "live_ns_per_record", res->cal.live_ns);
 		json_set_double(cal, "model_ns_per_record", res->cal.model_ns);
@@ -263,7 +270,6 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 		json_set_double(cal, "ns_per_futex_round_trip", res->cal.futex_ns);
 		if (res->cal.wake_return_ns > 0)
 			json_set_double(cal, "ns_woken_futex_return", res->cal.wake_return_ns);
-		bench_doc_set_calibration(doc, cal);
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];

@@ -313,7 +313,7 @@ static void rc_json(json_t *doc, const struct bench_run *r)
 	static const enum vml_lock_policy lock[RC_SERIES] = { VML_LOCK_MMAP, VML_LOCK_VMA };
 	const struct rc_opts *o = r->opts;
 	const struct rc_result *res = r->res;
-	json_t *meta = bench_doc_meta(doc), *ratios = json_array();
+	json_t *meta = bench_doc_meta(doc);
 
 	json_set_str(meta, "view", bench_view_name(o->view));
 	json_set_bool(meta, "populate", o->populate);
@@ -337,6 +337,12 @@ static void rc_json(json_t *doc, const struct bench_run *r)
 			}
 			json_set_u64(row, "vmas", c->vmas);
 			json_set_double(row, "ns_per_vma", c->ns_per_vma);
+			/* model rows: over the live kernel's cost, and vma over mmap */
+			if (s != RC_LIVE)
+				json_set_double(row, "over_live", ratio(c, &res->rows[k].c[RC_LIVE]));
+			if (s == RC_MODEL_VMA)
+				json_set_double(row, "over_mmap",
+						ratio(c, &res->rows[k].c[RC_MODEL_MMAP]));
 			per = json_array();
 			for (unsigned int i = 0; i < r->c->samples; i++)
 				json_push_new(per, isfinite(c->per_sample[i]) ?
@@ -345,17 +351,6 @@ static void rc_json(json_t *doc, const struct bench_run *r)
 			json_push_new(bench_doc_rows(doc), row);
 		}
 	}
-	for (unsigned int k = 0; k < res->nr; k++) {
-		const struct rc_cell *c = res->rows[k].c;
-		json_t *j = json_object();
-
-		json_set_u64(j, "size", res->rows[k].size);
-		json_set_double(j, "vma_over_mmap", ratio(&c[RC_MODEL_VMA], &c[RC_MODEL_MMAP]));
-		json_set_double(j, "model_mmap_over_live", ratio(&c[RC_MODEL_MMAP], &c[RC_LIVE]));
-		json_set_double(j, "model_vma_over_live", ratio(&c[RC_MODEL_VMA], &c[RC_LIVE]));
-		json_push_new(ratios, j);
-	}
-	json_set_new(meta, "ratios", ratios);
 }
 
 static int rc_plot(struct bench_plot *p, const struct bench_run *r)

@@ -37,17 +37,24 @@ bool bench_kernel_maps_per_vma(void)
 	return major > 6 || (major == 6 && minor >= 17);
 }
 
-void bench_print_load(FILE *f)
+void bench_loadavg(char *buf, size_t len)
 {
-	char buf[128] = "";
 	FILE *l = fopen("/proc/loadavg", "r");
 
+	buf[0] = '\0';
 	if (l) {
-		if (!fgets(buf, sizeof(buf), l))
+		if (!fgets(buf, (int)len, l))
 			buf[0] = '\0';
 		fclose(l);
 	}
 	buf[strcspn(buf, "\n")] = '\0';
+}
+
+void bench_print_load(FILE *f)
+{
+	char buf[128];
+
+	bench_loadavg(buf, sizeof(buf));
 	/* A busy machine moves tails and the kernel's LRU behaviour: say how busy it was. */
 	fprintf(f, "# load average at start (1, 5, 15 min, runnable/total, last pid): %s\n",
 		*buf ? buf : "unknown");
