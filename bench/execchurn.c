@@ -134,9 +134,7 @@ struct ec_model {
 
 struct ec_worker {
 	struct ec_model *m;
-	pthread_t thread;
-	const atomic_bool *stop;
-	atomic_uint *started;
+	struct bench_crew *crew;
 	uint64_t execs;
 	int err;
 	struct lat_hist *hold, *wait;
@@ -280,8 +278,8 @@ static void *worker_main(void *arg)
 	struct ec_worker *w = arg;
 
 	this_worker = w;
-	atomic_fetch_add(w->started, 1);
-	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
+	bench_crew_in(w->crew);
+	while (!bench_crew_stopped(w->crew)) {
 		w->err = exec_once(w->m);
 		if (w->err)
 			break;
@@ -319,42 +317,23 @@ static int model_sample(const struct ec_opts *o, struct ec_model *m, unsigned in
 {
 	struct ec_worker *w = vml_zalloc(threads * sizeof(*w));
 	struct lat_hist *hold = lat_hist_new(), *wait = lat_hist_new(), *file_hold[NFILES];
-	uint64_t t0, t1, wait_sum = 0;
-	atomic_bool stop = false;
-	atomic_uint started = 0;
+	struct bench_crew crew;
+	uint64_t wait_sum = 0;
 	unsigned int n = 0;
-	int err = 0;
+	bool ok = w && hold && wait;
+	int err;
 
 	for (int f = 0; f < NFILES; f++)
-		file_hold[f] = lat_hist_new();
-	if (!w || !hold || !wait || !file_hold[0] || !file_hold[1] || !file_hold[2]) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (; n < threads; n++) {
-		bool ok;
-
-		w[n] = (struct ec_worker){ .m = m, .stop = &stop, .started = &started,
-					   .hold = lat_hist_new(), .wait = lat_hist_new() };
-		ok = w[n].hold && w[n].wait;
+		ok &= (file_hold[f] = lat_hist_new()) != NULL;
+	for (unsigned int i = 0; ok && i < threads; i++) {
+		w[i] = (struct ec_worker){ .m = m, .crew = &crew, .hold = lat_hist_new(),
+					   .wait = lat_hist_new() };
+		ok &= w[i].hold && w[i].wait;
 		for (int f = 0; f < NFILES; f++)
-			ok &= (w[n].file_hold[f] = lat_hist_new()) != NULL;
-		if (!ok || pthread_create(&w[n].thread, NULL, worker_main, &w[n])) {
-			worker_free(&w[n]);
-			err = -EAGAIN;
-			break;
-		}
+			ok &= (w[i].file_hold[f] = lat_hist_new()) != NULL;
 	}
-	/* Ends: every worker created counts itself in, or stops at once on stop. */
-	while (!err && atomic_load(&started) < n)
-		bench_sleep_ns(100 * NSEC_PER_USEC);
-	t0 = vml_now_ns();
-	if (!err)
-		bench_sleep_ns((uint64_t)(o->duration_s * 1e9));
-	atomic_store(&stop, true);
-	for (unsigned int i = 0; i < n; i++)
-		pthread_join(w[i].thread, NULL);
-	t1 = vml_now_ns();
+	err = ok ? bench_crew_run(&crew, w, sizeof(*w), threads, worker_main, o->duration_s, &n) :
+	      -ENOMEM;
 	*s = (struct ec_sample){ .hot_file = -1 };
 	for (unsigned int i = 0; i < n; i++) {
 		if (w[i].err && !err)
@@ -365,11 +344,12 @@ static int model_sample(const struct ec_opts *o, struct ec_model *m, unsigned in
 		wait_sum += w[i].wait->sum_ns;
 		for (int f = 0; f < NFILES; f++)
 			lat_hist_merge(file_hold[f], w[i].file_hold[f]);
-		worker_free(&w[i]);
 	}
+	for (unsigned int i = 0; w && i < threads; i++)
+		worker_free(&w[i]);
 	if (err)
 		goto out;
-	s->execs_per_s = (double)s->execs / ((double)(t1 - t0) / 1e9);
+	s->execs_per_s = (double)s->execs / ((double)crew.elapsed_ns / 1e9);
 	s->hold_p50_ns = lat_hist_quantile_ns(hold, 0.5);
 	s->hold_p99_ns = lat_hist_quantile_ns(hold, 0.99);
 	s->hold_mean_ns = hold->count ? (double)hold->sum_ns / (double)hold->count : NAN;
@@ -410,10 +390,8 @@ out:
 /* ---- the live kernel ---- */
 
 struct live_loop {
-	pthread_t thread;
 	const char *stub;
-	const atomic_bool *stop;
-	atomic_uint *started;
+	struct bench_crew *crew;
 	uint64_t chains;
 	int err;
 };
@@ -425,8 +403,8 @@ static void *live_loop_main(void *arg)
 	char *argv[] = { (char *)"vmalock-exec-stub", count, NULL };
 
 	snprintf(count, sizeof(count), "%d", EXEC_CHAIN - 1);
-	atomic_fetch_add(l->started, 1);
-	while (!atomic_load_explicit(l->stop, memory_order_relaxed)) {
+	bench_crew_in(l->crew);
+	while (!bench_crew_stopped(l->crew)) {
 		int status;
 		pid_t pid;
 
@@ -449,30 +427,15 @@ static int live_sample(const struct ec_opts *o, const char *stub, unsigned int l
 		       struct ec_sample *s)
 {
 	struct live_loop *l = vml_zalloc(loops * sizeof(*l));
-	atomic_bool stop = false;
-	atomic_uint started = 0;
+	struct bench_crew crew;
 	unsigned int n = 0;
-	uint64_t t0, t1;
-	int err = 0;
+	int err;
 
 	if (!l)
 		return -ENOMEM;
-	for (; n < loops; n++) {
-		l[n] = (struct live_loop){ .stub = stub, .stop = &stop, .started = &started };
-		if (pthread_create(&l[n].thread, NULL, live_loop_main, &l[n])) {
-			err = -EAGAIN;
-			break;
-		}
-	}
-	while (!err && atomic_load(&started) < n)
-		bench_sleep_ns(100 * NSEC_PER_USEC);
-	t0 = vml_now_ns();
-	if (!err)
-		bench_sleep_ns((uint64_t)(o->duration_s * 1e9));
-	atomic_store(&stop, true);
-	for (unsigned int i = 0; i < n; i++)
-		pthread_join(l[i].thread, NULL);
-	t1 = vml_now_ns();
+	for (unsigned int i = 0; i < loops; i++)
+		l[i] = (struct live_loop){ .stub = stub, .crew = &crew };
+	err = bench_crew_run(&crew, l, sizeof(*l), loops, live_loop_main, o->duration_s, &n);
 	*s = (struct ec_sample){ .hot_file = -1, .ceiling = NAN, .hot_hold_ns = NAN,
 				 .hot_sections_per_exec = NAN, .hold_p50_ns = NAN,
 				 .hold_p99_ns = NAN, .hold_mean_ns = NAN, .wait_p50_ns = NAN,
@@ -483,25 +446,15 @@ static int live_sample(const struct ec_opts *o, const char *stub, unsigned int l
 			err = l[i].err;
 		s->execs += l[i].chains * EXEC_CHAIN;
 	}
-	/* Chains still running at the stop finish after t1's stop flag: count to the join. */
-	s->execs_per_s = (double)s->execs / ((double)(t1 - t0) / 1e9);
+	/* Chains still running at the stop finish after the stop flag: count to the join. */
+	s->execs_per_s = (double)s->execs / ((double)crew.elapsed_ns / 1e9);
 	vml_free(l);
 	return err;
 }
 
 /* ---- reduction and output ---- */
 
-#define MED(r, field) row_median((r), offsetof(struct ec_sample, field))
-
-static double row_median(const struct ec_row *r, size_t off)
-{
-	double v[256];
-	unsigned int n = r->nr < 256 ? r->nr : 256;
-
-	for (unsigned int i = 0; i < n; i++)
-		v[i] = *(const double *)((const char *)&r->s[i] + off);
-	return stat_median(v, n);
-}
+#define MED(r, field) STAT_OF(MEDIAN, (r)->s, (r)->nr, field)
 
 static const char *order_name(int order)
 {
@@ -518,15 +471,16 @@ static const struct ec_row *find_row(const struct ec_row *rows, unsigned int nr,
 	return NULL;
 }
 
-static void put_ns(FILE *f, double ns, int width)
-{
-	if (isnan(ns))
-		fprintf(f, " %*s", width, "-");
-	else if (ns < 10000)
-		fprintf(f, " %*.0f", width, ns);
-	else
-		fprintf(f, " %*.3g", width, ns);
-}
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("order", -6), BENCH_NUM("threads", 7, FIXED, 0),
+	BENCH_NUM("execs/s", 10, FIXED, 0), BENCH_NUM("hold_p50", 9, NS, 0),
+	BENCH_NUM("hold_p99", 9, NS, 0), BENCH_NUM("hold_avg", 9, NS, 0),
+	BENCH_NUM("wait_p50", 9, NS, 0), BENCH_NUM("wait_p99", 9, NS, 0),
+	BENCH_NUM("wait/exec", 10, NS, 0), BENCH_NUM("sect/exec", 9, RAW, 1),
+	{ .head = "hot", .width = -6, .prec = 6, .gap = 2 }, BENCH_NUM("sect", 5, RAW, 1),
+	BENCH_NUM("hold", 6, RAW, 0), BENCH_NUM("ceiling", 10, G, 4),
+	BENCH_COLS_END,
+};
 
 /* What a run measured: a row per order (or live) and thread count. */
 struct ec_result {
@@ -544,6 +498,7 @@ static void print_table(FILE *f, const struct bench_run *br)
 	const struct ec_row *rows = res->rows;
 	unsigned int nr = res->nr;
 	double clock_ns = res->clock_ns;
+	struct bench_table t;
 
 	fprintf(f, "# exec-churn: %g s x %u samples a row; medians over samples\n", o->duration_s,
 		br->c->samples);
@@ -559,30 +514,35 @@ static void print_table(FILE *f, const struct bench_run *br)
 	fprintf(f, "# live: parallel loops spawning vmalock-exec-stub, a static program that execs\n"
 		   "#   itself %d times (UnixBench Execl's shape); kernel %s\n", EXEC_CHAIN,
 		bench_kernel());
-	fprintf(f, "%-6s %-6s %7s %10s %9s %9s %9s %9s %9s %10s %9s  %-6s %5s %6s %10s\n",
-		"target", "order", "threads", "execs/s", "hold_p50", "hold_p99", "hold_avg",
-		"wait_p50", "wait_p99", "wait/exec", "sect/exec", "hot", "sect", "hold", "ceiling");
+	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct ec_row *r = &rows[i];
 		int hot = r->nr ? r->s[0].hot_file : -1;
-		const char *name = hot >= 0 ? strrchr(images[hot].path, '/') + 1 : "-";
 
 		if (!r->nr)
 			continue;
-		fprintf(f, "%-6s %-6s %7u %10.0f", r->order == ORDER_LIVE ? "live" : "model",
-			order_name(r->order), r->threads, MED(r, execs_per_s));
-		put_ns(f, MED(r, hold_p50_ns), 9);
-		put_ns(f, MED(r, hold_p99_ns), 9);
-		put_ns(f, MED(r, hold_mean_ns), 9);
-		put_ns(f, MED(r, wait_p50_ns), 9);
-		put_ns(f, MED(r, wait_p99_ns), 9);
-		put_ns(f, MED(r, wait_per_exec_ns), 10);
-		if (r->order == ORDER_LIVE)
-			fprintf(f, " %9s  %-6s %5s %6s %10s\n", "-", "-", "-", "-", "-");
-		else
-			fprintf(f, " %9.1f  %-6.6s %5.1f %6.0f %10.4g\n", MED(r, sections_per_exec),
-				name, MED(r, hot_sections_per_exec), MED(r, hot_hold_ns),
-				MED(r, ceiling));
+		bench_text(&t, r->order == ORDER_LIVE ? "live" : "model");
+		bench_text(&t, order_name(r->order));
+		bench_num(&t, r->threads);
+		bench_num(&t, MED(r, execs_per_s));
+		bench_num(&t, MED(r, hold_p50_ns));
+		bench_num(&t, MED(r, hold_p99_ns));
+		bench_num(&t, MED(r, hold_mean_ns));
+		bench_num(&t, MED(r, wait_p50_ns));
+		bench_num(&t, MED(r, wait_p99_ns));
+		bench_num(&t, MED(r, wait_per_exec_ns));
+		if (r->order == ORDER_LIVE) {
+			/* the kernel's sections are not seen */
+			for (int k = 0; k < 5; k++)
+				bench_text(&t, "-");
+		} else {
+			bench_num(&t, MED(r, sections_per_exec));
+			bench_text(&t, hot >= 0 ? strrchr(images[hot].path, '/') + 1 : "-");
+			bench_num(&t, MED(r, hot_sections_per_exec));
+			bench_num(&t, MED(r, hot_hold_ns));
+			bench_num(&t, MED(r, ceiling));
+		}
+		bench_row_end(&t);
 	}
 }
 

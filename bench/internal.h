@@ -157,6 +157,13 @@ struct bench_mapper {
 };
 /* pthread start routine; @arg is a struct bench_mapper, read after the join. */
 void *bench_model_mapper_main(void *arg);
+/*
+ * bench_live_mapper_start - the same mapper on the live kernel: a
+ * vmalock-child pinned to @cpu with its populated @mb MiB region, ready for
+ * target_live_mapper_run(). Return: 0 and *@out, or -errno (printed).
+ */
+int bench_live_mapper_start(unsigned long mb, uint64_t seed, int cpu,
+			    struct child_lat_rep *rep, struct target **out);
 
 /* ---- statistics (stats.c) ---- */
 
@@ -178,6 +185,22 @@ double lat_hist_mean_upto_ns(const struct lat_hist *h, double q);
 double stat_median(const double *v, size_t n);
 double stat_min(const double *v, size_t n);
 double stat_max(const double *v, size_t n);
+
+/*
+ * One member of every sample a row took, reduced: STAT_OF(MEDIAN, row->s,
+ * row->nr, p50_us). The member is a double, a uint64_t or an unsigned int;
+ * a sample without it - NaN, or UINT64_MAX for "not known" - is left out,
+ * or with STAT_NAN_SLOWEST (a double that is NaN: a sample that never
+ * finished) counts as +infinity. NaN when no sample has it.
+ */
+enum stat_reduce { STAT_MEDIAN, STAT_MIN, STAT_MAX, STAT_MEDIAN_NAN_SLOWEST };
+enum stat_member { STAT_DOUBLE, STAT_U64, STAT_UINT };
+double stat_of(enum stat_reduce how, const void *samples, size_t n, size_t size, size_t off,
+	       enum stat_member type);
+#define STAT_OF(how, s, n, member)							\
+	stat_of(STAT_##how, (s), (n), sizeof(*(s)), offsetof(__typeof__(*(s)), member),	\
+		_Generic((s)->member, double: STAT_DOUBLE, uint64_t: STAT_U64,		\
+			 unsigned int: STAT_UINT))
 
 /* ---- CPUs and priorities (sched.c) ---- */
 
@@ -207,6 +230,28 @@ void bench_hogs_stop(struct bench_hogs *h);
 
 /* Sleep without being cut short by signals. */
 void bench_sleep_ns(uint64_t ns);
+
+/*
+ * A crew: threads that work for a sample's time. Each thread counts itself
+ * in (bench_crew_in) and works until bench_crew_stopped(); the sample's
+ * time starts once all have counted in.
+ */
+struct bench_crew {
+	atomic_bool stop;		/* set when the time is up */
+	atomic_uint started;		/* threads that have counted in */
+	uint64_t elapsed_ns;		/* out: from all counted in to all joined */
+};
+void bench_crew_in(struct bench_crew *c);
+bool bench_crew_stopped(struct bench_crew *c);
+/*
+ * bench_crew_run - start @n threads, thread i running @main on @args + i *
+ * @size, let them work @seconds once all have counted in, then stop and
+ * join them. *@started: how many ran (read only their elements).
+ * Return: 0, or -EAGAIN or -ENOMEM: not all could start (those that did
+ * were stopped at once and joined).
+ */
+int bench_crew_run(struct bench_crew *c, void *args, size_t size, unsigned int n,
+		   void *(*main)(void *), double seconds, unsigned int *started);
 
 /* ---- the progress line (stderr) ---- */
 
@@ -279,6 +324,58 @@ struct json_t *bench_doc_new(const struct bench_run *r);	/* NULL: no memory */
 struct json_t *bench_doc_meta(struct json_t *doc);		/* borrowed */
 struct json_t *bench_doc_rows(struct json_t *doc);		/* borrowed */
 void bench_doc_set_calibration(struct json_t *doc, struct json_t *cal);	/* takes @cal */
+
+/* ---- results tables and verdicts (report.c) ---- */
+
+/* How a column writes a number; "-" for NaN and infinities unless said. */
+enum bench_num {
+	BENCH_NUM_FIXED,	/* prec decimals */
+	BENCH_NUM_RAW,		/* prec decimals; nan, inf as printf writes them */
+	BENCH_NUM_G,		/* prec significant digits (%g); nan, inf as printf's */
+	BENCH_NUM_US,		/* microseconds: prec decimals below 100000, none above */
+	BENCH_NUM_NS,		/* nanoseconds: whole below 10000, 3 digits above; inf as printf's */
+	BENCH_NUM_ADAPT,	/* 3, 2, 1, 0 decimals as it grows past 0.1, 10, 100000 */
+	BENCH_NUM_COUNT,	/* whole when it is, else 2 decimals below 100, else adapt */
+	BENCH_NUM_LOG,		/* 2 decimals below 10, whole below 100000, then 1e+05 */
+};
+
+/*
+ * A column of a results table: a heading over cells, one space after the
+ * column before (or gap spaces). Text is right-aligned, left-aligned when
+ * width is negative, cut at prec characters if prec is set.
+ */
+struct bench_col {
+	const char *head;		/* NULL ends the columns */
+	int width;
+	enum bench_num num;
+	int prec;
+	int gap;			/* spaces before it; 0: one */
+};
+
+#define BENCH_TEXT(head_, width_) { .head = (head_), .width = (width_) }
+#define BENCH_NUM(head_, width_, how, prec_) \
+	{ .head = (head_), .width = (width_), .num = BENCH_NUM_##how, .prec = (prec_) }
+#define BENCH_COLS_END { .head = NULL }
+
+/* A table being printed: bench_text, bench_num, ... fill a row's cells in order. */
+struct bench_table {
+	FILE *f;
+	const struct bench_col *cols;
+	unsigned int hide;		/* columns not shown (bits): their cells are dropped */
+	unsigned int next;		/* the next cell's column */
+};
+/* The heading line. */
+void bench_table_start(struct bench_table *t, FILE *f, const struct bench_col *cols,
+		       unsigned int hide);
+void bench_text(struct bench_table *t, const char *s);
+__attribute__((format(printf, 2, 3)))
+void bench_textf(struct bench_table *t, const char *fmt, ...);	/* unpadded */
+void bench_num(struct bench_table *t, double v);
+/* End the row (a newline). */
+void bench_row_end(struct bench_table *t);
+
+/* A verdict's ratio: "1.23x", "12x" from 9.95, "-" when @den is not above 0 or @num below 0. */
+const char *bench_ratio(char *buf, size_t len, double num, double den);
 
 /* ---- gnuplot (plot.c) ---- */
 

@@ -106,7 +106,7 @@ static const struct vml_word kh_policy_words[] = {
 	{ "mainline", KH_MAINLINE, "6.18", 0 },
 	{ "resume", KH_RESUME, "the per-mm resume address alone", 0 },
 	{ "skip", KH_SKIP, "skip to the next candidate alone", 0 },
-	{ "drop", KH_DROP, "drop and re-take the lock after 1024 skipped VMAs\nalone", 0 },
+	{ "drop", KH_DROP, "drop and re-take the lock after 1024 skipped\nVMAs alone", 0 },
 	{ "fixed", KH_FIXED, "all three: the series", 0 },
 	{ "both", 0, "mainline,fixed", VOCAB_BIT(KH_MAINLINE) | VOCAB_BIT(KH_FIXED) },
 	{ "all", 0, "every one",
@@ -548,45 +548,24 @@ fail:
 
 /* ---- reduction and output ---- */
 
-/* Median over samples of one field; collapse times that never finished sort last. */
-static double med(const struct kh_row *r, size_t off)
-{
-	double v[256];
-	unsigned int n = r->nr < 256 ? r->nr : 256;
+/*
+ * Medians over a row's samples: a collapse that never finished counts as the
+ * slowest (+infinity); a count the target cannot tell (KH_NONE) as missing.
+ */
+#define MED(r, f) STAT_OF(MEDIAN_NAN_SLOWEST, (r)->s, (r)->nr, f)
+#define MEDU(r, f) STAT_OF(MEDIAN, (r)->s, (r)->nr, f)
 
-	for (unsigned int i = 0; i < n; i++) {
-		double x = *(const double *)((const char *)&r->s[i] + off);
-
-		v[i] = isnan(x) ? INFINITY : x;
-	}
-	return stat_median(v, n);
-}
-
-static double med_u64(const struct kh_row *r, size_t off)
-{
-	double v[256];
-	unsigned int n = r->nr < 256 ? r->nr : 256;
-
-	for (unsigned int i = 0; i < n; i++) {
-		uint64_t x = *(const uint64_t *)((const char *)&r->s[i] + off);
-
-		if (x == KH_NONE)
-			return NAN;
-		v[i] = (double)x;
-	}
-	return stat_median(v, n);
-}
-
-#define MED(r, f) med((r), offsetof(struct kh_sample, f))
-#define MEDU(r, f) med_u64((r), offsetof(struct kh_sample, f))
-
-static void put_num(FILE *f, int w, const char *fmt, double v)
-{
-	if (isnan(v) || isinf(v))
-		fprintf(f, " %*s", w, "-");
-	else
-		fprintf(f, " %*.*f", w, strchr(fmt, '3') ? 3 : strchr(fmt, '1') ? 1 : 0, v);
-}
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("policy", -8), BENCH_TEXT("steal", -17),
+	BENCH_NUM("collapse(ms)", 12, FIXED, 1), BENCH_NUM("maxhold(ms)", 11, FIXED, 3),
+	BENCH_NUM("meanhold(us)", 12, FIXED, 1), BENCH_NUM("cpuhold(ms)", 11, FIXED, 3),
+	BENCH_NUM("retake(ms)", 10, FIXED, 1), BENCH_NUM("trylock", 8, FIXED, 0),
+	BENCH_NUM("drops", 7, FIXED, 0), BENCH_NUM("collapsed", 9, FIXED, 0),
+	BENCH_NUM("p50(us)", 9, FIXED, 1), BENCH_NUM("p99(us)", 9, FIXED, 1),
+	BENCH_NUM("avg(us)", 9, FIXED, 1), BENCH_NUM("max(us)", 9, FIXED, 0),
+	BENCH_NUM("build(s)", 8, FIXED, 1),
+	BENCH_COLS_END,
+};
 
 static const struct kh_row *find_row(const struct kh_row *rows, unsigned int nr,
 				     enum target_kind target, enum kh_policy policy)
@@ -609,6 +588,7 @@ static void kh_print(FILE *f, const struct bench_run *r)
 	const struct kh_result *res = r->res;
 	const struct kh_row *rows = res->rows, *m, *x;
 	unsigned int nr = res->nr;
+	struct bench_table t;
 
 	fprintf(f, "# khugepaged: %lu ineligible VMAs, %u uncollapsible and %u collapsible 2 MiB "
 		   "ranges, a mapper contending; scan every %u ms, 4096 pages a wakeup; medians "
@@ -622,31 +602,29 @@ static void kh_print(FILE *f, const struct bench_run *r)
 		   "# re-taking the lock after drops (queued behind the mapper, then woken); mapper "
 		   "latency in us\n",
 		o->duration_s);
-	fprintf(f, "%-6s %-8s %-17s %12s %11s %12s %11s %10s %8s %7s %9s %9s %9s %9s %9s %8s\n",
-		"target", "policy", "steal", "collapse(ms)", "maxhold(ms)", "meanhold(us)", "cpuhold(ms)",
-		"retake(ms)", "trylock", "drops", "collapsed", "p50(us)", "p99(us)", "avg(us)",
-		"max(us)", "build(s)");
+	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct kh_row *k = &rows[i];
 
 		if (!k->nr)
 			continue;
-		fprintf(f, "%-6s %-8s %-17s", target_kind_name(k->target), policy_name(k->policy),
-			steal_label(k));
-		put_num(f, 12, "%.1f", MED(k, collapse_ms));
-		put_num(f, 11, "%.3f", MED(k, max_hold_ms));
-		put_num(f, 12, "%.1f", MED(k, mean_hold_us));
-		put_num(f, 11, "%.3f", k->target == TARGET_MODEL ? MED(k, max_hold_cpu_ms) : NAN);
-		put_num(f, 10, "%.1f", k->target == TARGET_MODEL ? MED(k, retake_ms) : NAN);
-		put_num(f, 8, "%.0f", MEDU(k, trylock_failures));
-		put_num(f, 7, "%.0f", MEDU(k, lock_drops));
-		put_num(f, 9, "%.0f", MEDU(k, collapsed));
-		put_num(f, 9, "%.1f", MED(k, p50_us));
-		put_num(f, 9, "%.1f", MED(k, p99_us));
-		put_num(f, 9, "%.1f", MED(k, avg_us));
-		put_num(f, 9, "%.0f", MED(k, max_us));
-		put_num(f, 8, "%.1f", MED(k, build_s));
-		fprintf(f, "\n");
+		bench_text(&t, target_kind_name(k->target));
+		bench_text(&t, policy_name(k->policy));
+		bench_text(&t, steal_label(k));
+		bench_num(&t, MED(k, collapse_ms));
+		bench_num(&t, MED(k, max_hold_ms));
+		bench_num(&t, MED(k, mean_hold_us));
+		bench_num(&t, k->target == TARGET_MODEL ? MED(k, max_hold_cpu_ms) : NAN);
+		bench_num(&t, k->target == TARGET_MODEL ? MED(k, retake_ms) : NAN);
+		bench_num(&t, MEDU(k, trylock_failures));
+		bench_num(&t, MEDU(k, lock_drops));
+		bench_num(&t, MEDU(k, collapsed));
+		bench_num(&t, MED(k, p50_us));
+		bench_num(&t, MED(k, p99_us));
+		bench_num(&t, MED(k, avg_us));
+		bench_num(&t, MED(k, max_us));
+		bench_num(&t, MED(k, build_s));
+		bench_row_end(&t);
 	}
 	/* The seed's criterion, model: fixed against mainline (the first of each). */
 	m = find_row(rows, nr, TARGET_MODEL, KH_MAINLINE);

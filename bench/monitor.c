@@ -169,18 +169,12 @@ static int observe(struct mon_result *res)
 		todo += !res->tools[i].skip[0];
 	if (!rep)
 		return -ENOMEM;
-	ret = target_create(TARGET_LIVE, NULL, &t);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+	ret = bench_live_mapper_start(o->mapper.mb, o->mapper.seed, res->mapper_cpu, rep, &t);
+	if (ret)
 		goto out;
-	}
-	bench_pin_pid(target_pid(t), res->mapper_cpu);
-	ret = target_live_mapper_setup(t, o->mapper.mb << 20, o->mapper.seed, rep);
-	if (!ret) {
-		bench_progress(c->quiet, "monitor: a mapper run to observe the tools against ...");
-		ret = target_live_mapper_run(t, (uint64_t)(o->mapper.duration_s * NSEC_PER_SEC),
-					     BENCH_MAPPER_SLEEP_NS, rep);
-	}
+	bench_progress(c->quiet, "monitor: a mapper run to observe the tools against ...");
+	ret = target_live_mapper_run(t, (uint64_t)(o->mapper.duration_s * NSEC_PER_SEC),
+				     BENCH_MAPPER_SLEEP_NS, rep);
 	if (ret) {
 		fprintf(stderr, "vmalock bench: live: mapper: %s\n", errstr(ret));
 		goto out;
@@ -242,19 +236,10 @@ static int live_sample(struct mon_run *r)
 
 	if (!rep)
 		return -ENOMEM;
-	ret = target_create(TARGET_LIVE, NULL, &t);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+	ret = bench_live_mapper_start(o->mapper.mb, r->seed, res->mapper_cpu, rep, &t);
+	if (ret)
 		goto out;
-	}
 	pid = target_pid(t);
-	bench_pin_pid(pid, res->mapper_cpu);
-	ret = target_live_mapper_setup(t, o->mapper.mb << 20, r->seed, rep);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", o->mapper.mb,
-			errstr(ret));
-		goto out;
-	}
 	if (r->row->tool >= 0) {
 		d.tool = &res->tools[r->row->tool];
 		d.mapper = pid;
@@ -494,39 +479,23 @@ static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int 
 static void row_summarise(struct mon_row *row)
 {
 	unsigned int n = row->nr;
-	double *v = vml_malloc((n + 1) * sizeof(*v));
 
-	if (!v)
-		return;
-#define MED(field) ({ for (unsigned int i = 0; i < n; i++) v[i] = (double)row->s[i].field; \
-		      stat_median(v, n); })
-	row->p50_us = MED(p50_us);
-	row->p99_us = MED(p99_us);
-	row->avg_us = MED(avg_us);
-	row->max_us = MED(max_us);
-	row->ops = MED(ops);
-	row->vmas = MED(vmas);
-	row->polls = MED(polls);
-#undef MED
-	for (unsigned int i = 0; i < n; i++)
-		v[i] = row->s[i].max_us;
-	row->max_worst_us = stat_max(v, n);
-	/* the median poll of the samples that had one */
-	{
-		unsigned int k = 0;
-
-		for (unsigned int i = 0; i < n; i++)
-			if (isfinite(row->s[i].poll_ms))
-				v[k++] = row->s[i].poll_ms;
-		row->poll_ms = k ? stat_median(v, k) : NAN;
-	}
+	row->p50_us = STAT_OF(MEDIAN, row->s, n, p50_us);
+	row->p99_us = STAT_OF(MEDIAN, row->s, n, p99_us);
+	row->avg_us = STAT_OF(MEDIAN, row->s, n, avg_us);
+	row->max_us = STAT_OF(MEDIAN, row->s, n, max_us);
+	row->max_worst_us = STAT_OF(MAX, row->s, n, max_us);
+	row->ops = STAT_OF(MEDIAN, row->s, n, ops);
+	row->vmas = STAT_OF(MEDIAN, row->s, n, vmas);
+	row->polls = STAT_OF(MEDIAN, row->s, n, polls);
+	/* the median poll of the samples that had one (NaN: none) */
+	row->poll_ms = STAT_OF(MEDIAN, row->s, n, poll_ms);
 	for (unsigned int i = 0; i < n; i++) {
 		row->timeouts += row->s[i].timeouts;
 		row->errors += row->s[i].errors;
 		if (!row->note && row->s[i].note[0])
 			row->note = row->s[i].note;
 	}
-	vml_free(v);
 }
 
 static struct mon_row *add_row(struct mon_result *res, int tool, enum target_kind target, int lock)

@@ -24,31 +24,41 @@ static double ratio(double a, double b)
 	return b > 0 && isfinite(a) && isfinite(b) ? a / b : NAN;
 }
 
-/* A number in a @w-wide column: "-" when not finite; fewer decimals as it grows. */
-static void put(FILE *f, int w, double v)
-{
-	if (!isfinite(v))
-		fprintf(f, " %*s", w, "-");
-	else if (v != 0 && fabs(v) < 0.1)
-		fprintf(f, " %*.3f", w, v);
-	else if (fabs(v) < 10)
-		fprintf(f, " %*.2f", w, v);
-	else if (fabs(v) < 100000)
-		fprintf(f, " %*.1f", w, v);
-	else
-		fprintf(f, " %*.0f", w, v);
-}
+/* The live rows: each tool against the no-tool row. */
+static const struct bench_col live_columns[] = {
+	{ .head = "tool", .width = -16, .prec = 16 }, BENCH_NUM("polls", 5, FIXED, 0),
+	BENCH_NUM("poll_ms", 8, ADAPT, 0), BENCH_NUM("p50", 8, ADAPT, 0),
+	BENCH_NUM("p99", 8, ADAPT, 0), BENCH_NUM("avg", 8, ADAPT, 0),
+	BENCH_NUM("max", 8, ADAPT, 0), BENCH_NUM("max_max", 8, ADAPT, 0),
+	BENCH_NUM("xp50", 6, ADAPT, 0), BENCH_NUM("xp99", 6, ADAPT, 0),
+	BENCH_NUM("xavg", 6, ADAPT, 0), BENCH_NUM("xmax", 6, ADAPT, 0),
+	{ .head = "note", .gap = 2 },	/* written after the row's cells, when it has one */
+	BENCH_COLS_END,
+};
 
-/* A count: whole numbers without decimals. */
-static void putn(FILE *f, int w, double v)
-{
-	if (isfinite(v) && v == floor(v))
-		fprintf(f, " %*.0f", w, v);
-	else if (isfinite(v) && v < 100)
-		fprintf(f, " %*.2f", w, v);
-	else
-		put(f, w, v);
-}
+/* The model's prediction: three groups after the tool and today's policy. */
+static const struct bench_col model_columns[] = {
+	{ .head = "tool", .width = -16, .prec = 16 }, BENCH_TEXT("today", 5),
+	BENCH_NUM("xp99", 6, ADAPT, 0), BENCH_NUM("xavg", 6, ADAPT, 0),
+	BENCH_NUM("xmax", 6, ADAPT, 0),
+	{ .head = "xp99", .width = 6, .num = BENCH_NUM_ADAPT, .gap = 2 },
+	BENCH_NUM("xavg", 6, ADAPT, 0), BENCH_NUM("xmax", 6, ADAPT, 0),
+	{ .head = "p50", .width = 6, .num = BENCH_NUM_ADAPT, .gap = 2 },
+	BENCH_NUM("p99", 6, ADAPT, 0), BENCH_NUM("avg", 6, ADAPT, 0),
+	BENCH_NUM("max", 6, ADAPT, 0),
+	{ .head = "p99", .width = 8, .num = BENCH_NUM_ADAPT, .gap = 2 },
+	BENCH_NUM("avg", 8, ADAPT, 0), BENCH_NUM("max", 8, ADAPT, 0),
+	BENCH_COLS_END,
+};
+
+/* What each tool read of /proc, a file a row. */
+static const struct bench_col file_columns[] = {
+	{ .head = "tool", .width = -16, .prec = 16 }, { .head = "file", .width = -18, .prec = 18 },
+	BENCH_NUM("opens", 6, COUNT, 0), BENCH_NUM("reads", 8, COUNT, 0),
+	BENCH_NUM("bytes", 10, FIXED, 0), BENCH_NUM("size", 6, FIXED, 0),
+	{ .head = "lock (this kernel)", .gap = 2 },
+	BENCH_COLS_END,
+};
 
 /*
  * The prediction of tool @t: today's and the vma model rows, or false.
@@ -114,46 +124,47 @@ static void print_header(FILE *f, const struct mon_result *res)
 static void print_live(FILE *f, const struct mon_result *res)
 {
 	const struct mon_row *base = mon_find(res, -1, TARGET_LIVE, 0);
+	struct bench_table t;
 
 	fprintf(f, "#\n# the mapper's mmap()/munmap() latency (us) with each tool polling it, live "
 		   "kernel; medians over samples,\n# max_max the worst sample; xp50..xmax: over the "
 		   "no-tool row; poll_ms: one poll (htop: its CPU time per interval)\n");
-	fprintf(f, "%-16s %5s %8s %8s %8s %8s %8s %8s %6s %6s %6s %6s  %s\n", "tool", "polls",
-		"poll_ms", "p50", "p99", "avg", "max", "max_max", "xp50", "xp99", "xavg", "xmax",
-		"note");
+	bench_table_start(&t, f, live_columns, 0);
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct mon_row *row = &res->rows[k];
 
 		if (row->target != TARGET_LIVE || !row->nr)
 			continue;
-		fprintf(f, "%-16.16s", row->tool < 0 ? "(no tool)" : res->tools[row->tool].name);
-		if (row->tool < 0)
-			fprintf(f, " %5s %8s", "-", "-");
-		else {
-			fprintf(f, " %5.0f", row->polls);
-			put(f, 8, row->poll_ms);
+		bench_text(&t, row->tool < 0 ? "(no tool)" : res->tools[row->tool].name);
+		if (row->tool < 0) {
+			bench_text(&t, "-");
+			bench_text(&t, "-");
+		} else {
+			bench_num(&t, row->polls);
+			bench_num(&t, row->poll_ms);
 		}
-		put(f, 8, row->p50_us);
-		put(f, 8, row->p99_us);
-		put(f, 8, row->avg_us);
-		put(f, 8, row->max_us);
-		put(f, 8, row->max_worst_us);
-		put(f, 6, base ? ratio(row->p50_us, base->p50_us) : NAN);
-		put(f, 6, base ? ratio(row->p99_us, base->p99_us) : NAN);
-		put(f, 6, base ? ratio(row->avg_us, base->avg_us) : NAN);
-		put(f, 6, base ? ratio(row->max_us, base->max_us) : NAN);
+		bench_num(&t, row->p50_us);
+		bench_num(&t, row->p99_us);
+		bench_num(&t, row->avg_us);
+		bench_num(&t, row->max_us);
+		bench_num(&t, row->max_worst_us);
+		bench_num(&t, base ? ratio(row->p50_us, base->p50_us) : NAN);
+		bench_num(&t, base ? ratio(row->p99_us, base->p99_us) : NAN);
+		bench_num(&t, base ? ratio(row->avg_us, base->avg_us) : NAN);
+		bench_num(&t, base ? ratio(row->max_us, base->max_us) : NAN);
 		if (row->timeouts)
 			fprintf(f, "  %u poll(s) killed after %g s;", row->timeouts,
 				res->o->tool_timeout_s);
 		if (row->note)
 			fprintf(f, "  %s", row->note);
-		fprintf(f, "\n");
+		bench_row_end(&t);
 	}
 }
 
 static void print_model(FILE *f, const struct mon_result *res)
 {
 	const struct mon_row *base = mon_find(res, -1, TARGET_MODEL, VML_LOCK_MMAP);
+	struct bench_table tb;
 
 	if (!res->c->model)
 		return;
@@ -165,9 +176,7 @@ static void print_model(FILE *f, const struct mon_result *res)
 		res->o->interval_s);
 	fprintf(f, "%-16s %5s %-20s  %-20s  %-27s  %s\n", "", "", "model mmap", "model vma",
 		"vma/today", "predicted live (us)");
-	fprintf(f, "%-16s %5s %6s %6s %6s  %6s %6s %6s  %6s %6s %6s %6s  %8s %8s %8s\n", "tool",
-		"today", "xp99", "xavg", "xmax", "xp99", "xavg", "xmax", "p50", "p99", "avg", "max",
-		"p99", "avg", "max");
+	bench_table_start(&tb, f, model_columns, 0);
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
 		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, 0);
 		const struct mon_row *mm = model_row(res, (int)t, VML_LOCK_MMAP);
@@ -176,69 +185,71 @@ static void print_model(FILE *f, const struct mon_result *res)
 
 		if (res->tools[t].skip[0])
 			continue;
-		fprintf(f, "%-16.16s", res->tools[t].name);
+		bench_text(&tb, res->tools[t].name);
 		if (!res->obs[t].done) {
-			fprintf(f, " not predicted: %s\n", res->obs[t].why);
+			fprintf(f, " not predicted: %s", res->obs[t].why);
+			bench_row_end(&tb);
 			continue;
 		}
 		if (!res->nr_steps[t]) {
-			fprintf(f, " reads nothing that takes the mapper's locks: no change (1.00)\n");
+			fprintf(f, " reads nothing that takes the mapper's locks: no change (1.00)");
+			bench_row_end(&tb);
 			continue;
 		}
-		fprintf(f, " %5s", mon_policy_matters(res, (int)t) ?
-			mon_lock_name(mon_today_lock(res, (int)t)) : "any");
-		put(f, 6, mm && base ? ratio(mm->p99_us, base->p99_us) : NAN);
-		put(f, 6, mm && base ? ratio(mm->avg_us, base->avg_us) : NAN);
-		put(f, 6, mm && base ? ratio(mm->max_us, base->max_us) : NAN);
-		fprintf(f, " ");
-		put(f, 6, vm && base ? ratio(vm->p99_us, base->p99_us) : NAN);
-		put(f, 6, vm && base ? ratio(vm->avg_us, base->avg_us) : NAN);
-		put(f, 6, vm && base ? ratio(vm->max_us, base->max_us) : NAN);
-		fprintf(f, " ");
+		bench_text(&tb, mon_policy_matters(res, (int)t) ?
+			   mon_lock_name(mon_today_lock(res, (int)t)) : "any");
+		bench_num(&tb, mm && base ? ratio(mm->p99_us, base->p99_us) : NAN);
+		bench_num(&tb, mm && base ? ratio(mm->avg_us, base->avg_us) : NAN);
+		bench_num(&tb, mm && base ? ratio(mm->max_us, base->max_us) : NAN);
+		bench_num(&tb, vm && base ? ratio(vm->p99_us, base->p99_us) : NAN);
+		bench_num(&tb, vm && base ? ratio(vm->avg_us, base->avg_us) : NAN);
+		bench_num(&tb, vm && base ? ratio(vm->max_us, base->max_us) : NAN);
 		if (predict(res, (int)t, &today, &vma)) {
-			put(f, 6, ratio(vma->p50_us, today->p50_us));
-			put(f, 6, ratio(vma->p99_us, today->p99_us));
-			put(f, 6, ratio(vma->avg_us, today->avg_us));
-			put(f, 6, ratio(vma->max_us, today->max_us));
-			fprintf(f, " ");
-			put(f, 8, live ? live->p99_us * ratio(vma->p99_us, today->p99_us) : NAN);
-			put(f, 8, live ? live->avg_us * ratio(vma->avg_us, today->avg_us) : NAN);
-			put(f, 8, live ? live->max_us * ratio(vma->max_us, today->max_us) : NAN);
+			bench_num(&tb, ratio(vma->p50_us, today->p50_us));
+			bench_num(&tb, ratio(vma->p99_us, today->p99_us));
+			bench_num(&tb, ratio(vma->avg_us, today->avg_us));
+			bench_num(&tb, ratio(vma->max_us, today->max_us));
+			bench_num(&tb, live ? live->p99_us * ratio(vma->p99_us, today->p99_us) : NAN);
+			bench_num(&tb, live ? live->avg_us * ratio(vma->avg_us, today->avg_us) : NAN);
+			bench_num(&tb, live ? live->max_us * ratio(vma->max_us, today->max_us) : NAN);
 		}
 		if (!mon_policy_matters(res, (int)t))
 			fprintf(f, "  (only cmdline-like reads: mmap_lock under either policy)");
-		fprintf(f, "\n");
+		bench_row_end(&tb);
 	}
 }
 
-static void print_file(FILE *f, const char *tool, const struct mon_file *m, bool maps_per_vma,
-		       bool other)
+static void print_file(struct bench_table *t, const char *tool, const struct mon_file *m,
+		       bool maps_per_vma, bool other)
 {
 	char name[48];
 	int view;
 
 	snprintf(name, sizeof(name), "%s%s", other ? "*/" : "", m->name);
-	fprintf(f, "%-16.16s %-18.18s", tool, name);
-	putn(f, 6, m->opens);
-	putn(f, 8, m->reads);
-	fprintf(f, " %10.0f", m->bytes);
-	fprintf(f, " %6u  %s", m->size, mon_file_lock(m->name, maps_per_vma, &view));
+	bench_text(t, tool);
+	bench_text(t, name);
+	bench_num(t, m->opens);
+	bench_num(t, m->reads);
+	bench_num(t, m->bytes);
+	bench_num(t, m->size);
+	bench_text(t, mon_file_lock(m->name, maps_per_vma, &view));
 	if (other)
-		fprintf(f, " (%.0f processes)", m->pids);
+		fprintf(t->f, " (%.0f processes)", m->pids);
 	if (m->fails > 0)
-		fprintf(f, " (%.2g failed open(s))", m->fails);
-	fprintf(f, "\n");
+		fprintf(t->f, " (%.2g failed open(s))", m->fails);
+	bench_row_end(t);
 }
 
 static void print_obs(FILE *f, const struct mon_result *res)
 {
+	struct bench_table tb;
+
 	fprintf(f, "#\n# what each tool read of /proc in one poll, observed under strace: the "
 		   "mapper's files (task/: of its threads),\n# */: the same file of other processes "
 		   "(those that take a lock), then all other processes' files together;\n# size: the "
 		   "read() size asked for most; lock: what the kernel takes of that process's address "
 		   "space\n");
-	fprintf(f, "%-16s %-18s %6s %8s %10s %6s  %s\n", "tool", "file", "opens", "reads", "bytes",
-		"size", "lock (this kernel)");
+	bench_table_start(&tb, f, file_columns, 0);
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
 		const struct mon_obs *ob = &res->obs[t];
 
@@ -253,8 +264,8 @@ static void print_obs(FILE *f, const struct mon_result *res)
 				"-");
 		for (unsigned int i = 0; i < ob->nr_mapper; i++)
 			if (ob->mapper[i].reads > 0 || ob->mapper[i].fails > 0)	/* not directories */
-				print_file(f, res->tools[t].name, &ob->mapper[i], res->maps_per_vma,
-					   false);
+				print_file(&tb, res->tools[t].name, &ob->mapper[i],
+					   res->maps_per_vma, false);
 		if (ob->nr_other) {
 			double opens = 0, reads = 0, bytes = 0;
 
@@ -266,7 +277,7 @@ static void print_obs(FILE *f, const struct mon_result *res)
 				bytes += ob->other[i].bytes;
 				mon_file_lock(ob->other[i].name, res->maps_per_vma, &view);
 				if (view >= 0)
-					print_file(f, res->tools[t].name, &ob->other[i],
+					print_file(&tb, res->tools[t].name, &ob->other[i],
 						   res->maps_per_vma, true);
 			}
 			fprintf(f, "%-16.16s %-18s %6.0f %8.0f %10.0f %6s  all files of the %.0f other "

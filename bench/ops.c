@@ -395,10 +395,17 @@ static double side_ratio(const struct ops_side *a, const struct ops_side *b)
 	return a->done && b->done && b->median > 0 ? a->median / b->median : NAN;
 }
 
+static const struct bench_col columns[] = {
+	BENCH_TEXT("op", -26), BENCH_NUM("model_ns", 12, FIXED, 1),
+	BENCH_NUM("live_ns", 12, FIXED, 1), BENCH_NUM("model/live", 11, FIXED, 2),
+	BENCH_COLS_END,
+};
+
 static void ops_print(FILE *f, const struct bench_run *br)
 {
 	const struct ops_opts *o = br->opts;
 	const struct ops_result *r = br->res;
+	struct bench_table t;
 	char buf[64];
 
 	fprintf(f, "# ops: ns per operation, median of %u samples (each the median of %lu "
@@ -406,26 +413,17 @@ static void ops_print(FILE *f, const struct bench_run *br)
 	fprintf(f, "# live: timed inside vmalock-child (kernel %s); maps: whole reads of %lu "
 		"(model) / %lu (live) VMAs,\n# per VMA; the live kernel reads maps under "
 		"per-VMA locks (6.17+)\n", bench_kernel(), r->model_vmas, r->live_vmas);
-	fprintf(f, "%-26s %12s %12s %11s\n", "op", "model_ns", "live_ns", "model/live");
+	bench_table_start(&t, f, columns, 0);
 	for (int k = 0; k < OPS_NR; k++) {
 		const struct ops_side *m = &r->model[k], *l = &r->live[k];
-		double q = side_ratio(m, l);
 
 		if (!m->done && !l->done)
 			continue;
-		fprintf(f, "%-26s", op_name(k, true, buf, sizeof(buf)));
-		if (m->done)
-			fprintf(f, " %12.1f", m->median);
-		else
-			fprintf(f, " %12s", "-");
-		if (l->done)
-			fprintf(f, " %12.1f", l->median);
-		else
-			fprintf(f, " %12s", "-");
-		if (isfinite(q))
-			fprintf(f, " %11.2f\n", q);
-		else
-			fprintf(f, " %11s\n", "-");
+		bench_text(&t, op_name(k, true, buf, sizeof(buf)));
+		bench_num(&t, m->done ? m->median : NAN);
+		bench_num(&t, l->done ? l->median : NAN);
+		bench_num(&t, side_ratio(m, l));
+		bench_row_end(&t);
 	}
 }
 

@@ -289,19 +289,10 @@ static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 
 	if (!rep || !th)
 		goto out;
-	ret = target_create(TARGET_LIVE, NULL, &t);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+	ret = bench_live_mapper_start(r->o->mapper.mb, r->seed, r->mapper_cpu, rep, &t);
+	if (ret)
 		goto out;
-	}
 	r->pid = target_pid(t);
-	bench_pin_pid(r->pid, r->mapper_cpu);
-	ret = target_live_mapper_setup(t, r->o->mapper.mb << 20, r->seed, rep);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n",
-			r->o->mapper.mb, errstr(ret));
-		goto out;
-	}
 	if (r->probe_walk) {
 		ret = live_probe_page_ns(r, &r->live_page_ns);
 		if (ret) {
@@ -350,38 +341,20 @@ out:
 	return ret;
 }
 
-/* One per-sample field of every sample, as doubles, into @v. */
-static double *sample_field(const struct pvm_row *row, size_t off, bool is_double, double *v)
-{
-	for (unsigned int i = 0; i < row->nr; i++) {
-		const char *p = (const char *)&row->s[i] + off;
-
-		v[i] = is_double ? *(const double *)p : (double)*(const uint64_t *)p;
-	}
-	return v;
-}
-
 static void row_summarise(struct pvm_row *row)
 {
 	unsigned int n = row->nr;
-	double *v = vml_malloc((n + 1) * sizeof(*v));
 
-	if (!v)
-		return;
-#define F(field) sample_field(row, offsetof(struct pvm_sample, field), \
-			      _Generic(row->s->field, double: true, default: false), v)
-	row->p50_us = stat_median(F(p50_us), n);
-	row->p99_us = stat_median(F(p99_us), n);
-	row->avg_us = stat_median(F(avg_us), n);
-	row->max_us = stat_median(F(max_us), n);
-	row->max_min_us = stat_min(F(max_us), n);
-	row->max_worst_us = stat_max(F(max_us), n);
-	row->ops = stat_median(F(ops), n);
-	row->vmas = stat_median(F(vmas), n);
-	row->passes = stat_median(F(passes), n);
-	row->fallbacks = stat_median(F(fallbacks), n);
-#undef F
-	vml_free(v);
+	row->p50_us = STAT_OF(MEDIAN, row->s, n, p50_us);
+	row->p99_us = STAT_OF(MEDIAN, row->s, n, p99_us);
+	row->avg_us = STAT_OF(MEDIAN, row->s, n, avg_us);
+	row->max_us = STAT_OF(MEDIAN, row->s, n, max_us);
+	row->max_min_us = STAT_OF(MIN, row->s, n, max_us);
+	row->max_worst_us = STAT_OF(MAX, row->s, n, max_us);
+	row->ops = STAT_OF(MEDIAN, row->s, n, ops);
+	row->vmas = STAT_OF(MEDIAN, row->s, n, vmas);
+	row->passes = STAT_OF(MEDIAN, row->s, n, passes);
+	row->fallbacks = STAT_OF(MEDIAN, row->s, n, fallbacks);
 }
 
 /* Round @i's live sample with @readers readers, if it timed its mapper's walk. */

@@ -22,14 +22,18 @@ static void row_label(const struct pvm_row *row, char *buf, size_t len)
 		 row->readers);
 }
 
-/* Microseconds in a 10-wide column: one decimal while that fits. */
-static void put_us(FILE *f, double us)
-{
-	if (us < 100000)
-		fprintf(f, " %10.1f", us);
-	else
-		fprintf(f, " %10.0f", us);
-}
+/* The table's columns; the steal policy's is shown with --steal. */
+#define COL_STEAL 2
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("lock", -10), BENCH_TEXT("steal", -17),
+	BENCH_NUM("readers", 7, FIXED, 0),
+	BENCH_NUM("max_med", 10, US, 1), BENCH_NUM("max_min", 10, US, 1),
+	BENCH_NUM("max_max", 10, US, 1), BENCH_NUM("p50", 10, US, 1),
+	BENCH_NUM("p99", 10, US, 1), BENCH_NUM("avg", 10, US, 1),
+	BENCH_NUM("ops", 8, FIXED, 0), BENCH_NUM("vmas", 7, FIXED, 0),
+	BENCH_NUM("views", 7, FIXED, 0),
+	BENCH_COLS_END,
+};
 
 static double ratio(double a, double b)
 {
@@ -174,6 +178,7 @@ static void print_table(FILE *f, const struct pvm_result *res)
 {
 	const struct pvm_opts *o = res->o;
 	const struct bench_common *c = res->c;
+	struct bench_table t;
 
 	fprintf(f, "# proc-vs-map: view %s; mapper: %lu MiB region, %g s x %u samples, "
 		"10 us between calls\n", bench_view_name(res->view), o->mapper.mb,
@@ -199,28 +204,26 @@ static void print_table(FILE *f, const struct pvm_result *res)
 	if (c->steals)
 		fprintf(f, "# steal: how model readers may take mmap_lock past a queued writer "
 			   "(--steal; live: the kernel's own)\n");
-	fprintf(f, "%-6s %-10s ", "target", "lock");
-	if (c->steals)
-		fprintf(f, "%-17s ", "steal");
-	fprintf(f, "%7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n",
-		"readers", "max_med", "max_min", "max_max", "p50", "p99", "avg", "ops", "vmas",
-		"views");
+	bench_table_start(&t, f, columns, c->steals ? 0 : 1u << COL_STEAL);
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%-6s %-10s ", target_kind_name(row->target), pvm_lock_label(row));
-		if (c->steals)
-			fprintf(f, "%-17s ", pvm_steal_label(row));
-		fprintf(f, "%7u", row->readers);
-		put_us(f, row->max_us);
-		put_us(f, row->max_min_us);
-		put_us(f, row->max_worst_us);
-		put_us(f, row->p50_us);
-		put_us(f, row->p99_us);
-		put_us(f, row->avg_us);
-		fprintf(f, " %8.0f %7.0f %7.0f\n", row->ops, row->vmas, row->passes);
+		bench_text(&t, target_kind_name(row->target));
+		bench_text(&t, pvm_lock_label(row));
+		bench_text(&t, pvm_steal_label(row));
+		bench_num(&t, row->readers);
+		bench_num(&t, row->max_us);
+		bench_num(&t, row->max_min_us);
+		bench_num(&t, row->max_worst_us);
+		bench_num(&t, row->p50_us);
+		bench_num(&t, row->p99_us);
+		bench_num(&t, row->avg_us);
+		bench_num(&t, row->ops);
+		bench_num(&t, row->vmas);
+		bench_num(&t, row->passes);
+		bench_row_end(&t);
 	}
 	pvm_print_fix_ratios(f, res);
 }
@@ -429,25 +432,13 @@ int pvm_plot(struct bench_plot *p, const struct bench_run *r)
 
 /* ---- the verdict (vmalock run) ---- */
 
-static void put_ratio(char *buf, size_t len, double num, double den)
-{
-	double r = den > 0 ? num / den : 0;
-
-	if (!(den > 0) || !(num >= 0))
-		snprintf(buf, len, "-");
-	else if (r < 9.95)
-		snprintf(buf, len, "%.2fx", r);
-	else
-		snprintf(buf, len, "%.0fx", r);
-}
-
 /* One ratio "name R" with a '*' when it is outside [1/2, 2]. */
 static int put_fid(char *buf, size_t len, const char *name, double model, double live)
 {
 	char r[16];
 	double q = live > 0 ? model / live : 0;
 
-	put_ratio(r, sizeof(r), model, live);
+	bench_ratio(r, sizeof(r), model, live);
 	return snprintf(buf, len, "%s %s%s", name, r, live > 0 && (q > 2 || q < 0.5) ? "*" : "");
 }
 
@@ -480,8 +471,8 @@ static void put_round_range(char *buf, size_t len, const struct pvm_row *m,
 	buf[0] = '\0';
 	if (used < 2)
 		return;
-	put_ratio(a, sizeof(a), lo, 1);
-	put_ratio(b, sizeof(b), hi, 1);
+	bench_ratio(a, sizeof(a), lo, 1);
+	bench_ratio(b, sizeof(b), hi, 1);
 	snprintf(buf, len, " [%s-%s]", a, b);
 }
 
@@ -549,17 +540,17 @@ void pvm_verdict(FILE *f, const struct bench_run *r)
 	char a[16], b[16], c[16], d[16], e[16], g[16], h[16], i[16];
 
 	if (m0 && m1 && v0 && v1) {
-		put_ratio(a, sizeof(a), v1->p50_us, v0->p50_us);
-		put_ratio(b, sizeof(b), m1->p50_us, m0->p50_us);
-		put_ratio(c, sizeof(c), m1->p50_us, v1->p50_us);
-		put_ratio(d, sizeof(d), m1->max_us, v1->max_us);
-		put_ratio(e, sizeof(e), m1->avg_us, v1->avg_us);
+		bench_ratio(a, sizeof(a), v1->p50_us, v0->p50_us);
+		bench_ratio(b, sizeof(b), m1->p50_us, m0->p50_us);
+		bench_ratio(c, sizeof(c), m1->p50_us, v1->p50_us);
+		bench_ratio(d, sizeof(d), m1->max_us, v1->max_us);
+		bench_ratio(e, sizeof(e), m1->avg_us, v1->avg_us);
 		fprintf(f, "verdict (model, %s, 1 reader): the mapper's p50 is %s its no-reader "
 			"p50 under the vma policy and %s under mmap; mmap/vma: p50 %s, avg %s, "
 			"max %s", view, a, b, c, e, d);
 		if (m4 && v4) {
-			put_ratio(e, sizeof(e), m4->p50_us, v4->p50_us);
-			put_ratio(g, sizeof(g), m4->max_us, v4->max_us);
+			bench_ratio(e, sizeof(e), m4->p50_us, v4->p50_us);
+			bench_ratio(g, sizeof(g), m4->max_us, v4->max_us);
 			fprintf(f, " (4 readers: p50 %s, max %s)", e, g);
 		}
 		fprintf(f, ".\n");
@@ -568,14 +559,14 @@ void pvm_verdict(FILE *f, const struct bench_run *r)
 			"--lock both, --readers 0,1).\n");
 	}
 	if (l0 && l1) {
-		put_ratio(a, sizeof(a), l1->p50_us, l0->p50_us);
-		put_ratio(b, sizeof(b), l1->max_us, l0->max_us);
+		bench_ratio(a, sizeof(a), l1->p50_us, l0->p50_us);
+		bench_ratio(b, sizeof(b), l1->max_us, l0->max_us);
 		fprintf(f, "verdict (live kernel %s, %s under %s, 1 reader): the mapper's p50 is "
 			"%s and its max %s the no-reader run's", kernel, view,
 			live_vma ? "per-VMA locks" : "mmap_lock", a, b);
 		if (like) {
-			put_ratio(h, sizeof(h), like->p50_us, l1->p50_us);
-			put_ratio(i, sizeof(i), like->max_us, l1->max_us);
+			bench_ratio(h, sizeof(h), like->p50_us, l1->p50_us);
+			bench_ratio(i, sizeof(i), like->max_us, l1->max_us);
 			fprintf(f, "; the model's %s policy, which the kernel uses here, over the "
 				"kernel: p50 %s, max %s", vocab_name(&lock_policy_vocab, like_lock), h,
 				i);

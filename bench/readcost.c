@@ -255,21 +255,16 @@ static double ratio(const struct rc_cell *a, const struct rc_cell *b)
 	return a->done && b->done && b->ns_per_vma > 0 ? a->ns_per_vma / b->ns_per_vma : NAN;
 }
 
-static void put_cell(FILE *f, const struct rc_cell *c)
-{
-	if (c->done)
-		fprintf(f, " %8lu %10.1f", c->vmas, c->ns_per_vma);
-	else
-		fprintf(f, " %8s %10s", "-", "-");
-}
-
-static void put_ratio(FILE *f, double r)
-{
-	if (isfinite(r))
-		fprintf(f, " %9.2f", r);
-	else
-		fprintf(f, " %9s", "-");
-}
+/* A size, then each series' VMAs read and ns per VMA, then their ratios. */
+static const struct bench_col columns[] = {
+	BENCH_NUM("size", 8, FIXED, 0),
+	BENCH_NUM("vmas", 8, FIXED, 0), BENCH_NUM("mmap", 10, FIXED, 1),
+	BENCH_NUM("vmas", 8, FIXED, 0), BENCH_NUM("vma", 10, FIXED, 1),
+	BENCH_NUM("vmas", 8, FIXED, 0), BENCH_NUM("live", 10, FIXED, 1),
+	BENCH_NUM("vma/mmap", 9, FIXED, 2), BENCH_NUM("mmap/live", 9, FIXED, 2),
+	BENCH_NUM("vma/live", 9, FIXED, 2),
+	BENCH_COLS_END,
+};
 
 /* What a run measured: a row per size. */
 struct rc_result {
@@ -281,6 +276,7 @@ static void rc_print(FILE *f, const struct bench_run *r)
 {
 	const struct rc_opts *o = r->opts;
 	const struct rc_result *res = r->res;
+	struct bench_table t;
 
 	fprintf(f, "# read-cost: view %s, read whole with 4096-byte read()s; time per VMA in ns, "
 		"median of %u samples\n", bench_view_name(o->view), r->c->samples);
@@ -289,20 +285,21 @@ static void rc_print(FILE *f, const struct bench_run *r)
 		bench_kernel(), max_map_count());
 	fprintf(f, "# vma/mmap: the per-VMA-lock reader's cost over the mmap_lock reader's;\n"
 		"# X/live: the model's cost over the live kernel's (per VMA)\n");
-	fprintf(f, "%8s %8s %10s %8s %10s %8s %10s %9s %9s %9s\n", "size", "vmas", "mmap",
-		"vmas", "vma", "vmas", "live", "vma/mmap", "mmap/live", "vma/live");
+	bench_table_start(&t, f, columns, 0);
 	for (unsigned int k = 0; k < res->nr; k++) {
 		const struct rc_row *row = &res->rows[k];
 
-		fprintf(f, "%8lu", row->size);
-		for (int s = 0; s < RC_SERIES; s++)
-			put_cell(f, &row->c[s]);
-		put_ratio(f, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_MODEL_MMAP]));
-		put_ratio(f, ratio(&row->c[RC_MODEL_MMAP], &row->c[RC_LIVE]));
-		put_ratio(f, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_LIVE]));
+		bench_num(&t, (double)row->size);
+		for (int s = 0; s < RC_SERIES; s++) {
+			bench_num(&t, row->c[s].done ? (double)row->c[s].vmas : NAN);
+			bench_num(&t, row->c[s].done ? row->c[s].ns_per_vma : NAN);
+		}
+		bench_num(&t, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_MODEL_MMAP]));
+		bench_num(&t, ratio(&row->c[RC_MODEL_MMAP], &row->c[RC_LIVE]));
+		bench_num(&t, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_LIVE]));
 		if (row->c[RC_LIVE].skipped && r->c->live)
 			fprintf(f, "  (live: %s)", row->c[RC_LIVE].skipped);
-		fputc('\n', f);
+		bench_row_end(&t);
 	}
 }
 

@@ -458,17 +458,7 @@ static int sample(const struct ss_opts *o, struct ss_row *r, unsigned int smp)
 
 /* ---- output ---- */
 
-static double med(const struct ss_row *r, size_t off)
-{
-	double v[256];
-	unsigned int n = r->nr < 256 ? r->nr : 256;
-
-	for (unsigned int i = 0; i < n; i++)
-		v[i] = *(const double *)((const char *)&r->s[i] + off);
-	return n ? stat_median(v, n) : NAN;
-}
-
-#define MED(r, f) med((r), offsetof(struct ss_sample, f))
+#define MED(r, f) STAT_OF(MEDIAN, (r)->s, (r)->nr, f)
 
 static const struct ss_row *find(const struct ss_row *rows, unsigned int nr, enum ss_side side,
 				 enum ss_case c)
@@ -496,12 +486,21 @@ struct ss_result {
 	bool have_live;
 };
 
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("smaps", -9), BENCH_TEXT("case", -8),
+	BENCH_NUM("seconds", 10, RAW, 4), BENCH_NUM("/anon", 8, RAW, 3),
+	BENCH_NUM("+anon", 9, RAW, 4), BENCH_NUM("swap_kB", 8, RAW, 0),
+	BENCH_NUM("lookups", 10, RAW, 0), { .head = "path", .gap = 2 },
+	BENCH_COLS_END,
+};
+
 static void print_table(FILE *f, const struct bench_run *br)
 {
 	const struct ss_opts *o = br->opts;
 	const struct ss_result *res = br->res;
 	const struct ss_row *rows = res->rows;
 	unsigned int nr = res->nr;
+	struct bench_table t;
 
 	fprintf(f, "# shmem-smaps (seed 004): a %lu MiB mapping, one page dirtied every %lu KiB; "
 		   "smaps read whole %lu times (4 KiB read()s); medians of %u samples\n",
@@ -514,22 +513,27 @@ static void print_table(FILE *f, const struct bench_run *br)
 	fprintf(f, "# seconds: for all the reads; /anon: over the anonymous case of the same row\n"
 		   "# group; +anon: seconds more than it (what the shmem swap accounting adds);\n"
 		   "# lookups: page-cache lookups a read made; path: shmem_swap_usage's (model)\n");
-	fprintf(f, "%-6s %-9s %-8s %10s %8s %9s %8s %10s  %s\n", "target", "smaps", "case",
-		"seconds", "/anon", "+anon", "swap_kB", "lookups", "path");
+	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct ss_row *r = &rows[i];
 		const struct ss_row *anon = find(rows, nr, r->side, CASE_ANON);
 
 		if (!r->nr)
 			continue;
-		fprintf(f, "%-6s %-9s %-8s %10.4f %8.3f %9.4f %8ld", r->side == SIDE_LIVE ? "live" :
-			"model", side_names[r->side], case_names[r->kase], MED(r, seconds),
-			ratio_to_anon(rows, nr, r), anon ? MED(r, seconds) - MED(anon, seconds) : NAN,
-			r->swap_kb);
+		bench_text(&t, r->side == SIDE_LIVE ? "live" : "model");
+		bench_text(&t, side_names[r->side]);
+		bench_text(&t, case_names[r->kase]);
+		bench_num(&t, MED(r, seconds));
+		bench_num(&t, ratio_to_anon(rows, nr, r));
+		bench_num(&t, anon ? MED(r, seconds) - MED(anon, seconds) : NAN);
+		bench_num(&t, (double)r->swap_kb);
+		/* lookups and path: the model's (vml_mm_stats) */
 		if (r->side == SIDE_LIVE)
-			fprintf(f, " %10s  %s\n", "-", "-");
+			bench_text(&t, "-");
 		else
-			fprintf(f, " %10.0f  %s\n", MED(r, lookups_per_read), r->path);
+			bench_num(&t, MED(r, lookups_per_read));
+		bench_text(&t, r->side == SIDE_LIVE ? "-" : r->path);
+		bench_row_end(&t);
 	}
 	fprintf(f, "seed (100 reads, after the patch):");
 	for (int c = 0; c < NCASES; c++)

@@ -344,10 +344,19 @@ struct vw_result {
 	int cpus[2];			/* the mapper's, the zapper's */
 };
 
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -7), BENCH_TEXT("munmap", -22), BENCH_NUM("zap ms", 9, RAW, 2),
+	BENCH_NUM("lead ms", 9, RAW, 2), BENCH_NUM("munmap us", 11, RAW, 1),
+	BENCH_NUM("min", 11, RAW, 1), BENCH_NUM("max", 11, RAW, 1),
+	BENCH_TEXT("waited/left", 17),
+	BENCH_COLS_END,
+};
+
 static void vw_print(FILE *f, const struct bench_run *r)
 {
 	const struct vw_opts *o = r->opts;
 	const struct vw_result *res = r->res;
+	struct bench_table t;
 
 	fprintf(f, "# vma-wait: MADV_DONTNEED of one %lu MiB VMA (%lu small pages), from CPU %d;\n"
 		"# a quarter into it (lead: of 3 pilot zaps' median) the mapper on CPU %d munmaps one\n"
@@ -356,25 +365,27 @@ static void vw_print(FILE *f, const struct bench_run *r)
 		bench_kernel());
 	fprintf(f, "# waited/left: the munmap's time over what was left of the zap when it\n"
 		"# began (1: it waited for the whole rest; 0: not at all)\n");
-	fprintf(f, "%-7s %-22s %9s %9s %11s %11s %11s %17s\n", "target", "munmap", "zap ms",
-		"lead ms", "munmap us", "min", "max", "waited/left");
+	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < res->nr; i++) {
 		const struct vw_row *row = &res->rows[i];
 		unsigned int bad = row_errors(row), preempted = row_preempted(row);
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%-7s %-22s %9.2f %9.2f %11.1f %11.1f %11.1f %5.2f (%.2f-%.2f)",
-			row->live ? "kernel" : "model", case_labels[row->kase],
-			row_stat(row, VW_ZAP, VW_MEDIAN) / 1e6, (double)res->lead_ns[row->live] / 1e6,
-			row_stat(row, VW_WAIT, VW_MEDIAN) / 1e3, row_stat(row, VW_WAIT, VW_MIN) / 1e3,
-			row_stat(row, VW_WAIT, VW_MAX) / 1e3, row_stat(row, VW_SHARE, VW_MEDIAN),
-			row_stat(row, VW_SHARE, VW_MIN), row_stat(row, VW_SHARE, VW_MAX));
+		bench_text(&t, row->live ? "kernel" : "model");
+		bench_text(&t, case_labels[row->kase]);
+		bench_num(&t, row_stat(row, VW_ZAP, VW_MEDIAN) / 1e6);
+		bench_num(&t, (double)res->lead_ns[row->live] / 1e6);
+		bench_num(&t, row_stat(row, VW_WAIT, VW_MEDIAN) / 1e3);
+		bench_num(&t, row_stat(row, VW_WAIT, VW_MIN) / 1e3);
+		bench_num(&t, row_stat(row, VW_WAIT, VW_MAX) / 1e3);
+		bench_textf(&t, "%5.2f (%.2f-%.2f)", row_stat(row, VW_SHARE, VW_MEDIAN),
+			    row_stat(row, VW_SHARE, VW_MIN), row_stat(row, VW_SHARE, VW_MAX));
 		if (bad)
 			fprintf(f, "  (%u samples failed)", bad);
 		if (preempted)
 			fprintf(f, "  (%u preempted, not counted)", preempted);
-		fputc('\n', f);
+		bench_row_end(&t);
 	}
 	fprintf(f, "# zap ms, munmap us: medians over the samples (min, max beside); a sample\n"
 		"# whose zapper lost its CPU to another task is not counted (nan: all were)\n");

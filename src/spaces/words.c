@@ -22,14 +22,14 @@ const struct vml_vocab target_kind_vocab = { "target", target_kind_words };
 
 static const struct vml_word lock_policy_words[] = {
 	{ "mmap", VML_LOCK_MMAP,
-	  "mmap_lock(R) for each read() (6.18's smaps, smaps_rollup, numa_maps)", 0 },
+	  "mmap_lock(R) for each read() (6.18's smaps,\nsmaps_rollup, numa_maps)", 0 },
 	{ "vma", VML_LOCK_VMA,
-	  "RCU and one VMA read lock at a time (6.17+ maps and query)", 0 },
+	  "RCU and one VMA read lock at a time (6.17+\nmaps and query)", 0 },
 	{ "vma-strict", VML_LOCK_VMA_STRICT,
-	  "vma, a gap shown only when proven (the reader-side fix of\n"
-	  "docs/findings/maps-fake-gaps.md)", 0 },
+	  "vma, a gap shown only when proven (the\n"
+	  "reader-side fix of docs/findings/maps-fake-gaps.md)", 0 },
 	{ "vma-recheck", VML_LOCK_VMA_RECHECK,
-	  "vma, every gap looked up again (fixes that note's case 1 only)", 0 },
+	  "vma, every gap looked up again (fixes that\nnote's case 1 only)", 0 },
 	{ "both", 0, "mmap,vma", VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA) },
 	{ NULL, 0, NULL, 0 },
 };
@@ -39,10 +39,10 @@ const struct vml_vocab lock_policy_vocab = { "policy", lock_policy_words };
 static const struct vml_word steal_policy_words[] = {
 	{ "mainline", VML_STEAL_KERNEL, "6.18: steal unless hand-off is pending", 0 },
 	{ "nosteal", VML_STEAL_NOSTEAL_RETAKE,
-	  "6.18, but readers that drop the lock for a writer re-take it\n"
-	  "without stealing (the 2026 series)", 0 },
+	  "6.18, but readers that drop the lock for a\n"
+	  "writer re-take it without stealing (the 2026\nseries)", 0 },
 	{ "not-behind-writer", VML_STEAL_NOT_BEHIND_WRITER,
-	  "never steal when a writer is first in the queue (Peter Zijlstra)", 0 },
+	  "never steal when a writer is first in\nthe queue (Peter Zijlstra)", 0 },
 	{ "never", VML_STEAL_NEVER, "never steal past any waiter", 0 },
 	{ "all", 0, "the four",
 	  VOCAB_BIT(VML_STEAL_KERNEL) | VOCAB_BIT(VML_STEAL_NOSTEAL_RETAKE) |

@@ -376,29 +376,30 @@ int cli_parse_into(const char *cmd, const struct cli_table *tables, int argc, ch
 	return 0;
 }
 
-/*
- * The words of @o's vocabulary that have a help text, under its help:
- * "NAME: help", continuation lines indented.
- */
+/* @text's lines (the cursor is where the first goes); the others @indent spaces in. */
+static void print_lines(FILE *f, const char *text, int indent)
+{
+	for (;;) {
+		size_t len = strcspn(text, "\n");
+
+		fprintf(f, "%.*s\n", (int)len, text);
+		if (!text[len])
+			break;
+		text += len + 1;
+		fprintf(f, "%*s", indent, "");
+	}
+}
+
+/* The words of @o's vocabulary that have a help text, under its help: "NAME: help". */
 static void print_words(FILE *f, const struct cli_opt *o)
 {
 	if (!o->vocab)
 		return;
 	for (const struct vml_word *w = o->vocab->words; w->name; w++) {
-		const char *h = w->help;
-
-		if (!h || !accepted(o, w->name, strlen(w->name), true))
+		if (!w->help || !accepted(o, w->name, strlen(w->name), true))
 			continue;
 		fprintf(f, "%*s  %s: ", HELP_COLUMN, "", w->name);
-		for (;;) {
-			size_t len = strcspn(h, "\n");
-
-			fprintf(f, "%.*s\n", (int)len, h);
-			if (!h[len])
-				break;
-			h += len + 1;
-			fprintf(f, "%*s", HELP_COLUMN + 4, "");
-		}
+		print_lines(f, w->help, HELP_COLUMN + 4);
 	}
 }
 
@@ -407,7 +408,6 @@ void cli_print_opts(FILE *f, const struct cli_opt *const *tables)
 	for (int t = 0; tables[t]; t++) {
 		for (const struct cli_opt *o = tables[t]; o->name; o++) {
 			char head[64];
-			const char *h = o->help;
 			int n = snprintf(head, sizeof(head), "  %s%s%s", o->name, o->arg ? " " : "",
 					 o->arg ? o->arg : "");
 
@@ -416,15 +416,7 @@ void cli_print_opts(FILE *f, const struct cli_opt *const *tables)
 				fprintf(f, "\n%*s", HELP_COLUMN, "");
 			else
 				fprintf(f, "%*s", HELP_COLUMN - n, "");
-			for (;;) {
-				size_t len = strcspn(h, "\n");
-
-				fprintf(f, "%.*s\n", (int)len, h);
-				if (!h[len])
-					break;
-				h += len + 1;
-				fprintf(f, "%*s", HELP_COLUMN, "");
-			}
+			print_lines(f, o->help, HELP_COLUMN);
 			print_words(f, o);
 		}
 	}
