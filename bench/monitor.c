@@ -50,14 +50,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mm/mm.h"
-#include "mm/mmap_lock.h"
 #include "monitor.h"
 #include "sync/atomic.h"
 #include "host/host.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/debug.h"
 
 #define SETTLE_NS (100 * NSEC_PER_MSEC)		/* the tool up before the mapper starts */
 #define HOLD_READS 201				/* reads of cmdline timed for the hold */
@@ -303,19 +300,17 @@ static int replay_view(struct mon_run *r, const struct mon_step *s, char *buf)
  * A file produced under mmap_lock whatever the policy (cmdline...): one
  * read hold per read() that returned data, as long as the live read.
  */
-static void replay_hold(struct mon_run *r, const struct mon_step *s, double *carry)
+static int replay_hold(struct mon_run *r, const struct mon_step *s, double *carry)
 {
-	struct mm *mm = to_mm(r->mm);
 	unsigned int n;
+	int ret = 0;
 
 	*carry += s->reads;
 	n = (unsigned int)*carry;
 	*carry -= n;
-	for (unsigned int i = 0; i < n; i++) {
-		mmap_read_lock(mm);
-		vml_spin_ns((uint64_t)r->res->hold_ns);
-		mmap_read_unlock(mm);
-	}
+	for (unsigned int i = 0; i < n && !ret; i++)
+		ret = vml_access_remote_vm(r->mm, (uint64_t)r->res->hold_ns);
+	return ret;
 }
 
 static void *replayer_main(void *arg)
@@ -355,7 +350,7 @@ static void *replayer_main(void *arg)
 			carry[i] -= opens;
 			for (unsigned int j = 0; j < opens && !r->error; j++) {
 				if (s->view == MON_VIEW_HOLD)
-					replay_hold(r, s, &hold_carry[i]);
+					r->error = replay_hold(r, s, &hold_carry[i]);
 				else
 					r->error = replay_view(r, s, buf);
 			}
