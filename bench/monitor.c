@@ -328,17 +328,23 @@ static void *replayer_main(void *arg)
 		r->error = -ENOMEM;
 		return NULL;
 	}
+	/*
+	 * stop: each acquire pairs with model_sample()'s store_release once its
+	 * mapper is done; nothing rides on the flag (pthread_join orders what
+	 * this thread wrote).
+	 */
 	for (uint64_t k = 0; !load_acquire(&r->stop); k++) {
 		uint64_t next = r->t0 + k * interval, t0;
 
 		if (next < vml_now_ns() && k)
 			next = vml_now_ns();
+		/* pairs with model_sample()'s store_release(&r->stop) */
 		while (!load_acquire(&r->stop) && vml_now_ns() < next) {
 			uint64_t left = next - vml_now_ns();
 
 			bench_sleep_ns(left > 20 * NSEC_PER_MSEC ? 20 * NSEC_PER_MSEC : left);
 		}
-		if (load_acquire(&r->stop))
+		if (load_acquire(&r->stop))	/* pairs with model_sample()'s store_release */
 			break;
 		t0 = vml_now_ns();
 		for (unsigned int i = 0; i < nr && !r->error; i++) {
@@ -406,6 +412,7 @@ static int model_sample(struct mon_run *r)
 	if (!ret)
 		pthread_join(mapper, NULL);
 	r->s->fails = m.fails;
+	/* pairs with replayer_main()'s load_acquire(&r->stop) */
 	store_release(&r->stop, true);
 	if (replaying)
 		pthread_join(replayer, NULL);

@@ -394,6 +394,7 @@ int mon_observe(struct mon_result *res, unsigned int t, pid_t mapper)
 	if (!ret) {
 		/* a resident terminal program: two and a half of its own intervals */
 		window = tool->kind == MON_PTY ? d.interval_ns * 5 / 2 : d.timeout_ns * 2;
+		/* pairs with driver_main()'s store_release(&d->done) after its last poll */
 		while (!load_acquire(&d.done) && vml_now_ns() - t0 < window)
 			bench_sleep_ns(10 * NSEC_PER_MSEC);
 	}

@@ -646,6 +646,7 @@ static void drain(int fd, uint64_t until_ns, const atomic_bool *stop)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		uint64_t left = until_ns > now ? (until_ns - now) / NSEC_PER_MSEC : 0;
 
+		/* pairs with mon_driver_stop()'s store_release(&d->stop) */
 		if (now >= until_ns || (stop && load_acquire(stop)))
 			return;
 		if (poll(&p, 1, left > 50 ? 50 : (int)left + 1) == 1 &&
@@ -679,6 +680,7 @@ static uint64_t cpu_ns(pid_t pid)
 /* Wait until @t (draining a terminal meanwhile); false if told to stop. */
 static bool wait_until(struct mon_driver *d, uint64_t t)
 {
+	/* pairs with mon_driver_stop()'s store_release(&d->stop): nothing rides on it */
 	while (!load_acquire(&d->stop)) {
 		uint64_t now = vml_now_ns();
 
@@ -704,8 +706,8 @@ static void *driver_main(void *arg)
 	if (expand(d, cmd, sizeof(cmd))) {
 		note(d, "command too long");
 		d->start_ret = -EIO;
-		store_release(&d->done, true);
-		store_release(&d->ready, true);
+		store_release(&d->done, true);	/* pairs with mon_observe()'s load_acquire */
+		store_release(&d->ready, true);	/* pairs with mon_driver_start()'s acquire */
 		return NULL;
 	}
 	if (d->tool->kind != MON_ONESHOT) {
@@ -722,7 +724,9 @@ static void *driver_main(void *arg)
 				note(d, "no pseudo-terminal: %s", strerror(-d->pty));
 				d->errors++;
 				d->start_ret = -EIO;
+				/* pairs with mon_observe()'s load_acquire(&d.done) */
 				store_release(&d->done, true);
+				/* pairs with mon_driver_start()'s load_acquire(&d->ready) */
 				store_release(&d->ready, true);
 				return NULL;
 			}
@@ -740,7 +744,9 @@ static void *driver_main(void *arg)
 			d->errors++;
 			d->pid = 0;
 			d->start_ret = -EIO;
+			/* pairs with mon_observe()'s load_acquire(&d.done) */
 			store_release(&d->done, true);
+			/* pairs with mon_driver_start()'s load_acquire(&d->ready) */
 			store_release(&d->ready, true);
 			return NULL;
 		}
@@ -756,7 +762,9 @@ static void *driver_main(void *arg)
 				     (double)d->timeout_ns / 1e9);
 				d->errors++;
 				d->start_ret = -EIO;
+				/* pairs with mon_observe()'s load_acquire(&d.done) */
 				store_release(&d->done, true);
+				/* pairs with mon_driver_start()'s load_acquire(&d->ready) */
 				store_release(&d->ready, true);
 				return NULL;
 			}
@@ -764,6 +772,7 @@ static void *driver_main(void *arg)
 		}
 	}
 	d->t0 = vml_now_ns() + d->settle_ns;
+	/* pairs with mon_driver_start()'s load_acquire(&d->ready): publishes t0, pid, pty */
 	store_release(&d->ready, true);
 	if (d->tool->kind == MON_PTY) {
 		uint64_t c0 = cpu_ns(d->pid);
@@ -774,6 +783,7 @@ static void *driver_main(void *arg)
 		if (!d->polls)
 			d->polls = 1;
 		d->poll_ns = cpu_ns(d->pid) - c0;
+		/* pairs with mon_observe()'s load_acquire(&d.done) */
 		store_release(&d->done, true);
 		return NULL;
 	}
@@ -788,6 +798,7 @@ static void *driver_main(void *arg)
 		else
 			poll_scrape(d);
 	}
+	/* pairs with mon_observe()'s load_acquire(&d.done): the polls are done */
 	store_release(&d->done, true);
 	return NULL;
 }
@@ -825,9 +836,13 @@ int mon_driver_start(struct mon_driver *d, uint64_t settle_ns)
 		return ret;
 	}
 	d->started = true;
+	/*
+	 * Pairs with driver_main()'s store_release(&d->ready): start_ret, the
+	 * note, the resident tool's pid are its; later polls write notes of
+	 * their own, read after the join.
+	 */
 	while (!load_acquire(&d->ready))
 		bench_sleep_ns(NSEC_PER_MSEC);
-	/* acquire (ready): pairs with driver_main's release; later polls write notes of their own */
 	return d->start_ret;
 }
 
@@ -848,6 +863,7 @@ static void remove_tmpdir(const char *dir)
 
 void mon_driver_stop(struct mon_driver *d)
 {
+	/* pairs with wait_until()'s and drain()'s load_acquire()s */
 	store_release(&d->stop, true);
 	if (d->started)
 		pthread_join(d->thread, NULL);

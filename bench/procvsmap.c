@@ -96,10 +96,12 @@ static void *reader_main(void *arg)
 		int zero = 0;
 
 		atomic_compare_exchange_strong(&r->error, &zero, ret);
+		/* pairs with start_readers()'s load_acquire(&r->ready): the error is set */
 		fetch_add_release(&r->ready, 1);
 		return NULL;
 	}
-	fetch_add_release(&r->ready, 1);
+	fetch_add_release(&r->ready, 1);	/* pairs with start_readers()'s load_acquire */
+	/* pairs with stop_readers()'s store_release(&r->stop): nothing rides on it */
 	while (!load_acquire(&r->stop)) {
 		long n = view_reader_pass(&vr, &r->stop);
 
@@ -124,7 +126,10 @@ static int start_readers(struct pvm_run *r, unsigned int n, pthread_t *th, unsig
 		if (ret)
 			return -ret;
 	}
-	/* every reader has its view open (or failed) before the mapper starts */
+	/*
+	 * Every reader has its view open (or failed) before the mapper starts:
+	 * pairs with reader_main()'s fetch_add_release(&r->ready).
+	 */
 	while (load_acquire(&r->ready) < n)
 		bench_sleep_ns(100 * NSEC_PER_USEC);
 	return atomic_load(&r->error);
@@ -132,7 +137,7 @@ static int start_readers(struct pvm_run *r, unsigned int n, pthread_t *th, unsig
 
 static void stop_readers(struct pvm_run *r, pthread_t *th, unsigned int n)
 {
-	store_release(&r->stop, true);
+	store_release(&r->stop, true);	/* pairs with reader_main()'s load_acquire(&r->stop) */
 	for (unsigned int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 }

@@ -127,6 +127,7 @@ static void *hog_main(void *arg)
 	struct bench_hogs *h = arg;
 
 	bench_pin_thread(h->cpu);
+	/* pairs with bench_hogs_stop()'s store_release(&h->stop): nothing rides on it */
 	while (!load_acquire(&h->stop)) {
 		uint64_t end = vml_now_ns() + (h->spin_ns ? h->spin_ns : NSEC_PER_MSEC);
 
@@ -163,7 +164,7 @@ int bench_hogs_start(struct bench_hogs *h, unsigned int n, int cpu, double busyd
 
 void bench_hogs_stop(struct bench_hogs *h)
 {
-	store_release(&h->stop, true);
+	store_release(&h->stop, true);	/* pairs with hog_main()'s load_acquire(&h->stop) */
 	for (unsigned int i = 0; i < h->nr; i++)
 		pthread_join(h->threads[i], NULL);
 	vml_free(h->threads);

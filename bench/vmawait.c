@@ -169,9 +169,10 @@ static void *zapper_main(void *arg)
 	struct rusage before, after;
 
 	bench_pin_thread(z->cpu);
-	while (!load_acquire(&z->go))
+	while (!load_acquire(&z->go))	/* pairs with run_sample()'s store_release(&z.go) */
 		;
 	getrusage(RUSAGE_THREAD, &before);
+	/* pairs with run_sample()'s load_acquire(&z.t0): the zap begins now */
 	store_release(&z->t0, vml_now_ns());
 	z->err = space_zap(z->sp);
 	z->t1 = vml_now_ns();
@@ -206,8 +207,8 @@ static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[
 		space_unmap(sp);
 		return -EAGAIN;
 	}
-	store_release(&z.go, 1);
-	while (!(t0 = load_acquire(&z.t0)))
+	store_release(&z.go, 1);	/* pairs with zapper_main()'s load_acquire(&z->go) */
+	while (!(t0 = load_acquire(&z.t0)))	/* pairs with zapper_main()'s store_release */
 		;
 	if (kase >= 0) {
 		while (vml_now_ns() < t0 + lead_ns)
