@@ -11,21 +11,24 @@
 #include "internal.h"
 #include "util/json.h"
 
-extern const struct bench_scenario bench_proc_vs_map, bench_read_cost, bench_ops,
-	bench_khugepaged, bench_monitor, bench_exec_churn, bench_shmem_smaps, bench_vma_wait;
+/*
+ * Every scenario: one line here (its descriptor is bench_NAME, in a file of
+ * its own listed in bench/meson.build), in the order --help lists them.
+ */
+#define SCENARIOS(X)	\
+	X(proc_vs_map)	\
+	X(read_cost)	\
+	X(ops)		\
+	X(khugepaged)	\
+	X(monitor)	\
+	X(exec_churn)	\
+	X(shmem_smaps)	\
+	X(vma_wait)
 
-/* A scenario is one line here (and a file of its own). */
-const struct bench_scenario *const bench_scenarios[] = {
-	&bench_proc_vs_map,
-	&bench_read_cost,
-	&bench_ops,
-	&bench_khugepaged,
-	&bench_monitor,
-	&bench_exec_churn,
-	&bench_shmem_smaps,
-	&bench_vma_wait,
-	NULL,
-};
+#define DECLARE(name) extern const struct bench_scenario bench_##name;
+#define LIST(name) &bench_##name,
+SCENARIOS(DECLARE)
+const struct bench_scenario *const bench_scenarios[] = { SCENARIOS(LIST) NULL };
 
 const struct bench_scenario *bench_scenario_find(const char *name)
 {
