@@ -694,6 +694,68 @@ static bool wait_until(struct mon_driver *d, uint64_t t)
 	return false;
 }
 
+/*
+ * The driver gives up before its first poll (@tool_failed: the tool's fault,
+ * counted in its row): mon_driver_start() returns start_ret, mon_observe()
+ * stops waiting. Return: NULL, the thread's result.
+ */
+static void *give_up(struct mon_driver *d, bool tool_failed)
+{
+	d->errors += tool_failed;
+	d->start_ret = -EIO;
+	store_release(&d->done, true);	/* pairs with mon_observe()'s load_acquire(&d.done) */
+	store_release(&d->ready, true);	/* pairs with mon_driver_start()'s load_acquire */
+	return NULL;
+}
+
+/*
+ * Start a resident tool (a terminal program, an exporter) from the driver's
+ * thread, so that it inherits the thread's CPU and nice value. Return: 0, or
+ * -EIO (the note says why).
+ */
+static int start_resident(struct mon_driver *d, const char *cmd)
+{
+	char rc[112], term[] = "TERM=xterm";
+	const char *add[2] = { term, rc };
+	char slave[64], errfile[96] = "";
+	char **env = NULL;
+	int ret, fd = -1;
+
+	if (d->tool->kind == MON_PTY) {
+		d->pty = open_pty(slave, sizeof(slave));
+		if (d->pty < 0) {
+			note(d, "no pseudo-terminal: %s", strerror(-d->pty));
+			return -EIO;
+		}
+		/* htop's own settings file, not the user's */
+		snprintf(rc, sizeof(rc), "HTOPRC=%s/htoprc", d->tmpdir);
+		env = tool_env(add, 2);
+	} else if (d->strace_dir) {
+		snprintf(errfile, sizeof(errfile), "%s/stderr", d->tmpdir);
+	}
+	ret = spawn(d, cmd, d->tool->kind == MON_PTY ? slave : NULL, errfile[0] ? errfile : NULL,
+		    env, &d->pid);
+	free(env);
+	if (ret) {
+		note(d, "cannot run: %s", strerror(-ret));
+		d->pid = 0;
+		return -EIO;
+	}
+	if (d->tool->kind != MON_EXPORTER)
+		return 0;
+	for (uint64_t end = vml_now_ns() + d->timeout_ns;
+	     vml_now_ns() < end && (fd = connect_port(d->port, 100 * NSEC_PER_MSEC)) < 0 &&
+	     waitpid(d->pid, NULL, WNOHANG) == 0;)
+		bench_sleep_ns(20 * NSEC_PER_MSEC);
+	if (fd < 0) {
+		note(d, "not listening on 127.0.0.1:%d after %g s", d->port,
+		     (double)d->timeout_ns / 1e9);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
 static void *driver_main(void *arg)
 {
 	struct mon_driver *d = arg;
@@ -705,72 +767,10 @@ static void *driver_main(void *arg)
 	bench_nice_thread((int)d->res->o->tool_nice);
 	if (expand(d, cmd, sizeof(cmd))) {
 		note(d, "command too long");
-		d->start_ret = -EIO;
-		store_release(&d->done, true);	/* pairs with mon_observe()'s load_acquire */
-		store_release(&d->ready, true);	/* pairs with mon_driver_start()'s acquire */
-		return NULL;
+		return give_up(d, false);
 	}
-	if (d->tool->kind != MON_ONESHOT) {
-		/* the resident tool: started here so that it inherits this thread's CPU and nice */
-		char rc[112], term[] = "TERM=xterm";
-		const char *add[2] = { term, rc };
-		char slave[64], errfile[96] = "";
-		char **env = NULL;
-		int ret;
-
-		if (d->tool->kind == MON_PTY) {
-			d->pty = open_pty(slave, sizeof(slave));
-			if (d->pty < 0) {
-				note(d, "no pseudo-terminal: %s", strerror(-d->pty));
-				d->errors++;
-				d->start_ret = -EIO;
-				/* pairs with mon_observe()'s load_acquire(&d.done) */
-				store_release(&d->done, true);
-				/* pairs with mon_driver_start()'s load_acquire(&d->ready) */
-				store_release(&d->ready, true);
-				return NULL;
-			}
-			/* htop's own settings file, not the user's */
-			snprintf(rc, sizeof(rc), "HTOPRC=%s/htoprc", d->tmpdir);
-			env = tool_env(add, 2);
-		} else if (d->strace_dir) {
-			snprintf(errfile, sizeof(errfile), "%s/stderr", d->tmpdir);
-		}
-		ret = spawn(d, cmd, d->tool->kind == MON_PTY ? slave : NULL,
-			    errfile[0] ? errfile : NULL, env, &d->pid);
-		free(env);
-		if (ret) {
-			note(d, "cannot run: %s", strerror(-ret));
-			d->errors++;
-			d->pid = 0;
-			d->start_ret = -EIO;
-			/* pairs with mon_observe()'s load_acquire(&d.done) */
-			store_release(&d->done, true);
-			/* pairs with mon_driver_start()'s load_acquire(&d->ready) */
-			store_release(&d->ready, true);
-			return NULL;
-		}
-		if (d->tool->kind == MON_EXPORTER) {
-			uint64_t end = vml_now_ns() + d->timeout_ns;
-			int fd = -1;
-
-			while (vml_now_ns() < end && (fd = connect_port(d->port, 100 * NSEC_PER_MSEC)) < 0 &&
-			       waitpid(d->pid, NULL, WNOHANG) == 0)
-				bench_sleep_ns(20 * NSEC_PER_MSEC);
-			if (fd < 0) {
-				note(d, "not listening on 127.0.0.1:%d after %g s", d->port,
-				     (double)d->timeout_ns / 1e9);
-				d->errors++;
-				d->start_ret = -EIO;
-				/* pairs with mon_observe()'s load_acquire(&d.done) */
-				store_release(&d->done, true);
-				/* pairs with mon_driver_start()'s load_acquire(&d->ready) */
-				store_release(&d->ready, true);
-				return NULL;
-			}
-			close(fd);
-		}
-	}
+	if (d->tool->kind != MON_ONESHOT && start_resident(d, cmd))
+		return give_up(d, true);
 	d->t0 = vml_now_ns() + d->settle_ns;
 	/* pairs with mon_driver_start()'s load_acquire(&d->ready): publishes t0, pid, pty */
 	store_release(&d->ready, true);
