@@ -82,8 +82,8 @@ void bench_common_defaults(struct bench_common *c)
 }
 
 /* "a, b and c": the names of the scenarios @has says yes to; returns how many. */
-static unsigned int names_of(bool (*has)(const struct bench_scenario *sc, unsigned int arg),
-			     unsigned int arg, char *buf, size_t len)
+static unsigned int names_of(bool (*has)(const struct bench_scenario *sc, const void *arg),
+			     const void *arg, char *buf, size_t len)
 {
 	unsigned int n = 0, k = 0;
 	size_t used = 0;
@@ -102,35 +102,61 @@ static unsigned int names_of(bool (*has)(const struct bench_scenario *sc, unsign
 	return n;
 }
 
-static bool has_lock(const struct bench_scenario *sc, unsigned int bit)
+static bool has_lock(const struct bench_scenario *sc, const void *bit)
 {
-	return sc->locks & bit;
+	return sc->locks & *(const unsigned int *)bit;
 }
 
-static bool has_steal(const struct bench_scenario *sc, unsigned int bit)
+static bool has_steal(const struct bench_scenario *sc, const void *bit)
 {
-	return sc->steals & bit;
+	return sc->steals & *(const unsigned int *)bit;
 }
 
-static bool has_trace(const struct bench_scenario *sc, unsigned int unused)
+static bool has_trace(const struct bench_scenario *sc, const void *unused)
 {
 	(void)unused;
 	return sc->trace;
 }
 
+/* An option's name: @len characters of @name ("--mb" of "--mb=4"). */
+struct opt_name {
+	const char *name;
+	size_t len;
+};
+
+static bool has_option(const struct bench_scenario *sc, const void *arg)
+{
+	const struct opt_name *o = arg;
+
+	return cli_find((const struct cli_opt *const[]){ sc->opts, NULL }, o->name, o->len);
+}
+
+int bench_other_option(const char *cmd, const char *opt, size_t len)
+{
+	struct opt_name o = { opt, len };
+	char names[256];
+	unsigned int n = names_of(has_option, &o, names, sizeof(names));
+
+	if (!n)
+		return 0;
+	return cli_usage_error(cmd, "%.*s: only %s %s it", (int)len, opt, names,
+			       n == 1 ? "has" : "have");
+}
+
 /* A policy of --lock or --steal that @sc's rows do not take: one line naming those that do. */
 static int policy_not_taken(const char *cmd, const char *opt, const struct vml_vocab *v,
 			    unsigned int given, unsigned int taken,
-			    bool (*has)(const struct bench_scenario *sc, unsigned int bit))
+			    bool (*has)(const struct bench_scenario *sc, const void *bit))
 {
-	unsigned int extra = given & ~taken, n;
+	unsigned int extra = given & ~taken, n, bit;
 	int value;
 	char names[256];
 
 	if (!extra)
 		return 0;
 	value = __builtin_ctz(extra);
-	n = names_of(has, VOCAB_BIT(value), names, sizeof(names));
+	bit = VOCAB_BIT(value);
+	n = names_of(has, &bit, names, sizeof(names));
 	return cli_usage_error(cmd, "%s %s: only %s %s it", opt, vocab_name(v, value), names,
 			       n == 1 ? "has" : "have");
 }
@@ -155,7 +181,7 @@ int bench_check(const char *cmd, const struct bench_scenario *sc, struct bench_c
 				       has_steal);
 	if (ret)
 		return ret;
-	n = names_of(has_trace, 0, names, sizeof(names));
+	n = names_of(has_trace, NULL, names, sizeof(names));
 	if (c->trace_events && !(c->trace && sc->trace)) {
 		if (sc->trace)
 			return cli_usage_error(cmd, "--trace-events: needs --trace");

@@ -121,6 +121,13 @@ void bench_common_defaults(struct bench_common *c);
 int bench_check(const char *cmd, const struct bench_scenario *sc, struct bench_common *c,
 		void *opts);
 
+/*
+ * bench_other_option - the option @opt (@len characters), which the
+ * scenario given does not take: one line naming the scenarios that do.
+ * Return: EXIT_USAGE, or 0 if none does (the parser calls it unknown).
+ */
+int bench_other_option(const char *cmd, const char *opt, size_t len);
+
 /* The lock and steal policies @r's rows take: as given, else the scenario's default. */
 unsigned int bench_locks(const struct bench_run *r);
 unsigned int bench_steals(const struct bench_run *r);

@@ -78,14 +78,11 @@ static const char *scenario_name(int argc, char **argv, bool *help)
 static int foreign_options(const struct bench_scenario *sc, int argc, char **argv)
 {
 	const struct cli_opt *own[] = { bench_common_opts, cli_common_opts, sc->opts, NULL };
-	const struct cli_opt *all[MAX_TABLES];
 
-	all_tables(all);
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		char names[256] = "";
-		size_t len, used = 0;
-		unsigned int n = 0, k = 0;
+		size_t len;
 		bool value;
+		int ret;
 
 		if (argv[i][0] != '-' || !argv[i][1])
 			continue;
@@ -93,22 +90,9 @@ static int foreign_options(const struct bench_scenario *sc, int argc, char **arg
 			i += value;
 			continue;
 		}
-		if (!option_of(all, argv[i], &len, &value))
-			continue;	/* unknown to all: the parser says so */
-		for (int s = 0; bench_scenarios[s]; s++)
-			n += cli_find((const struct cli_opt *const[]){ bench_scenarios[s]->opts, NULL },
-				      argv[i], len) != NULL;
-		for (int s = 0; bench_scenarios[s] && used < sizeof(names); s++) {
-			if (!cli_find((const struct cli_opt *const[]){ bench_scenarios[s]->opts, NULL },
-				      argv[i], len))
-				continue;
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-						 k == 0 ? "" : k + 1 == n ? " and " : ", ",
-						 bench_scenarios[s]->name);
-			k++;
-		}
-		return cli_usage_error("bench", "%.*s: only %s %s it", (int)len, argv[i], names,
-				       n == 1 ? "has" : "have");
+		ret = bench_other_option("bench", argv[i], len);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
