@@ -54,7 +54,6 @@
 #define PG 4096UL
 #define NFILES 3
 #define EXEC_CHAIN 10		/* live: executions per spawned stub */
-#define ORDER_LIVE (-1)	/* a live row's order: the kernel's (6.5+: post) */
 
 struct ec_opts {
 	struct cli_ulist threads;	/* --threads: model workers and live exec loops, a row each */
@@ -121,7 +120,8 @@ struct ec_sample {
 };
 
 struct ec_row {
-	int order;			/* enum vml_i_mmap_order, or ORDER_LIVE */
+	enum target_kind target;
+	enum vml_i_mmap_order order;	/* model rows (a live row's is the kernel's) */
 	unsigned int threads;
 	struct ec_sample *s;
 	unsigned int nr;
@@ -456,17 +456,28 @@ static int live_sample(const struct ec_opts *o, const char *stub, unsigned int l
 
 #define MED(r, field) STAT_OF(MEDIAN, (r)->s, (r)->nr, field)
 
-static const char *order_name(int order)
+/* The series a row belongs to: the model under each order, and the live kernel. */
+struct ec_series {
+	enum target_kind target;
+	enum vml_i_mmap_order order;
+};
+static const struct ec_series series[] = {
+	{ TARGET_MODEL, VML_I_MMAP_POST }, { TARGET_MODEL, VML_I_MMAP_PRE }, { TARGET_LIVE, 0 },
+};
+
+static const char *order_name(enum target_kind target, enum vml_i_mmap_order order)
 {
-	return order == ORDER_LIVE ? "kernel" : order == VML_I_MMAP_PRE ? "pre" : "post";
+	return words_policy_label(&i_mmap_order_vocab, target, order);
 }
 
 /* The N = @threads row of @order, or NULL. */
-static const struct ec_row *find_row(const struct ec_row *rows, unsigned int nr, int order,
+static const struct ec_row *find_row(const struct ec_row *rows, unsigned int nr,
+				     enum target_kind target, enum vml_i_mmap_order order,
 				     unsigned int threads)
 {
 	for (unsigned int i = 0; i < nr; i++)
-		if (rows[i].order == order && rows[i].threads == threads && rows[i].nr)
+		if (rows[i].target == target && (target == TARGET_LIVE || rows[i].order == order) &&
+		    rows[i].threads == threads && rows[i].nr)
 			return &rows[i];
 	return NULL;
 }
@@ -521,8 +532,8 @@ static void print_table(FILE *f, const struct bench_run *br)
 
 		if (!r->nr)
 			continue;
-		bench_text(&t, r->order == ORDER_LIVE ? "live" : "model");
-		bench_text(&t, order_name(r->order));
+		bench_text(&t, target_kind_name(r->target));
+		bench_text(&t, order_name(r->target, r->order));
 		bench_num(&t, r->threads);
 		bench_num(&t, MED(r, execs_per_s));
 		bench_num(&t, MED(r, hold_p50_ns));
@@ -531,7 +542,7 @@ static void print_table(FILE *f, const struct bench_run *br)
 		bench_num(&t, MED(r, wait_p50_ns));
 		bench_num(&t, MED(r, wait_p99_ns));
 		bench_num(&t, MED(r, wait_per_exec_ns));
-		if (r->order == ORDER_LIVE) {
+		if (r->target == TARGET_LIVE) {
 			/* the kernel's sections are not seen */
 			for (int k = 0; k < 5; k++)
 				bench_text(&t, "-");
@@ -553,9 +564,9 @@ static void print_verdict(FILE *f, const struct bench_run *r)
 	const struct ec_result *res = r->res;
 	const struct ec_row *rows = res->rows;
 	unsigned int nr = res->nr, n1 = (unsigned int)o->threads.v[0];
-	const struct ec_row *pre = find_row(rows, nr, VML_I_MMAP_PRE, n1);
-	const struct ec_row *post = find_row(rows, nr, VML_I_MMAP_POST, n1);
-	const struct ec_row *live = find_row(rows, nr, ORDER_LIVE, n1);
+	const struct ec_row *pre = find_row(rows, nr, TARGET_MODEL, VML_I_MMAP_PRE, n1);
+	const struct ec_row *post = find_row(rows, nr, TARGET_MODEL, VML_I_MMAP_POST, n1);
+	const struct ec_row *live = find_row(rows, nr, TARGET_LIVE, 0, n1);
 
 	if (pre && post) {
 		double cp = MED(pre, ceiling), cq = MED(post, ceiling);
@@ -625,8 +636,8 @@ static void ec_json(json_t *doc, const struct bench_run *br)
 			continue;
 		row = json_object();
 		per = json_array();
-		json_set_str(row, "target", r->order == ORDER_LIVE ? "live" : "model");
-		json_set_str(row, "order", order_name(r->order));
+		json_set_str(row, "target", target_kind_name(r->target));
+		json_set_str(row, "order", order_name(r->target, r->order));
 		json_set_u64(row, "threads", r->threads);
 		json_set_double(row, "execs_per_s", MED(r, execs_per_s));
 		json_set_double(row, "hold_p50_ns", MED(r, hold_p50_ns));
@@ -649,7 +660,6 @@ static void ec_json(json_t *doc, const struct bench_run *br)
 /* Left: executions/s against threads; right: hold p50/p99 against threads. */
 static int ec_plot(struct bench_plot *p, const struct bench_run *r)
 {
-	static const int orders[] = { VML_I_MMAP_POST, VML_I_MMAP_PRE, ORDER_LIVE };
 	static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c" };
 	const struct ec_opts *o = r->opts;
 	const struct ec_result *res = r->res;
@@ -659,9 +669,12 @@ static int ec_plot(struct bench_plot *p, const struct bench_run *r)
 
 	/* Block k (0 post, 1 pre, 2 live): threads execs/s hold_p50 hold_p99 ceiling. */
 	for (int k = 0; k < 3; k++) {
-		fprintf(d, "# %s\n", order_name(orders[k]));
+		const struct ec_series *se = &series[k];
+
+		fprintf(d, "# %s\n", order_name(se->target, se->order));
 		for (unsigned int i = 0; i < nr; i++)
-			if (rows[i].order == orders[k] && rows[i].nr)
+			if (rows[i].target == se->target &&
+			    (se->target == TARGET_LIVE || rows[i].order == se->order) && rows[i].nr)
 				fprintf(d, "%u %.6g %.6g %.6g %.6g\n", rows[i].threads,
 					MED(&rows[i], execs_per_s), MED(&rows[i], hold_p50_ns),
 					MED(&rows[i], hold_p99_ns), MED(&rows[i], ceiling));
@@ -677,13 +690,13 @@ static int ec_plot(struct bench_plot *p, const struct bench_run *r)
 	for (int k = 0; k < 3; k++) {
 		bench_plot_data(p);
 		fprintf(s, " index %d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' "
-			   "title '%s %s', ", k, colour[k], k == 2 ? "live" : "model",
-			order_name(orders[k]));
+			   "title '%s %s', ", k, colour[k], target_kind_name(series[k].target),
+			order_name(series[k].target, series[k].order));
 	}
 	for (int k = 0; k < 2; k++) {
 		bench_plot_data(p);
 		fprintf(s, " index %d using 1:5 with lines dt 2 lw 2 lc rgb '%s' "
-			   "title 'ceiling %s'%s", k, colour[k], order_name(orders[k]),
+			   "title 'ceiling %s'%s", k, colour[k], order_name(series[k].target, series[k].order),
 			k ? "\n" : ", ");
 	}
 	fprintf(s, "set ylabel 'ns'\nset title 'i_mmap_rwsem write hold: p50 (solid), p99 "
@@ -691,10 +704,10 @@ static int ec_plot(struct bench_plot *p, const struct bench_run *r)
 	for (int k = 0; k < 2; k++) {
 		bench_plot_data(p);
 		fprintf(s, " index %d using 1:3 with linespoints lw 2 pt 7 lc rgb '%s' "
-			   "title '%s p50', ", k, colour[k], order_name(orders[k]));
+			   "title '%s p50', ", k, colour[k], order_name(series[k].target, series[k].order));
 		bench_plot_data(p);
 		fprintf(s, " index %d using 1:4 with linespoints dt 2 lw 2 pt 5 lc rgb '%s' "
-			   "title '%s p99'%s", k, colour[k], order_name(orders[k]), k ? "\n" : ", ");
+			   "title '%s p99'%s", k, colour[k], order_name(series[k].target, series[k].order), k ? "\n" : ", ");
 	}
 	fprintf(s, "unset multiplot\n");
 	return 0;
@@ -740,7 +753,7 @@ static int ec_run(struct bench_run *br)
 		}
 		res->have[order] = true;
 		for (unsigned int t = 0; t < o->threads.nr; t++)
-			res->rows[res->nr++] = (struct ec_row){ .order = order,
+			res->rows[res->nr++] = (struct ec_row){ .target = TARGET_MODEL, .order = order,
 								.threads = (unsigned int)o->threads.v[t] };
 	}
 	if (c->live) {
@@ -750,7 +763,7 @@ static int ec_run(struct bench_run *br)
 			return -ENOENT;
 		}
 		for (unsigned int t = 0; t < o->threads.nr; t++)
-			res->rows[res->nr++] = (struct ec_row){ .order = ORDER_LIVE,
+			res->rows[res->nr++] = (struct ec_row){ .target = TARGET_LIVE,
 								.threads = (unsigned int)o->threads.v[t] };
 	}
 	for (unsigned int i = 0; i < res->nr; i++) {
@@ -768,15 +781,15 @@ static int ec_run(struct bench_run *br)
 			struct ec_row *r = &res->rows[i];
 
 			bench_progress(c->quiet, "exec-churn: %s %s, %u thread(s), sample %u/%u",
-				       r->order == ORDER_LIVE ? "live" : "model",
-				       order_name(r->order), r->threads, smp + 1, c->samples);
-			err = r->order == ORDER_LIVE ?
+				       target_kind_name(r->target), order_name(r->target, r->order),
+				       r->threads, smp + 1, c->samples);
+			err = r->target == TARGET_LIVE ?
 				live_sample(o, stub, r->threads, &r->s[smp]) :
 				model_sample(o, &res->models[r->order], r->threads, &r->s[smp]);
 			if (err) {
 				bench_progress_done(c->quiet);
 				fprintf(stderr, "vmalock: bench exec-churn: %s, %u threads: %s\n",
-					r->order == ORDER_LIVE ? "live" : "model", r->threads,
+					target_kind_name(r->target), r->threads,
 					strerror(-err));
 				break;
 			}

@@ -39,6 +39,7 @@
  * replayed, which gives the mapper fewer chances to slip in than the real
  * tool does (bench/README.md, "monitor").
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -55,6 +56,11 @@
 #include "host/host.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+
+/* A row's lock and a step's view hold monitor's own values beside the enums': */
+static_assert(MON_LOCK_TODAY > VML_LOCK_VMA_RECHECK, "MON_LOCK_TODAY is no lock policy");
+static_assert(MON_VIEWS == VML_VIEW_NUMA_MAPS + 1 && MON_VIEW_HOLD >= MON_VIEWS &&
+	      MON_VIEW_HOLD != (int)TARGET_VIEW_QUERY, "MON_VIEW_HOLD is no view");
 
 #define SETTLE_NS (100 * NSEC_PER_MSEC)		/* the tool up before the mapper starts */
 #define HOLD_READS 201				/* reads of cmdline timed for the hold */

@@ -76,8 +76,24 @@ static const char *const case_text[NCASES] = {
 /* The seed's seconds per 100 reads (fs/proc/task_mmu.c, v4.4 era, after the patch). */
 static const double seed_s[NCASES] = { 3.831, 1.351, 0.935, 0.949 };
 
+/* The series: the model under each shmem_swap_usage, and the live kernel. */
 enum ss_side { SIDE_FAST, SIDE_PER_PAGE, SIDE_LIVE, NSIDES };
-static const char *const side_names[NSIDES] = { "fast", "per-page", "kernel" };
+
+static enum target_kind side_target(int side)
+{
+	return side == SIDE_LIVE ? TARGET_LIVE : TARGET_MODEL;
+}
+
+static enum vml_shmem_swap_usage side_usage(int side)
+{
+	return side == SIDE_PER_PAGE ? VML_SHMEM_SWAP_PER_PAGE : VML_SHMEM_SWAP_FAST;
+}
+
+/* "fast", "per-page"; "kernel" for the live kernel's, which is its own */
+static const char *side_name(int side)
+{
+	return words_policy_label(&shmem_swap_usage_vocab, side_target(side), side_usage(side));
+}
 
 struct ss_sample {
 	double seconds;			/* per o->reads reads */
@@ -520,8 +536,8 @@ static void print_table(FILE *f, const struct bench_run *br)
 
 		if (!r->nr)
 			continue;
-		bench_text(&t, r->side == SIDE_LIVE ? "live" : "model");
-		bench_text(&t, side_names[r->side]);
+		bench_text(&t, target_kind_name(side_target(r->side)));
+		bench_text(&t, side_name(r->side));
 		bench_text(&t, case_names[r->kase]);
 		bench_num(&t, MED(r, seconds));
 		bench_num(&t, ratio_to_anon(rows, nr, r));
@@ -555,7 +571,7 @@ static void print_verdict(FILE *f, const struct ss_row *rows, unsigned int nr)
 		fprintf(f, "verdict (%s %s): private %.2fx, shared %.2fx, noswap %.2fx the anonymous "
 			   "case (seed: %.2fx, %.2fx, %.2fx); what the shmem cases add to it, over "
 			   "what private adds: shared %.2f, noswap %.2f (seed: %.2f, %.2f)\n",
-			side == SIDE_LIVE ? "live" : "model", side_names[side],
+			target_kind_name(side_target(side)), side_name(side),
 			ratio_to_anon(rows, nr, c[0]), ratio_to_anon(rows, nr, c[1]),
 			ratio_to_anon(rows, nr, c[2]), seed_s[0] / seed_s[3], seed_s[1] / seed_s[3],
 			seed_s[2] / seed_s[3],
@@ -596,8 +612,8 @@ static void ss_json(json_t *doc, const struct bench_run *br)
 			continue;
 		row = json_object();
 		per = json_array();
-		json_set_str(row, "target", r->side == SIDE_LIVE ? "live" : "model");
-		json_set_str(row, "smaps", side_names[r->side]);
+		json_set_str(row, "target", target_kind_name(side_target(r->side)));
+		json_set_str(row, "smaps", side_name(r->side));
 		json_set_str(row, "case", case_names[r->kase]);
 		json_set_double(row, "seconds", MED(r, seconds));
 		json_set_double(row, "ratio_to_anon", ratio_to_anon(rows, nr, r));
@@ -660,12 +676,11 @@ static int model_rows(const struct bench_run *br, struct ss_result *res)
 	int err = 0;
 
 	for (int side = SIDE_FAST; side <= SIDE_PER_PAGE && !err; side++) {
-		enum vml_shmem_swap_usage usage = side == SIDE_FAST ? VML_SHMEM_SWAP_FAST :
-							VML_SHMEM_SWAP_PER_PAGE;
+		enum vml_shmem_swap_usage usage = side_usage(side);
 
 		if (sw.shmem_swap_usage_set && sw.shmem_swap_usage != usage)
 			continue;
-		bench_progress(br->c->quiet, "shmem-smaps: model (%s): building", side_names[side]);
+		bench_progress(br->c->quiet, "shmem-smaps: model (%s): building", side_name(side));
 		err = model_create(&res->models[side], o, usage);
 		res->have_model[side] = res->models[side].sys != NULL;
 		for (int c = 0; c < NCASES && !err; c++) {
@@ -734,7 +749,7 @@ static int ss_run(struct bench_run *br)
 			struct ss_row *r = &res->rows[i];
 
 			bench_progress(c->quiet, "shmem-smaps: %s %s, %s, sample %u/%u",
-				       r->side == SIDE_LIVE ? "live" : "model", side_names[r->side],
+				       target_kind_name(side_target(r->side)), side_name(r->side),
 				       case_names[r->kase], smp + 1, c->samples);
 			err = sample(o, r, smp);
 			if (err) {

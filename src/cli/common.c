@@ -21,20 +21,6 @@ int cli_set_profile(const char *cmd, const struct cli_opt *o, const char *val, v
 	return 0;
 }
 
-static const struct vml_word i_mmap_order_words[] = {
-	{ "pre", VML_I_MMAP_PRE, NULL, 0 },
-	{ "post", VML_I_MMAP_POST, NULL, 0 },
-	{ NULL, 0, NULL, 0 },
-};
-static const struct vml_vocab i_mmap_order_vocab = { "order", i_mmap_order_words };
-
-static const struct vml_word shmem_swap_usage_words[] = {
-	{ "fast", VML_SHMEM_SWAP_FAST, NULL, 0 },
-	{ "per-page", VML_SHMEM_SWAP_PER_PAGE, NULL, 0 },
-	{ NULL, 0, NULL, 0 },
-};
-static const struct vml_vocab shmem_swap_usage_vocab = { "value", shmem_swap_usage_words };
-
 static int set_i_mmap_order(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
 	int v, ret = cli_set_word(cmd, o, val, &v);

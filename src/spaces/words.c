@@ -57,6 +57,20 @@ const char *words_policy_label(const struct vml_vocab *v, enum target_kind targe
 	return target == TARGET_LIVE ? "kernel" : vocab_name(v, value);
 }
 
+static const struct vml_word i_mmap_order_words[] = {
+	{ "pre", VML_I_MMAP_PRE, NULL, 0 },
+	{ "post", VML_I_MMAP_POST, NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+const struct vml_vocab i_mmap_order_vocab = { "order", i_mmap_order_words };
+
+static const struct vml_word shmem_swap_usage_words[] = {
+	{ "fast", VML_SHMEM_SWAP_FAST, NULL, 0 },
+	{ "per-page", VML_SHMEM_SWAP_PER_PAGE, NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+const struct vml_vocab shmem_swap_usage_vocab = { "value", shmem_swap_usage_words };
+
 int cli_set_view(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
 	if (target_view_parse(val, (enum vml_view *)dst))
