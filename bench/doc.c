@@ -53,3 +53,21 @@ void bench_doc_set_calibration(json_t *doc, json_t *cal)
 {
 	json_object_set_new(doc, "calibration", cal);
 }
+
+json_t *bench_doc_row(json_t *doc, const char *target)
+{
+	json_t *row = json_object();
+
+	if (target)
+		json_set_str(row, "target", target);
+	json_push_new(bench_doc_rows(doc), row);
+	return row;
+}
+
+json_t *bench_doc_samples(json_t *row, const char *key)
+{
+	json_t *samples = json_array();
+
+	json_set_new(row, key, samples);
+	return samples;
+}

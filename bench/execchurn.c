@@ -634,9 +634,7 @@ static void ec_json(json_t *doc, const struct bench_run *br)
 
 		if (!r->nr)
 			continue;
-		row = json_object();
-		per = json_array();
-		json_set_str(row, "target", target_kind_name(r->target));
+		row = bench_doc_row(doc, target_kind_name(r->target));
 		json_set_str(row, "order", order_name(r->target, r->order));
 		json_set_u64(row, "threads", r->threads);
 		json_set_double(row, "execs_per_s", MED(r, execs_per_s));
@@ -650,10 +648,9 @@ static void ec_json(json_t *doc, const struct bench_run *br)
 		json_set_double(row, "ceiling_execs_per_s", MED(r, ceiling));
 		json_set_double(row, "hot_sections_per_exec", MED(r, hot_sections_per_exec));
 		json_set_double(row, "hot_hold_ns", MED(r, hot_hold_ns));
+		per = bench_doc_samples(row, "per_sample");
 		for (unsigned int k = 0; k < r->nr; k++)
 			json_push_new(per, sample_json(&r->s[k]));
-		json_set_new(row, "per_sample", per);
-		json_push_new(bench_doc_rows(doc), row);
 	}
 }
 

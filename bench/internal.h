@@ -324,6 +324,10 @@ struct json_t *bench_doc_new(const struct bench_run *r);	/* NULL: no memory */
 struct json_t *bench_doc_meta(struct json_t *doc);		/* borrowed */
 struct json_t *bench_doc_rows(struct json_t *doc);		/* borrowed */
 void bench_doc_set_calibration(struct json_t *doc, struct json_t *cal);	/* takes @cal */
+/* A new row, appended, with its "target" (NULL: none); borrowed, for the caller to fill. */
+struct json_t *bench_doc_row(struct json_t *doc, const char *target);
+/* A new array under @key of @row (its samples); borrowed. */
+struct json_t *bench_doc_samples(struct json_t *row, const char *key);
 
 /* ---- results tables and verdicts (report.c) ---- */
 

@@ -703,9 +703,7 @@ static void kh_json(json_t *doc, const struct bench_run *br)
 
 		if (!r->nr)
 			continue;
-		row = json_object();
-		per = json_array();
-		json_set_str(row, "target", target_kind_name(r->target));
+		row = bench_doc_row(doc, target_kind_name(r->target));
 		json_set_str(row, "policy", policy_name(r->policy));
 		json_set_str(row, "steal", steal_label(r));
 		/* A policy that never finished collapsing has no time: null. */
@@ -717,10 +715,9 @@ static void kh_json(json_t *doc, const struct bench_run *br)
 		json_set_double(row, "p99_us", MED(r, p99_us));
 		json_set_double(row, "avg_us", MED(r, avg_us));
 		json_set_double(row, "max_us", MED(r, max_us));
+		per = bench_doc_samples(row, "per_sample");
 		for (unsigned int j = 0; j < r->nr; j++)
 			json_push_new(per, json_sample(&r->s[j]));
-		json_set_new(row, "per_sample", per);
-		json_push_new(bench_doc_rows(doc), row);
 	}
 }
 

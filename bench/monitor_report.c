@@ -377,15 +377,14 @@ static json_t *json_tool(const struct mon_result *res, unsigned int t)
 
 static json_t *json_prediction(const struct mon_result *res, int t);
 
-static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
+static void json_row(json_t *doc, const struct mon_result *res, const struct mon_row *row)
 {
-	json_t *j = json_object(), *ps = json_array();
+	json_t *j = bench_doc_row(doc, target_kind_name(row->target)), *ps;
 
 	if (row->tool < 0)
 		json_set_new(j, "tool", json_null());
 	else
 		json_set_str(j, "tool", res->tools[row->tool].name);
-	json_set_str(j, "target", target_kind_name(row->target));
 	if (row->target == TARGET_MODEL && row->tool < 0)
 		json_set_new(j, "lock", json_null());
 	else
@@ -409,6 +408,7 @@ static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
 		if (p)
 			json_set_new(j, "prediction", p);
 	}
+	ps = bench_doc_samples(j, "per_sample");
 	for (unsigned int i = 0; i < row->nr; i++) {
 		const struct mon_sample *s = &row->s[i];
 		json_t *o = json_object();
@@ -426,8 +426,6 @@ static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
 		json_set_u64(o, "errors", s->errors);
 		json_push_new(ps, o);
 	}
-	json_set_new(j, "per_sample", ps);
-	return j;
 }
 
 static json_t *json_ratios(double p50, double p99, double avg, double max)
@@ -481,7 +479,7 @@ void mon_json(json_t *doc, const struct bench_run *r)
 {
 	const struct mon_result *res = r->res;
 	const struct mon_opts *o = res->o;
-	json_t *meta = bench_doc_meta(doc), *tools = json_array(), *rows = bench_doc_rows(doc);
+	json_t *meta = bench_doc_meta(doc), *tools = json_array();
 	json_t *cal, *rec, *page, *call;
 
 	json_set_double(meta, "duration_s", o->mapper.duration_s);
@@ -519,7 +517,7 @@ void mon_json(json_t *doc, const struct bench_run *r)
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++)
 		if (res->rows[k].nr)
-			json_push_new(rows, json_row(res, &res->rows[k]));
+			json_row(doc, res, &res->rows[k]);
 }
 
 /* ---- the plot ---- */

@@ -460,12 +460,11 @@ static void ops_json(json_t *doc, const struct bench_run *br)
 
 		if (!r->model[k].done && !r->live[k].done)
 			continue;
-		row = json_object();
+		row = bench_doc_row(doc, NULL);	/* an op's row is both targets' */
 		json_set_str(row, "op", op_name(k, false, buf, sizeof(buf)));
 		json_side(row, "model", &r->model[k], br->c->samples);
 		json_side(row, "live", &r->live[k], br->c->samples);
 		json_set_double(row, "model_over_live", side_ratio(&r->model[k], &r->live[k]));
-		json_push_new(bench_doc_rows(doc), row);
 	}
 }
 

@@ -238,7 +238,7 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 {
 	const struct pvm_result *res = br->res;
 	const struct pvm_opts *o = res->o;
-	json_t *meta = bench_doc_meta(doc), *rows = bench_doc_rows(doc);
+	json_t *meta = bench_doc_meta(doc);
 
 	json_set_str(meta, "view", bench_view_name(res->view));
 	json_set_double(meta, "duration_s", o->mapper.duration_s);
@@ -280,9 +280,7 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 
 		if (!row->nr)
 			continue;
-		r = json_object();
-		per = json_array();
-		json_set_str(r, "target", target_kind_name(row->target));
+		r = bench_doc_row(doc, target_kind_name(row->target));
 		json_set_str(r, "lock", pvm_lock_label(row));
 		json_set_str(r, "steal", pvm_steal_label(row));
 		json_set_u64(r, "readers", row->readers);
@@ -297,6 +295,7 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 		json_set_double(r, "views_read", row->passes);
 		if (row->target == TARGET_MODEL)
 			json_set_double(r, "mmap_lock_fallbacks", row->fallbacks);
+		per = bench_doc_samples(r, "per_sample");
 		for (unsigned int i = 0; i < row->nr; i++) {
 			const struct pvm_sample *s = &row->s[i];
 			json_t *js = json_object();
@@ -317,8 +316,6 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 				json_set_u64(js, "mmap_lock_fallbacks", s->fallbacks);
 			json_push_new(per, js);
 		}
-		json_set_new(r, "per_sample", per);
-		json_push_new(rows, r);
 	}
 }
 

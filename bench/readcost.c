@@ -322,14 +322,12 @@ static void rc_json(json_t *doc, const struct bench_run *r)
 
 			if (!c->done && !c->skipped)
 				continue;
-			row = json_object();
+			row = bench_doc_row(doc, target_kind_name(target[s]));
 			json_set_u64(row, "size", res->rows[k].size);
-			json_set_str(row, "target", target_kind_name(target[s]));
 			json_set_str(row, "lock", words_policy_label(&lock_policy_vocab, target[s],
 								     lock[s]));
 			if (!c->done) {
 				json_set_str(row, "skipped", c->skipped);
-				json_push_new(bench_doc_rows(doc), row);
 				continue;
 			}
 			json_set_u64(row, "vmas", c->vmas);
@@ -340,12 +338,10 @@ static void rc_json(json_t *doc, const struct bench_run *r)
 			if (s == RC_MODEL_VMA)
 				json_set_double(row, "over_mmap",
 						ratio(c, &res->rows[k].c[RC_MODEL_MMAP]));
-			per = json_array();
+			per = bench_doc_samples(row, "per_sample");
 			for (unsigned int i = 0; i < r->c->samples; i++)
 				json_push_new(per, isfinite(c->per_sample[i]) ?
 						   json_real(c->per_sample[i]) : json_null());
-			json_set_new(row, "per_sample", per);
-			json_push_new(bench_doc_rows(doc), row);
 		}
 	}
 }

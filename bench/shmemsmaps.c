@@ -610,9 +610,7 @@ static void ss_json(json_t *doc, const struct bench_run *br)
 
 		if (!r->nr)
 			continue;
-		row = json_object();
-		per = json_array();
-		json_set_str(row, "target", target_kind_name(side_target(r->side)));
+		row = bench_doc_row(doc, target_kind_name(side_target(r->side)));
 		json_set_str(row, "smaps", side_name(r->side));
 		json_set_str(row, "case", case_names[r->kase]);
 		json_set_double(row, "seconds", MED(r, seconds));
@@ -625,10 +623,9 @@ static void ss_json(json_t *doc, const struct bench_run *br)
 			json_set_double(row, "lookups_per_read", MED(r, lookups_per_read));
 			json_set_str(row, "path", r->path);
 		}
+		per = bench_doc_samples(row, "per_sample_seconds");
 		for (unsigned int k = 0; k < r->nr; k++)
 			json_push_new(per, json_real(r->s[k].seconds));
-		json_set_new(row, "per_sample_seconds", per);
-		json_push_new(bench_doc_rows(doc), row);
 	}
 }
 

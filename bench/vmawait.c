@@ -404,9 +404,7 @@ static void vw_json(json_t *doc, const struct bench_run *r)
 
 		if (!vr->nr)
 			continue;
-		row = json_object();
-		per = json_array();
-		json_set_str(row, "target", vr->live ? "live" : "model");
+		row = bench_doc_row(doc, target_kind_name(vr->live ? TARGET_LIVE : TARGET_MODEL));
 		json_set_str(row, "munmap", case_names[vr->kase]);
 		json_set_u64(row, "lead_ns", res->lead_ns[vr->live]);
 		json_set_double(row, "zap_ns", row_stat(vr, VW_ZAP, VW_MEDIAN));
@@ -414,6 +412,7 @@ static void vw_json(json_t *doc, const struct bench_run *r)
 		json_set_double(row, "munmap_max_ns", row_stat(vr, VW_WAIT, VW_MAX));
 		json_set_double(row, "waited_over_left", row_stat(vr, VW_SHARE, VW_MEDIAN));
 		json_set_u64(row, "preempted", row_preempted(vr));
+		per = bench_doc_samples(row, "per_sample");
 		for (unsigned int k = 0; k < vr->nr; k++) {
 			json_t *s = json_object();
 
@@ -424,8 +423,6 @@ static void vw_json(json_t *doc, const struct bench_run *r)
 			json_set_bool(s, "preempted", vr->s[k].preempted);
 			json_push_new(per, s);
 		}
-		json_set_new(row, "per_sample", per);
-		json_push_new(bench_doc_rows(doc), row);
 	}
 }
 
