@@ -256,7 +256,7 @@ int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal)
 	return 0;
 }
 
-void bench_charges(const struct bench_opts *o, enum vml_view view,
+void bench_charges(const struct bench_charge_opts *o, enum vml_view view,
 		   const struct bench_calibration *cal, double *record_ns, double *page_ns,
 		   double *call_ns)
 {

@@ -54,7 +54,11 @@
 #define PG 4096UL
 #define NFILES 3
 #define EXEC_CHAIN 10		/* live: executions per spawned stub */
-#define ORDER_LIVE (-1)
+
+struct ec_opts {
+	struct cli_ulist threads;	/* --threads: model workers and live exec loops, a row each */
+	double duration_s;		/* --duration of a sample */
+};
 
 extern char **environ;
 
@@ -116,7 +120,8 @@ struct ec_sample {
 };
 
 struct ec_row {
-	int order;			/* enum vml_i_mmap_order, or ORDER_LIVE */
+	enum target_kind target;
+	enum vml_i_mmap_order order;	/* model rows (a live row's is the kernel's) */
 	unsigned int threads;
 	struct ec_sample *s;
 	unsigned int nr;
@@ -129,9 +134,7 @@ struct ec_model {
 
 struct ec_worker {
 	struct ec_model *m;
-	pthread_t thread;
-	const atomic_bool *stop;
-	atomic_uint *started;
+	struct bench_crew *crew;
 	uint64_t execs;
 	int err;
 	struct lat_hist *hold, *wait;
@@ -275,8 +278,8 @@ static void *worker_main(void *arg)
 	struct ec_worker *w = arg;
 
 	this_worker = w;
-	atomic_fetch_add(w->started, 1);
-	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
+	bench_crew_in(w->crew);
+	while (!bench_crew_stopped(w->crew)) {
 		w->err = exec_once(w->m);
 		if (w->err)
 			break;
@@ -309,47 +312,28 @@ static void model_destroy(struct ec_model *m)
 }
 
 /* Run @threads workers for @o->duration_s; fill @s. Return: 0 or -errno. */
-static int model_sample(const struct bench_opts *o, struct ec_model *m, unsigned int threads,
+static int model_sample(const struct ec_opts *o, struct ec_model *m, unsigned int threads,
 			struct ec_sample *s)
 {
 	struct ec_worker *w = vml_zalloc(threads * sizeof(*w));
 	struct lat_hist *hold = lat_hist_new(), *wait = lat_hist_new(), *file_hold[NFILES];
-	uint64_t t0, t1, wait_sum = 0;
-	atomic_bool stop = false;
-	atomic_uint started = 0;
+	struct bench_crew crew;
+	uint64_t wait_sum = 0;
 	unsigned int n = 0;
-	int err = 0;
+	bool ok = w && hold && wait;
+	int err;
 
 	for (int f = 0; f < NFILES; f++)
-		file_hold[f] = lat_hist_new();
-	if (!w || !hold || !wait || !file_hold[0] || !file_hold[1] || !file_hold[2]) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (; n < threads; n++) {
-		bool ok;
-
-		w[n] = (struct ec_worker){ .m = m, .stop = &stop, .started = &started,
-					   .hold = lat_hist_new(), .wait = lat_hist_new() };
-		ok = w[n].hold && w[n].wait;
+		ok &= (file_hold[f] = lat_hist_new()) != NULL;
+	for (unsigned int i = 0; ok && i < threads; i++) {
+		w[i] = (struct ec_worker){ .m = m, .crew = &crew, .hold = lat_hist_new(),
+					   .wait = lat_hist_new() };
+		ok &= w[i].hold && w[i].wait;
 		for (int f = 0; f < NFILES; f++)
-			ok &= (w[n].file_hold[f] = lat_hist_new()) != NULL;
-		if (!ok || pthread_create(&w[n].thread, NULL, worker_main, &w[n])) {
-			worker_free(&w[n]);
-			err = -EAGAIN;
-			break;
-		}
+			ok &= (w[i].file_hold[f] = lat_hist_new()) != NULL;
 	}
-	/* Ends: every worker created counts itself in, or stops at once on stop. */
-	while (!err && atomic_load(&started) < n)
-		bench_sleep_ns(100 * NSEC_PER_USEC);
-	t0 = vml_now_ns();
-	if (!err)
-		bench_sleep_ns((uint64_t)(o->duration_s * 1e9));
-	atomic_store(&stop, true);
-	for (unsigned int i = 0; i < n; i++)
-		pthread_join(w[i].thread, NULL);
-	t1 = vml_now_ns();
+	err = ok ? bench_crew_run(&crew, w, sizeof(*w), threads, worker_main, o->duration_s, &n) :
+	      -ENOMEM;
 	*s = (struct ec_sample){ .hot_file = -1 };
 	for (unsigned int i = 0; i < n; i++) {
 		if (w[i].err && !err)
@@ -360,11 +344,12 @@ static int model_sample(const struct bench_opts *o, struct ec_model *m, unsigned
 		wait_sum += w[i].wait->sum_ns;
 		for (int f = 0; f < NFILES; f++)
 			lat_hist_merge(file_hold[f], w[i].file_hold[f]);
-		worker_free(&w[i]);
 	}
+	for (unsigned int i = 0; w && i < threads; i++)
+		worker_free(&w[i]);
 	if (err)
 		goto out;
-	s->execs_per_s = (double)s->execs / ((double)(t1 - t0) / 1e9);
+	s->execs_per_s = (double)s->execs / ((double)crew.elapsed_ns / 1e9);
 	s->hold_p50_ns = lat_hist_quantile_ns(hold, 0.5);
 	s->hold_p99_ns = lat_hist_quantile_ns(hold, 0.99);
 	s->hold_mean_ns = hold->count ? (double)hold->sum_ns / (double)hold->count : NAN;
@@ -405,10 +390,8 @@ out:
 /* ---- the live kernel ---- */
 
 struct live_loop {
-	pthread_t thread;
 	const char *stub;
-	const atomic_bool *stop;
-	atomic_uint *started;
+	struct bench_crew *crew;
 	uint64_t chains;
 	int err;
 };
@@ -420,8 +403,8 @@ static void *live_loop_main(void *arg)
 	char *argv[] = { (char *)"vmalock-exec-stub", count, NULL };
 
 	snprintf(count, sizeof(count), "%d", EXEC_CHAIN - 1);
-	atomic_fetch_add(l->started, 1);
-	while (!atomic_load_explicit(l->stop, memory_order_relaxed)) {
+	bench_crew_in(l->crew);
+	while (!bench_crew_stopped(l->crew)) {
 		int status;
 		pid_t pid;
 
@@ -440,34 +423,19 @@ static void *live_loop_main(void *arg)
 	return NULL;
 }
 
-static int live_sample(const struct bench_opts *o, const char *stub, unsigned int loops,
+static int live_sample(const struct ec_opts *o, const char *stub, unsigned int loops,
 		       struct ec_sample *s)
 {
 	struct live_loop *l = vml_zalloc(loops * sizeof(*l));
-	atomic_bool stop = false;
-	atomic_uint started = 0;
+	struct bench_crew crew;
 	unsigned int n = 0;
-	uint64_t t0, t1;
-	int err = 0;
+	int err;
 
 	if (!l)
 		return -ENOMEM;
-	for (; n < loops; n++) {
-		l[n] = (struct live_loop){ .stub = stub, .stop = &stop, .started = &started };
-		if (pthread_create(&l[n].thread, NULL, live_loop_main, &l[n])) {
-			err = -EAGAIN;
-			break;
-		}
-	}
-	while (!err && atomic_load(&started) < n)
-		bench_sleep_ns(100 * NSEC_PER_USEC);
-	t0 = vml_now_ns();
-	if (!err)
-		bench_sleep_ns((uint64_t)(o->duration_s * 1e9));
-	atomic_store(&stop, true);
-	for (unsigned int i = 0; i < n; i++)
-		pthread_join(l[i].thread, NULL);
-	t1 = vml_now_ns();
+	for (unsigned int i = 0; i < loops; i++)
+		l[i] = (struct live_loop){ .stub = stub, .crew = &crew };
+	err = bench_crew_run(&crew, l, sizeof(*l), loops, live_loop_main, o->duration_s, &n);
 	*s = (struct ec_sample){ .hot_file = -1, .ceiling = NAN, .hot_hold_ns = NAN,
 				 .hot_sections_per_exec = NAN, .hold_p50_ns = NAN,
 				 .hold_p99_ns = NAN, .hold_mean_ns = NAN, .wait_p50_ns = NAN,
@@ -478,56 +446,73 @@ static int live_sample(const struct bench_opts *o, const char *stub, unsigned in
 			err = l[i].err;
 		s->execs += l[i].chains * EXEC_CHAIN;
 	}
-	/* Chains still running at the stop finish after t1's stop flag: count to the join. */
-	s->execs_per_s = (double)s->execs / ((double)(t1 - t0) / 1e9);
+	/* Chains still running at the stop finish after the stop flag: count to the join. */
+	s->execs_per_s = (double)s->execs / ((double)crew.elapsed_ns / 1e9);
 	vml_free(l);
 	return err;
 }
 
 /* ---- reduction and output ---- */
 
-#define MED(r, field) row_median((r), offsetof(struct ec_sample, field))
+#define MED(r, field) STAT_OF(MEDIAN, (r)->s, (r)->nr, field)
 
-static double row_median(const struct ec_row *r, size_t off)
+/* The series a row belongs to: the model under each order, and the live kernel. */
+struct ec_series {
+	enum target_kind target;
+	enum vml_i_mmap_order order;
+};
+static const struct ec_series series[] = {
+	{ TARGET_MODEL, VML_I_MMAP_POST }, { TARGET_MODEL, VML_I_MMAP_PRE }, { TARGET_LIVE, 0 },
+};
+
+static const char *order_name(enum target_kind target, enum vml_i_mmap_order order)
 {
-	double v[256];
-	unsigned int n = r->nr < 256 ? r->nr : 256;
-
-	for (unsigned int i = 0; i < n; i++)
-		v[i] = *(const double *)((const char *)&r->s[i] + off);
-	return stat_median(v, n);
-}
-
-static const char *order_name(int order)
-{
-	return order == ORDER_LIVE ? "kernel" : order == VML_I_MMAP_PRE ? "pre" : "post";
+	return words_policy_label(&i_mmap_order_vocab, target, order);
 }
 
 /* The N = @threads row of @order, or NULL. */
-static const struct ec_row *find_row(const struct ec_row *rows, unsigned int nr, int order,
+static const struct ec_row *find_row(const struct ec_row *rows, unsigned int nr,
+				     enum target_kind target, enum vml_i_mmap_order order,
 				     unsigned int threads)
 {
 	for (unsigned int i = 0; i < nr; i++)
-		if (rows[i].order == order && rows[i].threads == threads && rows[i].nr)
+		if (rows[i].target == target && (target == TARGET_LIVE || rows[i].order == order) &&
+		    rows[i].threads == threads && rows[i].nr)
 			return &rows[i];
 	return NULL;
 }
 
-static void put_ns(FILE *f, double ns, int width)
-{
-	if (isnan(ns))
-		fprintf(f, " %*s", width, "-");
-	else if (ns < 10000)
-		fprintf(f, " %*.0f", width, ns);
-	else
-		fprintf(f, " %*.3g", width, ns);
-}
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("order", -6), BENCH_NUM("threads", 7, FIXED, 0),
+	BENCH_NUM("execs/s", 10, FIXED, 0), BENCH_NUM("hold_p50", 9, NS, 0),
+	BENCH_NUM("hold_p99", 9, NS, 0), BENCH_NUM("hold_avg", 9, NS, 0),
+	BENCH_NUM("wait_p50", 9, NS, 0), BENCH_NUM("wait_p99", 9, NS, 0),
+	BENCH_NUM("wait/exec", 10, NS, 0), BENCH_NUM("sect/exec", 9, RAW, 1),
+	{ .head = "hot", .width = -6, .prec = 6, .gap = 2 }, BENCH_NUM("sect", 5, RAW, 1),
+	BENCH_NUM("hold", 6, RAW, 0), BENCH_NUM("ceiling", 10, G, 4),
+	BENCH_COLS_END,
+};
 
-static void print_table(FILE *f, const struct bench_opts *o, const struct ec_row *rows,
-			unsigned int nr, double clock_ns)
+/* What a run measured: a row per order (or live) and thread count. */
+struct ec_result {
+	struct ec_row *rows;
+	unsigned int nr;
+	double clock_ns;		/* one CLOCK_MONOTONIC read */
+	struct ec_model models[2];	/* [enum vml_i_mmap_order] */
+	bool have[2];
+};
+
+static void print_table(FILE *f, const struct bench_run *br)
 {
+	const struct ec_opts *o = br->opts;
+	const struct ec_result *res = br->res;
+	const struct ec_row *rows = res->rows;
+	unsigned int nr = res->nr;
+	double clock_ns = res->clock_ns;
+	struct bench_table t;
+
 	fprintf(f, "# exec-churn: %g s x %u samples a row; medians over samples\n", o->duration_s,
-		o->samples);
+		br->c->samples);
 	fprintf(f, "# model: one execution = %s + %s + %s mapped as execve and ld.so map them,\n"
 		   "#   stack, heap, TLS; text, data and stack pages touched; exit. The files are\n"
 		   "#   shared by every worker. hold/wait: i_mmap_rwsem write sections, ns (a clock\n"
@@ -540,41 +525,48 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct ec_row
 	fprintf(f, "# live: parallel loops spawning vmalock-exec-stub, a static program that execs\n"
 		   "#   itself %d times (UnixBench Execl's shape); kernel %s\n", EXEC_CHAIN,
 		bench_kernel());
-	fprintf(f, "%-6s %-6s %7s %10s %9s %9s %9s %9s %9s %10s %9s  %-6s %5s %6s %10s\n",
-		"target", "order", "threads", "execs/s", "hold_p50", "hold_p99", "hold_avg",
-		"wait_p50", "wait_p99", "wait/exec", "sect/exec", "hot", "sect", "hold", "ceiling");
+	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct ec_row *r = &rows[i];
 		int hot = r->nr ? r->s[0].hot_file : -1;
-		const char *name = hot >= 0 ? strrchr(images[hot].path, '/') + 1 : "-";
 
 		if (!r->nr)
 			continue;
-		fprintf(f, "%-6s %-6s %7u %10.0f", r->order == ORDER_LIVE ? "live" : "model",
-			order_name(r->order), r->threads, MED(r, execs_per_s));
-		put_ns(f, MED(r, hold_p50_ns), 9);
-		put_ns(f, MED(r, hold_p99_ns), 9);
-		put_ns(f, MED(r, hold_mean_ns), 9);
-		put_ns(f, MED(r, wait_p50_ns), 9);
-		put_ns(f, MED(r, wait_p99_ns), 9);
-		put_ns(f, MED(r, wait_per_exec_ns), 10);
-		if (r->order == ORDER_LIVE)
-			fprintf(f, " %9s  %-6s %5s %6s %10s\n", "-", "-", "-", "-", "-");
-		else
-			fprintf(f, " %9.1f  %-6.6s %5.1f %6.0f %10.4g\n", MED(r, sections_per_exec),
-				name, MED(r, hot_sections_per_exec), MED(r, hot_hold_ns),
-				MED(r, ceiling));
+		bench_text(&t, target_kind_name(r->target));
+		bench_text(&t, order_name(r->target, r->order));
+		bench_num(&t, r->threads);
+		bench_num(&t, MED(r, execs_per_s));
+		bench_num(&t, MED(r, hold_p50_ns));
+		bench_num(&t, MED(r, hold_p99_ns));
+		bench_num(&t, MED(r, hold_mean_ns));
+		bench_num(&t, MED(r, wait_p50_ns));
+		bench_num(&t, MED(r, wait_p99_ns));
+		bench_num(&t, MED(r, wait_per_exec_ns));
+		if (r->target == TARGET_LIVE) {
+			/* the kernel's sections are not seen */
+			for (int k = 0; k < 5; k++)
+				bench_text(&t, "-");
+		} else {
+			bench_num(&t, MED(r, sections_per_exec));
+			bench_text(&t, hot >= 0 ? strrchr(images[hot].path, '/') + 1 : "-");
+			bench_num(&t, MED(r, hot_sections_per_exec));
+			bench_num(&t, MED(r, hot_hold_ns));
+			bench_num(&t, MED(r, ceiling));
+		}
+		bench_row_end(&t);
 	}
 }
 
 /* The two-order comparison and what it says for the seed's 160 parallel copies. */
-static void print_verdict(FILE *f, const struct bench_opts *o, const struct ec_row *rows,
-			  unsigned int nr)
+static void print_verdict(FILE *f, const struct bench_run *r)
 {
-	unsigned int n1 = o->threads[0];
-	const struct ec_row *pre = find_row(rows, nr, VML_I_MMAP_PRE, n1);
-	const struct ec_row *post = find_row(rows, nr, VML_I_MMAP_POST, n1);
-	const struct ec_row *live = find_row(rows, nr, ORDER_LIVE, n1);
+	const struct ec_opts *o = r->opts;
+	const struct ec_result *res = r->res;
+	const struct ec_row *rows = res->rows;
+	unsigned int nr = res->nr, n1 = (unsigned int)o->threads.v[0];
+	const struct ec_row *pre = find_row(rows, nr, TARGET_MODEL, VML_I_MMAP_PRE, n1);
+	const struct ec_row *post = find_row(rows, nr, TARGET_MODEL, VML_I_MMAP_POST, n1);
+	const struct ec_row *live = find_row(rows, nr, TARGET_LIVE, 0, n1);
 
 	if (pre && post) {
 		double cp = MED(pre, ceiling), cq = MED(post, ceiling);
@@ -621,25 +613,29 @@ static json_t *sample_json(const struct ec_sample *s)
 	return j;
 }
 
-static int write_json(const char *path, const struct bench_opts *o, const struct ec_row *rows,
-		      unsigned int nr, double clock_ns)
+static void ec_print(FILE *f, const struct bench_run *r)
 {
-	json_t *doc = json_object(), *arr = json_array();
+	print_table(f, r);
+	print_verdict(f, r);
+}
 
-	json_set_str(doc, "scenario", "exec-churn");
-	json_set_str(doc, "kernel", bench_kernel());
-	json_set_double(doc, "duration_s", o->duration_s);
-	json_set_u64(doc, "samples", o->samples);
-	json_set_u64(doc, "exec_chain", EXEC_CHAIN);
-	json_set_double(doc, "clock_read_ns", clock_ns);
-	for (unsigned int i = 0; i < nr; i++) {
-		const struct ec_row *r = &rows[i];
-		json_t *row = json_object(), *per = json_array();
+static void ec_json(json_t *doc, const struct bench_run *br)
+{
+	const struct ec_opts *o = br->opts;
+	const struct ec_result *res = br->res;
+	json_t *meta = bench_doc_meta(doc);
+
+	json_set_double(meta, "duration_s", o->duration_s);
+	json_set_u64(meta, "exec_chain", EXEC_CHAIN);
+	json_set_double(meta, "clock_read_ns", res->clock_ns);
+	for (unsigned int i = 0; i < res->nr; i++) {
+		const struct ec_row *r = &res->rows[i];
+		json_t *row, *per;
 
 		if (!r->nr)
 			continue;
-		json_set_str(row, "target", r->order == ORDER_LIVE ? "live" : "model");
-		json_set_str(row, "order", order_name(r->order));
+		row = bench_doc_row(doc, target_kind_name(r->target));
+		json_set_str(row, "order", order_name(r->target, r->order));
 		json_set_u64(row, "threads", r->threads);
 		json_set_double(row, "execs_per_s", MED(r, execs_per_s));
 		json_set_double(row, "hold_p50_ns", MED(r, hold_p50_ns));
@@ -652,75 +648,66 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_set_double(row, "ceiling_execs_per_s", MED(r, ceiling));
 		json_set_double(row, "hot_sections_per_exec", MED(r, hot_sections_per_exec));
 		json_set_double(row, "hot_hold_ns", MED(r, hot_hold_ns));
+		per = bench_doc_samples(row, "per_sample");
 		for (unsigned int k = 0; k < r->nr; k++)
 			json_push_new(per, sample_json(&r->s[k]));
-		json_set_new(row, "per_sample", per);
-		json_push_new(arr, row);
 	}
-	json_set_new(doc, "rows", arr);
-	return bench_json_write(doc, path);
 }
 
 /* Left: executions/s against threads; right: hold p50/p99 against threads. */
-static int plot(const char *path, const struct bench_opts *o, const struct ec_row *rows,
-		unsigned int nr)
+static int ec_plot(struct bench_plot *p, const struct bench_run *r)
 {
-	static const int orders[] = { VML_I_MMAP_POST, VML_I_MMAP_PRE, ORDER_LIVE };
 	static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c" };
-	const char *term = bench_plot_terminal(path);
-	char data[64], *script = NULL;
-	size_t len = 0;
-	FILE *d, *s;
-	int ret;
+	const struct ec_opts *o = r->opts;
+	const struct ec_result *res = r->res;
+	const struct ec_row *rows = res->rows;
+	unsigned int nr = res->nr;
+	FILE *d = p->data, *s = p->script;
 
-	if (!term || bench_tmpfile(data, sizeof(data), &d))
-		return -EIO;
 	/* Block k (0 post, 1 pre, 2 live): threads execs/s hold_p50 hold_p99 ceiling. */
 	for (int k = 0; k < 3; k++) {
-		fprintf(d, "# %s\n", order_name(orders[k]));
+		const struct ec_series *se = &series[k];
+
+		fprintf(d, "# %s\n", order_name(se->target, se->order));
 		for (unsigned int i = 0; i < nr; i++)
-			if (rows[i].order == orders[k] && rows[i].nr)
+			if (rows[i].target == se->target &&
+			    (se->target == TARGET_LIVE || rows[i].order == se->order) && rows[i].nr)
 				fprintf(d, "%u %.6g %.6g %.6g %.6g\n", rows[i].threads,
 					MED(&rows[i], execs_per_s), MED(&rows[i], hold_p50_ns),
 					MED(&rows[i], hold_p99_ns), MED(&rows[i], ceiling));
 		fprintf(d, "1 NaN NaN NaN NaN\n\n\n");
 	}
-	fclose(d);
-	s = open_memstream(&script, &len);
-	if (!s) {
-		unlink(data);
-		return -ENOMEM;
-	}
-	fprintf(s, "%s\nset output '%s'\n", term, path);
 	fprintf(s, "set multiplot layout 1,2 title 'exec-churn (seed 001): i_mmap_rwsem under "
-		   "exec churn, %g s x %u samples, kernel %s'\n", o->duration_s, o->samples,
+		   "exec churn, %g s x %u samples, kernel %s'\n", o->duration_s, r->c->samples,
 		bench_kernel());
 	fprintf(s, "set grid\nset logscale x 2\nset key top left font ',9'\n"
 		   "set xlabel 'threads (model) / parallel exec loops (live)'\n"
 		   "set ylabel 'executions per second'\nset logscale y\n"
 		   "set title 'throughput, and each order''s ceiling for one file'\nplot ");
-	for (int k = 0; k < 3; k++)
-		fprintf(s, "'%s' index %d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' "
-			   "title '%s %s', ", data, k, colour[k], k == 2 ? "live" : "model",
-			order_name(orders[k]));
-	for (int k = 0; k < 2; k++)
-		fprintf(s, "'%s' index %d using 1:5 with lines dt 2 lw 2 lc rgb '%s' "
-			   "title 'ceiling %s'%s", data, k, colour[k], order_name(orders[k]),
+	for (int k = 0; k < 3; k++) {
+		bench_plot_data(p);
+		fprintf(s, " index %d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' "
+			   "title '%s %s', ", k, colour[k], target_kind_name(series[k].target),
+			order_name(series[k].target, series[k].order));
+	}
+	for (int k = 0; k < 2; k++) {
+		bench_plot_data(p);
+		fprintf(s, " index %d using 1:5 with lines dt 2 lw 2 lc rgb '%s' "
+			   "title 'ceiling %s'%s", k, colour[k], order_name(series[k].target, series[k].order),
 			k ? "\n" : ", ");
+	}
 	fprintf(s, "set ylabel 'ns'\nset title 'i_mmap_rwsem write hold: p50 (solid), p99 "
 		   "(dashed)'\nplot ");
-	for (int k = 0; k < 2; k++)
-		fprintf(s, "'%s' index %d using 1:3 with linespoints lw 2 pt 7 lc rgb '%s' "
-			   "title '%s p50', '%s' index %d using 1:4 with linespoints dt 2 lw 2 "
-			   "pt 5 lc rgb '%s' title '%s p99'%s", data, k, colour[k],
-			order_name(orders[k]), data, k, colour[k], order_name(orders[k]),
-			k ? "\n" : ", ");
+	for (int k = 0; k < 2; k++) {
+		bench_plot_data(p);
+		fprintf(s, " index %d using 1:3 with linespoints lw 2 pt 7 lc rgb '%s' "
+			   "title '%s p50', ", k, colour[k], order_name(series[k].target, series[k].order));
+		bench_plot_data(p);
+		fprintf(s, " index %d using 1:4 with linespoints dt 2 lw 2 pt 5 lc rgb '%s' "
+			   "title '%s p99'%s", k, colour[k], order_name(series[k].target, series[k].order), k ? "\n" : ", ");
+	}
 	fprintf(s, "unset multiplot\n");
-	fclose(s);
-	ret = bench_gnuplot(script);
-	free(script);
-	unlink(data);
-	return ret ? -EIO : 0;
+	return 0;
 }
 
 /* What one CLOCK_MONOTONIC read costs here (the median of many pairs). */
@@ -736,90 +723,131 @@ static double clock_read_ns(void)
 	return stat_median(v, 201);
 }
 
-int bench_exec_churn(const struct bench_opts *o)
+static int ec_run(struct bench_run *br)
 {
+	const struct ec_opts *o = br->opts;
+	const struct bench_common *c = br->c;
 	struct host_model_switches sw = host_model_switches();
-	struct ec_model models[2] = { 0 };
-	bool have[2] = { false, false };
-	struct ec_row *rows;
-	unsigned int nr = 0;
+	struct ec_result *res = vml_zalloc(sizeof(*res));
 	char stub[4096];
-	double clock_ns = clock_read_ns();
-	int ret = 0, err;
+	int err;
 
-	rows = vml_zalloc((3 * o->nr_threads) * sizeof(*rows));
-	if (!rows)
-		return EXIT_FAILURE;
-	for (int order = VML_I_MMAP_POST; o->model && order <= VML_I_MMAP_PRE; order++) {
+	br->res = res;
+	if (res)
+		res->rows = vml_zalloc((3 * o->threads.nr) * sizeof(*res->rows));
+	if (!res || !res->rows) {
+		fprintf(stderr, "vmalock: bench exec-churn: out of memory\n");
+		return -ENOMEM;
+	}
+	res->clock_ns = clock_read_ns();
+	for (int order = VML_I_MMAP_POST; c->model && order <= VML_I_MMAP_PRE; order++) {
 		if (sw.i_mmap_order_set && sw.i_mmap_order != (enum vml_i_mmap_order)order)
 			continue;
-		err = model_create(order, &models[order]);
+		err = model_create(order, &res->models[order]);
 		if (err) {
 			fprintf(stderr, "vmalock: bench exec-churn: model: %s\n", strerror(-err));
-			ret = EXIT_FAILURE;
-			goto out;
+			return err;
 		}
-		have[order] = true;
-		for (unsigned int t = 0; t < o->nr_threads; t++)
-			rows[nr++] = (struct ec_row){ .order = order, .threads = o->threads[t] };
+		res->have[order] = true;
+		for (unsigned int t = 0; t < o->threads.nr; t++)
+			res->rows[res->nr++] = (struct ec_row){ .target = TARGET_MODEL, .order = order,
+								.threads = (unsigned int)o->threads.v[t] };
 	}
-	if (o->live) {
+	if (c->live) {
 		if (helper_exe("vmalock-exec-stub", stub, sizeof(stub))) {
 			fprintf(stderr, "vmalock: bench exec-churn: vmalock-exec-stub not found "
 					"(beside vmalock or in libexec/vmalock)\n");
-			ret = EXIT_FAILURE;
-			goto out;
+			return -ENOENT;
 		}
-		for (unsigned int t = 0; t < o->nr_threads; t++)
-			rows[nr++] = (struct ec_row){ .order = ORDER_LIVE, .threads = o->threads[t] };
+		for (unsigned int t = 0; t < o->threads.nr; t++)
+			res->rows[res->nr++] = (struct ec_row){ .target = TARGET_LIVE,
+								.threads = (unsigned int)o->threads.v[t] };
 	}
-	for (unsigned int i = 0; i < nr; i++) {
-		rows[i].s = vml_zalloc(o->samples * sizeof(*rows[i].s));
-		if (!rows[i].s) {
-			ret = EXIT_FAILURE;
-			goto out;
+	for (unsigned int i = 0; i < res->nr; i++) {
+		res->rows[i].s = vml_zalloc(c->samples * sizeof(*res->rows[i].s));
+		if (!res->rows[i].s) {
+			fprintf(stderr, "vmalock: bench exec-churn: out of memory\n");
+			return -ENOMEM;
 		}
 	}
 	/* Samples in turn over every row, so that drift in the machine's load hits all alike. */
 	atomic_store(&vml_i_mmap_time_hook, time_section);
-	for (unsigned int smp = 0; smp < o->samples && !ret; smp++) {
-		for (unsigned int i = 0; i < nr && !ret; i++) {
-			struct ec_row *r = &rows[i];
+	err = 0;
+	for (unsigned int smp = 0; smp < c->samples && !err; smp++) {
+		for (unsigned int i = 0; i < res->nr && !err; i++) {
+			struct ec_row *r = &res->rows[i];
 
-			bench_progress(o->quiet, "exec-churn: %s %s, %u thread(s), sample %u/%u",
-				       r->order == ORDER_LIVE ? "live" : "model",
-				       order_name(r->order), r->threads, smp + 1, o->samples);
-			err = r->order == ORDER_LIVE ?
+			bench_progress(c->quiet, "exec-churn: %s %s, %u thread(s), sample %u/%u",
+				       target_kind_name(r->target), order_name(r->target, r->order),
+				       r->threads, smp + 1, c->samples);
+			err = r->target == TARGET_LIVE ?
 				live_sample(o, stub, r->threads, &r->s[smp]) :
-				model_sample(o, &models[r->order], r->threads, &r->s[smp]);
+				model_sample(o, &res->models[r->order], r->threads, &r->s[smp]);
 			if (err) {
-				bench_progress_done(o->quiet);
+				bench_progress_done(c->quiet);
 				fprintf(stderr, "vmalock: bench exec-churn: %s, %u threads: %s\n",
-					r->order == ORDER_LIVE ? "live" : "model", r->threads,
+					target_kind_name(r->target), r->threads,
 					strerror(-err));
-				ret = EXIT_FAILURE;
 				break;
 			}
 			r->nr = smp + 1;
 		}
 	}
 	atomic_store(&vml_i_mmap_time_hook, NULL);
-	bench_progress_done(o->quiet);
-	if (!ret) {
-		print_table(stdout, o, rows, nr, clock_ns);
-		print_verdict(stdout, o, rows, nr);
-		fflush(stdout);
-		if (o->json && write_json(o->json, o, rows, nr, clock_ns))
-			ret = EXIT_FAILURE;
-		if (o->plot && plot(o->plot, o, rows, nr))
-			ret = EXIT_FAILURE;
-	}
-out:
-	for (unsigned int i = 0; i < nr; i++)
-		vml_free(rows[i].s);
-	vml_free(rows);
-	for (int k = 0; k < 2; k++)
-		if (have[k])
-			model_destroy(&models[k]);
-	return ret;
+	bench_progress_done(c->quiet);
+	return err;
 }
+
+static void ec_free(struct bench_run *br)
+{
+	struct ec_result *res = br->res;
+
+	if (!res)
+		return;
+	for (unsigned int i = 0; i < res->nr; i++)
+		vml_free(res->rows[i].s);
+	vml_free(res->rows);
+	for (int k = 0; k < 2; k++)
+		if (res->have[k])
+			model_destroy(&res->models[k]);
+	vml_free(res);
+}
+
+static void ec_defaults(void *opts)
+{
+	struct ec_opts *o = opts;
+
+	*o = (struct ec_opts){
+		.threads = { .v = { 1, 2, 4, 8, 16, 32, 64 }, .nr = 7 },
+		.duration_s = 3,
+	};
+}
+
+static const struct cli_opt ec_opts_table[] = {
+	{ "--threads", "N[,N...]", cli_set_ulist, offsetof(struct ec_opts, threads), 1, 1024, NULL,
+	  "model workers and live exec loops, one row each\n"
+	  "[1,2,4,8,16,32,64]" },
+	{ "--duration", "SECONDS", cli_set_seconds, offsetof(struct ec_opts, duration_s), 0.001,
+	  86400, NULL, "each sample's run [3]" },
+	CLI_OPT_END,
+};
+
+const struct bench_scenario bench_exec_churn = {
+	.name = "exec-churn",
+	.question = "Seed 001: how long is a file's i_mmap_rwsem held per exec, with the new "
+		    "mapping's tree store inside the lock and outside it, and what exec rate "
+		    "saturates it?",
+	.rows = "a target, i_mmap order and thread count: executions a second, the write "
+		"sections' hold and wait, and the ceiling one file's lock sets",
+	.about = "Threads build and tear down exec-like address spaces of the same files,\n"
+		 "for both i_mmap orders (--i-mmap-order picks one); beside them parallel\n"
+		 "exec loops on the live kernel.",
+	.opts = ec_opts_table,
+	.opts_size = sizeof(struct ec_opts),
+	.defaults = ec_defaults,
+	.run = ec_run,
+	.print = ec_print,
+	.json = ec_json,
+	.plot = ec_plot,
+	.free = ec_free,
+};

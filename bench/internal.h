@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * internal.h - what the scenarios share: statistics over latency
- * histograms, CPU placement and priorities, the CPU hogs, the progress
- * line, whole-view readers on either target, and output helpers.
+ * internal.h - what the scenarios share: options several of them take,
+ * the calibration, statistics over samples and latency histograms, CPU
+ * placement and priorities, the CPU hogs, the progress line, whole-view
+ * readers on either target, and the output (JSON, plots, tables).
  */
 #ifndef VML_BENCH_INTERNAL_H
 #define VML_BENCH_INTERNAL_H
@@ -15,9 +16,107 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "bench.h"
+#include "scenario.h"
+#include "spaces/child_proto.h"
+#include "spaces/target.h"
+#include "vmalock/proc.h"
 
 #define BENCH_READ_CHUNK 4096	/* one read(): what cat and Paul's scanpid.sh use */
+#define BENCH_MAX_LIST CLI_MAX_LIST	/* --readers, --sizes, --threads */
+
+/* ---- options several scenarios take ---- */
+
+/* --mb: MiB, up to 1M (unsigned long). */
+int bench_set_mb(const char *cmd, const struct cli_opt *o, const char *val, void *dst);
+/* --mb is a power of two (proc-vs-map's mapper picks a page by masking). Return: 0 or EXIT_USAGE. */
+int bench_check_mb(const char *cmd, unsigned long mb);
+/* N|auto (long): auto is -1. */
+int bench_set_ns_auto(const char *cmd, const struct cli_opt *o, const char *val, void *dst);
+
+/* proc-vs-map's mapper, which monitor shares (mapper.c). */
+struct bench_mapper_opts {
+	unsigned long mb;		/* --mb: the region, a power of two */
+	double duration_s;		/* --duration: its run per sample */
+	uint64_t seed;			/* --seed */
+	int rcu;			/* --rcu-callbacks: 0 writer, 1 anywhere (liburcu's
+					 * default worker; else the model writer's callbacks
+					 * run on its CPU at nice 19, as the kernel's run in
+					 * softirq) */
+};
+extern const struct vml_vocab bench_rcu_vocab;
+#define BENCH_MAPPER_OPTS(type, field) \
+	{ "--mb", "N", bench_set_mb, offsetof(type, field.mb), 0, 0, NULL, \
+	  "the mapper's region in MiB, a power of two [128]" }, \
+	{ "--duration", "SECONDS", cli_set_seconds, offsetof(type, field.duration_s), 0.001, \
+	  86400, NULL, "the mapper's run per sample [3]" }, \
+	{ "--seed", "N", cli_set_u64, offsetof(type, field.seed), 0, 0, NULL, \
+	  "the mapper's random stream [1]" }, \
+	{ "--rcu-callbacks", "writer|anywhere", cli_set_word, offsetof(type, field.rcu), 0, 0, \
+	  &bench_rcu_vocab, \
+	  "where the model frees what a writer unmapped (RCU callbacks):\n" \
+	  "on the writer's CPU at nice 19, as the kernel's softirq\n" \
+	  "[writer]; anywhere: liburcu's default worker, nice 0" }
+void bench_mapper_defaults(struct bench_mapper_opts *m);
+
+/* ---- the model readers' charges (calibrate.c) ---- */
+
+/* --record-ns, --page-ns, --call-ns: ns, or -1 (auto: measured now). */
+struct bench_charge_opts {
+	long record_ns;			/* per record, inside the lock */
+	long page_ns;			/* per anonymous page walked, inside it */
+	long call_ns;			/* per read() call, outside any lock */
+};
+#define BENCH_CHARGE_OPTS(type, field) \
+	{ "--record-ns", "N|auto", bench_set_ns_auto, offsetof(type, field.record_ns), 0, 0, \
+	  NULL, \
+	  "extra CPU time model readers spend per record, inside their\n" \
+	  "lock; auto measures the live kernel's and the model's\n" \
+	  "per-record and per-page cost of the view now and charges the\n" \
+	  "difference [auto]; proc-vs-map with live rows: a round's model\n" \
+	  "samples are charged the page walk its live sample timed on its\n" \
+	  "own mapper first (the kernel's cost moves from process to\n" \
+	  "process); 0: the model's own speed" }, \
+	{ "--page-ns", "N|auto", bench_set_ns_auto, offsetof(type, field.page_ns), 0, 0, NULL, \
+	  "extra CPU time model readers spend per anonymous page a walk\n" \
+	  "meets, inside their lock; auto: as --record-ns says; N: that,\n" \
+	  "in every sample [auto; 0 with --record-ns N]" }, \
+	{ "--call-ns", "N|auto", bench_set_ns_auto, offsetof(type, field.call_ns), 0, 0, NULL, \
+	  "extra CPU time model readers spend per read() call, outside\n" \
+	  "any lock (the system call the model's reader does not make);\n" \
+	  "auto measures an end-of-file read() of the view on both sides\n" \
+	  "now and charges the difference, plus the model writer's way\n" \
+	  "back to the lock once woken (a woken futex_wait's return to\n" \
+	  "user space, through perf; else a futex round trip) [auto]" }
+
+/* The live kernel's and the model's cost per record of a view, measured now. */
+struct bench_calibration {
+	bool done;
+	double live_ns, model_ns;	/* per record (VMA), uncontended, page walk aside */
+	double record_ns;		/* what model readers are charged: live - model, >= 0 */
+	double live_page_ns, model_page_ns;	/* per page a walk covers */
+	double page_ns;			/* charged per page walked: live - model, >= 0 */
+	/* per read() call, outside the lock: an EOF read() of the view (a whole
+	 * system call and seq_read, no lock taken) on each side */
+	double live_call_ns, model_call_ns;
+	double futex_ns;		/* a futex_wait round trip that does not sleep */
+	/* a woken futex_wait: its switch-in -> back in user space; 0: not
+	 * measured (wake_return_err says why), futex_ns is charged instead */
+	double wake_return_ns;
+	int wake_return_err;
+	double call_ns;			/* charged per call: live - model + the writer's way back, >= 0 */
+};
+
+/* Measure it. Return: 0 or -errno. */
+int bench_calibrate_record(enum vml_view view, struct bench_calibration *cal);
+/*
+ * The model readers' charges for reading @view, ns: each from its option
+ * where given, else from @cal (NULL: not measured, then 0); no page charge
+ * when --record-ns N is given alone, nor for a view whose records walk no
+ * pages (the model would not spend it).
+ */
+void bench_charges(const struct bench_charge_opts *o, enum vml_view view,
+		   const struct bench_calibration *cal, double *record_ns, double *page_ns,
+		   double *call_ns);
 
 /* ---- the live mapper's own mappings, for the model's mm (mirror.c) ---- */
 
@@ -58,6 +157,13 @@ struct bench_mapper {
 };
 /* pthread start routine; @arg is a struct bench_mapper, read after the join. */
 void *bench_model_mapper_main(void *arg);
+/*
+ * bench_live_mapper_start - the same mapper on the live kernel: a
+ * vmalock-child pinned to @cpu with its populated @mb MiB region, ready for
+ * target_live_mapper_run(). Return: 0 and *@out, or -errno (printed).
+ */
+int bench_live_mapper_start(unsigned long mb, uint64_t seed, int cpu,
+			    struct child_lat_rep *rep, struct target **out);
 
 /* ---- statistics (stats.c) ---- */
 
@@ -79,6 +185,22 @@ double lat_hist_mean_upto_ns(const struct lat_hist *h, double q);
 double stat_median(const double *v, size_t n);
 double stat_min(const double *v, size_t n);
 double stat_max(const double *v, size_t n);
+
+/*
+ * One member of every sample a row took, reduced: STAT_OF(MEDIAN, row->s,
+ * row->nr, p50_us). The member is a double, a uint64_t or an unsigned int;
+ * a sample without it - NaN, or UINT64_MAX for "not known" - is left out,
+ * or with STAT_NAN_SLOWEST (a double that is NaN: a sample that never
+ * finished) counts as +infinity. NaN when no sample has it.
+ */
+enum stat_reduce { STAT_MEDIAN, STAT_MIN, STAT_MAX, STAT_MEDIAN_NAN_SLOWEST };
+enum stat_member { STAT_DOUBLE, STAT_U64, STAT_UINT };
+double stat_of(enum stat_reduce how, const void *samples, size_t n, size_t size, size_t off,
+	       enum stat_member type);
+#define STAT_OF(how, s, n, member)							\
+	stat_of(STAT_##how, (s), (n), sizeof(*(s)), offsetof(__typeof__(*(s)), member),	\
+		_Generic((s)->member, double: STAT_DOUBLE, uint64_t: STAT_U64,		\
+			 unsigned int: STAT_UINT))
 
 /* ---- CPUs and priorities (sched.c) ---- */
 
@@ -108,6 +230,28 @@ void bench_hogs_stop(struct bench_hogs *h);
 
 /* Sleep without being cut short by signals. */
 void bench_sleep_ns(uint64_t ns);
+
+/*
+ * A crew: threads that work for a sample's time. Each thread counts itself
+ * in (bench_crew_in) and works until bench_crew_stopped(); the sample's
+ * time starts once all have counted in.
+ */
+struct bench_crew {
+	atomic_bool stop;		/* set when the time is up */
+	atomic_uint started;		/* threads that have counted in */
+	uint64_t elapsed_ns;		/* out: from all counted in to all joined */
+};
+void bench_crew_in(struct bench_crew *c);
+bool bench_crew_stopped(struct bench_crew *c);
+/*
+ * bench_crew_run - start @n threads, thread i running @main on @args + i *
+ * @size, let them work @seconds once all have counted in, then stop and
+ * join them. *@started: how many ran (read only their elements).
+ * Return: 0, or -EAGAIN or -ENOMEM: not all could start (those that did
+ * were stopped at once and joined).
+ */
+int bench_crew_run(struct bench_crew *c, void *args, size_t size, unsigned int n,
+		   void *(*main)(void *), double seconds, unsigned int *started);
 
 /* ---- the progress line (stderr) ---- */
 
@@ -155,19 +299,108 @@ void view_reader_close(struct view_reader *vr);
 /* Lines in /proc/@pid/maps (the live address space's VMA count), or -errno. */
 long bench_live_vma_count(pid_t pid);
 
-/* ---- output (report.c) ---- */
+/* ---- names (util.c) ---- */
 
-/* Run gnuplot on @script (the text of a gnuplot script). Return: 0 or -1 (printed why). */
-int bench_gnuplot(const char *script);
-/* The gnuplot `set terminal` line for @path's extension, or NULL if unsupported. */
-const char *bench_plot_terminal(const char *path);
+const char *bench_view_name(enum vml_view view);	/* "query" for TARGET_VIEW_QUERY */
+/* smaps, smaps_rollup, numa_maps: views whose records walk the page tables. */
+bool bench_view_walks_pages(enum vml_view view);
+/* /proc/loadavg's line ("" if unreadable); one comment line with it, before a run's results. */
+void bench_loadavg(char *buf, size_t len);
+void bench_print_load(FILE *f);
+/* The kernel release, for headers: "6.18.44-..." */
+const char *bench_kernel(void);
+/* Do this kernel's maps and PROCMAP_QUERY take per-VMA locks (6.17 and later)? */
+bool bench_kernel_maps_per_vma(void);
+
+/* ---- the JSON document (doc.c) ---- */
+
 /*
- * Write @doc (a jansson document) to @path and drop the reference; a
- * failure is printed ("--json PATH: why"). Return: 0 or -errno.
+ * A run's document: {"meta": {...}, "calibration": null, "rows": []}, meta
+ * holding what every scenario's has (scenario, question, kernel, samples,
+ * targets, load). A scenario's json() adds its own meta fields, sets the
+ * calibration it charged the model, and appends its rows.
  */
-struct json_t;
-int bench_json_write(struct json_t *doc, const char *path);
-/* A temporary file name for plot data: /tmp/vmalock-plot.XXXXXX (created). */
-int bench_tmpfile(char *path, size_t len, FILE **f);
+struct json_t *bench_doc_new(const struct bench_run *r);	/* NULL: no memory */
+struct json_t *bench_doc_meta(struct json_t *doc);		/* borrowed */
+struct json_t *bench_doc_rows(struct json_t *doc);		/* borrowed */
+void bench_doc_set_calibration(struct json_t *doc, struct json_t *cal);	/* takes @cal */
+/* A new row, appended, with its "target" (NULL: none); borrowed, for the caller to fill. */
+struct json_t *bench_doc_row(struct json_t *doc, const char *target);
+/* A new array under @key of @row (its samples); borrowed. */
+struct json_t *bench_doc_samples(struct json_t *row, const char *key);
+
+/* ---- results tables and verdicts (report.c) ---- */
+
+/* How a column writes a number; "-" for NaN and infinities unless said. */
+enum bench_num {
+	BENCH_NUM_FIXED,	/* prec decimals */
+	BENCH_NUM_RAW,		/* prec decimals; nan, inf as printf writes them */
+	BENCH_NUM_G,		/* prec significant digits (%g); nan, inf as printf's */
+	BENCH_NUM_US,		/* microseconds: prec decimals below 100000, none above */
+	BENCH_NUM_NS,		/* nanoseconds: whole below 10000, 3 digits above; inf as printf's */
+	BENCH_NUM_ADAPT,	/* 3, 2, 1, 0 decimals as it grows past 0.1, 10, 100000 */
+	BENCH_NUM_COUNT,	/* whole when it is, else 2 decimals below 100, else adapt */
+	BENCH_NUM_LOG,		/* 2 decimals below 10, whole below 100000, then 1e+05 */
+};
+
+/*
+ * A column of a results table: a heading over cells, one space after the
+ * column before (or gap spaces). Text is right-aligned, left-aligned when
+ * width is negative, cut at prec characters if prec is set.
+ */
+struct bench_col {
+	const char *head;		/* NULL ends the columns */
+	int width;
+	enum bench_num num;
+	int prec;
+	int gap;			/* spaces before it; 0: one */
+};
+
+#define BENCH_TEXT(head_, width_) { .head = (head_), .width = (width_) }
+#define BENCH_NUM(head_, width_, how, prec_) \
+	{ .head = (head_), .width = (width_), .num = BENCH_NUM_##how, .prec = (prec_) }
+#define BENCH_COLS_END { .head = NULL }
+
+/* A table being printed: bench_text, bench_num, ... fill a row's cells in order. */
+struct bench_table {
+	FILE *f;
+	const struct bench_col *cols;
+	unsigned int hide;		/* columns not shown (bits): their cells are dropped */
+	unsigned int next;		/* the next cell's column */
+};
+/* The heading line. */
+void bench_table_start(struct bench_table *t, FILE *f, const struct bench_col *cols,
+		       unsigned int hide);
+void bench_text(struct bench_table *t, const char *s);
+__attribute__((format(printf, 2, 3)))
+void bench_textf(struct bench_table *t, const char *fmt, ...);	/* unpadded */
+void bench_num(struct bench_table *t, double v);
+/* End the row (a newline). */
+void bench_row_end(struct bench_table *t);
+
+/* A verdict's ratio: "1.23x", "12x" from 9.95, "-" when @den is not above 0 or @num below 0. */
+const char *bench_ratio(char *buf, size_t len, double num, double den);
+
+/* ---- gnuplot (plot.c) ---- */
+
+/*
+ * A plot being made: the scenario writes its data to @data (bench_plot_data()
+ * names that file in the script) and the rest of its script to @script,
+ * which already sets the terminal for the file's extension and the output.
+ */
+struct bench_plot {
+	const char *path;		/* --plot FILE */
+	FILE *data;
+	FILE *script;
+	char data_path[64];
+	char *text;			/* the script's text, for gnuplot */
+	size_t len;
+};
+/* --plot: begin the plot, let the scenario draw it, run gnuplot. Return: 0 or -1 (printed). */
+int bench_plot_run(const struct bench_run *r);
+/* The data file's name in the script, quoted. */
+void bench_plot_data(const struct bench_plot *p);
+/* A gnuplot single-quoted string: a quote is written twice. */
+void bench_plot_quoted(FILE *f, const char *s);
 
 #endif /* VML_BENCH_INTERNAL_H */

@@ -73,44 +73,67 @@ struct kh_sample {
 	uint64_t holds;		/* khugepaged's mmap_lock(R) holds */
 };
 
+/* --policy: which of seed 003's fixes a scanner row has (kh_policy_fixes). */
+enum kh_policy {
+	KH_MAINLINE,		/* none: 6.18 */
+	KH_RESUME,		/* the per-mm resume address alone */
+	KH_SKIP,		/* skip to the next candidate alone */
+	KH_DROP,		/* drop and re-take after 1024 skipped VMAs alone */
+	KH_FIXED,		/* all three: the series */
+};
+
+struct kh_opts {
+	unsigned long skip_vmas;	/* --skip-vmas ineligible VMAs */
+	unsigned int ranges;		/* --ranges collapsible 2 MiB ranges */
+	unsigned int uncollapsible;	/* --uncollapsible eligible ranges khugepaged
+					 * cannot collapse (sub-PMD DONTNEED) */
+	unsigned int scan_sleep_ms;	/* --scan-sleep between wakeups */
+	unsigned int policies;		/* --policy: VOCAB_BIT(enum kh_policy)s */
+	double duration_s;		/* --duration: a sample's time limit */
+	uint64_t seed;			/* --seed: the mapper's */
+};
+
 struct kh_row {
 	enum target_kind target;
-	unsigned int policy;	/* one BENCH_KH_* bit */
-	int steal;		/* enum vml_steal_policy, or BENCH_STEAL_KERNEL (live) */
+	enum kh_policy policy;		/* live: mainline (6.18) */
+	enum vml_steal_policy steal;	/* model rows (the live row's is the kernel's) */
 	struct kh_sample *s;
 	unsigned int nr;
 };
 
-static const char *policy_name(unsigned int p)
+/* --policy, in the order rows show them. */
+static const struct vml_word kh_policy_words[] = {
+	{ "mainline", KH_MAINLINE, "6.18", 0 },
+	{ "resume", KH_RESUME, "the per-mm resume address alone", 0 },
+	{ "skip", KH_SKIP, "skip to the next candidate alone", 0 },
+	{ "drop", KH_DROP, "drop and re-take the lock after 1024 skipped\nVMAs alone", 0 },
+	{ "fixed", KH_FIXED, "all three: the series", 0 },
+	{ "both", 0, "mainline,fixed", VOCAB_BIT(KH_MAINLINE) | VOCAB_BIT(KH_FIXED) },
+	{ "all", 0, "every one",
+	  VOCAB_BIT(KH_MAINLINE) | VOCAB_BIT(KH_RESUME) | VOCAB_BIT(KH_SKIP) | VOCAB_BIT(KH_DROP) |
+	  VOCAB_BIT(KH_FIXED) },
+	{ NULL, 0, NULL, 0 },
+};
+/* No noun: a bad --policy is "bad value", as the option has always said. */
+static const struct vml_vocab kh_policy_vocab = { NULL, kh_policy_words };
+
+/* The fixes each --policy runs with (vmalock/khugepaged.h). */
+static const unsigned int kh_policy_fixes[] = {
+	[KH_MAINLINE] = 0,
+	[KH_RESUME] = VML_KHUGEPAGED_FIX_RESUME,
+	[KH_SKIP] = VML_KHUGEPAGED_FIX_SKIP,
+	[KH_DROP] = VML_KHUGEPAGED_FIX_DROP,
+	[KH_FIXED] = VML_KHUGEPAGED_FIX_ALL,
+};
+
+static const char *policy_name(enum kh_policy p)
 {
-	switch (p) {
-	case BENCH_KH_RESUME:
-		return "resume";
-	case BENCH_KH_SKIP:
-		return "skip";
-	case BENCH_KH_DROP:
-		return "drop";
-	case BENCH_KH_FIXED:
-		return "fixed";
-	default:
-		return "mainline";
-	}
+	return vocab_name(&kh_policy_vocab, p);
 }
 
-static unsigned int policy_fixes(unsigned int p)
+static const char *steal_label(const struct kh_row *r)
 {
-	switch (p) {
-	case BENCH_KH_RESUME:
-		return VML_KHUGEPAGED_FIX_RESUME;
-	case BENCH_KH_SKIP:
-		return VML_KHUGEPAGED_FIX_SKIP;
-	case BENCH_KH_DROP:
-		return VML_KHUGEPAGED_FIX_DROP;
-	case BENCH_KH_FIXED:
-		return VML_KHUGEPAGED_FIX_ALL;
-	default:
-		return 0;
-	}
+	return words_policy_label(&steal_policy_vocab, r->target, r->steal);
 }
 
 /* ---- the model ---- */
@@ -212,15 +235,15 @@ static void fill_latency(struct kh_sample *s, const struct lat_hist *h)
 	s->avg_us = h->count ? (double)h->sum_ns / (double)h->count / 1e3 : 0;
 }
 
-static int model_sample(const struct bench_opts *o, const struct kh_row *row,
+static int model_sample(const struct kh_opts *o, const struct kh_row *row,
 			struct kh_sample *s, int mapper_cpu, int scan_cpu)
 {
 	struct vml_sys_config scfg;
 	struct vml_khugepaged_config kcfg = {
-		.policy = row->policy == BENCH_KH_MAINLINE ? VML_KHUGEPAGED_MAINLINE :
+		.policy = row->policy == KH_MAINLINE ? VML_KHUGEPAGED_MAINLINE :
 							     VML_KHUGEPAGED_FIXED,
-		.fixes = policy_fixes(row->policy),
-		.scan_sleep_ms = o->kh_scan_sleep_ms,
+		.fixes = kh_policy_fixes[row->policy],
+		.scan_sleep_ms = o->scan_sleep_ms,
 	};
 	struct mapper m = { .seed = o->seed, .cpu = mapper_cpu };
 	struct vml_khugepaged_stats ks;
@@ -233,8 +256,8 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 	err = host_current_config(0, &scfg);
 	if (err)
 		return err;
-	scfg.max_map_count = o->kh_skip_vmas + 65536;
-	scfg.mmap_lock_steal = (enum vml_steal_policy)row->steal;
+	scfg.max_map_count = o->skip_vmas + 65536;
+	scfg.mmap_lock_steal = row->steal;
 	/* The experiment's ranges are MADV_HUGEPAGE: THP must not be off. */
 	if (scfg.thp == VML_THP_NEVER)
 		scfg.thp = VML_THP_MADVISE;
@@ -242,7 +265,7 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 	if (err)
 		return err;
 	t0 = vml_now_ns();
-	err = build(sys, o->kh_skip_vmas, o->kh_uncollapsible, o->kh_ranges, &m.mm);
+	err = build(sys, o->skip_vmas, o->uncollapsible, o->ranges, &m.mm);
 	s->build_s = (double)(vml_now_ns() - t0) / 1e9;
 	if (err) {
 		vml_sys_destroy(sys);
@@ -274,7 +297,7 @@ static int model_sample(const struct bench_opts *o, const struct kh_row *row,
 		uint64_t now = vml_now_ns();
 
 		vml_khugepaged_stats(k, &ks);
-		if (ks.pages_collapsed >= o->kh_ranges) {
+		if (ks.pages_collapsed >= o->ranges) {
 			s->collapse_ms = (double)(now - t0) / 1e6;
 			break;
 		}
@@ -398,10 +421,10 @@ static void live_holds(const struct live_watch *w, uint64_t mm, struct kh_sample
 	s->holds = hold.count;
 }
 
-static int live_sample(const struct bench_opts *o, struct kh_sample *s, int mapper_cpu,
+static int live_sample(const struct kh_opts *o, struct kh_sample *s, int mapper_cpu,
 		       struct trace_session *ts)
 {
-	struct live_watch w = { .ranges = o->kh_ranges, .pagemap_fd = -1, .kpf_fd = -1, .s = ts };
+	struct live_watch w = { .ranges = o->ranges, .pagemap_fd = -1, .kpf_fd = -1, .s = ts };
 	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
 	struct lat_hist *hist = lat_hist_new();
 	uint64_t limit = (uint64_t)(o->duration_s * 1e9), mm = 0, t0;
@@ -421,15 +444,15 @@ static int live_sample(const struct bench_opts *o, struct kh_sample *s, int mapp
 	w.pid = target_pid(t);
 	bench_pin_pid(w.pid, mapper_cpu);
 	t0 = vml_now_ns();
-	ret = target_live_kh_layout(t, KH_BASE, o->kh_skip_vmas, o->kh_ranges,
-				    o->kh_uncollapsible, &first, rep);
+	ret = target_live_kh_layout(t, KH_BASE, o->skip_vmas, o->ranges,
+				    o->uncollapsible, &first, rep);
 	s->build_s = (double)(vml_now_ns() - t0) / 1e9;
 	if (ret) {
 		fprintf(stderr, "vmalock bench: khugepaged: live: laying out %lu VMAs: %s\n",
-			o->kh_skip_vmas, strerror(-ret));
+			o->skip_vmas, strerror(-ret));
 		goto out;
 	}
-	w.first = first + (unsigned long)o->kh_uncollapsible * KH_M2;
+	w.first = first + (unsigned long)o->uncollapsible * KH_M2;
 	ret = target_live_mapper_setup(t, KH_CHURN_PAGES * KH_PG, o->seed, rep);
 	if (ret)
 		goto out;
@@ -492,7 +515,7 @@ out:
 }
 
 /* Set khugepaged up for a fast scan and room for the VMAs (root); undone by setting_pop_all. */
-static int live_settings(const struct bench_opts *o)
+static int live_settings(const struct kh_opts *o)
 {
 	const struct host_profile *hp;
 	char err[256], val[32], path[256];
@@ -500,14 +523,14 @@ static int live_settings(const struct bench_opts *o)
 
 	if (ret)
 		return ret;
-	if (o->kh_skip_vmas + 65536 > hp->max_map_count) {
-		snprintf(val, sizeof(val), "%lu", o->kh_skip_vmas + 65536);
+	if (o->skip_vmas + 65536 > hp->max_map_count) {
+		snprintf(val, sizeof(val), "%lu", o->skip_vmas + 65536);
 		ret = setting_push(setting_path("max_map_count"), val, err, sizeof(err));
 		if (ret)
 			goto fail;
 	}
 	snprintf(path, sizeof(path), "%s", setting_path("khugepaged.scan_sleep_millisecs"));
-	snprintf(val, sizeof(val), "%u", o->kh_scan_sleep_ms);
+	snprintf(val, sizeof(val), "%u", o->scan_sleep_ms);
 	ret = setting_push(path, val, err, sizeof(err));
 	if (ret)
 		goto fail;
@@ -525,48 +548,27 @@ fail:
 
 /* ---- reduction and output ---- */
 
-/* Median over samples of one field; collapse times that never finished sort last. */
-static double med(const struct kh_row *r, size_t off)
-{
-	double v[256];
-	unsigned int n = r->nr < 256 ? r->nr : 256;
+/*
+ * Medians over a row's samples: a collapse that never finished counts as the
+ * slowest (+infinity); a count the target cannot tell (KH_NONE) as missing.
+ */
+#define MED(r, f) STAT_OF(MEDIAN_NAN_SLOWEST, (r)->s, (r)->nr, f)
+#define MEDU(r, f) STAT_OF(MEDIAN, (r)->s, (r)->nr, f)
 
-	for (unsigned int i = 0; i < n; i++) {
-		double x = *(const double *)((const char *)&r->s[i] + off);
-
-		v[i] = isnan(x) ? INFINITY : x;
-	}
-	return stat_median(v, n);
-}
-
-static double med_u64(const struct kh_row *r, size_t off)
-{
-	double v[256];
-	unsigned int n = r->nr < 256 ? r->nr : 256;
-
-	for (unsigned int i = 0; i < n; i++) {
-		uint64_t x = *(const uint64_t *)((const char *)&r->s[i] + off);
-
-		if (x == KH_NONE)
-			return NAN;
-		v[i] = (double)x;
-	}
-	return stat_median(v, n);
-}
-
-#define MED(r, f) med((r), offsetof(struct kh_sample, f))
-#define MEDU(r, f) med_u64((r), offsetof(struct kh_sample, f))
-
-static void put_num(FILE *f, int w, const char *fmt, double v)
-{
-	if (isnan(v) || isinf(v))
-		fprintf(f, " %*s", w, "-");
-	else
-		fprintf(f, " %*.*f", w, strchr(fmt, '3') ? 3 : strchr(fmt, '1') ? 1 : 0, v);
-}
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("policy", -8), BENCH_TEXT("steal", -17),
+	BENCH_NUM("collapse(ms)", 12, FIXED, 1), BENCH_NUM("maxhold(ms)", 11, FIXED, 3),
+	BENCH_NUM("meanhold(us)", 12, FIXED, 1), BENCH_NUM("cpuhold(ms)", 11, FIXED, 3),
+	BENCH_NUM("retake(ms)", 10, FIXED, 1), BENCH_NUM("trylock", 8, FIXED, 0),
+	BENCH_NUM("drops", 7, FIXED, 0), BENCH_NUM("collapsed", 9, FIXED, 0),
+	BENCH_NUM("p50(us)", 9, FIXED, 1), BENCH_NUM("p99(us)", 9, FIXED, 1),
+	BENCH_NUM("avg(us)", 9, FIXED, 1), BENCH_NUM("max(us)", 9, FIXED, 0),
+	BENCH_NUM("build(s)", 8, FIXED, 1),
+	BENCH_COLS_END,
+};
 
 static const struct kh_row *find_row(const struct kh_row *rows, unsigned int nr,
-				     enum target_kind target, unsigned int policy)
+				     enum target_kind target, enum kh_policy policy)
 {
 	for (unsigned int i = 0; i < nr; i++)
 		if (rows[i].target == target && rows[i].policy == policy && rows[i].nr)
@@ -574,15 +576,24 @@ static const struct kh_row *find_row(const struct kh_row *rows, unsigned int nr,
 	return NULL;
 }
 
-static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row *rows,
-			unsigned int nr)
+/* What a run measured: a row per target, policy and steal policy. */
+struct kh_result {
+	struct kh_row rows[ARRAY_SIZE(kh_policy_fixes) * 32 + 1];
+	unsigned int nr;
+};
+
+static void kh_print(FILE *f, const struct bench_run *r)
 {
-	const struct kh_row *m, *x;
+	const struct kh_opts *o = r->opts;
+	const struct kh_result *res = r->res;
+	const struct kh_row *rows = res->rows, *m, *x;
+	unsigned int nr = res->nr;
+	struct bench_table t;
 
 	fprintf(f, "# khugepaged: %lu ineligible VMAs, %u uncollapsible and %u collapsible 2 MiB "
 		   "ranges, a mapper contending; scan every %u ms, 4096 pages a wakeup; medians "
-		   "of %u samples\n", o->kh_skip_vmas, o->kh_uncollapsible, o->kh_ranges,
-		o->kh_scan_sleep_ms, o->samples);
+		   "of %u samples\n", o->skip_vmas, o->uncollapsible, o->ranges,
+		o->scan_sleep_ms, r->c->samples);
 	fprintf(f, "# collapse: ms until every collapsible range is huge ('-': not within "
 		   "%g s); maxhold: khugepaged's longest mmap_lock hold, meanhold its mean one; "
 		   "cpuhold: the most CPU\n"
@@ -591,41 +602,39 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 		   "# re-taking the lock after drops (queued behind the mapper, then woken); mapper "
 		   "latency in us\n",
 		o->duration_s);
-	fprintf(f, "%-6s %-8s %-17s %12s %11s %12s %11s %10s %8s %7s %9s %9s %9s %9s %9s %8s\n",
-		"target", "policy", "steal", "collapse(ms)", "maxhold(ms)", "meanhold(us)", "cpuhold(ms)",
-		"retake(ms)", "trylock", "drops", "collapsed", "p50(us)", "p99(us)", "avg(us)",
-		"max(us)", "build(s)");
+	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < nr; i++) {
-		const struct kh_row *r = &rows[i];
+		const struct kh_row *k = &rows[i];
 
-		if (!r->nr)
+		if (!k->nr)
 			continue;
-		fprintf(f, "%-6s %-8s %-17s", target_kind_name(r->target), policy_name(r->policy),
-			bench_steal_name(r->steal));
-		put_num(f, 12, "%.1f", MED(r, collapse_ms));
-		put_num(f, 11, "%.3f", MED(r, max_hold_ms));
-		put_num(f, 12, "%.1f", MED(r, mean_hold_us));
-		put_num(f, 11, "%.3f", r->target == TARGET_MODEL ? MED(r, max_hold_cpu_ms) : NAN);
-		put_num(f, 10, "%.1f", r->target == TARGET_MODEL ? MED(r, retake_ms) : NAN);
-		put_num(f, 8, "%.0f", MEDU(r, trylock_failures));
-		put_num(f, 7, "%.0f", MEDU(r, lock_drops));
-		put_num(f, 9, "%.0f", MEDU(r, collapsed));
-		put_num(f, 9, "%.1f", MED(r, p50_us));
-		put_num(f, 9, "%.1f", MED(r, p99_us));
-		put_num(f, 9, "%.1f", MED(r, avg_us));
-		put_num(f, 9, "%.0f", MED(r, max_us));
-		put_num(f, 8, "%.1f", MED(r, build_s));
-		fprintf(f, "\n");
+		bench_text(&t, target_kind_name(k->target));
+		bench_text(&t, policy_name(k->policy));
+		bench_text(&t, steal_label(k));
+		bench_num(&t, MED(k, collapse_ms));
+		bench_num(&t, MED(k, max_hold_ms));
+		bench_num(&t, MED(k, mean_hold_us));
+		bench_num(&t, k->target == TARGET_MODEL ? MED(k, max_hold_cpu_ms) : NAN);
+		bench_num(&t, k->target == TARGET_MODEL ? MED(k, retake_ms) : NAN);
+		bench_num(&t, MEDU(k, trylock_failures));
+		bench_num(&t, MEDU(k, lock_drops));
+		bench_num(&t, MEDU(k, collapsed));
+		bench_num(&t, MED(k, p50_us));
+		bench_num(&t, MED(k, p99_us));
+		bench_num(&t, MED(k, avg_us));
+		bench_num(&t, MED(k, max_us));
+		bench_num(&t, MED(k, build_s));
+		bench_row_end(&t);
 	}
 	/* The seed's criterion, model: fixed against mainline (the first of each). */
-	m = find_row(rows, nr, TARGET_MODEL, BENCH_KH_MAINLINE);
-	x = find_row(rows, nr, TARGET_MODEL, BENCH_KH_FIXED);
+	m = find_row(rows, nr, TARGET_MODEL, KH_MAINLINE);
+	x = find_row(rows, nr, TARGET_MODEL, KH_FIXED);
 	if (m && x) {
 		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
 
 		fprintf(f, "model fixed (%s) / mainline (%s): longest mmap_lock hold %.3gx "
 			   "(fixed: %.3f ms, %.3f ms of it on the CPU at most), mapper max latency "
-			   "%.3gx, ", bench_steal_name(x->steal), bench_steal_name(m->steal),
+			   "%.3gx, ", steal_label(x), steal_label(m),
 			MED(x, max_hold_ms) / MED(m, max_hold_ms), MED(x, max_hold_ms),
 			MED(x, max_hold_cpu_ms), MED(x, max_us) / MED(m, max_us));
 		if (isinf(ca) || isinf(cb))
@@ -634,7 +643,7 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct kh_row
 		else
 			fprintf(f, "time to collapse %.3gx\n", cb / ca);
 	}
-	x = find_row(rows, nr, TARGET_LIVE, BENCH_KH_MAINLINE);
+	x = find_row(rows, nr, TARGET_LIVE, KH_MAINLINE);
 	if (m && x) {
 		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
 
@@ -677,32 +686,26 @@ static json_t *json_sample(const struct kh_sample *s)
 	return o;
 }
 
-/* Return: 0 or -errno (printed). */
-static int write_json(const char *path, const struct bench_opts *o, const struct kh_row *rows,
-		      unsigned int nr)
+static void kh_json(json_t *doc, const struct bench_run *br)
 {
-	json_t *doc = json_object(), *jrows = json_array();
+	const struct kh_opts *o = br->opts;
+	const struct kh_result *res = br->res;
+	json_t *meta = bench_doc_meta(doc);
 
-	json_set_str(doc, "scenario", "khugepaged");
-	json_set_u64(doc, "skip_vmas", o->kh_skip_vmas);
-	json_set_u64(doc, "ranges", o->kh_ranges);
-	json_set_u64(doc, "uncollapsible", o->kh_uncollapsible);
-	json_set_u64(doc, "scan_sleep_ms", o->kh_scan_sleep_ms);
-	json_set_double(doc, "duration_s", o->duration_s);
-	json_set_u64(doc, "samples", o->samples);
-	json_set_str(doc, "kernel", bench_kernel());
-	for (unsigned int i = 0; i < nr; i++) {
-		const struct kh_row *r = &rows[i];
-		json_t *row = json_object(), *per = json_array();
+	json_set_u64(meta, "skip_vmas", o->skip_vmas);
+	json_set_u64(meta, "ranges", o->ranges);
+	json_set_u64(meta, "uncollapsible", o->uncollapsible);
+	json_set_u64(meta, "scan_sleep_ms", o->scan_sleep_ms);
+	json_set_double(meta, "duration_s", o->duration_s);
+	for (unsigned int i = 0; i < res->nr; i++) {
+		const struct kh_row *r = &res->rows[i];
+		json_t *row, *per;
 
-		if (!r->nr) {
-			json_decref(row);
-			json_decref(per);
+		if (!r->nr)
 			continue;
-		}
-		json_set_str(row, "target", target_kind_name(r->target));
+		row = bench_doc_row(doc, target_kind_name(r->target));
 		json_set_str(row, "policy", policy_name(r->policy));
-		json_set_str(row, "steal", bench_steal_name(r->steal));
+		json_set_str(row, "steal", steal_label(r));
 		/* A policy that never finished collapsing has no time: null. */
 		json_set_double(row, "collapse_ms", MED(r, collapse_ms));
 		json_set_double(row, "max_hold_ms", MED(r, max_hold_ms));
@@ -712,27 +715,45 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 		json_set_double(row, "p99_us", MED(r, p99_us));
 		json_set_double(row, "avg_us", MED(r, avg_us));
 		json_set_double(row, "max_us", MED(r, max_us));
+		per = bench_doc_samples(row, "per_sample");
 		for (unsigned int j = 0; j < r->nr; j++)
 			json_push_new(per, json_sample(&r->s[j]));
-		json_set_new(row, "per_sample", per);
-		json_push_new(jrows, row);
 	}
-	json_set_new(doc, "rows", jrows);
-	return bench_json_write(doc, path);
 }
 
-int bench_khugepaged(const struct bench_opts *o)
+/* The rows: model ones per policy and steal policy, then the live kernel's (root). */
+static void kh_rows(const struct bench_run *br, struct kh_result *res, bool live)
 {
-	static const unsigned int order[] = { BENCH_KH_MAINLINE, BENCH_KH_RESUME, BENCH_KH_SKIP,
-					      BENCH_KH_DROP, BENCH_KH_FIXED };
-	unsigned int steal = o->steal ? o->steal : BENCH_STEAL_BIT(VML_STEAL_NOSTEAL_RETAKE);
+	const struct kh_opts *o = br->opts;
+	unsigned int steals = bench_steals(br), policies = o->policies;
+
+	for (const struct vml_word *p = vocab_next(&kh_policy_vocab, policies, NULL);
+	     br->c->model && p; p = vocab_next(&kh_policy_vocab, policies, p))
+		for (const struct vml_word *s = vocab_next(&steal_policy_vocab, steals, NULL); s;
+		     s = vocab_next(&steal_policy_vocab, steals, s))
+			res->rows[res->nr++] = (struct kh_row){
+				.target = TARGET_MODEL, .policy = (enum kh_policy)p->value,
+				.steal = (enum vml_steal_policy)s->value,
+			};
+	if (live)
+		res->rows[res->nr++] = (struct kh_row){ .target = TARGET_LIVE,
+							.policy = KH_MAINLINE };
+}
+
+static int kh_run(struct bench_run *br)
+{
+	const struct kh_opts *o = br->opts;
+	const struct bench_common *c = br->c;
+	struct kh_result *res = vml_zalloc(sizeof(*res));
 	struct trace_session *ts = NULL;
-	struct kh_row rows[ARRAY_SIZE(order) * BENCH_STEAL_POLICIES + 1];
-	unsigned int nr = 0, policies = o->kh_policies ? o->kh_policies :
-					   BENCH_KH_MAINLINE | BENCH_KH_FIXED;
-	bool live = o->live;
+	bool live = c->live;
 	int mapper_cpu, scan_cpu, ret = 0;
 
+	br->res = res;
+	if (!res) {
+		fprintf(stderr, "vmalock: bench khugepaged: out of memory\n");
+		return -ENOMEM;
+	}
 	/* Before any thread: the session may mount tracefs in a namespace of ours. */
 	if (live && geteuid()) {
 		fprintf(stderr, "vmalock bench: khugepaged: the live row needs root (khugepaged's "
@@ -753,71 +774,114 @@ int bench_khugepaged(const struct bench_opts *o)
 		}
 	}
 	bench_pick_cpus(&mapper_cpu, &scan_cpu);
-	if (o->model) {
-		for (unsigned int p = 0; p < ARRAY_SIZE(order); p++) {
-			if (!(policies & order[p]))
-				continue;
-			for (unsigned int sp = 0; sp < BENCH_STEAL_POLICIES; sp++) {
-				if (!(steal & BENCH_STEAL_BIT(bench_steal_order[sp])))
-					continue;
-				rows[nr++] = (struct kh_row){ .target = TARGET_MODEL,
-							      .policy = order[p],
-							      .steal = bench_steal_order[sp] };
-			}
-		}
-	}
-	if (live)
-		rows[nr++] = (struct kh_row){ .target = TARGET_LIVE, .policy = BENCH_KH_MAINLINE,
-					      .steal = BENCH_STEAL_KERNEL };
-	if (!nr) {
+	kh_rows(br, res, live);
+	if (!res->nr) {
 		trace_session_close(ts);
 		fprintf(stderr, "vmalock bench: khugepaged: nothing to run\n");
 		return -EINVAL;
 	}
-	for (unsigned int i = 0; i < nr; i++) {
-		rows[i].s = calloc(o->samples, sizeof(*rows[i].s));
-		if (!rows[i].s) {
-			while (i--)
-				free(rows[i].s);
+	for (unsigned int i = 0; i < res->nr; i++) {
+		res->rows[i].s = vml_zalloc(c->samples * sizeof(*res->rows[i].s));
+		if (!res->rows[i].s) {
 			trace_session_close(ts);
 			return -ENOMEM;
 		}
 	}
 	if (live && live_settings(o)) {
-		free(rows[--nr].s);	/* the live row goes; the model's stay */
+		vml_free(res->rows[--res->nr].s);	/* the live row goes; the model's stay */
 		live = false;
 	}
 	/* Round-robin over the rows, so load drift hits every policy alike. */
-	for (unsigned int smp = 0; smp < o->samples && !ret; smp++) {
-		for (unsigned int i = 0; i < nr && !ret; i++) {
+	for (unsigned int smp = 0; smp < c->samples && !ret; smp++) {
+		for (unsigned int i = 0; i < res->nr && !ret; i++) {
+			struct kh_row *row = &res->rows[i];
 			int err;
 
-			bench_progress(o->quiet, "khugepaged: %s %s %s, sample %u/%u",
-				       target_kind_name(rows[i].target), policy_name(rows[i].policy),
-				       bench_steal_name(rows[i].steal), smp + 1, o->samples);
-			if (rows[i].target == TARGET_MODEL)
-				err = model_sample(o, &rows[i], &rows[i].s[smp], mapper_cpu, scan_cpu);
+			bench_progress(c->quiet, "khugepaged: %s %s %s, sample %u/%u",
+				       target_kind_name(row->target), policy_name(row->policy),
+				       steal_label(row), smp + 1, c->samples);
+			if (row->target == TARGET_MODEL)
+				err = model_sample(o, row, &row->s[smp], mapper_cpu, scan_cpu);
 			else
-				err = live_sample(o, &rows[i].s[smp], mapper_cpu, ts);
+				err = live_sample(o, &row->s[smp], mapper_cpu, ts);
 			if (err) {
-				bench_progress_done(o->quiet);
+				bench_progress_done(c->quiet);
 				fprintf(stderr, "vmalock: bench khugepaged: %s: %s\n",
-					target_kind_name(rows[i].target), strerror(-err));
+					target_kind_name(row->target), strerror(-err));
 				ret = err;
 			}
-			rows[i].nr = smp + 1;
+			row->nr = smp + 1;
 		}
 	}
 	if (live)
 		setting_pop_all();
 	trace_session_close(ts);
-	bench_progress_done(o->quiet);
-	if (!ret) {
-		print_table(stdout, o, rows, nr);
-		if (o->json)
-			ret = write_json(o->json, o, rows, nr);
-	}
-	for (unsigned int i = 0; i < nr; i++)
-		free(rows[i].s);
+	bench_progress_done(c->quiet);
 	return ret;
 }
+
+static void kh_free(struct bench_run *br)
+{
+	struct kh_result *res = br->res;
+
+	for (unsigned int i = 0; res && i < res->nr; i++)
+		vml_free(res->rows[i].s);
+	vml_free(res);
+}
+
+static void kh_defaults(void *opts)
+{
+	struct kh_opts *o = opts;
+
+	*o = (struct kh_opts){
+		.skip_vmas = 100000,
+		.ranges = 8,
+		.scan_sleep_ms = 10,
+		.policies = VOCAB_BIT(KH_MAINLINE) | VOCAB_BIT(KH_FIXED),
+		.duration_s = 3,
+		.seed = 1,
+	};
+}
+
+#define K(f) offsetof(struct kh_opts, f)
+static const struct cli_opt kh_opts_table[] = {
+	{ "--skip-vmas", "N", cli_set_ulong, K(skip_vmas), 0, 4000000, NULL,
+	  "ineligible VMAs before the ranges [100k]" },
+	{ "--ranges", "N", cli_set_uint, K(ranges), 1, 4096, NULL,
+	  "collapsible 2 MiB ranges [8]" },
+	{ "--uncollapsible", "N", cli_set_uint, K(uncollapsible), 0, 4096, NULL,
+	  "eligible 2 MiB ranges it cannot collapse (every PTE cleared by\n"
+	  "a sub-PMD MADV_DONTNEED: more pte_none than max_ptes_none),\n"
+	  "before the collapsible ones [0]" },
+	{ "--scan-sleep", "MS", cli_set_uint, K(scan_sleep_ms), 1, 60000, NULL,
+	  "sleep between wakeups [10]" },
+	{ "--policy", "LIST", cli_set_words, K(policies), 0, 0, &kh_policy_vocab,
+	  "scanner rows, a comma list of seed 003's fixes [both]:" },
+	{ "--duration", "SECONDS", cli_set_seconds, K(duration_s), 0.001, 86400, NULL,
+	  "time limit per sample [3]" },
+	{ "--seed", "N", cli_set_u64, K(seed), 0, 0, NULL,
+	  "the mapper's random stream [1]" },
+	CLI_OPT_END,
+};
+#undef K
+
+const struct bench_scenario bench_khugepaged = {
+	.name = "khugepaged",
+	.question = "Seed 003: how long does khugepaged hold mmap_lock and take to collapse "
+		    "ranges behind many ineligible VMAs, with 6.18's scanner, each 2026 fix and "
+		    "all of them?",
+	.rows = "a target, --policy and --steal policy: time to collapse, the scanner's "
+		"mmap_lock holds, and the contending mapper's latency",
+	.about = "The live row (root) is 6.18's khugepaged; the run sets vm.max_map_count\n"
+		 "and khugepaged's scan_sleep_millisecs and restores them.",
+	.opts = kh_opts_table,
+	.opts_size = sizeof(struct kh_opts),
+	.defaults = kh_defaults,
+	.steals = VOCAB_BIT(VML_STEAL_KERNEL) | VOCAB_BIT(VML_STEAL_NOSTEAL_RETAKE) |
+		  VOCAB_BIT(VML_STEAL_NOT_BEHIND_WRITER) | VOCAB_BIT(VML_STEAL_NEVER),
+	.default_steals = VOCAB_BIT(VML_STEAL_NOSTEAL_RETAKE),
+	.run = kh_run,
+	.print = kh_print,
+	.json = kh_json,
+	.free = kh_free,
+};

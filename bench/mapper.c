@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * mapper.c - the model's side of Paul McKenney's mapper (mapper.c in his
- * proc-mmap_sem-test): the same calls, in the same order, as the live
- * child's mapper_run() (src/spaces/child_main.c), so that a model row and a
- * live row of one seed replay the same sequence. Shared by proc-vs-map and
- * monitor.
+ * mapper.c - Paul McKenney's mapper (mapper.c in his proc-mmap_sem-test):
+ * on the model, the same calls in the same order as the live child's
+ * mapper_run() (src/spaces/child_main.c), so that a model row and a live row
+ * of one seed replay the same sequence; and the live child started for it.
+ * Shared by proc-vs-map and monitor.
  */
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -56,4 +58,26 @@ void *bench_model_mapper_main(void *arg)
 		nanosleep(&pause_ts, NULL);
 	} while (vml_now_ns() < end);
 	return NULL;
+}
+
+int bench_live_mapper_start(unsigned long mb, uint64_t seed, int cpu,
+			    struct child_lat_rep *rep, struct target **out)
+{
+	struct target *t;
+	int ret = target_create(TARGET_LIVE, NULL, &t);
+
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", strerror(-ret));
+		return ret;
+	}
+	bench_pin_pid(target_pid(t), cpu);
+	ret = target_live_mapper_setup(t, mb << 20, seed, rep);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", mb,
+			strerror(-ret));
+		target_destroy(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
 }

@@ -39,6 +39,7 @@
  * replayed, which gives the mapper fewer chances to slip in than the real
  * tool does (bench/README.md, "monitor").
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -50,14 +51,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mm/mm.h"
-#include "mm/mmap_lock.h"
 #include "monitor.h"
 #include "sync/atomic.h"
 #include "host/host.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/debug.h"
+
+/* A row's lock and a step's view hold monitor's own values beside the enums': */
+static_assert(MON_LOCK_TODAY > VML_LOCK_VMA_RECHECK, "MON_LOCK_TODAY is no lock policy");
+static_assert(MON_VIEWS == VML_VIEW_NUMA_MAPS + 1 && MON_VIEW_HOLD >= MON_VIEWS &&
+	      MON_VIEW_HOLD != (int)TARGET_VIEW_QUERY, "MON_VIEW_HOLD is no view");
 
 #define SETTLE_NS (100 * NSEC_PER_MSEC)		/* the tool up before the mapper starts */
 #define HOLD_READS 201				/* reads of cmdline timed for the hold */
@@ -66,17 +69,6 @@
 static const char *errstr(int err)
 {
 	return strerror(err < 0 ? -err : err);
-}
-
-/* 6.17 and later read maps (and PROCMAP_QUERY) under per-VMA locks. */
-static bool kernel_maps_per_vma(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return true;
-	return major > 6 || (major == 6 && minor >= 17);
 }
 
 bool mon_policy_matters(const struct mon_result *res, int tool)
@@ -106,7 +98,12 @@ int mon_today_lock(const struct mon_result *res, int tool)
 
 const char *mon_lock_name(int lock)
 {
-	return lock == MON_LOCK_TODAY ? "today" : bench_lock_name(lock);
+	return lock == MON_LOCK_TODAY ? "today" : vocab_name(&lock_policy_vocab, lock);
+}
+
+const char *mon_row_lock(const struct mon_row *row)
+{
+	return row->target == TARGET_LIVE ? "kernel" : mon_lock_name(row->lock);
 }
 
 /* ---- the observation: a mapper that has run, each tool under strace ---- */
@@ -163,7 +160,8 @@ static void make_steps(struct mon_result *res, unsigned int t)
 
 static int observe(struct mon_result *res)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
 	struct target *t = NULL;
 	unsigned int todo = 0;
@@ -174,18 +172,12 @@ static int observe(struct mon_result *res)
 		todo += !res->tools[i].skip[0];
 	if (!rep)
 		return -ENOMEM;
-	ret = target_create(TARGET_LIVE, NULL, &t);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+	ret = bench_live_mapper_start(o->mapper.mb, o->mapper.seed, res->mapper_cpu, rep, &t);
+	if (ret)
 		goto out;
-	}
-	bench_pin_pid(target_pid(t), res->mapper_cpu);
-	ret = target_live_mapper_setup(t, o->mb << 20, o->seed, rep);
-	if (!ret) {
-		bench_progress(o->quiet, "monitor: a mapper run to observe the tools against ...");
-		ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC),
-					     BENCH_MAPPER_SLEEP_NS, rep);
-	}
+	bench_progress(c->quiet, "monitor: a mapper run to observe the tools against ...");
+	ret = target_live_mapper_run(t, (uint64_t)(o->mapper.duration_s * NSEC_PER_SEC),
+				     BENCH_MAPPER_SLEEP_NS, rep);
 	if (ret) {
 		fprintf(stderr, "vmalock bench: live: mapper: %s\n", errstr(ret));
 		goto out;
@@ -201,7 +193,7 @@ static int observe(struct mon_result *res)
 				 "strace not installed (Debian package strace): reads not observed");
 			continue;
 		}
-		bench_progress(o->quiet, "monitor: observing %s under strace [%u/%u] ...",
+		bench_progress(c->quiet, "monitor: observing %s under strace [%u/%u] ...",
 			       res->tools[i].name, ++k, todo);
 		mon_observe(res, i, target_pid(t));
 		if (res->obs[i].done)
@@ -233,7 +225,7 @@ struct mon_run {
 static int live_sample(struct mon_run *r)
 {
 	struct mon_result *res = r->res;
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
 	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
 	struct mon_driver d = {
 		.res = res,
@@ -247,19 +239,10 @@ static int live_sample(struct mon_run *r)
 
 	if (!rep)
 		return -ENOMEM;
-	ret = target_create(TARGET_LIVE, NULL, &t);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+	ret = bench_live_mapper_start(o->mapper.mb, r->seed, res->mapper_cpu, rep, &t);
+	if (ret)
 		goto out;
-	}
 	pid = target_pid(t);
-	bench_pin_pid(pid, res->mapper_cpu);
-	ret = target_live_mapper_setup(t, o->mb << 20, r->seed, rep);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", o->mb,
-			errstr(ret));
-		goto out;
-	}
 	if (r->row->tool >= 0) {
 		d.tool = &res->tools[r->row->tool];
 		d.mapper = pid;
@@ -267,7 +250,7 @@ static int live_sample(struct mon_run *r)
 		mon_driver_start(&d, SETTLE_NS);
 	}
 	bench_sleep_ns(SETTLE_NS);
-	ret = target_live_mapper_run(t, (uint64_t)(o->duration_s * NSEC_PER_SEC),
+	ret = target_live_mapper_run(t, (uint64_t)(o->mapper.duration_s * NSEC_PER_SEC),
 				     BENCH_MAPPER_SLEEP_NS, rep);
 	if (r->row->tool >= 0)
 		mon_driver_stop(&d);
@@ -323,19 +306,17 @@ static int replay_view(struct mon_run *r, const struct mon_step *s, char *buf)
  * A file produced under mmap_lock whatever the policy (cmdline...): one
  * read hold per read() that returned data, as long as the live read.
  */
-static void replay_hold(struct mon_run *r, const struct mon_step *s, double *carry)
+static int replay_hold(struct mon_run *r, const struct mon_step *s, double *carry)
 {
-	struct mm *mm = to_mm(r->mm);
 	unsigned int n;
+	int ret = 0;
 
 	*carry += s->reads;
 	n = (unsigned int)*carry;
 	*carry -= n;
-	for (unsigned int i = 0; i < n; i++) {
-		mmap_read_lock(mm);
-		vml_spin_ns((uint64_t)r->res->hold_ns);
-		mmap_read_unlock(mm);
-	}
+	for (unsigned int i = 0; i < n && !ret; i++)
+		ret = vml_access_remote_vm(r->mm, (uint64_t)r->res->hold_ns);
+	return ret;
 }
 
 static void *replayer_main(void *arg)
@@ -353,17 +334,23 @@ static void *replayer_main(void *arg)
 		r->error = -ENOMEM;
 		return NULL;
 	}
+	/*
+	 * stop: each acquire pairs with model_sample()'s store_release once its
+	 * mapper is done; nothing rides on the flag (pthread_join orders what
+	 * this thread wrote).
+	 */
 	for (uint64_t k = 0; !load_acquire(&r->stop); k++) {
 		uint64_t next = r->t0 + k * interval, t0;
 
 		if (next < vml_now_ns() && k)
 			next = vml_now_ns();
+		/* pairs with model_sample()'s store_release(&r->stop) */
 		while (!load_acquire(&r->stop) && vml_now_ns() < next) {
 			uint64_t left = next - vml_now_ns();
 
 			bench_sleep_ns(left > 20 * NSEC_PER_MSEC ? 20 * NSEC_PER_MSEC : left);
 		}
-		if (load_acquire(&r->stop))
+		if (load_acquire(&r->stop))	/* pairs with model_sample()'s store_release */
 			break;
 		t0 = vml_now_ns();
 		for (unsigned int i = 0; i < nr && !r->error; i++) {
@@ -375,7 +362,7 @@ static void *replayer_main(void *arg)
 			carry[i] -= opens;
 			for (unsigned int j = 0; j < opens && !r->error; j++) {
 				if (s->view == MON_VIEW_HOLD)
-					replay_hold(r, s, &hold_carry[i]);
+					r->error = replay_hold(r, s, &hold_carry[i]);
 				else
 					r->error = replay_view(r, s, buf);
 			}
@@ -389,7 +376,7 @@ static void *replayer_main(void *arg)
 
 static int model_sample(struct mon_run *r)
 {
-	const struct bench_opts *o = r->res->o;
+	const struct mon_opts *o = r->res->o;
 	struct vml_sys_config cfg;
 	struct vml_mm_stats st;
 	struct vml_sys *sys;
@@ -406,10 +393,10 @@ static int model_sample(struct mon_run *r)
 	ret = vml_mm_create(sys, &r->mm);
 	if (ret)
 		goto out_sys;
-	ret = vml_mmap(r->mm, 0, o->mb << 20, PROT_READ | PROT_WRITE,
+	ret = vml_mmap(r->mm, 0, o->mapper.mb << 20, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, NULL, 0, &r->region);
 	if (ret) {
-		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n", o->mb,
+		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n", o->mapper.mb,
 			errstr(ret));
 		goto out_mm;
 	}
@@ -422,15 +409,16 @@ static int model_sample(struct mon_run *r)
 		replaying = true;
 	}
 	m = (struct bench_mapper){
-		.mm = r->mm, .region = r->region, .mb = o->mb, .seed = r->seed,
-		.duration_s = o->duration_s, .cpu = r->res->mapper_cpu,
-		.rcu_anywhere = o->rcu_anywhere, .hist = r->s->hist,
+		.mm = r->mm, .region = r->region, .mb = o->mapper.mb, .seed = r->seed,
+		.duration_s = o->mapper.duration_s, .cpu = r->res->mapper_cpu,
+		.rcu_anywhere = o->mapper.rcu == 1, .hist = r->s->hist,
 	};
 	bench_sleep_ns(SETTLE_NS);
 	ret = -pthread_create(&mapper, NULL, bench_model_mapper_main, &m);
 	if (!ret)
 		pthread_join(mapper, NULL);
 	r->s->fails = m.fails;
+	/* pairs with replayer_main()'s load_acquire(&r->stop) */
 	store_release(&r->stop, true);
 	if (replaying)
 		pthread_join(replayer, NULL);
@@ -461,12 +449,13 @@ static const char *row_tool(const struct mon_result *res, const struct mon_row *
 static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int i,
 		      unsigned int done, unsigned int total)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	struct mon_sample *s = &row->s[i];
 	struct mon_run r = {
 		.res = res,
 		.row = row,
-		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
+		.seed = o->mapper.seed + i * 0x9e3779b97f4a7c15ULL,
 		.s = s,
 	};
 	int ret;
@@ -474,10 +463,10 @@ static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int 
 	s->hist = lat_hist_new();
 	if (!s->hist)
 		return -ENOMEM;
-	bench_progress(o->quiet || !bench_progress_tty(),
+	bench_progress(c->quiet || !bench_progress_tty(),
 		       "monitor [%u/%u] %s %s %s sample %u/%u ...", done, total, row_tool(res, row),
 		       target_kind_name(row->target), row->tool < 0 && row->target == TARGET_MODEL ?
-		       "-" : mon_lock_name(row->lock), i + 1, o->samples);
+		       "-" : mon_row_lock(row), i + 1, c->samples);
 	ret = row->target == TARGET_LIVE ? live_sample(&r) : model_sample(&r);
 	if (ret)
 		return ret;
@@ -487,10 +476,10 @@ static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int 
 	s->avg_us = s->hist->count ? (double)s->hist->sum_ns / (double)s->hist->count / 1e3 : 0;
 	s->ops = s->hist->count;
 	row->nr++;
-	bench_progress(o->quiet, "monitor [%u/%u] %s %s %s sample %u/%u: p50 %.1f us, p99 %.1f us, "
+	bench_progress(c->quiet, "monitor [%u/%u] %s %s %s sample %u/%u: p50 %.1f us, p99 %.1f us, "
 		       "max %.1f us, %u polls", done, total, row_tool(res, row),
 		       target_kind_name(row->target), row->tool < 0 && row->target == TARGET_MODEL ?
-		       "-" : mon_lock_name(row->lock), i + 1, o->samples, s->p50_us, s->p99_us,
+		       "-" : mon_row_lock(row), i + 1, c->samples, s->p50_us, s->p99_us,
 		       s->max_us, s->polls);
 	return 0;
 }
@@ -498,46 +487,30 @@ static int run_sample(struct mon_result *res, struct mon_row *row, unsigned int 
 static void row_summarise(struct mon_row *row)
 {
 	unsigned int n = row->nr;
-	double *v = vml_malloc((n + 1) * sizeof(*v));
 
-	if (!v)
-		return;
-#define MED(field) ({ for (unsigned int i = 0; i < n; i++) v[i] = (double)row->s[i].field; \
-		      stat_median(v, n); })
-	row->p50_us = MED(p50_us);
-	row->p99_us = MED(p99_us);
-	row->avg_us = MED(avg_us);
-	row->max_us = MED(max_us);
-	row->ops = MED(ops);
-	row->vmas = MED(vmas);
-	row->polls = MED(polls);
-#undef MED
-	for (unsigned int i = 0; i < n; i++)
-		v[i] = row->s[i].max_us;
-	row->max_worst_us = stat_max(v, n);
-	/* the median poll of the samples that had one */
-	{
-		unsigned int k = 0;
-
-		for (unsigned int i = 0; i < n; i++)
-			if (isfinite(row->s[i].poll_ms))
-				v[k++] = row->s[i].poll_ms;
-		row->poll_ms = k ? stat_median(v, k) : NAN;
-	}
+	row->p50_us = STAT_OF(MEDIAN, row->s, n, p50_us);
+	row->p99_us = STAT_OF(MEDIAN, row->s, n, p99_us);
+	row->avg_us = STAT_OF(MEDIAN, row->s, n, avg_us);
+	row->max_us = STAT_OF(MEDIAN, row->s, n, max_us);
+	row->max_worst_us = STAT_OF(MAX, row->s, n, max_us);
+	row->ops = STAT_OF(MEDIAN, row->s, n, ops);
+	row->vmas = STAT_OF(MEDIAN, row->s, n, vmas);
+	row->polls = STAT_OF(MEDIAN, row->s, n, polls);
+	/* the median poll of the samples that had one (NaN: none) */
+	row->poll_ms = STAT_OF(MEDIAN, row->s, n, poll_ms);
 	for (unsigned int i = 0; i < n; i++) {
 		row->timeouts += row->s[i].timeouts;
 		row->errors += row->s[i].errors;
 		if (!row->note && row->s[i].note[0])
 			row->note = row->s[i].note;
 	}
-	vml_free(v);
 }
 
 static struct mon_row *add_row(struct mon_result *res, int tool, enum target_kind target, int lock)
 {
 	struct mon_row *row = &res->rows[res->nr_rows];
 
-	row->s = vml_zalloc(res->o->samples * sizeof(*row->s));
+	row->s = vml_zalloc(res->c->samples * sizeof(*row->s));
 	if (!row->s)
 		return NULL;
 	row->tool = tool;
@@ -560,20 +533,20 @@ const struct mon_row *mon_find(const struct mon_result *res, int tool, enum targ
 	return NULL;
 }
 
-static int make_rows(struct mon_result *res)
+static int make_rows(struct mon_result *res, unsigned int locks)
 {
-	const struct bench_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	unsigned int max = 2 + res->nr_tools * 4;
 
 	res->rows = vml_zalloc(max * sizeof(*res->rows));
 	if (!res->rows)
 		return -ENOMEM;
-	if (!add_row(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL))
+	if (!add_row(res, -1, TARGET_LIVE, 0))
 		return -ENOMEM;
 	for (unsigned int t = 0; t < res->nr_tools; t++)
-		if (!res->tools[t].skip[0] && !add_row(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL))
+		if (!res->tools[t].skip[0] && !add_row(res, (int)t, TARGET_LIVE, 0))
 			return -ENOMEM;
-	if (!o->model)
+	if (!c->model)
 		return 0;
 	if (!add_row(res, -1, TARGET_MODEL, VML_LOCK_MMAP))
 		return -ENOMEM;
@@ -586,9 +559,11 @@ static int make_rows(struct mon_result *res)
 				return -ENOMEM;
 			continue;
 		}
-		if (o->lock_mmap && !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_MMAP))
+		if ((locks & VOCAB_BIT(VML_LOCK_MMAP)) &&
+		    !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_MMAP))
 			return -ENOMEM;
-		if (o->lock_vma && !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_VMA))
+		if ((locks & VOCAB_BIT(VML_LOCK_VMA)) &&
+		    !add_row(res, (int)t, TARGET_MODEL, VML_LOCK_VMA))
 			return -ENOMEM;
 		if (mon_today_lock(res, (int)t) == MON_LOCK_TODAY &&
 		    !add_row(res, (int)t, TARGET_MODEL, MON_LOCK_TODAY))
@@ -604,7 +579,8 @@ static int make_rows(struct mon_result *res)
  */
 static int calibrate(struct mon_result *res)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	bool need[MON_VIEWS] = { false };
 
 	for (unsigned int t = 0; t < res->nr_tools; t++)
@@ -616,9 +592,9 @@ static int calibrate(struct mon_result *res)
 
 		if (!need[v])
 			continue;
-		if (o->record_ns < 0 || o->call_ns < 0) {
+		if (o->charge.record_ns < 0 || o->charge.call_ns < 0) {
 			/* smaps_rollup too: the model spends its record charge per VMA gathered */
-			bench_progress(o->quiet, "monitor: calibrating the %s costs against the live "
+			bench_progress(c->quiet, "monitor: calibrating the %s costs against the live "
 				       "kernel ...", target_view_name((enum vml_view)v));
 			ret = bench_calibrate_record((enum vml_view)v, &res->cal[v]);
 			if (ret) {
@@ -628,7 +604,7 @@ static int calibrate(struct mon_result *res)
 				return ret;
 			}
 		}
-		bench_charges(o, (enum vml_view)v, res->cal[v].done ? &res->cal[v] : NULL,
+		bench_charges(&o->charge, (enum vml_view)v, res->cal[v].done ? &res->cal[v] : NULL,
 			      &res->record_ns[v], &res->page_ns[v], &res->call_ns[v]);
 	}
 	return 0;
@@ -637,29 +613,34 @@ static int calibrate(struct mon_result *res)
 static void result_free(struct mon_result *res)
 {
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
-		for (unsigned int i = 0; i < res->o->samples && res->rows[k].s; i++)
+		for (unsigned int i = 0; i < res->c->samples && res->rows[k].s; i++)
 			vml_free(res->rows[k].s[i].hist);
 		vml_free(res->rows[k].s);
 	}
 	vml_free(res->rows);
 }
 
-int bench_monitor(const struct bench_opts *o)
+static int mon_run(struct bench_run *br)
 {
+	const struct bench_common *c = br->c;
 	struct mon_result *res = vml_zalloc(sizeof(*res));
 	unsigned int total, done = 0, runnable = 0;
 	int ret;
 
-	if (!res)
-		return EXIT_FAILURE;
-	res->o = o;
+	br->res = res;
+	if (!res) {
+		fprintf(stderr, "vmalock bench: out of memory\n");
+		return -ENOMEM;
+	}
+	res->c = c;
+	res->o = br->opts;
 	res->self = getpid();
-	res->maps_per_vma = kernel_maps_per_vma();
+	res->maps_per_vma = bench_kernel_maps_per_vma();
 	res->strace = mon_have_exe("strace");
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
-	ret = mon_tools_init(o, res);
+	ret = mon_tools_init(res->o, res);
 	if (ret)
-		goto out;
+		return ret;
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
 		if (res->tools[t].skip[0])
 			fprintf(stderr, "vmalock bench: monitor: %s skipped: %s\n", res->tools[t].name,
@@ -670,46 +651,113 @@ int bench_monitor(const struct bench_opts *o)
 	if (!target_live_available()) {
 		fprintf(stderr, "vmalock bench: monitor: vmalock-child not found: the tools need "
 				"the live mapper\n");
-		ret = EXIT_FAILURE;
-		goto out;
+		return -ENOENT;
 	}
 	if (runnable) {
 		ret = observe(res);
-		if (!ret && o->model)
+		if (!ret && c->model)
 			ret = calibrate(res);
 		if (ret) {
-			bench_progress_done(o->quiet);
-			ret = EXIT_FAILURE;
-			goto out;
+			bench_progress_done(c->quiet);
+			return ret;
 		}
 	}
-	ret = make_rows(res);
-	if (ret) {
-		ret = EXIT_FAILURE;
-		goto out;
-	}
+	ret = make_rows(res, bench_locks(br));
+	if (ret)
+		return ret;
 	/* round-robin: sample i of every row before sample i + 1 of any */
-	total = res->nr_rows * o->samples;
-	for (unsigned int i = 0; i < o->samples && !ret; i++)
+	total = res->nr_rows * c->samples;
+	for (unsigned int i = 0; i < c->samples && !ret; i++)
 		for (unsigned int k = 0; k < res->nr_rows && !ret; k++)
 			ret = run_sample(res, &res->rows[k], i, ++done, total);
-	bench_progress_done(o->quiet);
+	bench_progress_done(c->quiet);
 	if (ret) {
 		if (ret == -ENOMEM)
 			fprintf(stderr, "vmalock bench: out of memory\n");
-		ret = EXIT_FAILURE;
-		goto out;
+		return ret;
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++)
 		row_summarise(&res->rows[k]);
-	mon_print(stdout, res);
-	fflush(stdout);
-	if (o->json && mon_write_json(o->json, res))
-		ret = EXIT_FAILURE;
-	if (o->plot && mon_plot(o->plot, res))
-		ret = EXIT_FAILURE;
-out:
+	return 0;
+}
+
+static void mon_free(struct bench_run *br)
+{
+	struct mon_result *res = br->res;
+
+	if (!res)
+		return;
 	result_free(res);
 	vml_free(res);
-	return ret;
 }
+
+static void mon_defaults(void *opts)
+{
+	struct mon_opts *o = opts;
+
+	*o = (struct mon_opts){
+		.interval_s = 1,
+		.tool_timeout_s = 10,
+		.charge = { .record_ns = -1, .page_ns = -1, .call_ns = -1 },
+	};
+	bench_mapper_defaults(&o->mapper);
+}
+
+static int mon_check(const char *cmd, const struct bench_common *c, void *opts)
+{
+	const struct mon_opts *o = opts;
+
+	(void)c;
+	return bench_check_mb(cmd, o->mapper.mb);
+}
+
+#define M(f) offsetof(struct mon_opts, f)
+static const struct cli_opt mon_opts_table[] = {
+	{ "--tool", "'CMD {pid}'", mon_set_tool, M(tools), 0, 0, NULL,
+	  "a monitoring command run once per poll by /bin/sh\n"
+	  "(repeatable, one row each); {pid} is the mapper's pid, {ppid}\n"
+	  "ours (the mapper's command line ends with it); a command\n"
+	  "without {pid} is fine (some tools scan every process).\n"
+	  "Given --tool, the built-ins run only as --tools names them" },
+	{ "--tools", "all|none|NAME,...", mon_set_tool_names, M(tool_names), 0, 0, NULL,
+	  "the built-in tools [all; none with --tool]: pmap, smem, top,\n"
+	  "ps, htop, atop, atop-R, pidstat, process-exporter" },
+	{ "--interval", "SECONDS", cli_set_seconds, M(interval_s), 0.05, 86400, NULL,
+	  "one poll every SECONDS, from the mapper's start [1]" },
+	{ "--tool-timeout", "SECONDS", cli_set_seconds, M(tool_timeout_s), 0.1, 3600, NULL,
+	  "a poll still running after SECONDS is killed and counted in\n"
+	  "its row [10]" },
+	{ "--tool-nice", "N", cli_set_uint, M(tool_nice), 0, 19, NULL,
+	  "the tools' nice value, on the readers' CPU [0]" },
+	BENCH_MAPPER_OPTS(struct mon_opts, mapper),
+	BENCH_CHARGE_OPTS(struct mon_opts, charge),
+	CLI_OPT_END,
+};
+#undef M
+
+const struct bench_scenario bench_monitor = {
+	.name = "monitor",
+	.question = "How much do real monitoring tools stall the mapper, and what would the "
+		    "seeds' per-VMA locks save with each?",
+	.rows = "a tool (or none) on a target: the mapper's latency with it polling, and the "
+		"model's prediction under each lock policy",
+	.about = "Real tools (pmap, smem, top, ps, htop, atop, pidstat,\n"
+		 "prometheus-process-exporter, or --tool CMD) poll proc-vs-map's live\n"
+		 "mapper; what each reads of /proc is observed under strace and replayed\n"
+		 "on the model. It needs no root for its own mapper; it needs strace and\n"
+		 "the tools' Debian packages: procps (pmap, top, ps), smem, htop, atop,\n"
+		 "sysstat (pidstat), prometheus-process-exporter; a missing tool is\n"
+		 "skipped with a one-line reason (scripts/install-deps.sh installs them).",
+	.opts = mon_opts_table,
+	.opts_size = sizeof(struct mon_opts),
+	.defaults = mon_defaults,
+	.locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.default_locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.needs_live = "its tools are real programs",
+	.check = mon_check,
+	.run = mon_run,
+	.print = mon_print,
+	.json = mon_json,
+	.plot = mon_plot,
+	.free = mon_free,
+};

@@ -26,6 +26,7 @@
 #include "internal.h"
 
 #define MON_MAX_TOOLS 32	/* built-ins and --tool commands together */
+#define MON_MAX_CMDS 16		/* --tool commands */
 #define MON_MAX_FILES 48	/* distinct /proc/PID/ files a tool reads */
 #define MON_CMD_MAX 512
 #define MON_VIEW_HOLD 99	/* replay: one mmap_lock(R) hold per read() (cmdline, environ...) */
@@ -37,6 +38,20 @@
  * mmap_lock): "today".
  */
 #define MON_LOCK_TODAY 100
+
+struct mon_opts {
+	struct mon_cmds {		/* --tool CMD (repeatable), in the order given */
+		const char *cmd[MON_MAX_CMDS];
+		unsigned int nr;
+	} tools;
+	const char *tool_names;		/* --tools NAME,...|all|none; NULL: all built-ins
+					 * unless --tool was given */
+	double interval_s;		/* --interval between two polls */
+	double tool_timeout_s;		/* --tool-timeout: a poll is killed after it */
+	unsigned int tool_nice;		/* --tool-nice of the tools */
+	struct bench_mapper_opts mapper;	/* --mb, --duration, --seed, --rcu-callbacks */
+	struct bench_charge_opts charge;	/* --record-ns, --page-ns, --call-ns */
+};
 
 enum mon_kind {
 	MON_ONESHOT,	/* a command run once per poll (pmap, ps, top -b -n 1, ...) */
@@ -105,7 +120,7 @@ struct mon_sample {
 struct mon_row {
 	int tool;			/* index in mon_result.tools; -1: no tool */
 	enum target_kind target;
-	int lock;			/* BENCH_LOCK_KERNEL, or enum vml_lock_policy */
+	int lock;			/* model: enum vml_lock_policy or MON_LOCK_TODAY */
 	struct mon_sample *s;		/* [samples], nr filled */
 	unsigned int nr;
 	/* over the samples: medians, and sums of timeouts and errors */
@@ -115,7 +130,8 @@ struct mon_row {
 };
 
 struct mon_result {
-	const struct bench_opts *o;
+	const struct bench_common *c;
+	const struct mon_opts *o;
 	struct mon_tool tools[MON_MAX_TOOLS];
 	unsigned int nr_tools;
 	struct mon_obs obs[MON_MAX_TOOLS];
@@ -138,7 +154,10 @@ struct mon_result {
 /* ---- the tools (monitor_tools.c) ---- */
 
 /* The tool list from --tools/--tool, each checked for its program. Return: 0 or exit status. */
-int mon_tools_init(const struct bench_opts *o, struct mon_result *res);
+int mon_tools_init(const struct mon_opts *o, struct mon_result *res);
+/* --tool CMD (struct mon_cmds), --tools all|none|NAME,... (const char *) */
+int mon_set_tool(const char *cmd, const struct cli_opt *o, const char *val, void *dst);
+int mon_set_tool_names(const char *cmd, const struct cli_opt *o, const char *val, void *dst);
 /* Is @exe in PATH (or an executable path)? */
 bool mon_have_exe(const char *exe);
 
@@ -198,11 +217,11 @@ int mon_observe(struct mon_result *res, unsigned int t, pid_t mapper);
  */
 const char *mon_file_lock(const char *file, bool maps_per_vma, int *view);
 
-/* ---- output (monitor_report.c) ---- */
+/* ---- output (monitor_report.c): the descriptor's print, json and plot ---- */
 
-void mon_print(FILE *f, const struct mon_result *res);
-int mon_write_json(const char *path, const struct mon_result *res);
-int mon_plot(const char *path, const struct mon_result *res);
+void mon_print(FILE *f, const struct bench_run *r);
+void mon_json(struct json_t *doc, const struct bench_run *r);
+int mon_plot(struct bench_plot *p, const struct bench_run *r);
 /* The row of (@tool, @target, @lock), or NULL. */
 const struct mon_row *mon_find(const struct mon_result *res, int tool, enum target_kind target,
 			       int lock);
@@ -214,7 +233,9 @@ const struct mon_row *mon_find(const struct mon_result *res, int tool, enum targ
 int mon_today_lock(const struct mon_result *res, int tool);
 /* Does the lock policy change anything @tool's replay does (a view, not only cmdline holds)? */
 bool mon_policy_matters(const struct mon_result *res, int tool);
-/* "mmap", "vma", "today", "kernel" */
+/* A model row's lock policy: "mmap", "vma", "today" */
 const char *mon_lock_name(int lock);
+/* A row's lock as tables and JSON write it: mon_lock_name, or "kernel" (live) */
+const char *mon_row_lock(const struct mon_row *row);
 
 #endif /* VML_BENCH_MONITOR_H */

@@ -24,31 +24,41 @@ static double ratio(double a, double b)
 	return b > 0 && isfinite(a) && isfinite(b) ? a / b : NAN;
 }
 
-/* A number in a @w-wide column: "-" when not finite; fewer decimals as it grows. */
-static void put(FILE *f, int w, double v)
-{
-	if (!isfinite(v))
-		fprintf(f, " %*s", w, "-");
-	else if (v != 0 && fabs(v) < 0.1)
-		fprintf(f, " %*.3f", w, v);
-	else if (fabs(v) < 10)
-		fprintf(f, " %*.2f", w, v);
-	else if (fabs(v) < 100000)
-		fprintf(f, " %*.1f", w, v);
-	else
-		fprintf(f, " %*.0f", w, v);
-}
+/* The live rows: each tool against the no-tool row. */
+static const struct bench_col live_columns[] = {
+	{ .head = "tool", .width = -16, .prec = 16 }, BENCH_NUM("polls", 5, FIXED, 0),
+	BENCH_NUM("poll_ms", 8, ADAPT, 0), BENCH_NUM("p50", 8, ADAPT, 0),
+	BENCH_NUM("p99", 8, ADAPT, 0), BENCH_NUM("avg", 8, ADAPT, 0),
+	BENCH_NUM("max", 8, ADAPT, 0), BENCH_NUM("max_max", 8, ADAPT, 0),
+	BENCH_NUM("xp50", 6, ADAPT, 0), BENCH_NUM("xp99", 6, ADAPT, 0),
+	BENCH_NUM("xavg", 6, ADAPT, 0), BENCH_NUM("xmax", 6, ADAPT, 0),
+	{ .head = "note", .gap = 2 },	/* written after the row's cells, when it has one */
+	BENCH_COLS_END,
+};
 
-/* A count: whole numbers without decimals. */
-static void putn(FILE *f, int w, double v)
-{
-	if (isfinite(v) && v == floor(v))
-		fprintf(f, " %*.0f", w, v);
-	else if (isfinite(v) && v < 100)
-		fprintf(f, " %*.2f", w, v);
-	else
-		put(f, w, v);
-}
+/* The model's prediction: three groups after the tool and today's policy. */
+static const struct bench_col model_columns[] = {
+	{ .head = "tool", .width = -16, .prec = 16 }, BENCH_TEXT("today", 5),
+	BENCH_NUM("xp99", 6, ADAPT, 0), BENCH_NUM("xavg", 6, ADAPT, 0),
+	BENCH_NUM("xmax", 6, ADAPT, 0),
+	{ .head = "xp99", .width = 6, .num = BENCH_NUM_ADAPT, .gap = 2 },
+	BENCH_NUM("xavg", 6, ADAPT, 0), BENCH_NUM("xmax", 6, ADAPT, 0),
+	{ .head = "p50", .width = 6, .num = BENCH_NUM_ADAPT, .gap = 2 },
+	BENCH_NUM("p99", 6, ADAPT, 0), BENCH_NUM("avg", 6, ADAPT, 0),
+	BENCH_NUM("max", 6, ADAPT, 0),
+	{ .head = "p99", .width = 8, .num = BENCH_NUM_ADAPT, .gap = 2 },
+	BENCH_NUM("avg", 8, ADAPT, 0), BENCH_NUM("max", 8, ADAPT, 0),
+	BENCH_COLS_END,
+};
+
+/* What each tool read of /proc, a file a row. */
+static const struct bench_col file_columns[] = {
+	{ .head = "tool", .width = -16, .prec = 16 }, { .head = "file", .width = -18, .prec = 18 },
+	BENCH_NUM("opens", 6, COUNT, 0), BENCH_NUM("reads", 8, COUNT, 0),
+	BENCH_NUM("bytes", 10, FIXED, 0), BENCH_NUM("size", 6, FIXED, 0),
+	{ .head = "lock (this kernel)", .gap = 2 },
+	BENCH_COLS_END,
+};
 
 /*
  * The prediction of tool @t: today's and the vma model rows, or false.
@@ -71,7 +81,8 @@ static const struct mon_row *model_row(const struct mon_result *res, int t, int 
 
 static void print_header(FILE *f, const struct mon_result *res)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
+	const struct bench_common *c = res->c;
 
 	fprintf(f, "# monitor: real tools poll the live mapper every %g s", o->interval_s);
 	if (res->reader_cpu >= 0)
@@ -80,12 +91,12 @@ static void print_header(FILE *f, const struct mon_result *res)
 	else
 		fprintf(f, " at nice %u; one CPU,", o->tool_nice);
 	fprintf(f, " %lu MiB region, %g s x %u samples, 10 us between calls; kernel %s; seed %llu\n",
-		o->mb, o->duration_s, o->samples, bench_kernel(), (unsigned long long)o->seed);
+		o->mapper.mb, o->mapper.duration_s, c->samples, bench_kernel(), (unsigned long long)o->mapper.seed);
 	if (res->obs_vmas)
 		fprintf(f, "# tools observed under strace against the mapper after a %g s run "
 			   "(%lu VMAs); a read of its cmdline takes %.1f us on this kernel\n",
-			o->duration_s, res->obs_vmas, res->hold_ns / 1e3);
-	if (o->model) {
+			o->mapper.duration_s, res->obs_vmas, res->hold_ns / 1e3);
+	if (c->model) {
 		bool any = false;
 
 		for (int v = 0; v < MON_VIEWS; v++) {
@@ -108,55 +119,54 @@ static void print_header(FILE *f, const struct mon_result *res)
 	for (unsigned int t = 0; t < res->nr_tools; t++)
 		if (res->tools[t].skip[0])
 			fprintf(f, "# skipped: %s: %s\n", res->tools[t].name, res->tools[t].skip);
-	if (o->note)
-		fprintf(f, "# note: %s\n", o->note);
 }
 
 static void print_live(FILE *f, const struct mon_result *res)
 {
-	const struct mon_row *base = mon_find(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL);
+	const struct mon_row *base = mon_find(res, -1, TARGET_LIVE, 0);
+	struct bench_table t;
 
 	fprintf(f, "#\n# the mapper's mmap()/munmap() latency (us) with each tool polling it, live "
 		   "kernel; medians over samples,\n# max_max the worst sample; xp50..xmax: over the "
 		   "no-tool row; poll_ms: one poll (htop: its CPU time per interval)\n");
-	fprintf(f, "%-16s %5s %8s %8s %8s %8s %8s %8s %6s %6s %6s %6s  %s\n", "tool", "polls",
-		"poll_ms", "p50", "p99", "avg", "max", "max_max", "xp50", "xp99", "xavg", "xmax",
-		"note");
+	bench_table_start(&t, f, live_columns, 0);
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct mon_row *row = &res->rows[k];
 
 		if (row->target != TARGET_LIVE || !row->nr)
 			continue;
-		fprintf(f, "%-16.16s", row->tool < 0 ? "(no tool)" : res->tools[row->tool].name);
-		if (row->tool < 0)
-			fprintf(f, " %5s %8s", "-", "-");
-		else {
-			fprintf(f, " %5.0f", row->polls);
-			put(f, 8, row->poll_ms);
+		bench_text(&t, row->tool < 0 ? "(no tool)" : res->tools[row->tool].name);
+		if (row->tool < 0) {
+			bench_text(&t, "-");
+			bench_text(&t, "-");
+		} else {
+			bench_num(&t, row->polls);
+			bench_num(&t, row->poll_ms);
 		}
-		put(f, 8, row->p50_us);
-		put(f, 8, row->p99_us);
-		put(f, 8, row->avg_us);
-		put(f, 8, row->max_us);
-		put(f, 8, row->max_worst_us);
-		put(f, 6, base ? ratio(row->p50_us, base->p50_us) : NAN);
-		put(f, 6, base ? ratio(row->p99_us, base->p99_us) : NAN);
-		put(f, 6, base ? ratio(row->avg_us, base->avg_us) : NAN);
-		put(f, 6, base ? ratio(row->max_us, base->max_us) : NAN);
+		bench_num(&t, row->p50_us);
+		bench_num(&t, row->p99_us);
+		bench_num(&t, row->avg_us);
+		bench_num(&t, row->max_us);
+		bench_num(&t, row->max_worst_us);
+		bench_num(&t, base ? ratio(row->p50_us, base->p50_us) : NAN);
+		bench_num(&t, base ? ratio(row->p99_us, base->p99_us) : NAN);
+		bench_num(&t, base ? ratio(row->avg_us, base->avg_us) : NAN);
+		bench_num(&t, base ? ratio(row->max_us, base->max_us) : NAN);
 		if (row->timeouts)
 			fprintf(f, "  %u poll(s) killed after %g s;", row->timeouts,
 				res->o->tool_timeout_s);
 		if (row->note)
 			fprintf(f, "  %s", row->note);
-		fprintf(f, "\n");
+		bench_row_end(&t);
 	}
 }
 
 static void print_model(FILE *f, const struct mon_result *res)
 {
 	const struct mon_row *base = mon_find(res, -1, TARGET_MODEL, VML_LOCK_MMAP);
+	struct bench_table tb;
 
-	if (!res->o->model)
+	if (!res->c->model)
 		return;
 	fprintf(f, "#\n# the model's prediction: each tool's observed reads of the mapper replayed "
 		   "on the model every %g s;\n# xp99, xavg, xmax: over the model's no-tool row (compare "
@@ -166,80 +176,80 @@ static void print_model(FILE *f, const struct mon_result *res)
 		res->o->interval_s);
 	fprintf(f, "%-16s %5s %-20s  %-20s  %-27s  %s\n", "", "", "model mmap", "model vma",
 		"vma/today", "predicted live (us)");
-	fprintf(f, "%-16s %5s %6s %6s %6s  %6s %6s %6s  %6s %6s %6s %6s  %8s %8s %8s\n", "tool",
-		"today", "xp99", "xavg", "xmax", "xp99", "xavg", "xmax", "p50", "p99", "avg", "max",
-		"p99", "avg", "max");
+	bench_table_start(&tb, f, model_columns, 0);
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
-		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
+		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, 0);
 		const struct mon_row *mm = model_row(res, (int)t, VML_LOCK_MMAP);
 		const struct mon_row *vm = model_row(res, (int)t, VML_LOCK_VMA);
 		const struct mon_row *today, *vma;
 
 		if (res->tools[t].skip[0])
 			continue;
-		fprintf(f, "%-16.16s", res->tools[t].name);
+		bench_text(&tb, res->tools[t].name);
 		if (!res->obs[t].done) {
-			fprintf(f, " not predicted: %s\n", res->obs[t].why);
+			fprintf(f, " not predicted: %s", res->obs[t].why);
+			bench_row_end(&tb);
 			continue;
 		}
 		if (!res->nr_steps[t]) {
-			fprintf(f, " reads nothing that takes the mapper's locks: no change (1.00)\n");
+			fprintf(f, " reads nothing that takes the mapper's locks: no change (1.00)");
+			bench_row_end(&tb);
 			continue;
 		}
-		fprintf(f, " %5s", mon_policy_matters(res, (int)t) ?
-			mon_lock_name(mon_today_lock(res, (int)t)) : "any");
-		put(f, 6, mm && base ? ratio(mm->p99_us, base->p99_us) : NAN);
-		put(f, 6, mm && base ? ratio(mm->avg_us, base->avg_us) : NAN);
-		put(f, 6, mm && base ? ratio(mm->max_us, base->max_us) : NAN);
-		fprintf(f, " ");
-		put(f, 6, vm && base ? ratio(vm->p99_us, base->p99_us) : NAN);
-		put(f, 6, vm && base ? ratio(vm->avg_us, base->avg_us) : NAN);
-		put(f, 6, vm && base ? ratio(vm->max_us, base->max_us) : NAN);
-		fprintf(f, " ");
+		bench_text(&tb, mon_policy_matters(res, (int)t) ?
+			   mon_lock_name(mon_today_lock(res, (int)t)) : "any");
+		bench_num(&tb, mm && base ? ratio(mm->p99_us, base->p99_us) : NAN);
+		bench_num(&tb, mm && base ? ratio(mm->avg_us, base->avg_us) : NAN);
+		bench_num(&tb, mm && base ? ratio(mm->max_us, base->max_us) : NAN);
+		bench_num(&tb, vm && base ? ratio(vm->p99_us, base->p99_us) : NAN);
+		bench_num(&tb, vm && base ? ratio(vm->avg_us, base->avg_us) : NAN);
+		bench_num(&tb, vm && base ? ratio(vm->max_us, base->max_us) : NAN);
 		if (predict(res, (int)t, &today, &vma)) {
-			put(f, 6, ratio(vma->p50_us, today->p50_us));
-			put(f, 6, ratio(vma->p99_us, today->p99_us));
-			put(f, 6, ratio(vma->avg_us, today->avg_us));
-			put(f, 6, ratio(vma->max_us, today->max_us));
-			fprintf(f, " ");
-			put(f, 8, live ? live->p99_us * ratio(vma->p99_us, today->p99_us) : NAN);
-			put(f, 8, live ? live->avg_us * ratio(vma->avg_us, today->avg_us) : NAN);
-			put(f, 8, live ? live->max_us * ratio(vma->max_us, today->max_us) : NAN);
+			bench_num(&tb, ratio(vma->p50_us, today->p50_us));
+			bench_num(&tb, ratio(vma->p99_us, today->p99_us));
+			bench_num(&tb, ratio(vma->avg_us, today->avg_us));
+			bench_num(&tb, ratio(vma->max_us, today->max_us));
+			bench_num(&tb, live ? live->p99_us * ratio(vma->p99_us, today->p99_us) : NAN);
+			bench_num(&tb, live ? live->avg_us * ratio(vma->avg_us, today->avg_us) : NAN);
+			bench_num(&tb, live ? live->max_us * ratio(vma->max_us, today->max_us) : NAN);
 		}
 		if (!mon_policy_matters(res, (int)t))
 			fprintf(f, "  (only cmdline-like reads: mmap_lock under either policy)");
-		fprintf(f, "\n");
+		bench_row_end(&tb);
 	}
 }
 
-static void print_file(FILE *f, const char *tool, const struct mon_file *m, bool maps_per_vma,
-		       bool other)
+static void print_file(struct bench_table *t, const char *tool, const struct mon_file *m,
+		       bool maps_per_vma, bool other)
 {
 	char name[48];
 	int view;
 
 	snprintf(name, sizeof(name), "%s%s", other ? "*/" : "", m->name);
-	fprintf(f, "%-16.16s %-18.18s", tool, name);
-	putn(f, 6, m->opens);
-	putn(f, 8, m->reads);
-	fprintf(f, " %10.0f", m->bytes);
-	fprintf(f, " %6u  %s", m->size, mon_file_lock(m->name, maps_per_vma, &view));
+	bench_text(t, tool);
+	bench_text(t, name);
+	bench_num(t, m->opens);
+	bench_num(t, m->reads);
+	bench_num(t, m->bytes);
+	bench_num(t, m->size);
+	bench_text(t, mon_file_lock(m->name, maps_per_vma, &view));
 	if (other)
-		fprintf(f, " (%.0f processes)", m->pids);
+		fprintf(t->f, " (%.0f processes)", m->pids);
 	if (m->fails > 0)
-		fprintf(f, " (%.2g failed open(s))", m->fails);
-	fprintf(f, "\n");
+		fprintf(t->f, " (%.2g failed open(s))", m->fails);
+	bench_row_end(t);
 }
 
 static void print_obs(FILE *f, const struct mon_result *res)
 {
+	struct bench_table tb;
+
 	fprintf(f, "#\n# what each tool read of /proc in one poll, observed under strace: the "
 		   "mapper's files (task/: of its threads),\n# */: the same file of other processes "
 		   "(those that take a lock), then all other processes' files together;\n# size: the "
 		   "read() size asked for most; lock: what the kernel takes of that process's address "
 		   "space\n");
-	fprintf(f, "%-16s %-18s %6s %8s %10s %6s  %s\n", "tool", "file", "opens", "reads", "bytes",
-		"size", "lock (this kernel)");
+	bench_table_start(&tb, f, file_columns, 0);
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
 		const struct mon_obs *ob = &res->obs[t];
 
@@ -254,8 +264,8 @@ static void print_obs(FILE *f, const struct mon_result *res)
 				"-");
 		for (unsigned int i = 0; i < ob->nr_mapper; i++)
 			if (ob->mapper[i].reads > 0 || ob->mapper[i].fails > 0)	/* not directories */
-				print_file(f, res->tools[t].name, &ob->mapper[i], res->maps_per_vma,
-					   false);
+				print_file(&tb, res->tools[t].name, &ob->mapper[i],
+					   res->maps_per_vma, false);
 		if (ob->nr_other) {
 			double opens = 0, reads = 0, bytes = 0;
 
@@ -267,7 +277,7 @@ static void print_obs(FILE *f, const struct mon_result *res)
 				bytes += ob->other[i].bytes;
 				mon_file_lock(ob->other[i].name, res->maps_per_vma, &view);
 				if (view >= 0)
-					print_file(f, res->tools[t].name, &ob->other[i],
+					print_file(&tb, res->tools[t].name, &ob->other[i],
 						   res->maps_per_vma, true);
 			}
 			fprintf(f, "%-16.16s %-18s %6.0f %8.0f %10.0f %6s  all files of the %.0f other "
@@ -282,8 +292,10 @@ static void print_obs(FILE *f, const struct mon_result *res)
 	}
 }
 
-void mon_print(FILE *f, const struct mon_result *res)
+void mon_print(FILE *f, const struct bench_run *r)
 {
+	const struct mon_result *res = r->res;
+
 	print_header(f, res);
 	print_live(f, res);
 	print_model(f, res);
@@ -363,19 +375,20 @@ static json_t *json_tool(const struct mon_result *res, unsigned int t)
 	return j;
 }
 
-static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
+static json_t *json_prediction(const struct mon_result *res, int t);
+
+static void json_row(json_t *doc, const struct mon_result *res, const struct mon_row *row)
 {
-	json_t *j = json_object(), *ps = json_array();
+	json_t *j = bench_doc_row(doc, target_kind_name(row->target)), *ps;
 
 	if (row->tool < 0)
 		json_set_new(j, "tool", json_null());
 	else
 		json_set_str(j, "tool", res->tools[row->tool].name);
-	json_set_str(j, "target", target_kind_name(row->target));
 	if (row->target == TARGET_MODEL && row->tool < 0)
 		json_set_new(j, "lock", json_null());
 	else
-		json_set_str(j, "lock", mon_lock_name(row->lock));
+		json_set_str(j, "lock", mon_row_lock(row));
 	json_set_double(j, "p50_us", row->p50_us);
 	json_set_double(j, "p99_us", row->p99_us);
 	json_set_double(j, "avg_us", row->avg_us);
@@ -389,6 +402,13 @@ static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
 	json_set_u64(j, "errors", row->errors);
 	if (row->note)
 		json_set_str(j, "note", row->note);
+	if (row->target == TARGET_LIVE && row->tool >= 0) {
+		json_t *p = json_prediction(res, row->tool);
+
+		if (p)
+			json_set_new(j, "prediction", p);
+	}
+	ps = bench_doc_samples(j, "per_sample");
 	for (unsigned int i = 0; i < row->nr; i++) {
 		const struct mon_sample *s = &row->s[i];
 		json_t *o = json_object();
@@ -406,8 +426,6 @@ static json_t *json_row(const struct mon_result *res, const struct mon_row *row)
 		json_set_u64(o, "errors", s->errors);
 		json_push_new(ps, o);
 	}
-	json_set_new(j, "per_sample", ps);
-	return j;
 }
 
 static json_t *json_ratios(double p50, double p99, double avg, double max)
@@ -421,131 +439,105 @@ static json_t *json_ratios(double p50, double p99, double avg, double max)
 	return j;
 }
 
-static json_t *json_predictions(const struct mon_result *res)
+/*
+ * The prediction for tool @t (the seeds' per-VMA locks against today's
+ * policy, applied to the live figures), or NULL: not observed.
+ */
+static json_t *json_prediction(const struct mon_result *res, int t)
 {
-	json_t *arr = json_array();
+	const struct mon_row *live = mon_find(res, t, TARGET_LIVE, 0);
+	const struct mon_row *today, *vma;
+	json_t *j;
 
-	for (unsigned int t = 0; t < res->nr_tools; t++) {
-		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
-		const struct mon_row *today, *vma;
-		json_t *j;
-
-		if (res->tools[t].skip[0] || !res->obs[t].done)
-			continue;
-		j = json_object();
-		json_set_str(j, "tool", res->tools[t].name);
-		if (!res->nr_steps[t]) {
-			json_set_new(j, "today_lock", json_null());
-			json_set_new(j, "vma_over_today", json_ratios(1, 1, 1, 1));
-			json_set_str(j, "why", "reads nothing that takes the mapper's locks");
-		} else {
-			json_set_str(j, "today_lock", mon_lock_name(mon_today_lock(res, (int)t)));
-			json_set_bool(j, "policy_matters", mon_policy_matters(res, (int)t));
-			if (predict(res, (int)t, &today, &vma)) {
-				double r50 = ratio(vma->p50_us, today->p50_us);
-				double r99 = ratio(vma->p99_us, today->p99_us);
-				double ravg = ratio(vma->avg_us, today->avg_us);
-				double rmax = ratio(vma->max_us, today->max_us);
-
-				json_set_new(j, "vma_over_today", json_ratios(r50, r99, ravg, rmax));
-				if (live)
-					json_set_new(j, "predicted_live_us",
-						     json_ratios(live->p50_us * r50, live->p99_us * r99,
-								 live->avg_us * ravg, live->max_us * rmax));
-			}
-		}
-		json_push_new(arr, j);
+	if (res->tools[t].skip[0] || !res->obs[t].done)
+		return NULL;
+	j = json_object();
+	if (!res->nr_steps[t]) {
+		json_set_new(j, "today_lock", json_null());
+		json_set_new(j, "vma_over_today", json_ratios(1, 1, 1, 1));
+		json_set_str(j, "why", "reads nothing that takes the mapper's locks");
+		return j;
 	}
-	return arr;
+	json_set_str(j, "today_lock", mon_lock_name(mon_today_lock(res, t)));
+	json_set_bool(j, "policy_matters", mon_policy_matters(res, t));
+	if (predict(res, t, &today, &vma)) {
+		double r50 = ratio(vma->p50_us, today->p50_us);
+		double r99 = ratio(vma->p99_us, today->p99_us);
+		double ravg = ratio(vma->avg_us, today->avg_us);
+		double rmax = ratio(vma->max_us, today->max_us);
+
+		json_set_new(j, "vma_over_today", json_ratios(r50, r99, ravg, rmax));
+		if (live)
+			json_set_new(j, "predicted_live_us",
+				     json_ratios(live->p50_us * r50, live->p99_us * r99,
+						 live->avg_us * ravg, live->max_us * rmax));
+	}
+	return j;
 }
 
-int mon_write_json(const char *path, const struct mon_result *res)
+void mon_json(json_t *doc, const struct bench_run *r)
 {
-	const struct bench_opts *o = res->o;
-	json_t *doc = json_object(), *tools = json_array(), *rows = json_array(), *rec = json_object();
-	json_t *page = json_object(), *call = json_object();
+	const struct mon_result *res = r->res;
+	const struct mon_opts *o = res->o;
+	json_t *meta = bench_doc_meta(doc), *tools = json_array();
+	json_t *cal, *rec, *page, *call;
 
-	json_set_str(doc, "scenario", "monitor");
-	json_set_double(doc, "duration_s", o->duration_s);
-	json_set_u64(doc, "samples", o->samples);
-	json_set_double(doc, "interval_s", o->interval_s);
-	json_set_double(doc, "tool_timeout_s", o->tool_timeout_s);
-	json_set_u64(doc, "tool_nice", o->tool_nice);
-	json_set_u64(doc, "mb", o->mb);
-	json_set_u64(doc, "seed", o->seed);
-	json_set_i64(doc, "mapper_cpu", res->mapper_cpu);
-	json_set_i64(doc, "reader_cpu", res->reader_cpu);
-	json_set_str(doc, "kernel", bench_kernel());
-	json_set_bool(doc, "maps_per_vma_lock", res->maps_per_vma);
-	json_set_u64(doc, "observed_vmas", res->obs_vmas);
-	json_set_double(doc, "cmdline_read_ns", res->hold_ns);
-	for (int v = 0; v < MON_VIEWS; v++) {
-		if (!res->record_ns[v] && !res->page_ns[v] && !res->call_ns[v] &&
-		    !res->cal[v].done)
-			continue;
-		json_set_double(rec, target_view_name((enum vml_view)v), res->record_ns[v]);
-		json_set_double(page, target_view_name((enum vml_view)v), res->page_ns[v]);
-		json_set_double(call, target_view_name((enum vml_view)v), res->call_ns[v]);
-	}
-	json_set_new(doc, "record_ns", rec);
-	json_set_new(doc, "page_ns", page);
-	json_set_new(doc, "call_ns", call);
-	if (o->note)
-		json_set_str(doc, "note", o->note);
+	json_set_double(meta, "duration_s", o->mapper.duration_s);
+	json_set_double(meta, "interval_s", o->interval_s);
+	json_set_double(meta, "tool_timeout_s", o->tool_timeout_s);
+	json_set_u64(meta, "tool_nice", o->tool_nice);
+	json_set_u64(meta, "mb", o->mapper.mb);
+	json_set_u64(meta, "seed", o->mapper.seed);
+	json_set_i64(meta, "mapper_cpu", res->mapper_cpu);
+	json_set_i64(meta, "reader_cpu", res->reader_cpu);
+	json_set_bool(meta, "maps_per_vma_lock", res->maps_per_vma);
+	json_set_u64(meta, "observed_vmas", res->obs_vmas);
+	json_set_double(meta, "cmdline_read_ns", res->hold_ns);
 	for (unsigned int t = 0; t < res->nr_tools; t++)
 		json_push_new(tools, json_tool(res, t));
-	json_set_new(doc, "tools", tools);
+	json_set_new(meta, "tools", tools);
+	if (r->c->model) {
+		/* the model readers' charges, per view a tool reads */
+		cal = json_object();
+		rec = json_object();
+		page = json_object();
+		call = json_object();
+		for (int v = 0; v < MON_VIEWS; v++) {
+			if (!res->record_ns[v] && !res->page_ns[v] && !res->call_ns[v] &&
+			    !res->cal[v].done)
+				continue;
+			json_set_double(rec, target_view_name((enum vml_view)v), res->record_ns[v]);
+			json_set_double(page, target_view_name((enum vml_view)v), res->page_ns[v]);
+			json_set_double(call, target_view_name((enum vml_view)v), res->call_ns[v]);
+		}
+		json_set_new(cal, "record_ns", rec);
+		json_set_new(cal, "page_ns", page);
+		json_set_new(cal, "call_ns", call);
+		bench_doc_set_calibration(doc, cal);
+	}
 	for (unsigned int k = 0; k < res->nr_rows; k++)
 		if (res->rows[k].nr)
-			json_push_new(rows, json_row(res, &res->rows[k]));
-	json_set_new(doc, "rows", rows);
-	json_set_new(doc, "predictions", json_predictions(res));
-	return bench_json_write(doc, path) ? -1 : 0;
+			json_row(doc, res, &res->rows[k]);
 }
 
 /* ---- the plot ---- */
-
-/* A gnuplot single-quoted string: a quote is written twice. */
-static void gp_quoted(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
 
 /*
  * Two panels, one point per tool and series (live; model mmap; model vma;
  * predicted live under vma), as a multiple of the no-tool row: p99 on the
  * left, the median per-sample max on the right; log y, 1 = no effect.
  */
-int mon_plot(const char *path, const struct mon_result *res)
+int mon_plot(struct bench_plot *p, const struct bench_run *r)
 {
-	const char *term = bench_plot_terminal(path);
-	const struct mon_row *lb = mon_find(res, -1, TARGET_LIVE, BENCH_LOCK_KERNEL);
+	const struct mon_result *res = r->res;
+	const struct mon_row *lb = mon_find(res, -1, TARGET_LIVE, 0);
 	const struct mon_row *mb = mon_find(res, -1, TARGET_MODEL, VML_LOCK_MMAP);
-	char data[64];
-	char *script = NULL;
-	size_t script_len = 0;
 	unsigned int n = 0;
-	FILE *d, *s;
-	int ret;
+	FILE *d = p->data, *s = p->script;
 
-	if (!term) {
-		fprintf(stderr, "vmalock: --plot %s: not .png or .svg\n", path);
-		return -1;
-	}
-	ret = bench_tmpfile(data, sizeof(data), &d);
-	if (ret) {
-		fprintf(stderr, "vmalock: --plot: temporary file: %s\n", strerror(-ret));
-		return -1;
-	}
 	/* index tool live_p99 mmap_p99 vma_p99 pred_p99 live_max mmap_max vma_max pred_max; NaN: none */
 	for (unsigned int t = 0; t < res->nr_tools; t++) {
-		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, BENCH_LOCK_KERNEL);
+		const struct mon_row *live = mon_find(res, (int)t, TARGET_LIVE, 0);
 		const struct mon_row *mm = model_row(res, (int)t, VML_LOCK_MMAP);
 		const struct mon_row *vm = model_row(res, (int)t, VML_LOCK_VMA);
 		const struct mon_row *today, *vma;
@@ -584,22 +576,11 @@ int mon_plot(const char *path, const struct mon_result *res)
 	}
 	if (!n)
 		fprintf(d, "0 \"(none)\" 1 1 1 1 1 1 1 1\n");
-	if (fclose(d)) {
-		unlink(data);
-		return -1;
-	}
-	s = open_memstream(&script, &script_len);
-	if (!s) {
-		unlink(data);
-		return -1;
-	}
-	fprintf(s, "%s\nset output ", term);
-	gp_quoted(s, path);
-	fprintf(s, "\nset datafile missing 'nan'\n");
+	fprintf(s, "set datafile missing 'nan'\n");
 	fprintf(s, "set multiplot layout 1,2 title 'bench monitor: the mapper''s mmap()/munmap() "
 		   "latency with each tool, as a multiple of no tool (%lu MiB, %g s x %u samples, "
-		   "poll every %g s, kernel %s)'\n", res->o->mb, res->o->duration_s,
-		res->o->samples, res->o->interval_s, bench_kernel());
+		   "poll every %g s, kernel %s)'\n", res->o->mapper.mb, res->o->mapper.duration_s,
+		res->c->samples, res->o->interval_s, bench_kernel());
 	fprintf(s, "set grid\nset logscale y\nset format y '%%g'\nset xrange [-0.5:%u.5]\n"
 		   "set xtics rotate by -30\nset key outside bottom center horizontal font ',9'\n"
 		   "set ylabel 'x no tool'\n",
@@ -609,7 +590,7 @@ int mon_plot(const char *path, const struct mon_result *res)
 
 		fprintf(s, "set title '%s'\n", panel ? "max (median of per-sample maxima)" : "p99");
 		fprintf(s, "plot ");
-		gp_quoted(s, data);
+		bench_plot_data(p);
 		fprintf(s, " using 1:%d:xtic(2) with points pt 7 ps 1.6 lc rgb '#2ca02c' "
 			   "title 'live kernel', '' using 1:%d with points pt 5 ps 1.2 lc rgb '#d62728' "
 			   "title 'model, mmap', '' using 1:%d with points pt 9 ps 1.4 lc rgb '#1f77b4' "
@@ -618,9 +599,5 @@ int mon_plot(const char *path, const struct mon_result *res)
 			c, c + 1, c + 2, c + 3);
 	}
 	fprintf(s, "unset multiplot\n");
-	fclose(s);
-	ret = bench_gnuplot(script);
-	free(script);
-	unlink(data);
-	return ret;
+	return 0;
 }

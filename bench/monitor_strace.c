@@ -355,7 +355,7 @@ static void parse_dir(struct obs_parse *p, const char *dir)
 
 int mon_observe(struct mon_result *res, unsigned int t, pid_t mapper)
 {
-	const struct bench_opts *o = res->o;
+	const struct mon_opts *o = res->o;
 	struct mon_obs *ob = &res->obs[t];
 	const struct mon_tool *tool = &res->tools[t];
 	char dir[64] = "/tmp/vmalock-strace.XXXXXX";
@@ -394,6 +394,7 @@ int mon_observe(struct mon_result *res, unsigned int t, pid_t mapper)
 	if (!ret) {
 		/* a resident terminal program: two and a half of its own intervals */
 		window = tool->kind == MON_PTY ? d.interval_ns * 5 / 2 : d.timeout_ns * 2;
+		/* pairs with driver_main()'s store_release(&d->done) after its last poll */
 		while (!load_acquire(&d.done) && vml_now_ns() - t0 < window)
 			bench_sleep_ns(10 * NSEC_PER_MSEC);
 	}

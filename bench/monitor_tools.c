@@ -83,7 +83,8 @@ static const struct builtin builtins[] = {
 };
 #define NR_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
 
-const char *bench_monitor_tool_names(void)
+/* The built-in tools' names, comma-separated. */
+static const char *tool_names(void)
 {
 	static char names[256];
 
@@ -94,7 +95,7 @@ const char *bench_monitor_tool_names(void)
 	return names;
 }
 
-bool bench_monitor_is_tool(const char *name)
+static bool is_tool(const char *name)
 {
 	for (size_t i = 0; i < NR_BUILTINS; i++)
 		if (!strcmp(name, builtins[i].name))
@@ -190,7 +191,45 @@ static void add_custom(struct mon_result *res, const char *cmd)
 		snprintf(t->skip, sizeof(t->skip), "%.60s: not found in PATH", exe);
 }
 
-int mon_tools_init(const struct bench_opts *o, struct mon_result *res)
+int mon_set_tool(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	struct mon_cmds *l = dst;
+
+	if (!*val || strspn(val, " \t") == strlen(val))
+		return cli_usage_error(cmd, "%s: empty command", o->name);
+	if (strlen(val) >= 500)
+		return cli_usage_error(cmd, "%s: command longer than 500 characters", o->name);
+	if (l->nr == MON_MAX_CMDS)
+		return cli_usage_error(cmd, "%s: more than %d tools", o->name, MON_MAX_CMDS);
+	l->cmd[l->nr++] = val;
+	return 0;
+}
+
+int mon_set_tool_names(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	if (strcmp(val, "all") && strcmp(val, "none")) {
+		for (const char *s = val;;) {
+			size_t n = strcspn(s, ",");
+			char name[32];
+
+			if (!n || n >= sizeof(name))
+				return cli_usage_error(cmd, "%s: bad value '%s' (all, none, or some of %s)",
+						       o->name, val, tool_names());
+			memcpy(name, s, n);
+			name[n] = '\0';
+			if (!is_tool(name))
+				return cli_usage_error(cmd, "%s: unknown tool '%s' (%s)", o->name, name,
+						       tool_names());
+			if (!s[n])
+				break;
+			s += n + 1;
+		}
+	}
+	*(const char **)dst = val;
+	return 0;
+}
+
+int mon_tools_init(const struct mon_opts *o, struct mon_result *res)
 {
 	const char *sel = o->tool_names;
 
@@ -607,6 +646,7 @@ static void drain(int fd, uint64_t until_ns, const atomic_bool *stop)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		uint64_t left = until_ns > now ? (until_ns - now) / NSEC_PER_MSEC : 0;
 
+		/* pairs with mon_driver_stop()'s store_release(&d->stop) */
 		if (now >= until_ns || (stop && load_acquire(stop)))
 			return;
 		if (poll(&p, 1, left > 50 ? 50 : (int)left + 1) == 1 &&
@@ -640,6 +680,7 @@ static uint64_t cpu_ns(pid_t pid)
 /* Wait until @t (draining a terminal meanwhile); false if told to stop. */
 static bool wait_until(struct mon_driver *d, uint64_t t)
 {
+	/* pairs with mon_driver_stop()'s store_release(&d->stop): nothing rides on it */
 	while (!load_acquire(&d->stop)) {
 		uint64_t now = vml_now_ns();
 
@@ -653,6 +694,68 @@ static bool wait_until(struct mon_driver *d, uint64_t t)
 	return false;
 }
 
+/*
+ * The driver gives up before its first poll (@tool_failed: the tool's fault,
+ * counted in its row): mon_driver_start() returns start_ret, mon_observe()
+ * stops waiting. Return: NULL, the thread's result.
+ */
+static void *give_up(struct mon_driver *d, bool tool_failed)
+{
+	d->errors += tool_failed;
+	d->start_ret = -EIO;
+	store_release(&d->done, true);	/* pairs with mon_observe()'s load_acquire(&d.done) */
+	store_release(&d->ready, true);	/* pairs with mon_driver_start()'s load_acquire */
+	return NULL;
+}
+
+/*
+ * Start a resident tool (a terminal program, an exporter) from the driver's
+ * thread, so that it inherits the thread's CPU and nice value. Return: 0, or
+ * -EIO (the note says why).
+ */
+static int start_resident(struct mon_driver *d, const char *cmd)
+{
+	char rc[112], term[] = "TERM=xterm";
+	const char *add[2] = { term, rc };
+	char slave[64], errfile[96] = "";
+	char **env = NULL;
+	int ret, fd = -1;
+
+	if (d->tool->kind == MON_PTY) {
+		d->pty = open_pty(slave, sizeof(slave));
+		if (d->pty < 0) {
+			note(d, "no pseudo-terminal: %s", strerror(-d->pty));
+			return -EIO;
+		}
+		/* htop's own settings file, not the user's */
+		snprintf(rc, sizeof(rc), "HTOPRC=%s/htoprc", d->tmpdir);
+		env = tool_env(add, 2);
+	} else if (d->strace_dir) {
+		snprintf(errfile, sizeof(errfile), "%s/stderr", d->tmpdir);
+	}
+	ret = spawn(d, cmd, d->tool->kind == MON_PTY ? slave : NULL, errfile[0] ? errfile : NULL,
+		    env, &d->pid);
+	free(env);
+	if (ret) {
+		note(d, "cannot run: %s", strerror(-ret));
+		d->pid = 0;
+		return -EIO;
+	}
+	if (d->tool->kind != MON_EXPORTER)
+		return 0;
+	for (uint64_t end = vml_now_ns() + d->timeout_ns;
+	     vml_now_ns() < end && (fd = connect_port(d->port, 100 * NSEC_PER_MSEC)) < 0 &&
+	     waitpid(d->pid, NULL, WNOHANG) == 0;)
+		bench_sleep_ns(20 * NSEC_PER_MSEC);
+	if (fd < 0) {
+		note(d, "not listening on 127.0.0.1:%d after %g s", d->port,
+		     (double)d->timeout_ns / 1e9);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
 static void *driver_main(void *arg)
 {
 	struct mon_driver *d = arg;
@@ -664,67 +767,12 @@ static void *driver_main(void *arg)
 	bench_nice_thread((int)d->res->o->tool_nice);
 	if (expand(d, cmd, sizeof(cmd))) {
 		note(d, "command too long");
-		d->start_ret = -EIO;
-		store_release(&d->done, true);
-		store_release(&d->ready, true);
-		return NULL;
+		return give_up(d, false);
 	}
-	if (d->tool->kind != MON_ONESHOT) {
-		/* the resident tool: started here so that it inherits this thread's CPU and nice */
-		char rc[112], term[] = "TERM=xterm";
-		const char *add[2] = { term, rc };
-		char slave[64], errfile[96] = "";
-		char **env = NULL;
-		int ret;
-
-		if (d->tool->kind == MON_PTY) {
-			d->pty = open_pty(slave, sizeof(slave));
-			if (d->pty < 0) {
-				note(d, "no pseudo-terminal: %s", strerror(-d->pty));
-				d->errors++;
-				d->start_ret = -EIO;
-				store_release(&d->done, true);
-				store_release(&d->ready, true);
-				return NULL;
-			}
-			/* htop's own settings file, not the user's */
-			snprintf(rc, sizeof(rc), "HTOPRC=%s/htoprc", d->tmpdir);
-			env = tool_env(add, 2);
-		} else if (d->strace_dir) {
-			snprintf(errfile, sizeof(errfile), "%s/stderr", d->tmpdir);
-		}
-		ret = spawn(d, cmd, d->tool->kind == MON_PTY ? slave : NULL,
-			    errfile[0] ? errfile : NULL, env, &d->pid);
-		free(env);
-		if (ret) {
-			note(d, "cannot run: %s", strerror(-ret));
-			d->errors++;
-			d->pid = 0;
-			d->start_ret = -EIO;
-			store_release(&d->done, true);
-			store_release(&d->ready, true);
-			return NULL;
-		}
-		if (d->tool->kind == MON_EXPORTER) {
-			uint64_t end = vml_now_ns() + d->timeout_ns;
-			int fd = -1;
-
-			while (vml_now_ns() < end && (fd = connect_port(d->port, 100 * NSEC_PER_MSEC)) < 0 &&
-			       waitpid(d->pid, NULL, WNOHANG) == 0)
-				bench_sleep_ns(20 * NSEC_PER_MSEC);
-			if (fd < 0) {
-				note(d, "not listening on 127.0.0.1:%d after %g s", d->port,
-				     (double)d->timeout_ns / 1e9);
-				d->errors++;
-				d->start_ret = -EIO;
-				store_release(&d->done, true);
-				store_release(&d->ready, true);
-				return NULL;
-			}
-			close(fd);
-		}
-	}
+	if (d->tool->kind != MON_ONESHOT && start_resident(d, cmd))
+		return give_up(d, true);
 	d->t0 = vml_now_ns() + d->settle_ns;
+	/* pairs with mon_driver_start()'s load_acquire(&d->ready): publishes t0, pid, pty */
 	store_release(&d->ready, true);
 	if (d->tool->kind == MON_PTY) {
 		uint64_t c0 = cpu_ns(d->pid);
@@ -735,6 +783,7 @@ static void *driver_main(void *arg)
 		if (!d->polls)
 			d->polls = 1;
 		d->poll_ns = cpu_ns(d->pid) - c0;
+		/* pairs with mon_observe()'s load_acquire(&d.done) */
 		store_release(&d->done, true);
 		return NULL;
 	}
@@ -749,6 +798,7 @@ static void *driver_main(void *arg)
 		else
 			poll_scrape(d);
 	}
+	/* pairs with mon_observe()'s load_acquire(&d.done): the polls are done */
 	store_release(&d->done, true);
 	return NULL;
 }
@@ -786,9 +836,13 @@ int mon_driver_start(struct mon_driver *d, uint64_t settle_ns)
 		return ret;
 	}
 	d->started = true;
+	/*
+	 * Pairs with driver_main()'s store_release(&d->ready): start_ret, the
+	 * note, the resident tool's pid are its; later polls write notes of
+	 * their own, read after the join.
+	 */
 	while (!load_acquire(&d->ready))
 		bench_sleep_ns(NSEC_PER_MSEC);
-	/* acquire (ready): pairs with driver_main's release; later polls write notes of their own */
 	return d->start_ret;
 }
 
@@ -809,6 +863,7 @@ static void remove_tmpdir(const char *dir)
 
 void mon_driver_stop(struct mon_driver *d)
 {
+	/* pairs with wait_until()'s and drain()'s load_acquire()s */
 	store_release(&d->stop, true);
 	if (d->started)
 		pthread_join(d->thread, NULL);

@@ -47,16 +47,34 @@ enum ops_row {
 	OPS_NR,
 };
 
-static const struct {
-	const char *name;	/* JSON */
-	const char *label;	/* table */
-} ops_rows[OPS_NR] = {
-	{ "mmap_munmap", "mmap+munmap (1 page)" },
-	{ "mprotect_split_merge", "mprotect split+merge" },
-	{ "write_fault", "write fault (1 page)" },
-	{ "maps_read_per_vma_mmap", "maps read per VMA (mmap)" },
-	{ "maps_read_per_vma_vma", "maps read per VMA (vma)" },
+struct ops_opts {
+	unsigned long iterations;	/* --iterations per sample */
+	unsigned long vmas;		/* --vmas in the maps-read layout */
 };
+
+static const struct {
+	const char *name;	/* JSON; the maps rows add their policy: _mmap */
+	const char *label;	/* table; the maps rows add it: (mmap) */
+	enum vml_lock_policy lock;	/* the maps rows' */
+} ops_rows[OPS_NR] = {
+	{ "mmap_munmap", "mmap+munmap (1 page)", 0 },
+	{ "mprotect_split_merge", "mprotect split+merge", 0 },
+	{ "write_fault", "write fault (1 page)", 0 },
+	{ "maps_read_per_vma", "maps read per VMA", VML_LOCK_MMAP },
+	{ "maps_read_per_vma", "maps read per VMA", VML_LOCK_VMA },
+};
+
+/* Row @k's JSON name, or (@label) its table label. */
+static const char *op_name(int k, bool label, char *buf, size_t len)
+{
+	const char *base = label ? ops_rows[k].label : ops_rows[k].name;
+
+	if (k < OPS_MAPS_MMAP)
+		return base;
+	snprintf(buf, len, label ? "%s (%s)" : "%s_%s", base,
+		 vocab_name(&lock_policy_vocab, ops_rows[k].lock));
+	return buf;
+}
 
 struct ops_side {
 	double *per_sample;	/* ns per op */
@@ -91,7 +109,7 @@ static int model_iter(struct vml_mm *mm, enum ops_row op, unsigned long i)
 }
 
 /* A fresh unpopulated rw region for the write faults of one sample. */
-static int model_fault_region(struct vml_mm *mm, const struct bench_opts *o, bool map)
+static int model_fault_region(struct vml_mm *mm, const struct ops_opts *o, bool map)
 {
 	if (!map)
 		return vml_munmap(mm, ADDR_FAULT, o->iterations * PAGE_BYTES);
@@ -99,7 +117,7 @@ static int model_fault_region(struct vml_mm *mm, const struct bench_opts *o, boo
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, NULL, 0, NULL);
 }
 
-static int live_fault_region(struct target *t, const struct bench_opts *o, bool map)
+static int live_fault_region(struct target *t, const struct ops_opts *o, bool map)
 {
 	struct op op = { .kind = map ? OP_MMAP : OP_MUNMAP, .addr = ADDR_FAULT,
 			 .len = o->iterations * PAGE_BYTES, .prot = PROT_READ | PROT_WRITE,
@@ -154,7 +172,9 @@ static int maps_sample(struct view_reader *vr, unsigned long vmas, double *out)
 
 /* Both sides' state: one model address space and one live child, side by side. */
 struct ops_env {
-	const struct bench_opts *o;
+	const struct ops_opts *o;
+	const struct bench_common *c;
+	unsigned int locks;		/* the model's maps readers' policies */
 	struct vml_sys *sys;		/* model */
 	struct vml_mm *mm;
 	struct lat_hist *h;
@@ -260,10 +280,10 @@ static int model_maps_setup(struct ops_env *e, struct ops_result *r)
 		return ret;
 	r->model_vmas = st.map_count;
 	for (int p = 0; p < 2; p++) {
-		if (!(p ? e->o->lock_vma : e->o->lock_mmap))
+		if (!(e->locks & VOCAB_BIT(ops_rows[OPS_MAPS_MMAP + p].lock)))
 			continue;
 		ret = view_reader_open_model(&e->mvr[p], e->mm, VML_VIEW_MAPS,
-					     p ? VML_LOCK_VMA : VML_LOCK_MMAP);
+					     ops_rows[OPS_MAPS_MMAP + p].lock);
 		if (ret)
 			return ret;
 		e->mvr_open[p] = true;
@@ -308,61 +328,62 @@ static void env_teardown(struct ops_env *e)
  */
 static int run(struct ops_env *e, struct ops_result *r, const char **side)
 {
-	const struct bench_opts *o = e->o;
+	const struct ops_opts *o = e->o;
+	const struct bench_common *c = e->c;
 	int ret = 0;
 
 	for (int op = OPS_MMAP_MUNMAP; op <= OPS_WRITE_FAULT; op++) {
-		if ((o->model && (ret = side_alloc(&r->model[op], o->samples))) ||
-		    (o->live && (ret = side_alloc(&r->live[op], o->samples))))
+		if ((c->model && (ret = side_alloc(&r->model[op], c->samples))) ||
+		    (c->live && (ret = side_alloc(&r->live[op], c->samples))))
 			return ret;
-		for (unsigned int s = 0; s < o->samples; s++) {
-			bench_progress(o->quiet, "ops: %s, sample %u/%u", ops_rows[op].label, s + 1,
-				       o->samples);
+		for (unsigned int s = 0; s < c->samples; s++) {
+			bench_progress(c->quiet, "ops: %s, sample %u/%u", ops_rows[op].label, s + 1,
+				       c->samples);
 			*side = "model";
-			if (o->model && (ret = model_op_sample(e, op, &r->model[op].per_sample[s])))
+			if (c->model && (ret = model_op_sample(e, op, &r->model[op].per_sample[s])))
 				return ret;
 			*side = "live";
-			if (o->live && (ret = live_op_sample(e, op, &r->live[op].per_sample[s])))
+			if (c->live && (ret = live_op_sample(e, op, &r->live[op].per_sample[s])))
 				return ret;
 		}
-		if (o->model)
-			side_done(&r->model[op], o->samples);
-		if (o->live)
-			side_done(&r->live[op], o->samples);
+		if (c->model)
+			side_done(&r->model[op], c->samples);
+		if (c->live)
+			side_done(&r->live[op], c->samples);
 	}
 
-	bench_progress(o->quiet, "ops: laying out %lu VMAs", o->vmas);
+	bench_progress(c->quiet, "ops: laying out %lu VMAs", o->vmas);
 	*side = "model";
-	if (o->model && (ret = model_maps_setup(e, r)))
+	if (c->model && (ret = model_maps_setup(e, r)))
 		return ret;
 	*side = "live";
-	if (o->live && (ret = live_maps_setup(e, r)))
+	if (c->live && (ret = live_maps_setup(e, r)))
 		return ret;
 	for (int k = OPS_MAPS_MMAP; k <= OPS_MAPS_VMA; k++) {
 		if ((e->mvr_open[k - OPS_MAPS_MMAP] &&
-		     (ret = side_alloc(&r->model[k], o->samples))))
+		     (ret = side_alloc(&r->model[k], c->samples))))
 			return ret;
 	}
-	if (o->live && (ret = side_alloc(&r->live[OPS_MAPS_VMA], o->samples)))
+	if (c->live && (ret = side_alloc(&r->live[OPS_MAPS_VMA], c->samples)))
 		return ret;
-	for (unsigned int s = 0; s < o->samples; s++) {
-		bench_progress(o->quiet, "ops: maps read, sample %u/%u", s + 1, o->samples);
+	for (unsigned int s = 0; s < c->samples; s++) {
+		bench_progress(c->quiet, "ops: maps read, sample %u/%u", s + 1, c->samples);
 		*side = "model";
 		for (int p = 0; p < 2; p++)
 			if (e->mvr_open[p] && (ret = maps_sample(&e->mvr[p], r->model_vmas,
 						&r->model[OPS_MAPS_MMAP + p].per_sample[s])))
 				return ret;
 		*side = "live";
-		if (o->live && (ret = maps_sample(&e->lvr, r->live_vmas,
+		if (c->live && (ret = maps_sample(&e->lvr, r->live_vmas,
 						  &r->live[OPS_MAPS_VMA].per_sample[s])))
 			return ret;
 	}
 	for (int p = 0; p < 2; p++)
 		if (e->mvr_open[p])
-			side_done(&r->model[OPS_MAPS_MMAP + p], o->samples);
-	if (o->live) {
+			side_done(&r->model[OPS_MAPS_MMAP + p], c->samples);
+	if (c->live) {
 		/* one live figure, the kernel's policy: both model rows compare with it */
-		side_done(&r->live[OPS_MAPS_VMA], o->samples);
+		side_done(&r->live[OPS_MAPS_VMA], c->samples);
 		r->live[OPS_MAPS_MMAP] = r->live[OPS_MAPS_VMA];
 		r->live[OPS_MAPS_MMAP].per_sample = NULL;
 	}
@@ -374,33 +395,35 @@ static double side_ratio(const struct ops_side *a, const struct ops_side *b)
 	return a->done && b->done && b->median > 0 ? a->median / b->median : NAN;
 }
 
-static void print_table(FILE *f, const struct bench_opts *o, const struct ops_result *r)
+static const struct bench_col columns[] = {
+	BENCH_TEXT("op", -26), BENCH_NUM("model_ns", 12, FIXED, 1),
+	BENCH_NUM("live_ns", 12, FIXED, 1), BENCH_NUM("model/live", 11, FIXED, 2),
+	BENCH_COLS_END,
+};
+
+static void ops_print(FILE *f, const struct bench_run *br)
 {
+	const struct ops_opts *o = br->opts;
+	const struct ops_result *r = br->res;
+	struct bench_table t;
+	char buf[64];
+
 	fprintf(f, "# ops: ns per operation, median of %u samples (each the median of %lu "
-		"iterations)\n", o->samples, o->iterations);
+		"iterations)\n", br->c->samples, o->iterations);
 	fprintf(f, "# live: timed inside vmalock-child (kernel %s); maps: whole reads of %lu "
 		"(model) / %lu (live) VMAs,\n# per VMA; the live kernel reads maps under "
 		"per-VMA locks (6.17+)\n", bench_kernel(), r->model_vmas, r->live_vmas);
-	fprintf(f, "%-26s %12s %12s %11s\n", "op", "model_ns", "live_ns", "model/live");
+	bench_table_start(&t, f, columns, 0);
 	for (int k = 0; k < OPS_NR; k++) {
 		const struct ops_side *m = &r->model[k], *l = &r->live[k];
-		double q = side_ratio(m, l);
 
 		if (!m->done && !l->done)
 			continue;
-		fprintf(f, "%-26s", ops_rows[k].label);
-		if (m->done)
-			fprintf(f, " %12.1f", m->median);
-		else
-			fprintf(f, " %12s", "-");
-		if (l->done)
-			fprintf(f, " %12.1f", l->median);
-		else
-			fprintf(f, " %12s", "-");
-		if (isfinite(q))
-			fprintf(f, " %11.2f\n", q);
-		else
-			fprintf(f, " %11s\n", "-");
+		bench_text(&t, op_name(k, true, buf, sizeof(buf)));
+		bench_num(&t, m->done ? m->median : NAN);
+		bench_num(&t, l->done ? l->median : NAN);
+		bench_num(&t, side_ratio(m, l));
+		bench_row_end(&t);
 	}
 }
 
@@ -422,62 +445,94 @@ static void json_side(json_t *row, const char *key, const struct ops_side *s,
 	json_set_new(row, name, per);
 }
 
-static int write_json(const char *path, const struct bench_opts *o, const struct ops_result *r)
+static void ops_json(json_t *doc, const struct bench_run *br)
 {
-	json_t *doc = json_object(), *rows = json_array();
+	const struct ops_opts *o = br->opts;
+	const struct ops_result *r = br->res;
+	json_t *meta = bench_doc_meta(doc);
+	char buf[64];
 
-	json_set_str(doc, "scenario", "ops");
-	json_set_u64(doc, "samples", o->samples);
-	json_set_u64(doc, "iterations", o->iterations);
-	json_set_u64(doc, "model_vmas", r->model_vmas);
-	json_set_u64(doc, "live_vmas", r->live_vmas);
-	json_set_str(doc, "kernel", bench_kernel());
+	json_set_u64(meta, "iterations", o->iterations);
+	json_set_u64(meta, "model_vmas", r->model_vmas);
+	json_set_u64(meta, "live_vmas", r->live_vmas);
 	for (int k = 0; k < OPS_NR; k++) {
 		json_t *row;
 
 		if (!r->model[k].done && !r->live[k].done)
 			continue;
-		row = json_object();
-		json_set_str(row, "op", ops_rows[k].name);
-		json_side(row, "model", &r->model[k], o->samples);
-		json_side(row, "live", &r->live[k], o->samples);
+		row = bench_doc_row(doc, NULL);	/* an op's row is both targets' */
+		json_set_str(row, "op", op_name(k, false, buf, sizeof(buf)));
+		json_side(row, "model", &r->model[k], br->c->samples);
+		json_side(row, "live", &r->live[k], br->c->samples);
 		json_set_double(row, "model_over_live", side_ratio(&r->model[k], &r->live[k]));
-		json_push_new(rows, row);
 	}
-	json_set_new(doc, "rows", rows);
-	return bench_json_write(doc, path) ? -1 : 0;
 }
 
-int bench_ops(const struct bench_opts *o)
+static int ops_run(struct bench_run *br)
 {
 	struct ops_result *r = vml_zalloc(sizeof(*r));
-	struct ops_env e = { .o = o };
+	struct ops_env e = { .o = br->opts, .c = br->c, .locks = bench_locks(br) };
 	const char *side = "model";
 	int ret;
 
-	if (!r)
-		return EXIT_FAILURE;
-	ret = o->model ? model_setup(&e) : 0;
-	if (!ret && o->live) {
+	br->res = r;
+	if (!r) {
+		fprintf(stderr, "vmalock bench: ops: out of memory\n");
+		return -ENOMEM;
+	}
+	ret = br->c->model ? model_setup(&e) : 0;
+	if (!ret && br->c->live) {
 		side = "live";
 		ret = live_setup(&e);
 	}
 	if (!ret)
 		ret = run(&e, r, &side);
 	env_teardown(&e);
-	bench_progress_done(o->quiet);
-	if (ret) {
+	bench_progress_done(br->c->quiet);
+	if (ret)
 		fprintf(stderr, "vmalock bench: ops: %s: %s\n", side, strerror(-ret));
-	} else {
-		print_table(stdout, o, r);
-		fflush(stdout);
-		if (o->json && write_json(o->json, o, r))
-			ret = -1;
-	}
-	for (int k = 0; k < OPS_NR; k++) {
+	return ret;
+}
+
+static void ops_free(struct bench_run *br)
+{
+	struct ops_result *r = br->res;
+
+	for (int k = 0; r && k < OPS_NR; k++) {
 		vml_free(r->model[k].per_sample);
 		vml_free(r->live[k].per_sample);
 	}
 	vml_free(r);
-	return ret ? EXIT_FAILURE : 0;
 }
+
+static void ops_defaults(void *opts)
+{
+	struct ops_opts *o = opts;
+
+	*o = (struct ops_opts){ .iterations = 1000, .vmas = 1000 };
+}
+
+static const struct cli_opt ops_opts_table[] = {
+	{ "--iterations", "N", cli_set_ulong, offsetof(struct ops_opts, iterations), 1, 10000000,
+	  NULL, "timed iterations per sample [1000]" },
+	{ "--vmas", "N", cli_set_ulong, offsetof(struct ops_opts, vmas), 1, 60000, NULL,
+	  "VMAs in the layout whose maps is read [1000]" },
+	CLI_OPT_END,
+};
+
+const struct bench_scenario bench_ops = {
+	.name = "ops",
+	.question = "What does one mmap+munmap, mprotect split+merge, write fault, maps line "
+		    "cost on the model, against the live kernel?",
+	.rows = "an operation: ns on the model and in a live process (the same system calls), "
+		"and their ratio",
+	.opts = ops_opts_table,
+	.opts_size = sizeof(struct ops_opts),
+	.defaults = ops_defaults,
+	.locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.default_locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.run = ops_run,
+	.print = ops_print,
+	.json = ops_json,
+	.free = ops_free,
+};

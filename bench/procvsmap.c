@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "host/host.h"
-#include "internal.h"
+#include "pvm.h"
 #include "pvm_trace.h"
 #include "sync/atomic.h"
 #include "sync/trace_emit.h"
@@ -42,11 +42,11 @@
 
 /* One sample of one row: the threads' shared state. */
 struct pvm_run {
-	const struct bench_opts *o;
+	const struct pvm_opts *o;
 	enum vml_view view;
 	enum target_kind kind;
 	enum vml_lock_policy lock;	/* model */
-	int steal;			/* model: enum vml_steal_policy */
+	enum vml_steal_policy steal;	/* model */
 	int mapper_cpu, reader_cpu;
 	uint64_t seed;
 	struct vml_mm *mm;		/* model */
@@ -96,10 +96,12 @@ static void *reader_main(void *arg)
 		int zero = 0;
 
 		atomic_compare_exchange_strong(&r->error, &zero, ret);
+		/* pairs with start_readers()'s load_acquire(&r->ready): the error is set */
 		fetch_add_release(&r->ready, 1);
 		return NULL;
 	}
-	fetch_add_release(&r->ready, 1);
+	fetch_add_release(&r->ready, 1);	/* pairs with start_readers()'s load_acquire */
+	/* pairs with stop_readers()'s store_release(&r->stop): nothing rides on it */
 	while (!load_acquire(&r->stop)) {
 		long n = view_reader_pass(&vr, &r->stop);
 
@@ -124,7 +126,10 @@ static int start_readers(struct pvm_run *r, unsigned int n, pthread_t *th, unsig
 		if (ret)
 			return -ret;
 	}
-	/* every reader has its view open (or failed) before the mapper starts */
+	/*
+	 * Every reader has its view open (or failed) before the mapper starts:
+	 * pairs with reader_main()'s fetch_add_release(&r->ready).
+	 */
 	while (load_acquire(&r->ready) < n)
 		bench_sleep_ns(100 * NSEC_PER_USEC);
 	return atomic_load(&r->error);
@@ -132,7 +137,7 @@ static int start_readers(struct pvm_run *r, unsigned int n, pthread_t *th, unsig
 
 static void stop_readers(struct pvm_run *r, pthread_t *th, unsigned int n)
 {
-	store_release(&r->stop, true);
+	store_release(&r->stop, true);	/* pairs with reader_main()'s load_acquire(&r->stop) */
 	for (unsigned int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 }
@@ -158,8 +163,7 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	if (ret)
 		return ret;
 	cfg.kernel_transients = r->o->kernel_transients;
-	if (r->steal >= 0)
-		cfg.mmap_lock_steal = (enum vml_steal_policy)r->steal;
+	cfg.mmap_lock_steal = r->steal;
 	th = vml_zalloc((nreaders + 1) * sizeof(*th));
 	if (!th)
 		return -ENOMEM;
@@ -176,11 +180,11 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 			errstr(ret));
 		goto out_mm;
 	}
-	ret = vml_mmap(r->mm, 0, r->o->mb << 20, PROT_READ | PROT_WRITE,
+	ret = vml_mmap(r->mm, 0, r->o->mapper.mb << 20, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, NULL, 0, &r->region);
 	if (ret) {
-		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n", r->o->mb,
-			errstr(ret));
+		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n",
+			r->o->mapper.mb, errstr(ret));
 		goto out_mm;
 	}
 	ret = start_readers(r, nreaders, th, &started);
@@ -193,9 +197,9 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	if (ret)
 		goto out_readers;
 	m = (struct bench_mapper){
-		.mm = r->mm, .region = r->region, .mb = r->o->mb, .seed = r->seed,
-		.duration_s = r->o->duration_s, .cpu = r->mapper_cpu,
-		.rcu_anywhere = r->o->rcu_anywhere, .hist = r->hist,
+		.mm = r->mm, .region = r->region, .mb = r->o->mapper.mb, .seed = r->seed,
+		.duration_s = r->o->mapper.duration_s, .cpu = r->mapper_cpu,
+		.rcu_anywhere = r->o->mapper.rcu == 1, .hist = r->hist,
 	};
 	bench_sleep_ns(SETTLE_NS);
 	pvm_trace_model_start(r->tr);
@@ -205,7 +209,7 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	r->fails = m.fails;
 	if (r->tr && !ret && !vml_mm_stats(r->mm, &st))
 		ret = pvm_trace_model_end(r->tr, r->dyn, (const void *)r->mm, m.tid, r->tids,
-					  load_relaxed(&r->ntids), r->o->duration_s,
+					  load_relaxed(&r->ntids), r->o->mapper.duration_s,
 					  st.mmap_handoffs);
 	bench_hogs_stop(&hogs);
 out_readers:
@@ -271,7 +275,7 @@ static int live_probe_page_ns(struct pvm_run *r, double *out)
 		return ret;
 	nvmas = bench_live_vma_count(r->pid);
 	*out = ((double)best - (double)VML_MAX(nvmas, 0L) * r->live_record_ns) /
-	       (double)(r->o->mb * (1024 * 1024 / PAGE_SIZE_BYTES));
+	       (double)(r->o->mapper.mb * (1024 * 1024 / PAGE_SIZE_BYTES));
 	if (*out < 0)
 		*out = 0;
 	return 0;
@@ -290,19 +294,10 @@ static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 
 	if (!rep || !th)
 		goto out;
-	ret = target_create(TARGET_LIVE, NULL, &t);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", errstr(ret));
+	ret = bench_live_mapper_start(r->o->mapper.mb, r->seed, r->mapper_cpu, rep, &t);
+	if (ret)
 		goto out;
-	}
 	r->pid = target_pid(t);
-	bench_pin_pid(r->pid, r->mapper_cpu);
-	ret = target_live_mapper_setup(t, r->o->mb << 20, r->seed, rep);
-	if (ret) {
-		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", r->o->mb,
-			errstr(ret));
-		goto out;
-	}
 	if (r->probe_walk) {
 		ret = live_probe_page_ns(r, &r->live_page_ns);
 		if (ret) {
@@ -323,11 +318,11 @@ static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 	bench_sleep_ns(SETTLE_NS);
 	ret = pvm_trace_live_start(r->tr, r->pid, r->tids, load_relaxed(&r->ntids));
 	if (!ret)
-		ret = target_live_mapper_run(t, (uint64_t)(r->o->duration_s * NSEC_PER_SEC),
+		ret = target_live_mapper_run(t, (uint64_t)(r->o->mapper.duration_s * NSEC_PER_SEC),
 					     BENCH_MAPPER_SLEEP_NS, rep);
 	if (!ret)
 		ret = pvm_trace_live_end(r->tr, r->dyn, r->pid, r->tids, load_relaxed(&r->ntids),
-					 r->o->duration_s);
+					 r->o->mapper.duration_s);
 	bench_hogs_stop(&hogs);
 	if (ret)
 		fprintf(stderr, "vmalock bench: live: mapper: %s\n", errstr(ret));
@@ -351,38 +346,20 @@ out:
 	return ret;
 }
 
-/* One per-sample field of every sample, as doubles, into @v. */
-static double *sample_field(const struct pvm_row *row, size_t off, bool is_double, double *v)
-{
-	for (unsigned int i = 0; i < row->nr; i++) {
-		const char *p = (const char *)&row->s[i] + off;
-
-		v[i] = is_double ? *(const double *)p : (double)*(const uint64_t *)p;
-	}
-	return v;
-}
-
 static void row_summarise(struct pvm_row *row)
 {
 	unsigned int n = row->nr;
-	double *v = vml_malloc((n + 1) * sizeof(*v));
 
-	if (!v)
-		return;
-#define F(field) sample_field(row, offsetof(struct pvm_sample, field), \
-			      _Generic(row->s->field, double: true, default: false), v)
-	row->p50_us = stat_median(F(p50_us), n);
-	row->p99_us = stat_median(F(p99_us), n);
-	row->avg_us = stat_median(F(avg_us), n);
-	row->max_us = stat_median(F(max_us), n);
-	row->max_min_us = stat_min(F(max_us), n);
-	row->max_worst_us = stat_max(F(max_us), n);
-	row->ops = stat_median(F(ops), n);
-	row->vmas = stat_median(F(vmas), n);
-	row->passes = stat_median(F(passes), n);
-	row->fallbacks = stat_median(F(fallbacks), n);
-#undef F
-	vml_free(v);
+	row->p50_us = STAT_OF(MEDIAN, row->s, n, p50_us);
+	row->p99_us = STAT_OF(MEDIAN, row->s, n, p99_us);
+	row->avg_us = STAT_OF(MEDIAN, row->s, n, avg_us);
+	row->max_us = STAT_OF(MEDIAN, row->s, n, max_us);
+	row->max_min_us = STAT_OF(MIN, row->s, n, max_us);
+	row->max_worst_us = STAT_OF(MAX, row->s, n, max_us);
+	row->ops = STAT_OF(MEDIAN, row->s, n, ops);
+	row->vmas = STAT_OF(MEDIAN, row->s, n, vmas);
+	row->passes = STAT_OF(MEDIAN, row->s, n, passes);
+	row->fallbacks = STAT_OF(MEDIAN, row->s, n, fallbacks);
 }
 
 /* Round @i's live sample with @readers readers, if it timed its mapper's walk. */
@@ -400,22 +377,24 @@ static const struct pvm_sample *paired_live_sample(const struct pvm_result *res,
 }
 
 /* Sample @i of @row. Return: 0 or -errno (printed). */
-static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct pvm_row *row,
-		      unsigned int i, unsigned int done, unsigned int total)
+static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int i,
+		      unsigned int done, unsigned int total)
 {
+	const struct pvm_opts *o = res->o;
+	const struct bench_common *c = res->c;
 	struct pvm_sample *s = &row->s[i];
 	struct pvm_run r = {
 		.o = o,
 		.view = res->view,
 		.kind = row->target,
-		.lock = row->lock == BENCH_LOCK_KERNEL ? VML_LOCK_VMA : (enum vml_lock_policy)row->lock,
+		.lock = row->lock,
 		.steal = row->steal,
 		.tr = res->tracer,
 		.mirror = res->mirror,
 		.dyn = row->dyn,
 		.mapper_cpu = res->mapper_cpu,
 		.reader_cpu = res->reader_cpu,
-		.seed = o->seed + i * 0x9e3779b97f4a7c15ULL,
+		.seed = o->mapper.seed + i * 0x9e3779b97f4a7c15ULL,
 		.record_ns = (uint64_t)res->record_ns,
 		.call_ns = (uint64_t)res->call_ns,
 		.page_ns = (uint64_t)res->page_ns,
@@ -448,12 +427,12 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 		return -ENOMEM;
 	}
 	/* a line saying what runs now, where it is rewritten by the result */
-	bench_progress(o->quiet || !bench_progress_tty(),
+	bench_progress(c->quiet || !bench_progress_tty(),
 		       "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u ...", done, total,
-		       target_kind_name(row->target), bench_lock_name(row->lock),
-		       bench_steal_name(row->steal), row->readers, i + 1, o->samples);
-	pvm_trace_label(r.tr, target_kind_name(row->target), bench_lock_name(row->lock),
-			bench_steal_name(row->steal));
+		       target_kind_name(row->target), pvm_lock_label(row), pvm_steal_label(row),
+		       row->readers, i + 1, c->samples);
+	pvm_trace_label(r.tr, target_kind_name(row->target), pvm_lock_label(row),
+			pvm_steal_label(row));
 	if (row->target == TARGET_MODEL)
 		ret = model_sample(&r, row->readers, &vmas, &fallbacks);
 	else
@@ -473,50 +452,74 @@ static int run_sample(const struct bench_opts *o, struct pvm_result *res, struct
 	s->live_page_ns = r.live_page_ns;
 	s->charged_page_ns = row->target == TARGET_MODEL ? (double)r.page_ns : 0;
 	row->nr++;
-	bench_progress(o->quiet, "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u: "
+	bench_progress(c->quiet, "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u: "
 		       "p50 %.1f us, max %.1f us, %lu ops", done, total,
-		       target_kind_name(row->target), bench_lock_name(row->lock),
-		       bench_steal_name(row->steal), row->readers, i + 1, o->samples, s->p50_us,
+		       target_kind_name(row->target), pvm_lock_label(row), pvm_steal_label(row),
+		       row->readers, i + 1, c->samples, s->p50_us,
 		       s->max_us, (unsigned long)s->ops);
 	return 0;
 }
 
-int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
+/* Model rows: per lock policy, steal policy and reader count, in the vocabularies' order. */
+static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned int *k)
 {
-	static const enum vml_lock_policy lock_policy[4] = {
-		VML_LOCK_MMAP, VML_LOCK_VMA, VML_LOCK_VMA_STRICT, VML_LOCK_VMA_RECHECK,
-	};
-	const bool wanted[4] = { o->lock_mmap, o->lock_vma, o->lock_vma_strict,
-				 o->lock_vma_recheck };
-	unsigned int nlocks = o->lock_mmap + o->lock_vma + o->lock_vma_strict + o->lock_vma_recheck;
-	unsigned int total, done = 0, k = 0, steal, nsteal;
+	const struct cli_ulist *readers = &res->o->readers;
+
+	for (const struct vml_word *l = vocab_next(&lock_policy_vocab, locks, NULL); l;
+	     l = vocab_next(&lock_policy_vocab, locks, l)) {
+		for (const struct vml_word *s = vocab_next(&steal_policy_vocab, res->steals, NULL);
+		     s; s = vocab_next(&steal_policy_vocab, res->steals, s)) {
+			for (unsigned int i = 0; i < readers->nr; i++) {
+				struct pvm_row *row = &res->rows[(*k)++];
+
+				row->target = TARGET_MODEL;
+				row->lock = (enum vml_lock_policy)l->value;
+				row->steal = (enum vml_steal_policy)s->value;
+				row->readers = (unsigned int)readers->v[i];
+			}
+		}
+	}
+}
+
+static int pvm_run_rows(struct bench_run *br)
+{
+	const struct pvm_opts *o = br->opts;
+	const struct bench_common *c = br->c;
+	const struct bench_charge_opts *ch = &o->charge;
+	unsigned int locks = bench_locks(br), nlocks = (unsigned int)__builtin_popcount(locks);
+	unsigned int total, done = 0, k = 0, nsteal, nreaders = o->readers.nr;
+	struct pvm_result *res = vml_zalloc(sizeof(*res));
 	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
+	if (!res)
+		return EXIT_FAILURE;
+	br->res = res;
+	res->c = c;
 	res->o = o;
 	res->view = o->view;
+	res->steals = bench_steals(br);
 	/* Before any thread: the live session may mount tracefs in a namespace of ours. */
-	if (o->trace && pvm_tracer_open(o, &res->tracer))
+	if (c->trace && pvm_tracer_open(c, o->mapper.duration_s, &res->tracer))
 		return EXIT_FAILURE;
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
-	if (o->model && (o->record_ns < 0 || o->call_ns < 0) && o->view != TARGET_VIEW_QUERY &&
+	if (c->model && (ch->record_ns < 0 || ch->call_ns < 0) && o->view != TARGET_VIEW_QUERY &&
 	    target_live_available()) {
-		bench_progress(o->quiet, "proc-vs-map: calibrating %s record cost against the live "
+		bench_progress(c->quiet, "proc-vs-map: calibrating %s record cost against the live "
 			       "kernel ...", bench_view_name(o->view));
 		ret = bench_calibrate_record(o->view, &res->cal);
 		if (ret) {
-			bench_progress_done(o->quiet);
+			bench_progress_done(c->quiet);
 			fprintf(stderr, "vmalock bench: calibration against the live kernel failed: "
 					"%s (use --record-ns N and --call-ns N to set it)\n",
 				strerror(-ret));
 			return EXIT_FAILURE;
 		}
-		res->paired_page_ns = o->record_ns < 0 && o->page_ns < 0 && o->live &&
+		res->paired_page_ns = ch->record_ns < 0 && ch->page_ns < 0 && c->live &&
 				      bench_view_walks_pages(o->view);
 	}
-	bench_charges(o, o->view, res->cal.done ? &res->cal : NULL, &res->record_ns,
+	bench_charges(ch, o->view, res->cal.done ? &res->cal : NULL, &res->record_ns,
 		      &res->page_ns, &res->call_ns);
-	if (o->model && !o->region_only && target_live_available()) {
+	if (c->model && !o->region_only && target_live_available()) {
 		struct target *t;
 
 		ret = target_create(TARGET_LIVE, NULL, &t);
@@ -530,41 +533,27 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 			return EXIT_FAILURE;
 		}
 	}
-	steal = o->steal ? o->steal : BENCH_STEAL_BIT(VML_STEAL_KERNEL);
-	nsteal = (unsigned int)__builtin_popcount(steal);
-	res->nr_rows = ((o->model ? nlocks * nsteal : 0) + o->live) * o->nr_readers;
+	nsteal = (unsigned int)__builtin_popcount(res->steals);
+	res->nr_rows = ((c->model ? nlocks * nsteal : 0) + c->live) * nreaders;
 	res->rows = vml_zalloc(res->nr_rows * sizeof(*res->rows));
 	if (!res->rows)
 		return EXIT_FAILURE;
-	for (int tk = 0; tk < 2; tk++) {
-		for (int lk = 0; lk < 4; lk++) {
-			if (tk == 0 && (!o->model || !wanted[lk]))
-				continue;
-			if (tk == 1 && (!o->live || lk))
-				continue;
-			for (unsigned int sp = 0; sp < BENCH_STEAL_POLICIES; sp++) {
-				int policy = bench_steal_order[sp];
+	if (c->model)
+		add_model_rows(res, locks, &k);
+	/* live rows: the kernel's own policies, once */
+	for (unsigned int i = 0; c->live && i < nreaders; i++)
+		res->rows[k++] = (struct pvm_row){ .target = TARGET_LIVE,
+						   .readers = (unsigned int)o->readers.v[i] };
+	for (k = 0; k < res->nr_rows; k++) {
+		struct pvm_row *row = &res->rows[k];
 
-				/* live rows: the kernel's own rwsem, once */
-				if (tk ? sp != 0 : !(steal & BENCH_STEAL_BIT(policy)))
-					continue;
-				for (unsigned int i = 0; i < o->nr_readers; i++) {
-					struct pvm_row *row = &res->rows[k++];
-
-					row->target = tk ? TARGET_LIVE : TARGET_MODEL;
-					row->lock = tk ? BENCH_LOCK_KERNEL : (int)lock_policy[lk];
-					row->steal = tk ? BENCH_STEAL_KERNEL : policy;
-					row->readers = o->readers[i];
-					row->s = vml_zalloc(o->samples * sizeof(*row->s));
-					if (!row->s)
-						return EXIT_FAILURE;
-					if (o->trace) {
-						row->dyn = vml_zalloc(sizeof(*row->dyn));
-						if (!row->dyn)
-							return EXIT_FAILURE;
-					}
-				}
-			}
+		row->s = vml_zalloc(c->samples * sizeof(*row->s));
+		if (!row->s)
+			return EXIT_FAILURE;
+		if (c->trace) {
+			row->dyn = vml_zalloc(sizeof(*row->dyn));
+			if (!row->dyn)
+				return EXIT_FAILURE;
 		}
 	}
 	/*
@@ -573,46 +562,136 @@ int bench_proc_vs_map(const struct bench_opts *o, struct pvm_result *res)
 	 * and the ratios between rows stay fair. The live rows first, so that a
 	 * round's model samples can be charged the page walk its live ones met.
 	 */
-	total = res->nr_rows * o->samples;
-	for (unsigned int i = 0; i < o->samples && !ret; i++)
+	total = res->nr_rows * c->samples;
+	for (unsigned int i = 0; i < c->samples && !ret; i++)
 		for (int live = 1; live >= 0; live--)
 			for (k = 0; k < res->nr_rows && !ret; k++)
 				if ((res->rows[k].target == TARGET_LIVE) == live)
-					ret = run_sample(o, res, &res->rows[k], i, ++done, total);
+					ret = run_sample(res, &res->rows[k], i, ++done, total);
 	for (k = 0; k < res->nr_rows && !ret; k++)
 		row_summarise(&res->rows[k]);
-	bench_progress_done(o->quiet);
+	bench_progress_done(c->quiet);
 	if (ret == -ENOMEM)
 		fprintf(stderr, "vmalock bench: out of memory\n");
 	return ret ? EXIT_FAILURE : 0;
 }
 
-void pvm_result_free(struct pvm_result *res)
+static void pvm_free(struct bench_run *br)
 {
+	struct pvm_result *res = br->res;
+
+	if (!res)
+		return;
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
-		for (unsigned int i = 0; i < res->o->samples; i++)
+		for (unsigned int i = 0; i < res->c->samples; i++)
 			vml_free(res->rows[k].s ? res->rows[k].s[i].hist : NULL);
 		vml_free(res->rows[k].s);
 		vml_free(res->rows[k].dyn);
 	}
 	vml_free(res->rows);
 	pvm_tracer_close(res->tracer);
-	res->tracer = NULL;
 	bench_mirror_free(res->mirror);
-	res->mirror = NULL;
-	res->rows = NULL;
-	res->nr_rows = 0;
+	vml_free(res);
+	br->res = NULL;
 }
 
-const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target, int lock,
-			       unsigned int readers)
+const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target,
+			       enum vml_lock_policy lock, unsigned int readers)
 {
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 
-		if (row->target == target && row->lock == lock && row->readers == readers &&
-		    row->nr)
+		if (row->target == target && (target == TARGET_LIVE || row->lock == lock) &&
+		    row->readers == readers && row->nr)
 			return row;
 	}
 	return NULL;
 }
+
+const char *pvm_lock_label(const struct pvm_row *row)
+{
+	return words_policy_label(&lock_policy_vocab, row->target, row->lock);
+}
+
+const char *pvm_steal_label(const struct pvm_row *row)
+{
+	return words_policy_label(&steal_policy_vocab, row->target, row->steal);
+}
+
+/* ---- the scenario ---- */
+
+static void pvm_defaults(void *opts)
+{
+	struct pvm_opts *o = opts;
+
+	*o = (struct pvm_opts){
+		.view = VML_VIEW_MAPS,
+		.readers = { .v = { 1 }, .nr = 1 },
+		.charge = { .record_ns = -1, .page_ns = -1, .call_ns = -1 },
+	};
+	bench_mapper_defaults(&o->mapper);
+}
+
+static int pvm_check(const char *cmd, const struct bench_common *c, void *opts)
+{
+	const struct pvm_opts *o = opts;
+
+	(void)c;
+	return bench_check_mb(cmd, o->mapper.mb);
+}
+
+#define P(f) offsetof(struct pvm_opts, f)
+static const struct cli_opt pvm_opts_table[] = {
+	{ "--view", "VIEW", cli_set_view, P(view), 0, 0, NULL,
+	  "maps, smaps, smaps_rollup, numa_maps or query: the view the\n"
+	  "readers read [maps; run: smaps]; query is PROCMAP_QUERY over\n"
+	  "every VMA" },
+	{ "--readers", "N[,N...]", cli_set_ulist, P(readers), 0, 256, NULL,
+	  "reader threads, one row each [1; run: 0,1,4]" },
+	BENCH_MAPPER_OPTS(struct pvm_opts, mapper),
+	{ "--busy", "N", cli_set_uint, P(busy), 0, 1024, NULL,
+	  "CPU hogs on the readers' CPU [0]" },
+	{ "--busyduration", "MS", cli_set_seconds, P(busyduration_ms), 0, 1e6, NULL,
+	  "hogs spin MS then sleep 1 ms; 0 spins on [0]" },
+	BENCH_CHARGE_OPTS(struct pvm_opts, charge),
+	{ "--kernel-transients", NULL, cli_set_flag, P(kernel_transients), 0, 0, NULL,
+	  "the model goes through 6.18's intermediate states (vmalock race\n"
+	  "--help; its mapper's mmap/munmap meet only the re-walking VMA\n"
+	  "iterator)" },
+	{ "--region-only", NULL, cli_set_flag, P(region_only), 0, 0, NULL,
+	  "the model's mm holds the mapper's region alone; by default it\n"
+	  "also holds copies of the live mapper's own mappings (binary,\n"
+	  "libraries, heap, stack), as the live mapper's smaps does, when\n"
+	  "the live kernel is available" },
+	CLI_OPT_END,
+};
+#undef P
+
+const struct bench_scenario bench_proc_vs_map = {
+	.name = "proc-vs-map",
+	.question = "How long does a process's own mmap()/munmap() wait while low-priority "
+		    "monitors read its /proc files, under each lock policy?",
+	.rows = "a target, lock policy, steal policy and reader count: the mapper's call "
+		"latency (us), median over samples",
+	.about = "Paul McKenney's experiment: a mapper maps and unmaps random pages of a\n"
+		 "populated region, timing every call, while low-priority readers read a\n"
+		 "/proc view of its address space. `vmalock run` is this scenario on smaps\n"
+		 "with the headline defaults, and a verdict.",
+	.opts = pvm_opts_table,
+	.opts_size = sizeof(struct pvm_opts),
+	.defaults = pvm_defaults,
+	.locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA) |
+		 VOCAB_BIT(VML_LOCK_VMA_STRICT) | VOCAB_BIT(VML_LOCK_VMA_RECHECK),
+	.default_locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.steals = VOCAB_BIT(VML_STEAL_KERNEL) | VOCAB_BIT(VML_STEAL_NOSTEAL_RETAKE) |
+		  VOCAB_BIT(VML_STEAL_NOT_BEHIND_WRITER) | VOCAB_BIT(VML_STEAL_NEVER),
+	.default_steals = VOCAB_BIT(VML_STEAL_KERNEL),
+	.trace = true,
+	.check = pvm_check,
+	.run = pvm_run_rows,
+	.print = pvm_print,
+	.json = pvm_json,
+	.plot = pvm_plot,
+	.verdict = pvm_verdict,
+	.free = pvm_free,
+};

@@ -2,7 +2,8 @@
 /*
  * pvm_report.c - proc-vs-map's output: the table (after
  * run-proc-vs-map.sh's: per-sample maxima reduced to median/min/max, plus
- * median p50/p99), the JSON file, and the gnuplot figure.
+ * median p50/p99), the JSON rows, the gnuplot figure, and the verdict
+ * `vmalock run` ends with.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,25 +11,29 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "host/host.h"
+#include "pvm.h"
 #include "util/json.h"
 #include "util/alloc.h"
 
 static void row_label(const struct pvm_row *row, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s/r%u", target_kind_name(row->target), bench_lock_name(row->lock),
+	snprintf(buf, len, "%s/%s/r%u", target_kind_name(row->target), pvm_lock_label(row),
 		 row->readers);
 }
 
-/* Microseconds in a 10-wide column: one decimal while that fits. */
-static void put_us(FILE *f, double us)
-{
-	if (us < 100000)
-		fprintf(f, " %10.1f", us);
-	else
-		fprintf(f, " %10.0f", us);
-}
+/* The table's columns; the steal policy's is shown with --steal. */
+#define COL_STEAL 2
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("lock", -10), BENCH_TEXT("steal", -17),
+	BENCH_NUM("readers", 7, FIXED, 0),
+	BENCH_NUM("max_med", 10, US, 1), BENCH_NUM("max_min", 10, US, 1),
+	BENCH_NUM("max_max", 10, US, 1), BENCH_NUM("p50", 10, US, 1),
+	BENCH_NUM("p99", 10, US, 1), BENCH_NUM("avg", 10, US, 1),
+	BENCH_NUM("ops", 8, FIXED, 0), BENCH_NUM("vmas", 7, FIXED, 0),
+	BENCH_NUM("views", 7, FIXED, 0),
+	BENCH_COLS_END,
+};
 
 static double ratio(double a, double b)
 {
@@ -44,8 +49,8 @@ static void print_fix_ratios(FILE *f, const struct pvm_result *res, enum vml_loc
 {
 	bool header = false;
 
-	for (unsigned int i = 0; i < res->o->nr_readers; i++) {
-		unsigned int n = res->o->readers[i];
+	for (unsigned int i = 0; i < res->o->readers.nr; i++) {
+		unsigned int n = (unsigned int)res->o->readers.v[i];
 		const struct pvm_row *s = pvm_find(res, TARGET_MODEL, fix, n);
 		const struct pvm_row *v = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, n);
 
@@ -53,14 +58,15 @@ static void print_fix_ratios(FILE *f, const struct pvm_result *res, enum vml_loc
 			continue;
 		if (!header)
 			fprintf(f, "# the reader-side fix's cost to the mapper, model %s / vma "
-				   "(same run):\n", bench_lock_name(fix));
+				   "(same run):\n", vocab_name(&lock_policy_vocab, fix));
 		header = true;
 		fprintf(f, "#   readers %u: p50 %.2f, p99 %.2f, avg %.2f, max_med %.2f; ops %.2f, "
 			   "views %.2f; readers' mmap_lock fallbacks a second %.0f (vma %.0f)\n", n,
 			ratio(s->p50_us, v->p50_us), ratio(s->p99_us, v->p99_us),
 			ratio(s->avg_us, v->avg_us), ratio(s->max_us, v->max_us),
 			ratio(s->ops, v->ops), ratio(s->passes, v->passes),
-			s->fallbacks / res->o->duration_s, v->fallbacks / res->o->duration_s);
+			s->fallbacks / res->o->mapper.duration_s,
+			v->fallbacks / res->o->mapper.duration_s);
 	}
 }
 
@@ -102,10 +108,11 @@ static bool sample_range(const struct pvm_result *res, enum target_kind target, 
 /* What the model was fed from this host, and where each figure came from. */
 static void pvm_print_host(FILE *f, const struct pvm_result *res)
 {
-	const struct bench_opts *o = res->o;
+	const struct pvm_opts *o = res->o;
+	const struct bench_charge_opts *given = &o->charge;
 	const struct host_profile *hp;
 
-	if (res->cal.done && o->record_ns < 0 && o->page_ns < 0)
+	if (res->cal.done && given->record_ns < 0 && given->page_ns < 0)
 		fprintf(f, "# model readers charged %.0f ns per record and %.1f ns per anonymous page walked: "
 			   "measured now, the live kernel takes %.0f + %.1f ns and the model %.0f + "
 			   "%.1f ns per %s record + page\n", res->record_ns, res->page_ns,
@@ -114,9 +121,9 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	else
 		fprintf(f, "# model readers charged %.0f ns per record (%s) and %.1f ns per "
 			   "anonymous page walked (%s)\n", res->record_ns,
-			o->record_ns < 0 ? "measured now" : "--record-ns", res->page_ns,
-			o->page_ns >= 0 ? "--page-ns" : o->record_ns >= 0 ? "none with --record-ns" :
-			"measured now");
+			given->record_ns < 0 ? "measured now" : "--record-ns", res->page_ns,
+			given->page_ns >= 0 ? "--page-ns" :
+			given->record_ns >= 0 ? "none with --record-ns" : "measured now");
 	if (res->paired_page_ns) {
 		double lv[3], ch[3] = { 0, 0, 0 };
 
@@ -132,14 +139,14 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 				   "with as many readers were charged that less the model's own: %.1f "
 				   "(%.1f-%.1f)\n", lv[1], lv[0], lv[2], ch[1], ch[0], ch[2]);
 	}
-	if (res->cal.done && o->call_ns < 0 && res->cal.wake_return_ns > 0)
+	if (res->cal.done && given->call_ns < 0 && res->cal.wake_return_ns > 0)
 		fprintf(f, "# ... and %.0f ns per read() call, outside the lock: measured now, an "
 			   "end-of-file read() takes the live kernel %.0f ns and the model %.0f ns, "
 			   "plus the model writer's way back to the lock once woken: a woken "
 			   "futex_wait's return to user space from its switch-in (%.0f ns, perf "
 			   "context-switch records)\n", res->call_ns, res->cal.live_call_ns,
 			res->cal.model_call_ns, res->cal.wake_return_ns);
-	else if (res->cal.done && o->call_ns < 0)
+	else if (res->cal.done && given->call_ns < 0)
 		fprintf(f, "# ... and %.0f ns per read() call, outside the lock: measured now, an "
 			   "end-of-file read() takes the live kernel %.0f ns and the model %.0f ns, "
 			   "plus a futex_wait round trip (%.0f ns) for the model writer's way back to "
@@ -167,13 +174,15 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 			(double)hp->handoff_ns / 1e6, (double)hp->handoff_ns / 1e6 + 1000.0 / hp->hz);
 }
 
-void pvm_print_table(FILE *f, const struct pvm_result *res)
+static void print_table(FILE *f, const struct pvm_result *res)
 {
-	const struct bench_opts *o = res->o;
+	const struct pvm_opts *o = res->o;
+	const struct bench_common *c = res->c;
+	struct bench_table t;
 
 	fprintf(f, "# proc-vs-map: view %s; mapper: %lu MiB region, %g s x %u samples, "
-		"10 us between calls\n", bench_view_name(res->view), o->mb, o->duration_s,
-		o->samples);
+		"10 us between calls\n", bench_view_name(res->view), o->mapper.mb,
+		o->mapper.duration_s, c->samples);
 	if (res->reader_cpu >= 0)
 		fprintf(f, "# mapper on CPU %d; readers at nice 15 and %u hog(s) on CPU %d",
 			res->mapper_cpu, o->busy, res->reader_cpu);
@@ -181,73 +190,79 @@ void pvm_print_table(FILE *f, const struct pvm_result *res)
 		fprintf(f, "# one CPU: mapper, readers (nice 15) and %u hog(s) share it", o->busy);
 	if (o->busy)
 		fprintf(f, " (busyduration %g ms)", o->busyduration_ms);
-	fprintf(f, "; kernel %s; seed %llu\n", bench_kernel(), (unsigned long long)o->seed);
-	if (o->note)
-		fprintf(f, "# note: %s\n", o->note);
-	if (o->kernel_transients && o->model)
+	fprintf(f, "; kernel %s; seed %llu\n", bench_kernel(),
+		(unsigned long long)o->mapper.seed);
+	if (o->kernel_transients && c->model)
 		fprintf(f, "# model: kernel transients on (the VMA iterator re-walks as the maple "
 			   "tree's does)\n");
-	if (o->model)
+	if (c->model)
 		pvm_print_host(f, res);
 	fprintf(f, "# latency of the mapper's mmap()/munmap() calls in microseconds:\n"
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
 		"# p50, p99, avg, ops, vmas, views = medians over samples (avg: a sample's mean,\n"
 		"# mapper.c's opavg, whose median the seeds report; views: whole views read)\n");
-	if (o->steal)
+	if (c->steals)
 		fprintf(f, "# steal: how model readers may take mmap_lock past a queued writer "
 			   "(--steal; live: the kernel's own)\n");
-	fprintf(f, "%-6s %-10s ", "target", "lock");
-	if (o->steal)
-		fprintf(f, "%-17s ", "steal");
-	fprintf(f, "%7s %10s %10s %10s %10s %10s %10s %8s %7s %7s\n",
-		"readers", "max_med", "max_min", "max_max", "p50", "p99", "avg", "ops", "vmas",
-		"views");
+	bench_table_start(&t, f, columns, c->steals ? 0 : 1u << COL_STEAL);
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 
 		if (!row->nr)
 			continue;
-		fprintf(f, "%-6s %-10s ", target_kind_name(row->target), bench_lock_name(row->lock));
-		if (o->steal)
-			fprintf(f, "%-17s ", bench_steal_name(row->steal));
-		fprintf(f, "%7u", row->readers);
-		put_us(f, row->max_us);
-		put_us(f, row->max_min_us);
-		put_us(f, row->max_worst_us);
-		put_us(f, row->p50_us);
-		put_us(f, row->p99_us);
-		put_us(f, row->avg_us);
-		fprintf(f, " %8.0f %7.0f %7.0f\n", row->ops, row->vmas, row->passes);
+		bench_text(&t, target_kind_name(row->target));
+		bench_text(&t, pvm_lock_label(row));
+		bench_text(&t, pvm_steal_label(row));
+		bench_num(&t, row->readers);
+		bench_num(&t, row->max_us);
+		bench_num(&t, row->max_min_us);
+		bench_num(&t, row->max_worst_us);
+		bench_num(&t, row->p50_us);
+		bench_num(&t, row->p99_us);
+		bench_num(&t, row->avg_us);
+		bench_num(&t, row->ops);
+		bench_num(&t, row->vmas);
+		bench_num(&t, row->passes);
+		bench_row_end(&t);
 	}
 	pvm_print_fix_ratios(f, res);
 }
 
-int pvm_write_json(const char *path, const struct pvm_result *res)
+void pvm_print(FILE *f, const struct bench_run *r)
 {
-	const struct bench_opts *o = res->o;
-	json_t *doc = json_object(), *rows = json_array();
+	print_table(f, r->res);
+	pvm_print_dynamics(f, r->res);
+}
 
-	json_set_str(doc, "scenario", "proc-vs-map");
-	json_set_str(doc, "view", bench_view_name(res->view));
-	json_set_double(doc, "duration_s", o->duration_s);
-	json_set_u64(doc, "samples", o->samples);
-	json_set_u64(doc, "mb", o->mb);
-	json_set_u64(doc, "busy", o->busy);
-	json_set_double(doc, "busyduration_ms", o->busyduration_ms);
-	json_set_u64(doc, "seed", o->seed);
-	json_set_i64(doc, "mapper_cpu", res->mapper_cpu);
-	json_set_i64(doc, "reader_cpu", res->reader_cpu);
-	json_set_str(doc, "kernel", bench_kernel());
-	if (o->note)
-		json_set_str(doc, "note", o->note);
-	json_set_bool(doc, "kernel_transients", o->kernel_transients);
-	json_set_double(doc, "record_ns", res->record_ns);
-	json_set_double(doc, "page_ns", res->page_ns);
-	json_set_bool(doc, "page_ns_paired", res->paired_page_ns);
-	json_set_double(doc, "call_ns", res->call_ns);
-	json_set_u64(doc, "model_own_mappings", bench_mirror_count(res->mirror));
-	if (res->cal.done) {
+void pvm_json(json_t *doc, const struct bench_run *br)
+{
+	const struct pvm_result *res = br->res;
+	const struct pvm_opts *o = res->o;
+	json_t *meta = bench_doc_meta(doc);
+
+	json_set_str(meta, "view", bench_view_name(res->view));
+	json_set_double(meta, "duration_s", o->mapper.duration_s);
+	json_set_u64(meta, "mb", o->mapper.mb);
+	json_set_u64(meta, "busy", o->busy);
+	json_set_double(meta, "busyduration_ms", o->busyduration_ms);
+	json_set_u64(meta, "seed", o->mapper.seed);
+	json_set_i64(meta, "mapper_cpu", res->mapper_cpu);
+	json_set_i64(meta, "reader_cpu", res->reader_cpu);
+	json_set_bool(meta, "kernel_transients", o->kernel_transients);
+	json_set_u64(meta, "model_own_mappings", bench_mirror_count(res->mirror));
+	if (res->c->model) {
+		/* what model readers were charged; with what it was measured from, if it was */
 		json_t *cal = json_object();
+
+		json_set_double(cal, "record_ns", res->record_ns);
+		json_set_double(cal, "page_ns", res->page_ns);
+		json_set_bool(cal, "page_ns_paired", res->paired_page_ns);
+		json_set_double(cal, "call_ns", res->call_ns);
+		json_set_bool(cal, "measured", res->cal.done);
+		bench_doc_set_calibration(doc, cal);
+	}
+	if (res->cal.done) {
+		json_t *cal = json_object_get(doc, "calibration");
 
 		json_set_double(cal, "live_ns_per_record", res->cal.live_ns);
 		json_set_double(cal, "model_ns_per_record", res->cal.model_ns);
@@ -258,7 +273,6 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		json_set_double(cal, "ns_per_futex_round_trip", res->cal.futex_ns);
 		if (res->cal.wake_return_ns > 0)
 			json_set_double(cal, "ns_woken_futex_return", res->cal.wake_return_ns);
-		json_set_new(doc, "calibration", cal);
 	}
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
@@ -266,11 +280,9 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 
 		if (!row->nr)
 			continue;
-		r = json_object();
-		per = json_array();
-		json_set_str(r, "target", target_kind_name(row->target));
-		json_set_str(r, "lock", bench_lock_name(row->lock));
-		json_set_str(r, "steal", bench_steal_name(row->steal));
+		r = bench_doc_row(doc, target_kind_name(row->target));
+		json_set_str(r, "lock", pvm_lock_label(row));
+		json_set_str(r, "steal", pvm_steal_label(row));
 		json_set_u64(r, "readers", row->readers);
 		json_set_double(r, "p50_us", row->p50_us);
 		json_set_double(r, "p99_us", row->p99_us);
@@ -283,6 +295,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 		json_set_double(r, "views_read", row->passes);
 		if (row->target == TARGET_MODEL)
 			json_set_double(r, "mmap_lock_fallbacks", row->fallbacks);
+		per = bench_doc_samples(r, "per_sample");
 		for (unsigned int i = 0; i < row->nr; i++) {
 			const struct pvm_sample *s = &row->s[i];
 			json_t *js = json_object();
@@ -303,23 +316,7 @@ int pvm_write_json(const char *path, const struct pvm_result *res)
 				json_set_u64(js, "mmap_lock_fallbacks", s->fallbacks);
 			json_push_new(per, js);
 		}
-		json_set_new(r, "per_sample", per);
-		json_push_new(rows, r);
 	}
-	json_set_new(doc, "rows", rows);
-	return bench_json_write(doc, path) ? -1 : 0;
-}
-
-/* A gnuplot single-quoted string: a quote is written twice. */
-static void gp_quoted(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
 }
 
 /*
@@ -371,40 +368,19 @@ static int write_plot_data(FILE *d, const struct pvm_result *res)
 	return 0;
 }
 
-int pvm_plot(const char *path, const struct pvm_result *res)
+int pvm_plot(struct bench_plot *p, const struct bench_run *r)
 {
-	const char *term = bench_plot_terminal(path);
-	char data[64], label[64];
-	char *script = NULL;
-	size_t script_len = 0;
-	FILE *d, *s;
-	int ret;
+	const struct pvm_result *res = r->res;
+	const struct pvm_opts *o = res->o;
+	FILE *s = p->script;
+	char label[64];
+	int ret = write_plot_data(p->data, res);
 
-	if (!term) {
-		fprintf(stderr, "vmalock: --plot %s: not .png or .svg\n", path);
-		return -1;
-	}
-	ret = bench_tmpfile(data, sizeof(data), &d);
-	if (ret) {
-		fprintf(stderr, "vmalock: --plot: temporary file: %s\n", strerror(-ret));
-		return -1;
-	}
-	ret = write_plot_data(d, res);
-	if (fclose(d) || ret) {
-		fprintf(stderr, "vmalock: --plot: writing %s failed\n", data);
-		unlink(data);
-		return -1;
-	}
-	s = open_memstream(&script, &script_len);
-	if (!s) {
-		unlink(data);
-		return -1;
-	}
-	fprintf(s, "%s\nset output ", term);
-	gp_quoted(s, path);
-	fprintf(s, "\nset multiplot layout 1,2 title 'proc-vs-map: /proc/PID/%s readers vs. "
+	if (ret)
+		return ret;
+	fprintf(s, "set multiplot layout 1,2 title 'proc-vs-map: /proc/PID/%s readers vs. "
 		"mmap()/munmap(), %lu MiB, %g s x %u samples, kernel %s'\n",
-		bench_view_name(res->view), res->o->mb, res->o->duration_s, res->o->samples,
+		bench_view_name(res->view), o->mapper.mb, o->mapper.duration_s, res->c->samples,
 		bench_kernel());
 	fprintf(s, "set grid\nset logscale xy\nset format x '%%g'\nset format y '%%g'\n"
 		"set key top right font ',9'\n"
@@ -421,12 +397,12 @@ int pvm_plot(const char *path, const struct pvm_result *res)
 		unsigned int group = row->target == TARGET_LIVE ? 4 : (unsigned int)row->lock;
 		unsigned int dash = 1;
 
-		for (unsigned int i = 0; i < res->o->nr_readers; i++)
-			if (res->o->readers[i] == row->readers)
+		for (unsigned int i = 0; i < o->readers.nr; i++)
+			if (o->readers.v[i] == row->readers)
 				dash = i % 5 + 1;
 		row_label(row, label, sizeof(label));
 		fprintf(s, "  ");
-		gp_quoted(s, data);
+		bench_plot_data(p);
 		fprintf(s, " index %u using 1:2 with steps lw 2 lc rgb '%s' dt %u title '%s'%s\n",
 			k, colour[group], dash, label, k + 1 < res->nr_rows ? ", \\" : "");
 	}
@@ -439,18 +415,163 @@ int pvm_plot(const char *path, const struct pvm_result *res)
 	fprintf(s, ")\nset xlabel ''\nset ylabel 'latency (us)'\n"
 		"set title 'per row: each sample''s max, median p99 and p50'\n"
 		"set key top left font ',9'\nplot ");
-	gp_quoted(s, data);
+	bench_plot_data(p);
 	fprintf(s, " index %u using 1:2 with points pt 7 ps 1.2 title 'per-sample max', ",
 		res->nr_rows);
-	gp_quoted(s, data);
+	bench_plot_data(p);
 	fprintf(s, " index %u using 1:3 with points pt 5 ps 1.2 title 'p99 (median)', ",
 		res->nr_rows + 1);
-	gp_quoted(s, data);
+	bench_plot_data(p);
 	fprintf(s, " index %u using 1:2 with points pt 9 ps 1.4 title 'p50 (median)'\n"
 		"unset multiplot\n", res->nr_rows + 1);
-	fclose(s);
-	ret = bench_gnuplot(script);
-	free(script);
-	unlink(data);
-	return ret;
+	return 0;
+}
+
+/* ---- the verdict (vmalock run) ---- */
+
+/* One ratio "name R" with a '*' when it is outside [1/2, 2]. */
+static int put_fid(char *buf, size_t len, const char *name, double model, double live)
+{
+	char r[16];
+	double q = live > 0 ? model / live : 0;
+
+	bench_ratio(r, sizeof(r), model, live);
+	return snprintf(buf, len, "%s %s%s", name, r, live > 0 && (q > 2 || q < 0.5) ? "*" : "");
+}
+
+/*
+ * " [LO-HI]": the lowest and highest per-round ratio of one statistic (the
+ * model's sample i over the live one of the same round), or "" with fewer
+ * than two rounds. A run's medians move from run to run (bench/README.md,
+ * "vmalock run");
+ * the spread over its rounds says how far one run can be trusted.
+ */
+static void put_round_range(char *buf, size_t len, const struct pvm_row *m,
+			    const struct pvm_row *l, size_t off)
+{
+	unsigned int n = m->nr < l->nr ? m->nr : l->nr, used = 0;
+	double lo = 0, hi = 0;
+	char a[16], b[16];
+
+	for (unsigned int i = 0; i < n; i++) {
+		double mv = *(const double *)((const char *)&m->s[i] + off);
+		double lv = *(const double *)((const char *)&l->s[i] + off);
+
+		if (!(lv > 0) || !(mv >= 0))
+			continue;
+		if (!used || mv / lv < lo)
+			lo = mv / lv;
+		if (!used || mv / lv > hi)
+			hi = mv / lv;
+		used++;
+	}
+	buf[0] = '\0';
+	if (used < 2)
+		return;
+	bench_ratio(a, sizeof(a), lo, 1);
+	bench_ratio(b, sizeof(b), hi, 1);
+	snprintf(buf, len, " [%s-%s]", a, b);
+}
+
+/*
+ * Third line: per statistic and reader count, how far the model's policy
+ * that the kernel uses here is from the kernel, in this run (model/kernel;
+ * '*': more than 2x either way).
+ */
+static void verdict_fidelity(FILE *f, const struct pvm_result *res, enum vml_lock_policy lock)
+{
+	bool any = false;
+
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *l = &res->rows[k], *m;
+		char a[32], b[32], c[32], d[32], ra[40], rb[40];
+
+		if (l->target != TARGET_LIVE || !l->nr || !l->readers)
+			continue;
+		m = pvm_find(res, TARGET_MODEL, lock, l->readers);
+		if (!m)
+			continue;
+		if (!any)
+			fprintf(f, "verdict (the model's %s policy against the kernel, model/kernel, "
+				"'*' beyond 2x, [lowest-highest round]):",
+				vocab_name(&lock_policy_vocab, lock));
+		put_fid(a, sizeof(a), "avg", m->avg_us, l->avg_us);
+		put_fid(b, sizeof(b), "p99", m->p99_us, l->p99_us);
+		put_fid(c, sizeof(c), "p50", m->p50_us, l->p50_us);
+		put_fid(d, sizeof(d), "max", m->max_us, l->max_us);
+		put_round_range(ra, sizeof(ra), m, l, offsetof(struct pvm_sample, avg_us));
+		put_round_range(rb, sizeof(rb), m, l, offsetof(struct pvm_sample, p99_us));
+		fprintf(f, "%s %u reader%s: %s%s, %s%s, %s, %s", any ? ";" : "", l->readers,
+			l->readers == 1 ? "" : "s", a, ra, b, rb, c, d);
+		any = true;
+	}
+	if (any)
+		fprintf(f, ".\n");
+	else
+		fprintf(f, "verdict (the model against the kernel, per statistic): not measured "
+			"(needs --target both and readers).\n");
+}
+
+/*
+ * `vmalock run`'s verdict, in ratios measured in this run: the model's
+ * policies against each other, the live kernel against itself without
+ * readers, and, per statistic, how far the model's policy the kernel uses
+ * is from the kernel.
+ */
+void pvm_verdict(FILE *f, const struct bench_run *r)
+{
+	const struct pvm_result *res = r->res;
+	const struct pvm_row *m0 = pvm_find(res, TARGET_MODEL, VML_LOCK_MMAP, 0);
+	const struct pvm_row *m1 = pvm_find(res, TARGET_MODEL, VML_LOCK_MMAP, 1);
+	const struct pvm_row *v0 = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, 0);
+	const struct pvm_row *v1 = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, 1);
+	const struct pvm_row *m4 = pvm_find(res, TARGET_MODEL, VML_LOCK_MMAP, 4);
+	const struct pvm_row *v4 = pvm_find(res, TARGET_MODEL, VML_LOCK_VMA, 4);
+	const struct pvm_row *l0 = pvm_find(res, TARGET_LIVE, 0, 0);
+	const struct pvm_row *l1 = pvm_find(res, TARGET_LIVE, 0, 1);
+	const char *view = bench_view_name(res->view), *kernel = bench_kernel();
+	bool live_vma = (res->view == VML_VIEW_MAPS || res->view == TARGET_VIEW_QUERY) &&
+			bench_kernel_maps_per_vma();
+	enum vml_lock_policy like_lock = live_vma ? VML_LOCK_VMA : VML_LOCK_MMAP;
+	const struct pvm_row *like = live_vma ? v1 : m1;
+	char a[16], b[16], c[16], d[16], e[16], g[16], h[16], i[16];
+
+	if (m0 && m1 && v0 && v1) {
+		bench_ratio(a, sizeof(a), v1->p50_us, v0->p50_us);
+		bench_ratio(b, sizeof(b), m1->p50_us, m0->p50_us);
+		bench_ratio(c, sizeof(c), m1->p50_us, v1->p50_us);
+		bench_ratio(d, sizeof(d), m1->max_us, v1->max_us);
+		bench_ratio(e, sizeof(e), m1->avg_us, v1->avg_us);
+		fprintf(f, "verdict (model, %s, 1 reader): the mapper's p50 is %s its no-reader "
+			"p50 under the vma policy and %s under mmap; mmap/vma: p50 %s, avg %s, "
+			"max %s", view, a, b, c, e, d);
+		if (m4 && v4) {
+			bench_ratio(e, sizeof(e), m4->p50_us, v4->p50_us);
+			bench_ratio(g, sizeof(g), m4->max_us, v4->max_us);
+			fprintf(f, " (4 readers: p50 %s, max %s)", e, g);
+		}
+		fprintf(f, ".\n");
+	} else {
+		fprintf(f, "verdict (model): not measured (needs --target model or both, "
+			"--lock both, --readers 0,1).\n");
+	}
+	if (l0 && l1) {
+		bench_ratio(a, sizeof(a), l1->p50_us, l0->p50_us);
+		bench_ratio(b, sizeof(b), l1->max_us, l0->max_us);
+		fprintf(f, "verdict (live kernel %s, %s under %s, 1 reader): the mapper's p50 is "
+			"%s and its max %s the no-reader run's", kernel, view,
+			live_vma ? "per-VMA locks" : "mmap_lock", a, b);
+		if (like) {
+			bench_ratio(h, sizeof(h), like->p50_us, l1->p50_us);
+			bench_ratio(i, sizeof(i), like->max_us, l1->max_us);
+			fprintf(f, "; the model's %s policy, which the kernel uses here, over the "
+				"kernel: p50 %s, max %s", vocab_name(&lock_policy_vocab, like_lock), h,
+				i);
+		}
+		fprintf(f, ".\n");
+	} else {
+		fprintf(f, "verdict (live kernel): not measured (needs --target live or both, "
+			"--readers 0,1).\n");
+	}
+	verdict_fidelity(f, res, like_lock);
 }

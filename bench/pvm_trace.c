@@ -13,6 +13,7 @@
  * waits for the events they were writing, src/sync/trace_emit.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,7 +42,7 @@ struct pvm_tracer {
 	char label[64];			/* the row of the sample being traced */
 };
 
-int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
+int pvm_tracer_open(const struct bench_common *c, double duration_s, struct pvm_tracer **out)
 {
 	const struct host_profile *hp;
 	struct pvm_tracer *tr = vml_zalloc(sizeof(*tr));
@@ -49,12 +50,12 @@ int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
 
 	if (!tr)
 		return -ENOMEM;
-	if (o->trace_events) {
-		tr->events = fopen(o->trace_events, "w");
+	if (c->trace_events) {
+		tr->events = fopen(c->trace_events, "w");
 		if (!tr->events) {
 			ret = -errno;
 			fprintf(stderr, "vmalock bench: --trace-events: cannot write '%s': %s\n",
-				o->trace_events, strerror(-ret));
+				c->trace_events, strerror(-ret));
 			vml_free(tr);
 			return ret;
 		}
@@ -65,9 +66,9 @@ int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out)
 	tr->handoff_ns = 4 * NSEC_PER_MSEC;
 	if (!host_profile_current(&hp) && hp->handoff_ns)
 		tr->handoff_ns = hp->handoff_ns;
-	if (o->live || o->model) {
+	if (c->live || c->model) {
 		/* A whole sample must fit: ~150k events a second, ~40 bytes each. */
-		double kb = 8192 + o->duration_s * 12288;
+		double kb = 8192 + duration_s * 12288;
 		struct trace_session_opts so = {
 			.events = TRACE_EV_MMAP_LOCK | TRACE_EV_SCHED,
 			.buffer_kb = kb > 262144 ? 262144 : (size_t)kb,
@@ -519,15 +520,21 @@ static double q_us(const struct trace_stat *st, double q)
 	return us(trace_stat_quantile(st, q));
 }
 
-static void put(FILE *f, double v)
-{
-	if (v < 10)
-		fprintf(f, " %6.2f", v);
-	else if (v < 100000)
-		fprintf(f, " %6.0f", v);
-	else
-		fprintf(f, " %6.0e", v);
-}
+static const struct bench_col dyn_columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("lock", -6), BENCH_TEXT("steal", -17),
+	BENCH_NUM("rd", 3, FIXED, 0), BENCH_NUM("hold50", 6, LOG, 0),
+	BENCH_NUM("hold99", 6, LOG, 0), BENCH_NUM("gap50", 6, LOG, 0),
+	BENCH_NUM("gap99", 6, LOG, 0), BENCH_NUM("wait/s", 6, LOG, 0),
+	BENCH_NUM("wait50", 6, LOG, 0), BENCH_NUM("wait99", 6, LOG, 0),
+	BENCH_NUM("waitmx", 6, LOG, 0), BENCH_NUM("steal/s", 7, FIXED, 1),
+	BENCH_NUM("stoln%", 6, LOG, 0), BENCH_NUM("hoff/s", 6, LOG, 0),
+	BENCH_NUM("[rwsem]", 7, FIXED, 1), BENCH_NUM("rlwk50", 6, LOG, 0),
+	BENCH_NUM("wake50", 6, LOG, 0), BENCH_NUM("wake99", 6, LOG, 0),
+	BENCH_NUM("runacq", 6, LOG, 0), BENCH_TEXT("race u/s/r %", -14),
+	BENCH_TEXT("won% s/l", -9), BENCH_NUM("vma50", 6, LOG, 0), BENCH_NUM("vmamx", 6, LOG, 0),
+	BENCH_NUM("lost", 5, FIXED, 0),
+	BENCH_COLS_END,
+};
 
 static int by_total(const void *a, const void *b)
 {
@@ -554,8 +561,8 @@ static void print_offcpu(FILE *f, struct pvm_result *res)
 		any = true;
 		qsort(d->off_by, d->nr_off_by, sizeof(d->off_by[0]), by_total);
 		fprintf(f, "%-6s %-6s %-17s %3u  mmap_lock %llu, %.0f, %.0f; VMA lock %llu, %.0f, "
-			   "%.0f; by", target_kind_name(row->target), bench_lock_name(row->lock),
-			bench_steal_name(row->steal), row->readers,
+			   "%.0f; by", target_kind_name(row->target), pvm_lock_label(row),
+			pvm_steal_label(row), row->readers,
 			(unsigned long long)d->rd_off_mm.count, q_us(&d->rd_off_mm, 0.5),
 			us(d->rd_off_mm.max_ns), (unsigned long long)d->rd_off_vma.count,
 			q_us(&d->rd_off_vma, 0.5), us(d->rd_off_vma.max_ns));
@@ -569,6 +576,7 @@ static void print_offcpu(FILE *f, struct pvm_result *res)
 
 void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 {
+	struct bench_table t;
 	bool any = false;
 
 	for (unsigned int k = 0; k < res->nr_rows; k++)
@@ -593,11 +601,7 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 		   pvm_tracer_live(res->tracer) ? "the kernel's sched events on both targets" :
 		   "live: sched events; model: its futex wake -> back from futex_wait",
 		   (double)TRACE_SHORT_SLEEP_NS / 1e3);
-	fprintf(f, "%-6s %-6s %-17s %3s %6s %6s %6s %6s %6s %6s %6s %6s %7s %6s %6s %7s %6s %6s "
-		   "%6s %6s %-14s %-9s %6s %6s %5s\n",
-		"target", "lock", "steal", "rd", "hold50", "hold99", "gap50", "gap99", "wait/s",
-		"wait50", "wait99", "waitmx", "steal/s", "stoln%", "hoff/s", "[rwsem]", "rlwk50",
-		"wake50", "wake99", "runacq", "race u/s/r %", "won% s/l", "vma50", "vmamx", "lost");
+	bench_table_start(&t, f, dyn_columns, 0);
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 		const struct pvm_dyn *d = row->dyn;
@@ -608,27 +612,27 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 		if (!d || !d->samples)
 			continue;
 		s = d->seconds > 0 ? d->seconds : 1;
-		fprintf(f, "%-6s %-6s %-17s %3u", target_kind_name(row->target),
-			bench_lock_name(row->lock), bench_steal_name(row->steal), row->readers);
-		put(f, q_us(&d->rd_hold, 0.5));
-		put(f, q_us(&d->rd_hold, 0.99));
-		put(f, q_us(&d->rd_gap, 0.5));
-		put(f, q_us(&d->rd_gap, 0.99));
-		put(f, (double)d->wr_wait.count / s);
-		put(f, q_us(&d->wr_wait, 0.5));
-		put(f, q_us(&d->wr_wait, 0.99));
-		put(f, us(d->wr_wait.max_ns));
-		fprintf(f, " %7.1f", (double)d->steals / s);
-		put(f, d->wr_wait.count ? 100.0 * (double)d->stolen_waits / (double)d->wr_wait.count : 0);
-		put(f, (double)d->handoffs / s);
-		if (d->have_rwsem)
-			fprintf(f, " %7.1f", (double)d->handoffs_rwsem / s);
-		else
-			fprintf(f, " %7s", "-");
-		put(f, q_us(&d->wr_rel_wake, 0.5));
-		put(f, q_us(&d->wr_wake, 0.5));
-		put(f, q_us(&d->wr_wake, 0.99));
-		put(f, q_us(&d->wr_run_acq, 0.5));
+		bench_text(&t, target_kind_name(row->target));
+		bench_text(&t, pvm_lock_label(row));
+		bench_text(&t, pvm_steal_label(row));
+		bench_num(&t, row->readers);
+		bench_num(&t, q_us(&d->rd_hold, 0.5));
+		bench_num(&t, q_us(&d->rd_hold, 0.99));
+		bench_num(&t, q_us(&d->rd_gap, 0.5));
+		bench_num(&t, q_us(&d->rd_gap, 0.99));
+		bench_num(&t, (double)d->wr_wait.count / s);
+		bench_num(&t, q_us(&d->wr_wait, 0.5));
+		bench_num(&t, q_us(&d->wr_wait, 0.99));
+		bench_num(&t, us(d->wr_wait.max_ns));
+		bench_num(&t, (double)d->steals / s);
+		bench_num(&t, d->wr_wait.count ?
+			  100.0 * (double)d->stolen_waits / (double)d->wr_wait.count : 0);
+		bench_num(&t, (double)d->handoffs / s);
+		bench_num(&t, d->have_rwsem ? (double)d->handoffs_rwsem / s : NAN);
+		bench_num(&t, q_us(&d->wr_rel_wake, 0.5));
+		bench_num(&t, q_us(&d->wr_wake, 0.5));
+		bench_num(&t, q_us(&d->wr_wake, 0.99));
+		bench_num(&t, q_us(&d->wr_run_acq, 0.5));
 		races = d->race_unwoken + d->race_slow + d->race_ran;
 		if (races)
 			snprintf(race, sizeof(race), "%.0f/%.0f/%.0f",
@@ -637,7 +641,7 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 				 100.0 * (double)d->race_ran / (double)races);
 		else
 			snprintf(race, sizeof(race), "-");
-		fprintf(f, " %-14s", race);
+		bench_text(&t, race);
 		if (d->sleep_races[0] || d->sleep_races[1]) {
 			char won[2][8];
 
@@ -652,14 +656,16 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 		} else {
 			snprintf(race, sizeof(race), "-");
 		}
-		fprintf(f, " %-9s", race);
+		bench_text(&t, race);
 		if (row->target == TARGET_MODEL) {
-			put(f, q_us(&d->vma_wait, 0.5));
-			put(f, us(d->vma_wait.max_ns));
+			bench_num(&t, q_us(&d->vma_wait, 0.5));
+			bench_num(&t, us(d->vma_wait.max_ns));
 		} else {
-			fprintf(f, " %6s %6s", "-", "-");
+			bench_text(&t, "-");
+			bench_text(&t, "-");
 		}
-		fprintf(f, " %5llu\n", (unsigned long long)d->lost);
+		bench_num(&t, (double)d->lost);
+		bench_row_end(&t);
 	}
 	print_offcpu(f, res);
 }

@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "bench.h"
+#include "pvm.h"
 #include "trace/analysis.h"
 
 #define PVM_OFF_BY_MAX 32
@@ -71,7 +71,7 @@ struct pvm_tracer;
  * one line says what is missing and live rows go untraced.
  * Return: 0 and *@out (always, unless -ENOMEM).
  */
-int pvm_tracer_open(const struct bench_opts *o, struct pvm_tracer **out);
+int pvm_tracer_open(const struct bench_common *c, double duration_s, struct pvm_tracer **out);
 void pvm_tracer_close(struct pvm_tracer *tr);
 bool pvm_tracer_live(const struct pvm_tracer *tr);
 

@@ -37,6 +37,12 @@
 
 enum { RC_MODEL_MMAP, RC_MODEL_VMA, RC_LIVE, RC_SERIES };
 
+struct rc_opts {
+	enum vml_view view;		/* --view */
+	struct cli_ulist sizes;		/* --sizes: the layouts, in VMAs */
+	bool populate;			/* --populate the layouts */
+};
+
 static const char *const series_name[RC_SERIES] = { "model:mmap", "model:vma", "live:kernel" };
 
 struct rc_cell {
@@ -116,8 +122,9 @@ struct rc_env {
 	bool open[RC_SERIES];
 };
 
-static int model_setup(const struct bench_opts *o, struct rc_env *e, struct rc_row *row)
+static int model_setup(const struct bench_run *r, struct rc_env *e, struct rc_row *row)
 {
+	const struct rc_opts *o = r->opts;
 	struct vml_sys_config cfg;
 	struct layout_ctx l = { 0 };
 	struct vml_mm_stats st;
@@ -131,11 +138,12 @@ static int model_setup(const struct bench_opts *o, struct rc_env *e, struct rc_r
 		ret = vml_mm_create(e->sys, &e->mm);
 	if (ret)
 		return ret;
-	bench_progress(o->quiet, "read-cost: model: laying out %lu VMAs ...", row->size);
+	bench_progress(r->c->quiet, "read-cost: model: laying out %lu VMAs ...", row->size);
 	l.mm = e->mm;
 	ret = build_layout(&l, row->size, o->populate);
 	if (!ret)
 		ret = vml_mm_stats(e->mm, &st);
+	/* the model's readers under each policy */
 	for (int s = RC_MODEL_MMAP; s <= RC_MODEL_VMA && !ret; s++) {
 		if (!row->c[s].wanted)
 			continue;
@@ -147,8 +155,9 @@ static int model_setup(const struct bench_opts *o, struct rc_env *e, struct rc_r
 	return ret;
 }
 
-static int live_setup(const struct bench_opts *o, struct rc_env *e, struct rc_row *row)
+static int live_setup(const struct bench_run *r, struct rc_env *e, struct rc_row *row)
 {
+	const struct rc_opts *o = r->opts;
 	struct rc_cell *c = &row->c[RC_LIVE];
 	struct layout_ctx l = { 0 };
 	long limit = max_map_count(), base, n;
@@ -169,7 +178,7 @@ static int live_setup(const struct bench_opts *o, struct rc_env *e, struct rc_ro
 	n = (long)row->size;
 	if (n > limit - base - 2)
 		n = limit - base - 2;
-	bench_progress(o->quiet, "read-cost: live: laying out %ld VMAs ...", n);
+	bench_progress(r->c->quiet, "read-cost: live: laying out %ld VMAs ...", n);
 	l.t = e->t;
 	ret = build_layout(&l, (unsigned long)n, o->populate);
 	if (ret)
@@ -198,28 +207,29 @@ static void env_teardown(struct rc_env *e)
  * turn (model mmap, model vma, live, then again), so that a change in the
  * machine's load hits every series alike.
  */
-static int run_size(const struct bench_opts *o, struct rc_row *row)
+static int run_size(const struct bench_run *r, struct rc_row *row)
 {
+	const struct bench_common *c = r->c;
 	struct rc_env e = { 0 };
 	const char *side = "model";
 	int ret = 0;
 
 	if (row->c[RC_MODEL_MMAP].wanted || row->c[RC_MODEL_VMA].wanted)
-		ret = model_setup(o, &e, row);
+		ret = model_setup(r, &e, row);
 	if (!ret && row->c[RC_LIVE].wanted) {
 		side = "live";
-		ret = live_setup(o, &e, row);
+		ret = live_setup(r, &e, row);
 	}
 	for (int s = 0; s < RC_SERIES && !ret; s++) {
 		if (!e.open[s])
 			continue;
-		row->c[s].per_sample = vml_zalloc(o->samples * sizeof(double));
+		row->c[s].per_sample = vml_zalloc(c->samples * sizeof(double));
 		if (!row->c[s].per_sample)
 			ret = -ENOMEM;
 	}
-	for (unsigned int i = 0; i < o->samples && !ret; i++) {
-		bench_progress(o->quiet, "read-cost: %lu VMAs, sample %u/%u", row->size, i + 1,
-			       o->samples);
+	for (unsigned int i = 0; i < c->samples && !ret; i++) {
+		bench_progress(c->quiet, "read-cost: %lu VMAs, sample %u/%u", row->size, i + 1,
+			       c->samples);
 		for (int s = 0; s < RC_SERIES && !ret; s++) {
 			if (!e.open[s])
 				continue;
@@ -230,7 +240,7 @@ static int run_size(const struct bench_opts *o, struct rc_row *row)
 	for (int s = 0; s < RC_SERIES && !ret; s++) {
 		if (!e.open[s])
 			continue;
-		row->c[s].ns_per_vma = stat_median(row->c[s].per_sample, o->samples);
+		row->c[s].ns_per_vma = stat_median(row->c[s].per_sample, c->samples);
 		row->c[s].done = true;
 	}
 	env_teardown(&e);
@@ -245,177 +255,205 @@ static double ratio(const struct rc_cell *a, const struct rc_cell *b)
 	return a->done && b->done && b->ns_per_vma > 0 ? a->ns_per_vma / b->ns_per_vma : NAN;
 }
 
-static void put_cell(FILE *f, const struct rc_cell *c)
-{
-	if (c->done)
-		fprintf(f, " %8lu %10.1f", c->vmas, c->ns_per_vma);
-	else
-		fprintf(f, " %8s %10s", "-", "-");
-}
+/* A size, then each series' VMAs read and ns per VMA, then their ratios. */
+static const struct bench_col columns[] = {
+	BENCH_NUM("size", 8, FIXED, 0),
+	BENCH_NUM("vmas", 8, FIXED, 0), BENCH_NUM("mmap", 10, FIXED, 1),
+	BENCH_NUM("vmas", 8, FIXED, 0), BENCH_NUM("vma", 10, FIXED, 1),
+	BENCH_NUM("vmas", 8, FIXED, 0), BENCH_NUM("live", 10, FIXED, 1),
+	BENCH_NUM("vma/mmap", 9, FIXED, 2), BENCH_NUM("mmap/live", 9, FIXED, 2),
+	BENCH_NUM("vma/live", 9, FIXED, 2),
+	BENCH_COLS_END,
+};
 
-static void put_ratio(FILE *f, double r)
-{
-	if (isfinite(r))
-		fprintf(f, " %9.2f", r);
-	else
-		fprintf(f, " %9s", "-");
-}
+/* What a run measured: a row per size. */
+struct rc_result {
+	struct rc_row *rows;
+	unsigned int nr;
+};
 
-static void print_table(FILE *f, const struct bench_opts *o, const struct rc_row *rows)
+static void rc_print(FILE *f, const struct bench_run *r)
 {
+	const struct rc_opts *o = r->opts;
+	const struct rc_result *res = r->res;
+	struct bench_table t;
+
 	fprintf(f, "# read-cost: view %s, read whole with 4096-byte read()s; time per VMA in ns, "
-		"median of %u samples\n", bench_view_name(o->view), o->samples);
+		"median of %u samples\n", bench_view_name(o->view), r->c->samples);
 	fprintf(f, "# layouts of one-page VMAs, alternately rw- and r--%s; live: kernel %s, "
 		"vm.max_map_count %ld\n", o->populate ? ", populated" : " (not populated)",
 		bench_kernel(), max_map_count());
-	if (o->note)
-		fprintf(f, "# note: %s\n", o->note);
 	fprintf(f, "# vma/mmap: the per-VMA-lock reader's cost over the mmap_lock reader's;\n"
 		"# X/live: the model's cost over the live kernel's (per VMA)\n");
-	fprintf(f, "%8s %8s %10s %8s %10s %8s %10s %9s %9s %9s\n", "size", "vmas", "mmap",
-		"vmas", "vma", "vmas", "live", "vma/mmap", "mmap/live", "vma/live");
-	for (unsigned int k = 0; k < o->nr_sizes; k++) {
-		const struct rc_row *row = &rows[k];
+	bench_table_start(&t, f, columns, 0);
+	for (unsigned int k = 0; k < res->nr; k++) {
+		const struct rc_row *row = &res->rows[k];
 
-		fprintf(f, "%8lu", row->size);
-		for (int s = 0; s < RC_SERIES; s++)
-			put_cell(f, &row->c[s]);
-		put_ratio(f, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_MODEL_MMAP]));
-		put_ratio(f, ratio(&row->c[RC_MODEL_MMAP], &row->c[RC_LIVE]));
-		put_ratio(f, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_LIVE]));
-		if (row->c[RC_LIVE].skipped && o->live)
+		bench_num(&t, (double)row->size);
+		for (int s = 0; s < RC_SERIES; s++) {
+			bench_num(&t, row->c[s].done ? (double)row->c[s].vmas : NAN);
+			bench_num(&t, row->c[s].done ? row->c[s].ns_per_vma : NAN);
+		}
+		bench_num(&t, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_MODEL_MMAP]));
+		bench_num(&t, ratio(&row->c[RC_MODEL_MMAP], &row->c[RC_LIVE]));
+		bench_num(&t, ratio(&row->c[RC_MODEL_VMA], &row->c[RC_LIVE]));
+		if (row->c[RC_LIVE].skipped && r->c->live)
 			fprintf(f, "  (live: %s)", row->c[RC_LIVE].skipped);
-		fputc('\n', f);
+		bench_row_end(&t);
 	}
 }
 
-static int write_json(const char *path, const struct bench_opts *o, const struct rc_row *rows)
+static void rc_json(json_t *doc, const struct bench_run *r)
 {
-	static const char *const target[RC_SERIES] = { "model", "model", "live" };
-	static const char *const lock[RC_SERIES] = { "mmap", "vma", "kernel" };
-	json_t *doc = json_object(), *jrows = json_array(), *ratios = json_array();
+	static const enum target_kind target[RC_SERIES] = { TARGET_MODEL, TARGET_MODEL,
+							    TARGET_LIVE };
+	static const enum vml_lock_policy lock[RC_SERIES] = { VML_LOCK_MMAP, VML_LOCK_VMA };
+	const struct rc_opts *o = r->opts;
+	const struct rc_result *res = r->res;
+	json_t *meta = bench_doc_meta(doc);
 
-	json_set_str(doc, "scenario", "read-cost");
-	json_set_str(doc, "view", bench_view_name(o->view));
-	json_set_u64(doc, "samples", o->samples);
-	json_set_bool(doc, "populate", o->populate);
-	json_set_i64(doc, "max_map_count", max_map_count());
-	json_set_str(doc, "kernel", bench_kernel());
-	for (unsigned int k = 0; k < o->nr_sizes; k++) {
+	json_set_str(meta, "view", bench_view_name(o->view));
+	json_set_bool(meta, "populate", o->populate);
+	json_set_i64(meta, "max_map_count", max_map_count());
+	for (unsigned int k = 0; k < res->nr; k++) {
 		for (int s = 0; s < RC_SERIES; s++) {
-			const struct rc_cell *c = &rows[k].c[s];
+			const struct rc_cell *c = &res->rows[k].c[s];
 			json_t *row, *per;
 
 			if (!c->done && !c->skipped)
 				continue;
-			row = json_object();
-			json_set_u64(row, "size", rows[k].size);
-			json_set_str(row, "target", target[s]);
-			json_set_str(row, "lock", lock[s]);
+			row = bench_doc_row(doc, target_kind_name(target[s]));
+			json_set_u64(row, "size", res->rows[k].size);
+			json_set_str(row, "lock", words_policy_label(&lock_policy_vocab, target[s],
+								     lock[s]));
 			if (!c->done) {
 				json_set_str(row, "skipped", c->skipped);
-				json_push_new(jrows, row);
 				continue;
 			}
 			json_set_u64(row, "vmas", c->vmas);
 			json_set_double(row, "ns_per_vma", c->ns_per_vma);
-			per = json_array();
-			for (unsigned int i = 0; i < o->samples; i++)
+			/* model rows: over the live kernel's cost, and vma over mmap */
+			if (s != RC_LIVE)
+				json_set_double(row, "over_live", ratio(c, &res->rows[k].c[RC_LIVE]));
+			if (s == RC_MODEL_VMA)
+				json_set_double(row, "over_mmap",
+						ratio(c, &res->rows[k].c[RC_MODEL_MMAP]));
+			per = bench_doc_samples(row, "per_sample");
+			for (unsigned int i = 0; i < r->c->samples; i++)
 				json_push_new(per, isfinite(c->per_sample[i]) ?
 						   json_real(c->per_sample[i]) : json_null());
-			json_set_new(row, "per_sample", per);
-			json_push_new(jrows, row);
 		}
 	}
-	json_set_new(doc, "rows", jrows);
-	for (unsigned int k = 0; k < o->nr_sizes; k++) {
-		const struct rc_cell *c = rows[k].c;
-		json_t *r = json_object();
-
-		json_set_u64(r, "size", rows[k].size);
-		json_set_double(r, "vma_over_mmap", ratio(&c[RC_MODEL_VMA], &c[RC_MODEL_MMAP]));
-		json_set_double(r, "model_mmap_over_live", ratio(&c[RC_MODEL_MMAP], &c[RC_LIVE]));
-		json_set_double(r, "model_vma_over_live", ratio(&c[RC_MODEL_VMA], &c[RC_LIVE]));
-		json_push_new(ratios, r);
-	}
-	json_set_new(doc, "ratios", ratios);
-	return bench_json_write(doc, path) ? -1 : 0;
 }
 
-static int plot(const char *path, const struct bench_opts *o, const struct rc_row *rows)
+static int rc_plot(struct bench_plot *p, const struct bench_run *r)
 {
-	char data[64], *script = NULL;
-	size_t len = 0;
-	FILE *d, *s;
-	int ret = bench_tmpfile(data, sizeof(data), &d);
+	const struct rc_opts *o = r->opts;
+	const struct rc_result *res = r->res;
 
-	if (ret) {
-		fprintf(stderr, "vmalock: --plot: temporary file: %s\n", strerror(-ret));
-		return -1;
-	}
 	for (int k = 0; k < RC_SERIES; k++) {
-		fprintf(d, "# %s\n", series_name[k]);
-		for (unsigned int i = 0; i < o->nr_sizes; i++)
-			if (rows[i].c[k].done)
-				fprintf(d, "%lu %.3f\n", rows[i].c[k].vmas,
-					rows[i].c[k].ns_per_vma);
-		fprintf(d, "\n\n");
+		fprintf(p->data, "# %s\n", series_name[k]);
+		for (unsigned int i = 0; i < res->nr; i++)
+			if (res->rows[i].c[k].done)
+				fprintf(p->data, "%lu %.3f\n", res->rows[i].c[k].vmas,
+					res->rows[i].c[k].ns_per_vma);
+		fprintf(p->data, "\n\n");
 	}
-	fclose(d);
-	s = open_memstream(&script, &len);
-	if (!s) {
-		unlink(data);
-		return -1;
-	}
-	fprintf(s, "%s\nset output '", bench_plot_terminal(path));
-	for (const char *p = path; *p; p++)
-		fprintf(s, *p == '\'' ? "''" : "%c", *p);
-	fprintf(s, "'\nset title 'read-cost: reading /proc/PID/%s whole, per VMA (median of %u "
-		"samples), kernel %s'\nset grid\nset logscale x\nset format x '%%g'\n"
+	fprintf(p->script, "set title 'read-cost: reading /proc/PID/%s whole, per VMA (median of "
+		"%u samples), kernel %s'\nset grid\nset logscale x\nset format x '%%g'\n"
 		"set xlabel 'VMAs in the address space'\nset ylabel 'ns per VMA'\n"
-		"set yrange [0:*]\nset key top left\nplot ", bench_view_name(o->view), o->samples,
-		bench_kernel());
-	for (int k = 0; k < RC_SERIES; k++)
-		fprintf(s, "%s'%s' index %d using 1:2 with linespoints lw 2 pt 7 title '%s'",
-			k ? ", " : "", data, k, series_name[k]);
-	fprintf(s, "\n");
-	fclose(s);
-	ret = bench_gnuplot(script);
-	free(script);
-	unlink(data);
-	return ret;
+		"set yrange [0:*]\nset key top left\nplot ", bench_view_name(o->view),
+		r->c->samples, bench_kernel());
+	for (int k = 0; k < RC_SERIES; k++) {
+		fprintf(p->script, "%s", k ? ", " : "");
+		bench_plot_data(p);
+		fprintf(p->script, " index %d using 1:2 with linespoints lw 2 pt 7 title '%s'", k,
+			series_name[k]);
+	}
+	fprintf(p->script, "\n");
+	return 0;
 }
 
-int bench_read_cost(const struct bench_opts *o)
+static int rc_run(struct bench_run *r)
 {
-	struct rc_row *rows = vml_zalloc(o->nr_sizes * sizeof(*rows));
+	const struct rc_opts *o = r->opts;
+	unsigned int locks = bench_locks(r);
+	struct rc_result *res = vml_zalloc(sizeof(*res));
 	int ret = 0;
 
-	if (!rows)
-		return EXIT_FAILURE;
-	for (unsigned int k = 0; k < o->nr_sizes && !ret; k++) {
-		struct rc_row *row = &rows[k];
+	if (res)
+		res->rows = vml_zalloc(o->sizes.nr * sizeof(*res->rows));
+	r->res = res;
+	if (!res || !res->rows) {
+		fprintf(stderr, "vmalock bench: read-cost: out of memory\n");
+		return -ENOMEM;
+	}
+	for (unsigned int k = 0; k < o->sizes.nr && !ret; k++) {
+		struct rc_row *row = &res->rows[res->nr++];
 
-		row->size = o->sizes[k];
-		row->c[RC_MODEL_MMAP].wanted = o->model && o->lock_mmap;
-		row->c[RC_MODEL_VMA].wanted = o->model && o->lock_vma;
-		row->c[RC_LIVE].wanted = o->live;
-		ret = run_size(o, row);
+		row->size = o->sizes.v[k];
+		row->c[RC_MODEL_MMAP].wanted = r->c->model && (locks & VOCAB_BIT(VML_LOCK_MMAP));
+		row->c[RC_MODEL_VMA].wanted = r->c->model && (locks & VOCAB_BIT(VML_LOCK_VMA));
+		row->c[RC_LIVE].wanted = r->c->live;
+		ret = run_size(r, row);
 	}
-	bench_progress_done(o->quiet);
-	if (!ret) {
-		print_table(stdout, o, rows);
-		fflush(stdout);
-		if (o->json && write_json(o->json, o, rows))
-			ret = EXIT_FAILURE;
-		if (o->plot && plot(o->plot, o, rows))
-			ret = EXIT_FAILURE;
-	} else {
-		ret = EXIT_FAILURE;
-	}
-	for (unsigned int k = 0; k < o->nr_sizes; k++)
-		for (int s = 0; s < RC_SERIES; s++)
-			vml_free(rows[k].c[s].per_sample);
-	vml_free(rows);
+	bench_progress_done(r->c->quiet);
 	return ret;
 }
+
+static void rc_free(struct bench_run *r)
+{
+	struct rc_result *res = r->res;
+
+	if (!res)
+		return;
+	for (unsigned int k = 0; k < res->nr; k++)
+		for (int s = 0; s < RC_SERIES; s++)
+			vml_free(res->rows[k].c[s].per_sample);
+	vml_free(res->rows);
+	vml_free(res);
+}
+
+static void rc_defaults(void *opts)
+{
+	struct rc_opts *o = opts;
+
+	*o = (struct rc_opts){
+		.view = VML_VIEW_MAPS,
+		.sizes = { .v = { 1000, 10000, 65530, 1000000 }, .nr = 4 },
+	};
+}
+
+#define R(f) offsetof(struct rc_opts, f)
+static const struct cli_opt rc_opts_table[] = {
+	{ "--view", "VIEW", cli_set_view, R(view), 0, 0, NULL,
+	  "maps, smaps, smaps_rollup, numa_maps or query: the view read\n"
+	  "[maps]" },
+	{ "--sizes", "N[,N...]", cli_set_ulist, R(sizes), 1, 100000000, NULL,
+	  "layouts in VMAs (k/M suffixes) [1k,10k,65530,1M]; live is\n"
+	  "capped at vm.max_map_count and skips larger sizes" },
+	{ "--populate", NULL, cli_set_flag, R(populate), 0, 0, NULL,
+	  "fault in every page of the layouts" },
+	CLI_OPT_END,
+};
+#undef R
+
+const struct bench_scenario bench_read_cost = {
+	.name = "read-cost",
+	.question = "What does reading a whole view cost per VMA, as the number of VMAs grows, "
+		    "under each policy?",
+	.rows = "a layout size: ns per VMA of a whole read, model under each policy and the "
+		"live kernel, and their ratios",
+	.about = "1k, 10k, 65,530 small VMAs (and 1M on the model), read back to back with\n"
+		 "nothing else running: the uncontended cost.",
+	.opts = rc_opts_table,
+	.opts_size = sizeof(struct rc_opts),
+	.defaults = rc_defaults,
+	.locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.default_locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA),
+	.run = rc_run,
+	.print = rc_print,
+	.json = rc_json,
+	.plot = rc_plot,
+	.free = rc_free,
+};

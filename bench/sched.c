@@ -80,12 +80,54 @@ void bench_sleep_ns(uint64_t ns)
 		;
 }
 
+void bench_crew_in(struct bench_crew *c)
+{
+	atomic_fetch_add(&c->started, 1);
+}
+
+bool bench_crew_stopped(struct bench_crew *c)
+{
+	return atomic_load_explicit(&c->stop, memory_order_relaxed);
+}
+
+int bench_crew_run(struct bench_crew *c, void *args, size_t size, unsigned int n,
+		   void *(*main)(void *), double seconds, unsigned int *started)
+{
+	pthread_t *th = vml_zalloc((n + 1) * sizeof(*th));
+	unsigned int k = 0;
+	uint64_t t0;
+	int err = th ? 0 : -ENOMEM;
+
+	atomic_init(&c->stop, false);
+	atomic_init(&c->started, 0);
+	for (; !err && k < n; k++) {
+		if (pthread_create(&th[k], NULL, main, (char *)args + k * size)) {
+			err = -EAGAIN;
+			break;
+		}
+	}
+	/* Ends: every thread created counts itself in, or stops at once on stop. */
+	while (!err && atomic_load(&c->started) < k)
+		bench_sleep_ns(100 * NSEC_PER_USEC);
+	t0 = vml_now_ns();
+	if (!err)
+		bench_sleep_ns((uint64_t)(seconds * 1e9));
+	atomic_store(&c->stop, true);
+	for (unsigned int i = 0; i < k; i++)
+		pthread_join(th[i], NULL);
+	c->elapsed_ns = vml_now_ns() - t0;
+	*started = k;
+	vml_free(th);
+	return err;
+}
+
 /* busywait.c: spin for spin_ns then sleep 1 ms, or spin until told to stop. */
 static void *hog_main(void *arg)
 {
 	struct bench_hogs *h = arg;
 
 	bench_pin_thread(h->cpu);
+	/* pairs with bench_hogs_stop()'s store_release(&h->stop): nothing rides on it */
 	while (!load_acquire(&h->stop)) {
 		uint64_t end = vml_now_ns() + (h->spin_ns ? h->spin_ns : NSEC_PER_MSEC);
 
@@ -122,7 +164,7 @@ int bench_hogs_start(struct bench_hogs *h, unsigned int n, int cpu, double busyd
 
 void bench_hogs_stop(struct bench_hogs *h)
 {
-	store_release(&h->stop, true);
+	store_release(&h->stop, true);	/* pairs with hog_main()'s load_acquire(&h->stop) */
 	for (unsigned int i = 0; i < h->nr; i++)
 		pthread_join(h->threads[i], NULL);
 	vml_free(h->threads);

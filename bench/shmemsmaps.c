@@ -60,6 +60,12 @@
 
 enum ss_case { CASE_PRIVATE, CASE_SHARED, CASE_NOSWAP, CASE_ANON };
 
+struct ss_opts {
+	unsigned long size;		/* --size of the mapping (bytes) */
+	unsigned long stride;		/* --stride between dirtied pages */
+	unsigned long reads;		/* --reads of smaps a sample */
+};
+
 static const char *const case_names[NCASES] = { "private", "shared", "noswap", "anon" };
 static const char *const case_text[NCASES] = {
 	"private writable mapping of a partly swapped shmem file",
@@ -70,8 +76,24 @@ static const char *const case_text[NCASES] = {
 /* The seed's seconds per 100 reads (fs/proc/task_mmu.c, v4.4 era, after the patch). */
 static const double seed_s[NCASES] = { 3.831, 1.351, 0.935, 0.949 };
 
+/* The series: the model under each shmem_swap_usage, and the live kernel. */
 enum ss_side { SIDE_FAST, SIDE_PER_PAGE, SIDE_LIVE, NSIDES };
-static const char *const side_names[NSIDES] = { "fast", "per-page", "kernel" };
+
+static enum target_kind side_target(int side)
+{
+	return side == SIDE_LIVE ? TARGET_LIVE : TARGET_MODEL;
+}
+
+static enum vml_shmem_swap_usage side_usage(int side)
+{
+	return side == SIDE_PER_PAGE ? VML_SHMEM_SWAP_PER_PAGE : VML_SHMEM_SWAP_FAST;
+}
+
+/* "fast", "per-page"; "kernel" for the live kernel's, which is its own */
+static const char *side_name(int side)
+{
+	return words_policy_label(&shmem_swap_usage_vocab, side_target(side), side_usage(side));
+}
 
 struct ss_sample {
 	double seconds;			/* per o->reads reads */
@@ -97,7 +119,7 @@ struct ss_model {
 	struct vml_file *swapped, *clean;
 };
 
-static int model_touch_stride(struct vml_mm *mm, const struct bench_opts *o, unsigned long off)
+static int model_touch_stride(struct vml_mm *mm, const struct ss_opts *o, unsigned long off)
 {
 	int err = 0;
 
@@ -107,7 +129,7 @@ static int model_touch_stride(struct vml_mm *mm, const struct bench_opts *o, uns
 }
 
 /* Push the page after every other dirtied one of @file to swap (through a shared mapping). */
-static int model_swap_part(struct ss_model *m, const struct bench_opts *o)
+static int model_swap_part(struct ss_model *m, const struct ss_opts *o)
 {
 	struct vml_mm *mm;
 	int err = vml_mm_create(m->sys, &mm);
@@ -125,7 +147,7 @@ static int model_swap_part(struct ss_model *m, const struct bench_opts *o)
 	return err;
 }
 
-static int model_case(struct ss_model *m, const struct bench_opts *o, enum ss_case c,
+static int model_case(struct ss_model *m, const struct ss_opts *o, enum ss_case c,
 		      struct vml_mm **out)
 {
 	static const int flags[NCASES] = { MAP_PRIVATE, MAP_SHARED, MAP_SHARED,
@@ -150,7 +172,7 @@ static int model_case(struct ss_model *m, const struct bench_opts *o, enum ss_ca
 	return 0;
 }
 
-static int model_create(struct ss_model *m, const struct bench_opts *o,
+static int model_create(struct ss_model *m, const struct ss_opts *o,
 			enum vml_shmem_swap_usage usage)
 {
 	struct vml_sys_config cfg;
@@ -200,13 +222,13 @@ static int live_op(struct target *t, struct op op)
 	return err ? err : res.ret;
 }
 
-static int live_file(struct target *t, const struct bench_opts *o, const char *name)
+static int live_file(struct target *t, const struct ss_opts *o, const char *name)
 {
 	return live_op(t, (struct op){ .kind = OP_FILE, .file = name, .size = o->size + o->stride,
 				       .shmem = true });
 }
 
-static int live_map(struct target *t, const struct bench_opts *o, int flags, const char *file)
+static int live_map(struct target *t, const struct ss_opts *o, int flags, const char *file)
 {
 	return live_op(t, (struct op){ .kind = OP_MMAP, .addr = BASE, .len = o->size,
 				       .prot = PROT_READ | PROT_WRITE, .flags = flags,
@@ -229,7 +251,7 @@ static long swap_kb_of(struct view_reader *vr);
  */
 #define PAGEOUT_TRIES 20
 
-static int live_swap_part(struct ss_live *l, const struct bench_opts *o)
+static int live_swap_part(struct ss_live *l, const struct ss_opts *o)
 {
 	unsigned long want_kb = 0;	/* every touched page in swap */
 	struct view_reader vr;
@@ -270,7 +292,7 @@ static int live_swap_part(struct ss_live *l, const struct bench_opts *o)
 	return err;
 }
 
-static int live_case(struct ss_live *l, const struct bench_opts *o, struct ss_row *r)
+static int live_case(struct ss_live *l, const struct ss_opts *o, struct ss_row *r)
 {
 	static const int flags[NCASES] = { MAP_PRIVATE, MAP_SHARED, MAP_SHARED,
 					   MAP_PRIVATE | MAP_ANONYMOUS };
@@ -314,7 +336,7 @@ static int live_pin_range(struct ss_live *l, unsigned long base, const char *fil
  * unevictable (munlock of an unmapped page is batched per CPU, and the
  * batch of the CPU that unmapped them had not drained).
  */
-static int live_pin(struct ss_live *l, const struct bench_opts *o)
+static int live_pin(struct ss_live *l, const struct ss_opts *o)
 {
 	const unsigned long other = BASE + 2 * (o->size + o->stride + PMD_SZ);
 	const unsigned long end = o->size + o->stride;
@@ -337,7 +359,7 @@ static int live_pin(struct ss_live *l, const struct bench_opts *o)
 	return err;
 }
 
-static int live_create(struct ss_live *l, const struct bench_opts *o)
+static int live_create(struct ss_live *l, const struct ss_opts *o, bool quiet)
 {
 	char err[256];
 	int ret;
@@ -351,7 +373,7 @@ static int live_create(struct ss_live *l, const struct bench_opts *o)
 		fprintf(stderr, "vmalock: bench shmem-smaps: live: swap: %s\n", err);
 		return ret;
 	}
-	bench_progress(o->quiet, "shmem-smaps: live: writing two %lu MiB tmpfs files",
+	bench_progress(quiet, "shmem-smaps: live: writing two %lu MiB tmpfs files",
 		       (o->size + o->stride) >> 20);
 	ret = target_env_make_file(l->env, "swapped", true, o->size + o->stride);
 	if (!ret)
@@ -414,7 +436,7 @@ static void path_name(const struct vml_mm_stats *a, const struct vml_mm_stats *b
 		 per_page ? "per-page" : *base ? "" : "-");
 }
 
-static int sample(const struct bench_opts *o, struct ss_row *r, unsigned int smp)
+static int sample(const struct ss_opts *o, struct ss_row *r, unsigned int smp)
 {
 	struct view_reader vr;
 	struct vml_mm_stats a, b;
@@ -452,17 +474,7 @@ static int sample(const struct bench_opts *o, struct ss_row *r, unsigned int smp
 
 /* ---- output ---- */
 
-static double med(const struct ss_row *r, size_t off)
-{
-	double v[256];
-	unsigned int n = r->nr < 256 ? r->nr : 256;
-
-	for (unsigned int i = 0; i < n; i++)
-		v[i] = *(const double *)((const char *)&r->s[i] + off);
-	return n ? stat_median(v, n) : NAN;
-}
-
-#define MED(r, f) med((r), offsetof(struct ss_sample, f))
+#define MED(r, f) STAT_OF(MEDIAN, (r)->s, (r)->nr, f)
 
 static const struct ss_row *find(const struct ss_row *rows, unsigned int nr, enum ss_side side,
 				 enum ss_case c)
@@ -480,12 +492,35 @@ static double ratio_to_anon(const struct ss_row *rows, unsigned int nr, const st
 	return anon ? MED(r, seconds) / MED(anon, seconds) : NAN;
 }
 
-static void print_table(FILE *f, const struct bench_opts *o, const struct ss_row *rows,
-			unsigned int nr)
+/* What a run measured: a row per side (model fast, per-page; live) and case. */
+struct ss_result {
+	struct ss_row rows[NSIDES * NCASES];
+	unsigned int nr;
+	struct ss_model models[2];
+	bool have_model[2];
+	struct ss_live live;
+	bool have_live;
+};
+
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -6), BENCH_TEXT("smaps", -9), BENCH_TEXT("case", -8),
+	BENCH_NUM("seconds", 10, RAW, 4), BENCH_NUM("/anon", 8, RAW, 3),
+	BENCH_NUM("+anon", 9, RAW, 4), BENCH_NUM("swap_kB", 8, RAW, 0),
+	BENCH_NUM("lookups", 10, RAW, 0), { .head = "path", .gap = 2 },
+	BENCH_COLS_END,
+};
+
+static void print_table(FILE *f, const struct bench_run *br)
 {
+	const struct ss_opts *o = br->opts;
+	const struct ss_result *res = br->res;
+	const struct ss_row *rows = res->rows;
+	unsigned int nr = res->nr;
+	struct bench_table t;
+
 	fprintf(f, "# shmem-smaps (seed 004): a %lu MiB mapping, one page dirtied every %lu KiB; "
 		   "smaps read whole %lu times (4 KiB read()s); medians of %u samples\n",
-		o->size >> 20, o->stride >> 10, o->reads, o->samples);
+		o->size >> 20, o->stride >> 10, o->reads, br->c->samples);
 	fprintf(f, "# shmem files of %lu MiB, written whole; 'partly swapped': %lu pages pushed "
 		   "out; model: fast = shmem_swap_usage since 4.5, per-page = before; live: kernel "
 		   "%s\n", (o->size + o->stride) >> 20, (o->size / o->stride + 1) / 2, bench_kernel());
@@ -494,22 +529,27 @@ static void print_table(FILE *f, const struct bench_opts *o, const struct ss_row
 	fprintf(f, "# seconds: for all the reads; /anon: over the anonymous case of the same row\n"
 		   "# group; +anon: seconds more than it (what the shmem swap accounting adds);\n"
 		   "# lookups: page-cache lookups a read made; path: shmem_swap_usage's (model)\n");
-	fprintf(f, "%-6s %-9s %-8s %10s %8s %9s %8s %10s  %s\n", "target", "smaps", "case",
-		"seconds", "/anon", "+anon", "swap_kB", "lookups", "path");
+	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct ss_row *r = &rows[i];
 		const struct ss_row *anon = find(rows, nr, r->side, CASE_ANON);
 
 		if (!r->nr)
 			continue;
-		fprintf(f, "%-6s %-9s %-8s %10.4f %8.3f %9.4f %8ld", r->side == SIDE_LIVE ? "live" :
-			"model", side_names[r->side], case_names[r->kase], MED(r, seconds),
-			ratio_to_anon(rows, nr, r), anon ? MED(r, seconds) - MED(anon, seconds) : NAN,
-			r->swap_kb);
+		bench_text(&t, target_kind_name(side_target(r->side)));
+		bench_text(&t, side_name(r->side));
+		bench_text(&t, case_names[r->kase]);
+		bench_num(&t, MED(r, seconds));
+		bench_num(&t, ratio_to_anon(rows, nr, r));
+		bench_num(&t, anon ? MED(r, seconds) - MED(anon, seconds) : NAN);
+		bench_num(&t, (double)r->swap_kb);
+		/* lookups and path: the model's (vml_mm_stats) */
 		if (r->side == SIDE_LIVE)
-			fprintf(f, " %10s  %s\n", "-", "-");
+			bench_text(&t, "-");
 		else
-			fprintf(f, " %10.0f  %s\n", MED(r, lookups_per_read), r->path);
+			bench_num(&t, MED(r, lookups_per_read));
+		bench_text(&t, r->side == SIDE_LIVE ? "-" : r->path);
+		bench_row_end(&t);
 	}
 	fprintf(f, "seed (100 reads, after the patch):");
 	for (int c = 0; c < NCASES; c++)
@@ -531,7 +571,7 @@ static void print_verdict(FILE *f, const struct ss_row *rows, unsigned int nr)
 		fprintf(f, "verdict (%s %s): private %.2fx, shared %.2fx, noswap %.2fx the anonymous "
 			   "case (seed: %.2fx, %.2fx, %.2fx); what the shmem cases add to it, over "
 			   "what private adds: shared %.2f, noswap %.2f (seed: %.2f, %.2f)\n",
-			side == SIDE_LIVE ? "live" : "model", side_names[side],
+			target_kind_name(side_target(side)), side_name(side),
 			ratio_to_anon(rows, nr, c[0]), ratio_to_anon(rows, nr, c[1]),
 			ratio_to_anon(rows, nr, c[2]), seed_s[0] / seed_s[3], seed_s[1] / seed_s[3],
 			seed_s[2] / seed_s[3],
@@ -542,28 +582,36 @@ static void print_verdict(FILE *f, const struct ss_row *rows, unsigned int nr)
 	}
 }
 
-static int write_json(const char *path, const struct bench_opts *o, const struct ss_row *rows,
-		      unsigned int nr)
+static void ss_print(FILE *f, const struct bench_run *br)
 {
-	json_t *doc = json_object(), *arr = json_array(), *seed = json_object();
+	const struct ss_result *res = br->res;
 
-	json_set_str(doc, "scenario", "shmem-smaps");
-	json_set_str(doc, "kernel", bench_kernel());
-	json_set_u64(doc, "size", o->size);
-	json_set_u64(doc, "stride", o->stride);
-	json_set_u64(doc, "reads", o->reads);
-	json_set_u64(doc, "samples", o->samples);
+	print_table(f, br);
+	print_verdict(f, res->rows, res->nr);
+}
+
+static void ss_json(json_t *doc, const struct bench_run *br)
+{
+	const struct ss_opts *o = br->opts;
+	const struct ss_result *res = br->res;
+	const struct ss_row *rows = res->rows;
+	unsigned int nr = res->nr;
+	json_t *meta = bench_doc_meta(doc), *seed = json_object();
+
+	json_set_u64(meta, "size", o->size);
+	json_set_u64(meta, "stride", o->stride);
+	json_set_u64(meta, "reads", o->reads);
 	for (int c = 0; c < NCASES; c++)
 		json_set_double(seed, case_names[c], seed_s[c]);
-	json_set_new(doc, "seed_seconds", seed);
+	json_set_new(meta, "seed_seconds", seed);
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct ss_row *r = &rows[i];
-		json_t *row = json_object(), *per = json_array();
+		json_t *row, *per;
 
 		if (!r->nr)
 			continue;
-		json_set_str(row, "target", r->side == SIDE_LIVE ? "live" : "model");
-		json_set_str(row, "smaps", side_names[r->side]);
+		row = bench_doc_row(doc, target_kind_name(side_target(r->side)));
+		json_set_str(row, "smaps", side_name(r->side));
 		json_set_str(row, "case", case_names[r->kase]);
 		json_set_double(row, "seconds", MED(r, seconds));
 		json_set_double(row, "ratio_to_anon", ratio_to_anon(rows, nr, r));
@@ -575,27 +623,21 @@ static int write_json(const char *path, const struct bench_opts *o, const struct
 			json_set_double(row, "lookups_per_read", MED(r, lookups_per_read));
 			json_set_str(row, "path", r->path);
 		}
+		per = bench_doc_samples(row, "per_sample_seconds");
 		for (unsigned int k = 0; k < r->nr; k++)
 			json_push_new(per, json_real(r->s[k].seconds));
-		json_set_new(row, "per_sample_seconds", per);
-		json_push_new(arr, row);
 	}
-	json_set_new(doc, "rows", arr);
-	return bench_json_write(doc, path);
 }
 
 /* Each case's time over the anonymous one, grouped by case, a bar per side and the seed. */
-static int plot(const char *path, const struct bench_opts *o, const struct ss_row *rows,
-		unsigned int nr)
+static int ss_plot(struct bench_plot *p, const struct bench_run *br)
 {
-	const char *term = bench_plot_terminal(path);
-	char data[64], *script = NULL;
-	size_t len = 0;
-	FILE *d, *s;
-	int ret;
+	const struct ss_opts *o = br->opts;
+	const struct ss_result *res = br->res;
+	const struct ss_row *rows = res->rows;
+	unsigned int nr = res->nr;
+	FILE *d = p->data, *s = p->script;
 
-	if (!term || bench_tmpfile(data, sizeof(data), &d))
-		return -EIO;
 	for (int c = 0; c < NCASES; c++) {
 		fprintf(d, "%s %.4f", case_names[c], seed_s[c] / seed_s[CASE_ANON]);
 		for (int side = 0; side < NSIDES; side++) {
@@ -605,13 +647,6 @@ static int plot(const char *path, const struct bench_opts *o, const struct ss_ro
 		}
 		fprintf(d, "\n");
 	}
-	fclose(d);
-	s = open_memstream(&script, &len);
-	if (!s) {
-		unlink(data);
-		return -ENOMEM;
-	}
-	fprintf(s, "%s\nset output '%s'\n", term, path);
 	fprintf(s, "set title 'shmem-smaps (seed 004): %lu MiB mapping, a page every %lu KiB, "
 		   "%lu reads of smaps; kernel %s'\n", o->size >> 20, o->stride >> 10, o->reads,
 		bench_kernel());
@@ -619,116 +654,167 @@ static int plot(const char *path, const struct bench_opts *o, const struct ss_ro
 		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\n"
 		   "set key top right\nset datafile missing 'nan'\n"
 		   "set ylabel 'time over the anonymous case (same target)'\nset yrange [0:*]\n"
-		   "plot '%s' using 2:xtic(1) lc rgb '#7f7f7f' title 'seed (2015 kernel, after)', "
+		   "plot ");
+	bench_plot_data(p);
+	fprintf(s, " using 2:xtic(1) lc rgb '#7f7f7f' title 'seed (2015 kernel, after)', "
 		   "'' using 3 lc rgb '#1f77b4' title 'model, fast', "
 		   "'' using 4 lc rgb '#d62728' title 'model, per-page (before)', "
-		   "'' using 5 lc rgb '#2ca02c' title 'live kernel'\n", data);
-	fclose(s);
-	ret = bench_gnuplot(script);
-	free(script);
-	unlink(data);
-	return ret ? -EIO : 0;
+		   "'' using 5 lc rgb '#2ca02c' title 'live kernel'\n");
+	return 0;
 }
 
 /* ---- the run ---- */
 
-int bench_shmem_smaps(const struct bench_opts *o)
+/* The model's cases, each of its shmem_swap_usage settings. Return: 0 or -errno (printed). */
+static int model_rows(const struct bench_run *br, struct ss_result *res)
 {
+	const struct ss_opts *o = br->opts;
 	struct host_model_switches sw = host_model_switches();
-	struct ss_model models[2] = { 0 };
-	struct ss_live live = { 0 };
-	bool have_model[2] = { false, false }, have_live = false;
-	struct ss_row rows[NSIDES * NCASES] = { 0 };
-	unsigned int nr = 0;
-	int ret = 0, err = 0;
+	int err = 0;
 
-	if (o->stride < 2 * PG || o->stride % PG || o->size % o->stride) {
-		fprintf(stderr, "vmalock: bench shmem-smaps: --size must be a multiple of --stride, "
-				"a multiple of the page size of at least 8K\n");
-		return EXIT_FAILURE;
-	}
-	for (int side = SIDE_FAST; o->model && side <= SIDE_PER_PAGE && !err; side++) {
-		enum vml_shmem_swap_usage usage = side == SIDE_FAST ? VML_SHMEM_SWAP_FAST :
-							VML_SHMEM_SWAP_PER_PAGE;
+	for (int side = SIDE_FAST; side <= SIDE_PER_PAGE && !err; side++) {
+		enum vml_shmem_swap_usage usage = side_usage(side);
 
 		if (sw.shmem_swap_usage_set && sw.shmem_swap_usage != usage)
 			continue;
-		bench_progress(o->quiet, "shmem-smaps: model (%s): building", side_names[side]);
-		err = model_create(&models[side], o, usage);
-		have_model[side] = models[side].sys != NULL;
+		bench_progress(br->c->quiet, "shmem-smaps: model (%s): building", side_name(side));
+		err = model_create(&res->models[side], o, usage);
+		res->have_model[side] = res->models[side].sys != NULL;
 		for (int c = 0; c < NCASES && !err; c++) {
-			rows[nr] = (struct ss_row){ .side = (enum ss_side)side, .kase = (enum ss_case)c };
-			err = model_case(&models[side], o, (enum ss_case)c, &rows[nr].mm);
-			nr++;
+			struct ss_row *r = &res->rows[res->nr++];
+
+			*r = (struct ss_row){ .side = (enum ss_side)side, .kase = (enum ss_case)c };
+			err = model_case(&res->models[side], o, (enum ss_case)c, &r->mm);
 		}
 	}
 	if (err) {
-		bench_progress_done(o->quiet);
+		bench_progress_done(br->c->quiet);
 		fprintf(stderr, "vmalock: bench shmem-smaps: model: %s\n", strerror(-err));
-		ret = EXIT_FAILURE;
-		goto out;
 	}
-	if (o->live) {
-		err = live_create(&live, o);
-		have_live = true;
-		for (int c = 0; c < NCASES && !err; c++) {
-			rows[nr] = (struct ss_row){ .side = SIDE_LIVE, .kase = (enum ss_case)c };
-			err = live_case(&live, o, &rows[nr]);
-			nr++;
-		}
-		if (err) {
-			bench_progress_done(o->quiet);
-			fprintf(stderr, "vmalock: bench shmem-smaps: live: %s%s\n", strerror(-err),
-				err == -EPERM ? " (the live side needs root, for swap)" : "");
-			ret = EXIT_FAILURE;
-			goto out;
-		}
+	return err;
+}
+
+/* The live kernel's cases. Return: 0 or -errno (printed). */
+static int live_rows(const struct bench_run *br, struct ss_result *res)
+{
+	int err = live_create(&res->live, br->opts, br->c->quiet);
+
+	res->have_live = true;
+	for (int c = 0; c < NCASES && !err; c++) {
+		struct ss_row *r = &res->rows[res->nr++];
+
+		*r = (struct ss_row){ .side = SIDE_LIVE, .kase = (enum ss_case)c };
+		err = live_case(&res->live, br->opts, r);
 	}
-	for (unsigned int i = 0; i < nr; i++) {
-		rows[i].s = vml_zalloc(o->samples * sizeof(*rows[i].s));
-		if (!rows[i].s) {
-			ret = EXIT_FAILURE;
-			goto out;
-		}
+	if (err) {
+		bench_progress_done(br->c->quiet);
+		fprintf(stderr, "vmalock: bench shmem-smaps: live: %s%s\n", strerror(-err),
+			err == -EPERM ? " (the live side needs root, for swap)" : "");
+	}
+	return err;
+}
+
+static int ss_run(struct bench_run *br)
+{
+	const struct ss_opts *o = br->opts;
+	const struct bench_common *c = br->c;
+	struct ss_result *res = vml_zalloc(sizeof(*res));
+	int err = 0;
+
+	br->res = res;
+	if (!res) {
+		fprintf(stderr, "vmalock: bench shmem-smaps: out of memory\n");
+		return -ENOMEM;
+	}
+	if (o->stride < 2 * PG || o->stride % PG || o->size % o->stride) {
+		fprintf(stderr, "vmalock: bench shmem-smaps: --size must be a multiple of --stride, "
+				"a multiple of the page size of at least 8K\n");
+		return -EINVAL;
+	}
+	if (c->model)
+		err = model_rows(br, res);
+	if (!err && c->live)
+		err = live_rows(br, res);
+	for (unsigned int i = 0; i < res->nr && !err; i++) {
+		res->rows[i].s = vml_zalloc(c->samples * sizeof(*res->rows[i].s));
+		if (!res->rows[i].s)
+			err = -ENOMEM;
 	}
 	/* Samples in turn over every row. */
-	for (unsigned int smp = 0; smp < o->samples && !ret; smp++) {
-		for (unsigned int i = 0; i < nr && !ret; i++) {
-			bench_progress(o->quiet, "shmem-smaps: %s %s, %s, sample %u/%u",
-				       rows[i].side == SIDE_LIVE ? "live" : "model",
-				       side_names[rows[i].side], case_names[rows[i].kase], smp + 1,
-				       o->samples);
-			err = sample(o, &rows[i], smp);
+	for (unsigned int smp = 0; smp < c->samples && !err; smp++) {
+		for (unsigned int i = 0; i < res->nr && !err; i++) {
+			struct ss_row *r = &res->rows[i];
+
+			bench_progress(c->quiet, "shmem-smaps: %s %s, %s, sample %u/%u",
+				       target_kind_name(side_target(r->side)), side_name(r->side),
+				       case_names[r->kase], smp + 1, c->samples);
+			err = sample(o, r, smp);
 			if (err) {
-				bench_progress_done(o->quiet);
+				bench_progress_done(c->quiet);
 				fprintf(stderr, "vmalock: bench shmem-smaps: %s: %s\n",
-					case_names[rows[i].kase], strerror(-err));
-				ret = EXIT_FAILURE;
+					case_names[r->kase], strerror(-err));
 			}
-			rows[i].nr = smp + 1;
+			r->nr = smp + 1;
 		}
 	}
-	bench_progress_done(o->quiet);
-	if (!ret) {
-		print_table(stdout, o, rows, nr);
-		print_verdict(stdout, rows, nr);
-		fflush(stdout);
-		if (o->json && write_json(o->json, o, rows, nr))
-			ret = EXIT_FAILURE;
-		if (o->plot && plot(o->plot, o, rows, nr))
-			ret = EXIT_FAILURE;
-	}
-out:
-	for (unsigned int i = 0; i < nr; i++) {
-		if (rows[i].mm)
-			vml_mm_destroy(rows[i].mm);
-		target_destroy(rows[i].live);
-		vml_free(rows[i].s);
+	bench_progress_done(c->quiet);
+	return err;
+}
+
+static void ss_free(struct bench_run *br)
+{
+	struct ss_result *res = br->res;
+
+	if (!res)
+		return;
+	for (unsigned int i = 0; i < res->nr; i++) {
+		if (res->rows[i].mm)
+			vml_mm_destroy(res->rows[i].mm);
+		target_destroy(res->rows[i].live);
+		vml_free(res->rows[i].s);
 	}
 	for (int side = 0; side < 2; side++)
-		if (have_model[side])
-			model_destroy(&models[side]);
-	if (have_live)
-		live_destroy(&live);
-	return ret;
+		if (res->have_model[side])
+			model_destroy(&res->models[side]);
+	if (res->have_live)
+		live_destroy(&res->live);
+	vml_free(res);
 }
+
+static void ss_defaults(void *opts)
+{
+	struct ss_opts *o = opts;
+
+	*o = (struct ss_opts){ .size = 2UL << 30, .stride = 2UL << 20, .reads = 100 };
+}
+
+#define S(f) offsetof(struct ss_opts, f)
+static const struct cli_opt ss_opts_table[] = {
+	{ "--size", "SIZE", cli_set_size, S(size), 4 << 20, 1UL << 40, NULL,
+	  "the mapping each case reads [2G]" },
+	{ "--stride", "SIZE", cli_set_size, S(stride), 8192, 1UL << 30, NULL,
+	  "one page dirtied every SIZE [2M]" },
+	{ "--reads", "N", cli_set_ulong, S(reads), 1, 1000000, NULL,
+	  "whole reads of smaps timed per sample [100]" },
+	CLI_OPT_END,
+};
+#undef S
+
+const struct bench_scenario bench_shmem_smaps = {
+	.name = "shmem-smaps",
+	.question = "Seed 004: what does reading smaps cost for shmem mappings with and without "
+		    "the 2016 fast paths?",
+	.rows = "a target, shmem_swap_usage setting and case: the reads' seconds, over the "
+		"anonymous case, the Swap shown, the lookups and the path taken",
+	.about = "100 whole reads of smaps of a 2 GB mapping dirtied every 2 MB: shmem\n"
+		 "private/shared/not swapped against anonymous, on the model (fast and\n"
+		 "per-page: --shmem-swap-usage picks one) and the live kernel (root: swap).",
+	.opts = ss_opts_table,
+	.opts_size = sizeof(struct ss_opts),
+	.defaults = ss_defaults,
+	.run = ss_run,
+	.print = ss_print,
+	.json = ss_json,
+	.plot = ss_plot,
+	.free = ss_free,
+};

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * stats.c - quantiles of latency histograms and medians of samples.
+ * stats.c - quantiles of latency histograms, and medians (and minima,
+ * maxima) over a row's samples: every scenario's table reduces its samples
+ * here.
  *
  * The histogram (struct lat_hist, spaces/child_proto.h) is shared with the
  * live child, which fills it inside its own process; its buckets are less
@@ -112,6 +114,36 @@ double stat_median(const double *v, size_t n)
 	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
 	vml_free(c);
 	return m;
+}
+
+double stat_of(enum stat_reduce how, const void *samples, size_t n, size_t size, size_t off,
+	       enum stat_member type)
+{
+	double *v = vml_malloc((n + 1) * sizeof(*v)), x;
+	size_t k = 0;
+
+	if (!v)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = (const char *)samples + i * size + off;
+
+		if (type == STAT_U64) {
+			if (*(const uint64_t *)p == UINT64_MAX)
+				continue;
+			x = (double)*(const uint64_t *)p;
+		} else if (type == STAT_UINT) {
+			x = (double)*(const unsigned int *)p;
+		} else {
+			x = *(const double *)p;
+		}
+		if (isnan(x) && how != STAT_MEDIAN_NAN_SLOWEST)
+			continue;
+		v[k++] = isnan(x) ? INFINITY : x;
+	}
+	x = !k ? NAN : how == STAT_MIN ? stat_min(v, k) : how == STAT_MAX ? stat_max(v, k) :
+	    stat_median(v, k);
+	vml_free(v);
+	return x;
 }
 
 double stat_min(const double *v, size_t n)

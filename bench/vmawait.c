@@ -39,6 +39,11 @@
 
 #define VW_PAGE 4096UL
 #define VW_PILOTS 3		/* zaps timed alone first: the lead is a quarter of their median */
+#define VW_MAX_MB 4096		/* --mb: the region is populated on both targets */
+
+struct vw_opts {
+	unsigned long mb;	/* --mb: the zapped VMA */
+};
 
 enum vw_case { VW_SAME, VW_OTHER, VW_CASES };
 static const char *const case_names[VW_CASES] = { "same", "other" };
@@ -164,9 +169,10 @@ static void *zapper_main(void *arg)
 	struct rusage before, after;
 
 	bench_pin_thread(z->cpu);
-	while (!load_acquire(&z->go))
+	while (!load_acquire(&z->go))	/* pairs with run_sample()'s store_release(&z.go) */
 		;
 	getrusage(RUSAGE_THREAD, &before);
+	/* pairs with run_sample()'s load_acquire(&z.t0): the zap begins now */
 	store_release(&z->t0, vml_now_ns());
 	z->err = space_zap(z->sp);
 	z->t1 = vml_now_ns();
@@ -201,8 +207,8 @@ static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[
 		space_unmap(sp);
 		return -EAGAIN;
 	}
-	store_release(&z.go, 1);
-	while (!(t0 = load_acquire(&z.t0)))
+	store_release(&z.go, 1);	/* pairs with zapper_main()'s load_acquire(&z->go) */
+	while (!(t0 = load_acquire(&z.t0)))	/* pairs with zapper_main()'s store_release */
 		;
 	if (kase >= 0) {
 		while (vml_now_ns() < t0 + lead_ns)
@@ -273,9 +279,11 @@ static void space_destroy(struct vw_space *sp)
 }
 
 /* Pilot zaps, then the samples, each case in turn. */
-static int run_side(const struct bench_opts *o, bool live, int cpus[2], struct vw_row *rows,
+static int run_side(const struct bench_run *r, bool live, int cpus[2], struct vw_row *rows,
 		    uint64_t *lead_ns)
 {
+	const struct vw_opts *o = r->opts;
+	const struct bench_common *cm = r->c;
 	const char *side = live ? "live" : "model";
 	struct vw_space sp;
 	double pilot_ns[VW_PILOTS];
@@ -283,11 +291,11 @@ static int run_side(const struct bench_opts *o, bool live, int cpus[2], struct v
 
 	for (int c = 0; c < VW_CASES; c++) {
 		rows[c] = (struct vw_row){ .live = live, .kase = c };
-		rows[c].s = vml_zalloc(o->samples * sizeof(*rows[c].s));
+		rows[c].s = vml_zalloc(cm->samples * sizeof(*rows[c].s));
 		if (!rows[c].s)
 			ret = ret ? ret : -ENOMEM;
 	}
-	bench_progress(o->quiet, "vma-wait: %s: %d pilot zaps", side, VW_PILOTS);
+	bench_progress(cm->quiet, "vma-wait: %s: %d pilot zaps", side, VW_PILOTS);
 	for (int i = 0; !ret && i < VW_PILOTS; i++) {
 		struct vw_sample pilot = { 0 };
 
@@ -298,8 +306,8 @@ static int run_side(const struct bench_opts *o, bool live, int cpus[2], struct v
 	}
 	/* The median: the first zap of a fresh mm can take twice the others. */
 	*lead_ns = ret ? 0 : (uint64_t)(stat_median(pilot_ns, VW_PILOTS) / 4);
-	for (unsigned int i = 0; !ret && i < o->samples; i++) {
-		bench_progress(o->quiet, "vma-wait: %s: sample %u/%u", side, i + 1, o->samples);
+	for (unsigned int i = 0; !ret && i < cm->samples; i++) {
+		bench_progress(cm->quiet, "vma-wait: %s: sample %u/%u", side, i + 1, cm->samples);
 		for (int c = 0; !ret && c < VW_CASES; c++) {
 			ret = run_sample(&sp, c, *lead_ns, cpus, &rows[c].s[i]);
 			rows[c].nr += !ret;
@@ -329,115 +337,173 @@ static unsigned int row_preempted(const struct vw_row *r)
 	return n;
 }
 
-static void print_table(FILE *f, const struct bench_opts *o, const struct vw_row *rows,
-			unsigned int nr, const uint64_t lead_ns[2], const int cpus[2])
+/* What a run measured: a row per target and case. */
+struct vw_result {
+	struct vw_row rows[2 * VW_CASES];
+	unsigned int nr;
+	uint64_t lead_ns[2];		/* [live] */
+	int cpus[2];			/* the mapper's, the zapper's */
+};
+
+static const struct bench_col columns[] = {
+	BENCH_TEXT("target", -7), BENCH_TEXT("munmap", -22), BENCH_NUM("zap ms", 9, RAW, 2),
+	BENCH_NUM("lead ms", 9, RAW, 2), BENCH_NUM("munmap us", 11, RAW, 1),
+	BENCH_NUM("min", 11, RAW, 1), BENCH_NUM("max", 11, RAW, 1),
+	BENCH_TEXT("waited/left", 17),
+	BENCH_COLS_END,
+};
+
+static void vw_print(FILE *f, const struct bench_run *r)
 {
+	const struct vw_opts *o = r->opts;
+	const struct vw_result *res = r->res;
+	struct bench_table t;
+
 	fprintf(f, "# vma-wait: MADV_DONTNEED of one %lu MiB VMA (%lu small pages), from CPU %d;\n"
 		"# a quarter into it (lead: of 3 pilot zaps' median) the mapper on CPU %d munmaps one\n"
 		"# page; %u samples; kernel %s\n",
-		o->mb, (o->mb << 20) / VW_PAGE, cpus[1], cpus[0], o->samples, bench_kernel());
+		o->mb, (o->mb << 20) / VW_PAGE, res->cpus[1], res->cpus[0], r->c->samples,
+		bench_kernel());
 	fprintf(f, "# waited/left: the munmap's time over what was left of the zap when it\n"
 		"# began (1: it waited for the whole rest; 0: not at all)\n");
-	fprintf(f, "%-7s %-22s %9s %9s %11s %11s %11s %17s\n", "target", "munmap", "zap ms",
-		"lead ms", "munmap us", "min", "max", "waited/left");
-	for (unsigned int i = 0; i < nr; i++) {
-		const struct vw_row *r = &rows[i];
-		unsigned int bad = row_errors(r), preempted = row_preempted(r);
+	bench_table_start(&t, f, columns, 0);
+	for (unsigned int i = 0; i < res->nr; i++) {
+		const struct vw_row *row = &res->rows[i];
+		unsigned int bad = row_errors(row), preempted = row_preempted(row);
 
-		if (!r->nr)
+		if (!row->nr)
 			continue;
-		fprintf(f, "%-7s %-22s %9.2f %9.2f %11.1f %11.1f %11.1f %5.2f (%.2f-%.2f)",
-			r->live ? "kernel" : "model", case_labels[r->kase],
-			row_stat(r, VW_ZAP, VW_MEDIAN) / 1e6, (double)lead_ns[r->live] / 1e6,
-			row_stat(r, VW_WAIT, VW_MEDIAN) / 1e3, row_stat(r, VW_WAIT, VW_MIN) / 1e3,
-			row_stat(r, VW_WAIT, VW_MAX) / 1e3, row_stat(r, VW_SHARE, VW_MEDIAN),
-			row_stat(r, VW_SHARE, VW_MIN), row_stat(r, VW_SHARE, VW_MAX));
+		bench_text(&t, row->live ? "kernel" : "model");
+		bench_text(&t, case_labels[row->kase]);
+		bench_num(&t, row_stat(row, VW_ZAP, VW_MEDIAN) / 1e6);
+		bench_num(&t, (double)res->lead_ns[row->live] / 1e6);
+		bench_num(&t, row_stat(row, VW_WAIT, VW_MEDIAN) / 1e3);
+		bench_num(&t, row_stat(row, VW_WAIT, VW_MIN) / 1e3);
+		bench_num(&t, row_stat(row, VW_WAIT, VW_MAX) / 1e3);
+		bench_textf(&t, "%5.2f (%.2f-%.2f)", row_stat(row, VW_SHARE, VW_MEDIAN),
+			    row_stat(row, VW_SHARE, VW_MIN), row_stat(row, VW_SHARE, VW_MAX));
 		if (bad)
 			fprintf(f, "  (%u samples failed)", bad);
 		if (preempted)
 			fprintf(f, "  (%u preempted, not counted)", preempted);
-		fputc('\n', f);
+		bench_row_end(&t);
 	}
 	fprintf(f, "# zap ms, munmap us: medians over the samples (min, max beside); a sample\n"
 		"# whose zapper lost its CPU to another task is not counted (nan: all were)\n");
 }
 
-static int write_json(const char *path, const struct bench_opts *o, const struct vw_row *rows,
-		      unsigned int nr, const uint64_t lead_ns[2])
+static void vw_json(json_t *doc, const struct bench_run *r)
 {
-	json_t *doc = json_object(), *arr = json_array();
+	const struct vw_opts *o = r->opts;
+	const struct vw_result *res = r->res;
 
-	json_set_str(doc, "scenario", "vma-wait");
-	json_set_str(doc, "kernel", bench_kernel());
-	json_set_u64(doc, "mb", o->mb);
-	json_set_u64(doc, "samples", o->samples);
-	for (unsigned int i = 0; i < nr; i++) {
-		const struct vw_row *r = &rows[i];
-		json_t *row = json_object(), *per = json_array();
+	json_set_u64(bench_doc_meta(doc), "mb", o->mb);
+	for (unsigned int i = 0; i < res->nr; i++) {
+		const struct vw_row *vr = &res->rows[i];
+		json_t *row, *per;
 
-		if (!r->nr) {
-			json_decref(row);
-			json_decref(per);
+		if (!vr->nr)
 			continue;
-		}
-		json_set_str(row, "target", r->live ? "live" : "model");
-		json_set_str(row, "munmap", case_names[r->kase]);
-		json_set_u64(row, "lead_ns", lead_ns[r->live]);
-		json_set_double(row, "zap_ns", row_stat(r, VW_ZAP, VW_MEDIAN));
-		json_set_double(row, "munmap_ns", row_stat(r, VW_WAIT, VW_MEDIAN));
-		json_set_double(row, "munmap_max_ns", row_stat(r, VW_WAIT, VW_MAX));
-		json_set_double(row, "waited_over_left", row_stat(r, VW_SHARE, VW_MEDIAN));
-		json_set_u64(row, "preempted", row_preempted(r));
-		for (unsigned int k = 0; k < r->nr; k++) {
+		row = bench_doc_row(doc, target_kind_name(vr->live ? TARGET_LIVE : TARGET_MODEL));
+		json_set_str(row, "munmap", case_names[vr->kase]);
+		json_set_u64(row, "lead_ns", res->lead_ns[vr->live]);
+		json_set_double(row, "zap_ns", row_stat(vr, VW_ZAP, VW_MEDIAN));
+		json_set_double(row, "munmap_ns", row_stat(vr, VW_WAIT, VW_MEDIAN));
+		json_set_double(row, "munmap_max_ns", row_stat(vr, VW_WAIT, VW_MAX));
+		json_set_double(row, "waited_over_left", row_stat(vr, VW_SHARE, VW_MEDIAN));
+		json_set_u64(row, "preempted", row_preempted(vr));
+		per = bench_doc_samples(row, "per_sample");
+		for (unsigned int k = 0; k < vr->nr; k++) {
 			json_t *s = json_object();
 
-			json_set_u64(s, "zap_ns", r->s[k].zap_ns);
-			json_set_u64(s, "lead_ns", r->s[k].lead_ns);
-			json_set_u64(s, "munmap_ns", r->s[k].wait_ns);
-			json_set_i64(s, "err", r->s[k].err);
-			json_set_bool(s, "preempted", r->s[k].preempted);
+			json_set_u64(s, "zap_ns", vr->s[k].zap_ns);
+			json_set_u64(s, "lead_ns", vr->s[k].lead_ns);
+			json_set_u64(s, "munmap_ns", vr->s[k].wait_ns);
+			json_set_i64(s, "err", vr->s[k].err);
+			json_set_bool(s, "preempted", vr->s[k].preempted);
 			json_push_new(per, s);
 		}
-		json_set_new(row, "per_sample", per);
-		json_push_new(arr, row);
 	}
-	json_set_new(doc, "rows", arr);
-	return bench_json_write(doc, path);
 }
 
-int bench_vma_wait(const struct bench_opts *o)
+static int vw_run(struct bench_run *r)
 {
-	struct vw_row rows[2 * VW_CASES];
-	uint64_t lead_ns[2] = { 0, 0 };
-	unsigned int nr = 0;
-	int cpus[2], ret = 0;
+	struct vw_result *res = vml_zalloc(sizeof(*res));
+	int ret = 0;
 	cpu_set_t saved;
 	bool restore = !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved);
 
-	memset(rows, 0, sizeof(rows));
-	bench_pick_cpus(&cpus[0], &cpus[1]);
-	if (cpus[0] < 0)
+	if (!res) {
+		fprintf(stderr, "vmalock bench: vma-wait: out of memory\n");
+		return -ENOMEM;
+	}
+	r->res = res;
+	bench_pick_cpus(&res->cpus[0], &res->cpus[1]);
+	if (res->cpus[0] < 0)
 		fprintf(stderr, "vmalock bench: vma-wait: one CPU: the zapper and the mapper "
 			"share it\n");
-	bench_pin_thread(cpus[0]);	/* the mapper: this thread */
-	if (o->model) {
-		ret = run_side(o, false, cpus, &rows[nr], &lead_ns[0]);
-		nr += VW_CASES;
+	bench_pin_thread(res->cpus[0]);	/* the mapper: this thread */
+	if (r->c->model) {
+		ret = run_side(r, false, res->cpus, &res->rows[res->nr], &res->lead_ns[0]);
+		res->nr += VW_CASES;
 	}
-	if (!ret && o->live) {
-		ret = run_side(o, true, cpus, &rows[nr], &lead_ns[1]);
-		nr += VW_CASES;
+	if (!ret && r->c->live) {
+		ret = run_side(r, true, res->cpus, &res->rows[res->nr], &res->lead_ns[1]);
+		res->nr += VW_CASES;
 	}
-	bench_progress_done(o->quiet);
+	bench_progress_done(r->c->quiet);
 	if (restore)
 		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
-	if (!ret) {
-		print_table(stdout, o, rows, nr, lead_ns, cpus);
-		fflush(stdout);
-		if (o->json && write_json(o->json, o, rows, nr, lead_ns))
-			ret = -EIO;
-	}
-	for (unsigned int i = 0; i < nr; i++)
-		vml_free(rows[i].s);
-	return ret ? EXIT_FAILURE : 0;
+	return ret;
 }
+
+static void vw_free(struct bench_run *r)
+{
+	struct vw_result *res = r->res;
+
+	for (unsigned int i = 0; res && i < res->nr; i++)
+		vml_free(res->rows[i].s);
+	vml_free(res);
+}
+
+static void vw_defaults(void *opts)
+{
+	struct vw_opts *o = opts;
+
+	o->mb = 128;
+}
+
+static int vw_check(const char *cmd, const struct bench_common *c, void *opts)
+{
+	const struct vw_opts *o = opts;
+
+	(void)c;
+	if (o->mb > VW_MAX_MB)
+		return cli_usage_error(cmd, "--mb: vma-wait populates the region on both targets: "
+				       "at most %d MiB", VW_MAX_MB);
+	return 0;
+}
+
+static const struct cli_opt vw_opts_table[] = {
+	{ "--mb", "N", bench_set_mb, offsetof(struct vw_opts, mb), 0, 0, NULL,
+	  "the zapped VMA in MiB, any size up to 4096 [128]" },
+	CLI_OPT_END,
+};
+
+const struct bench_scenario bench_vma_wait = {
+	.name = "vma-wait",
+	.question = "Does a writer of a VMA wait for that VMA's per-VMA-lock reader's whole "
+		    "walk, on the model as on the kernel?",
+	.rows = "a target and where the munmap is (inside the zapped VMA, or in another): "
+		"its wait against the rest of the zap",
+	.about = "MADV_DONTNEED zaps a populated region under its VMA's read lock (6.18, and\n"
+		 "the model) while the mapper munmaps a page inside it, or in another VMA.",
+	.opts = vw_opts_table,
+	.opts_size = sizeof(struct vw_opts),
+	.defaults = vw_defaults,
+	.check = vw_check,
+	.run = vw_run,
+	.print = vw_print,
+	.json = vw_json,
+	.free = vw_free,
+};

@@ -62,14 +62,19 @@ static void *sleeper_main(void *arg)
 	struct wake_probe *p = arg;
 
 	bench_pin_thread(p->cpu);
+	/* pairs with bench_wake_return_ns()'s load_acquire(&p->tid) */
 	store_release(&p->tid, (int32_t)syscall(SYS_gettid));
+	/* pairs with the waker's store_release(&p->go) once the perf event is open */
 	while (!load_acquire(&p->go))
-		if (load_acquire(&p->stop))
+		if (load_acquire(&p->stop))	/* pairs with the waker's store_release(&p->stop) */
 			return NULL;
 	for (int i = 0; i < WR_WAKEUPS; i++) {
+		/* pairs with the waker's fetch_add_release(&p->word) of the last round */
 		uint32_t seq = load_acquire(&p->word);
 
+		/* pairs with the waker's load_acquire(&p->asleep) */
 		store_release(&p->asleep, 1);
+		/* pairs with the waker's fetch_add_release(&p->word): the wake-up's bump */
 		while (load_acquire(&p->word) == seq)
 			futex_wait(&p->word, seq, 0);
 		p->back[i] = vml_now_ns();
@@ -101,6 +106,7 @@ static size_t ring_switch_ins(const char *ring, size_t page, uint64_t *out, size
 	const struct perf_event_mmap_page *mp = (const void *)ring;
 	const char *data = ring + page;
 	size_t size = (size_t)WR_RING_PAGES * page, n = 0;
+	/* pairs with the kernel's smp_store_release() of data_head (perf_output_put_handle) */
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 
 	for (uint64_t tail = 0; tail < head && n < max;) {
@@ -143,8 +149,9 @@ int bench_wake_return_ns(double *out)
 		vml_free(p);
 		return -EAGAIN;
 	}
-	while (!load_acquire(&p->tid))
+	while (!load_acquire(&p->tid))	/* pairs with sleeper_main()'s store_release(&p->tid) */
 		;
+	/* pairs with sleeper_main()'s store_release(&p->tid), as above */
 	fd = perf_open_switches(load_acquire(&p->tid));
 	if (fd < 0)
 		ret = -errno;
@@ -155,7 +162,7 @@ int bench_wake_return_ns(double *out)
 			ret = -errno;
 	}
 	if (ret) {
-		store_release(&p->stop, 1);
+		store_release(&p->stop, 1);	/* pairs with sleeper_main()'s load_acquire(&p->stop) */
 		pthread_join(th, NULL);
 		goto out;
 	}
@@ -165,12 +172,18 @@ int bench_wake_return_ns(double *out)
 		bool restore = !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved);
 
 		bench_pin_thread(reader_cpu);
-		store_release(&p->go, 1);
+		store_release(&p->go, 1);	/* pairs with sleeper_main()'s load_acquire(&p->go) */
 		for (int i = 0; i < WR_WAKEUPS; i++) {
+			/* pairs with sleeper_main()'s store_release(&p->asleep) */
 			while (!load_acquire(&p->asleep))
 				;
 			store_relaxed(&p->asleep, 0);
 			vml_spin_ns(WR_IDLE_NS);	/* meanwhile the sleeper's CPU idles */
+			/*
+			 * Pairs with sleeper_main()'s load_acquire(&p->word); orders the
+			 * relaxed clear of asleep before it, so the sleeper's next set
+			 * comes after it.
+			 */
 			fetch_add_release(&p->word, 1);
 			futex_wake(&p->word, 1);
 		}

@@ -161,6 +161,19 @@ struct vml_procmap_query {
 VML_MUST_CHECK
 int vml_procmap_query(struct vml_mm *mm, enum vml_lock_policy lock, struct vml_procmap_query *q);
 
+/*
+ * vml_access_remote_vm - what one read() of /proc/PID/cmdline, environ or
+ * auxv costs @mm: the kernel copies the process's memory under mmap_lock(R)
+ * (access_remote_vm). The model keeps no memory contents, so the copy is
+ * @copy_ns of the CPU inside the lock (a live read's time, say): a monitor's
+ * reads of those files contend with @mm's writers as the kernel's do, under
+ * any reader lock policy, since they take no VMA lock.
+ * Return: 0, or -EINVAL (@mm NULL).
+ * Context: any thread, several at once; holds mmap_lock(R) for @copy_ns;
+ * may sleep waiting for it.
+ */
+int vml_access_remote_vm(struct vml_mm *mm, uint64_t copy_ns);
+
 #ifdef __cplusplus
 }
 #endif

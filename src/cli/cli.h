@@ -6,15 +6,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "bench.h"
-#include "opts.h"
 #include "race/run.h"
+#include "spaces/words.h"
+#include "util/options.h"
 
 #define VML_VERSION "0.1.0"
 
 /* Exit statuses (docs/op-scripts.md): */
 #define EXIT_CHECK_FAILED 1
-#define EXIT_USAGE 2
+/* EXIT_USAGE 2: util/options.h */
 /* The host cannot run what was asked (a script's `require`, `swap` without root). */
 #define EXIT_SKIPPED 77
 
@@ -33,6 +33,10 @@ int cmd_race(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+
+/* The options every command takes (common.c). */
+extern const struct cli_opt cli_common_opts[];
+int cli_set_profile(const char *cmd, const struct cli_opt *o, const char *val, void *dst);
 
 /*
  * The option parsers of race and fuzz, apart from running anything (for the
@@ -60,22 +64,5 @@ struct fuzz_cli {
 	bool help;
 };
 int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli);
-
-/* bench.c: the benchmark options `bench` and `run` share (bench_opt_table). */
-struct bench_cli {
-	struct bench_opts o;
-	const char *scenario;
-	unsigned int targets, locks;	/* CLI_MODEL|CLI_LIVE, CLI_LOCK_* */
-	struct cli_ulist readers, sizes, threads;
-	unsigned int policies;		/* khugepaged: bits of kh_policy_words */
-	unsigned int steals;		/* bits of steal_words */
-	int rcu;			/* --rcu-callbacks: 0 writer, 1 anywhere */
-};
-extern const struct cli_opt bench_opt_table[];
-void bench_cli_default(struct bench_cli *c);
-/* Copy what the table parsed into c->o's fields. */
-void bench_cli_finish(struct bench_cli *c);
-/* --mb is a power of two (proc-vs-map's mapper). Return: 0, or a usage error's status. */
-int bench_cli_check_mb(const char *cmd, const struct bench_cli *c);
 
 #endif /* VML_CLI_CLI_H */

@@ -14,7 +14,6 @@
 
 #include "cli.h"
 #include "race/differential.h"
-#include "opts.h"
 #include "scriptrun.h"
 #include "host/host.h"
 #include "system/swap.h"

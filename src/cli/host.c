@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "opts.h"
 #include "scriptrun.h"
 #include "host/host.h"
 #include "system/settings.h"

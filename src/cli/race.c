@@ -14,7 +14,6 @@
 
 #include "cli.h"
 #include "race/run.h"
-#include "opts.h"
 #include "scriptrun.h"
 #include "util/debug.h"
 
@@ -123,31 +122,26 @@ static int set_mods(const char *cmd, const struct cli_opt *o, const char *val, v
 
 static int set_target(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
-	unsigned int t;
-	int ret = cli_set_targets(cmd, o, val, &t);
+	int t, ret = cli_set_word(cmd, o, val, &t);
 
 	if (!ret)
-		((struct race_cli *)dst)->o.target = t == CLI_LIVE ? TARGET_LIVE : TARGET_MODEL;
+		((struct race_cli *)dst)->o.target = (enum target_kind)t;
 	return ret;
 }
 
+/* The policies given, in the vocabulary's order. */
 static int set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
 	struct race_opts *ro = &((struct race_cli *)dst)->o;
-	unsigned int l;
-	int ret = cli_set_locks(cmd, o, val, &l);
+	unsigned int set;
+	int ret = cli_set_words(cmd, o, val, &set);
 
 	if (ret)
 		return ret;
 	ro->nr_locks = 0;
-	if (l & CLI_LOCK_MMAP)
-		ro->locks[ro->nr_locks++] = VML_LOCK_MMAP;
-	if (l & CLI_LOCK_VMA)
-		ro->locks[ro->nr_locks++] = VML_LOCK_VMA;
-	if (l & CLI_LOCK_VMA_STRICT)
-		ro->locks[ro->nr_locks++] = VML_LOCK_VMA_STRICT;
-	if (l & CLI_LOCK_VMA_RECHECK)
-		ro->locks[ro->nr_locks++] = VML_LOCK_VMA_RECHECK;
+	for (const struct vml_word *w = vocab_next(&lock_policy_vocab, set, NULL); w;
+	     w = vocab_next(&lock_policy_vocab, set, w))
+		ro->locks[ro->nr_locks++] = (enum vml_lock_policy)w->value;
 	return 0;
 }
 
@@ -162,10 +156,10 @@ static int set_seed(const char *cmd, const struct cli_opt *o, const char *val, v
 
 static int set_broken(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
-	int i, ret = cli_set_choice(cmd, o, val, &i);
+	int v, ret = cli_set_word(cmd, o, val, &v);
 
 	if (!ret)
-		((struct race_cli *)dst)->o.broken = VML_BROKEN_SKIP_FALLBACK;
+		((struct race_cli *)dst)->o.broken = (unsigned int)v;
 	return ret;
 }
 
@@ -179,27 +173,24 @@ static int set_ulong(const char *cmd, const struct cli_opt *o, const char *val, 
 	return ret;
 }
 
-static const char *const target_words[] = { "model", "live", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "vma-strict", "vma-recheck", "both",
-					   NULL };
-static const char *const broken_words[] = { "skip-fallback", NULL };
+static const struct vml_word broken_words[] = {
+	{ "skip-fallback", VML_BROKEN_SKIP_FALLBACK, NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct vml_vocab broken_vocab = { "value", broken_words };
 
 #define C(f) offsetof(struct race_cli, f)
 static const struct cli_opt race_opt_table[] = {
-	{ "--target", "model|live", set_target, 0, 0, 0, target_words,
+	{ "--target", "model|live", set_target, 0, 0, 0, &target_kind_vocab,
 	  "model threads on one address space [model], or a live child\n"
 	  "process on the running kernel" },
 	{ "--view", "LIST|all", set_views, 0, 0, 0, NULL,
 	  "maps, smaps, smaps_rollup, numa_maps, query (comma list)\n"
 	  "[all]; `all` skips, with a note, views the target does not offer" },
-	{ "--lock", "LIST|both", set_locks, 0, 0, 0, lock_words,
-	  "the model's reader locking, a comma list of mmap, vma,\n"
-	  "vma-strict (per-VMA locks with the reader-side fix of\n"
-	  "docs/findings/maps-fake-gaps.md: a gap is shown only when\n"
-	  "proven) and vma-recheck (every gap looked up again: fixes\n"
-	  "case 1 only); both = mmap,vma [both]; the live kernel has its own\n"
-	  "(6.18: maps and query per VMA, the others under mmap_lock for\n"
-	  "each read())" },
+	{ "--lock", "LIST|both", set_locks, 0, 0, 0, &lock_policy_vocab,
+	  "the model's reader locking, a comma list [both]; the live\n"
+	  "kernel has its own (6.18: maps and query per VMA, the others\n"
+	  "under mmap_lock for each read()):" },
 	{ "--mod", "LIST|all", set_mods, 0, 0, 0, NULL,
 	  "split, mprotect, resize, remap, remap-whole, unmap [all]" },
 	{ "--kernel-transients", NULL, cli_set_flag, C(o.kernel_transients), 0, 0, NULL,
@@ -224,7 +215,7 @@ static const struct cli_opt race_opt_table[] = {
 	{ "--regions", "N", set_ulong, C(o.regions), 8, 20000, NULL,
 	  "3-page regions in the layout [129: a page of maps text, as the\n"
 	  "kernel selftest]" },
-	{ "--broken", "skip-fallback", set_broken, 0, 0, 0, broken_words,
+	{ "--broken", "skip-fallback", set_broken, 0, 0, 0, &broken_vocab,
 	  "debug: break the model's reader on purpose to prove the test\n"
 	  "catches it (lock_next_vma skips a VMA it cannot lock)" },
 	CLI_OPT_END,
@@ -306,19 +297,8 @@ struct report {
 
 static const char *lock_label(const struct race_phase *ph)
 {
-	if (ph->kernel_lock)
-		return "kernel";
-	switch (ph->lock) {
-	case VML_LOCK_MMAP:
-		return "mmap";
-	case VML_LOCK_VMA:
-		return "vma";
-	case VML_LOCK_VMA_STRICT:
-		return "vma-strict";
-	case VML_LOCK_VMA_RECHECK:
-		return "vma-recheck";
-	}
-	return "?";
+	return words_policy_label(&lock_policy_vocab, ph->kernel_lock ? TARGET_LIVE : TARGET_MODEL,
+				  ph->lock);
 }
 
 static void on_phase(const struct race_phase *ph, void *arg)

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "opts.h"
 #include "scriptrun.h"
 #include "spaces/view.h"
 #include "util/alloc.h"
@@ -18,10 +17,10 @@
 
 struct replay_opts {
 	const char *file;
-	unsigned int targets;		/* CLI_MODEL | CLI_LIVE; 0: not given */
+	unsigned int targets;		/* VOCAB_BIT(enum target_kind)s; 0: not given */
 	enum vml_view view;
 	const char *compare;
-	unsigned int locks;		/* CLI_LOCK_* */
+	unsigned int locks;		/* VOCAB_BIT(enum vml_lock_policy)s */
 	const char *range;
 	unsigned int attempts;		/* fresh targets tried while views differ */
 	bool raw, quiet;
@@ -34,14 +33,11 @@ static int set_script(const char *cmd, const struct cli_opt *o, const char *val,
 	return cli_set_string(cmd, o, val, dst);
 }
 
-static const char *const target_words[] = { "model", "live", "both", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
-
 #define R(f) offsetof(struct replay_opts, f)
 static const struct cli_opt replay_opts_table[] = {
 	{ "--script", "FILE", set_script, R(file), 0, 0, NULL,
 	  "the op script (or give it as the argument; - reads stdin)" },
-	{ "--target", "model|live|both", cli_set_targets, R(targets), 0, 0, target_words,
+	{ "--target", "model|live|both", cli_set_words, R(targets), 0, 0, &target_kind_vocab,
 	  "where to run it [model; both with --compare]" },
 	{ "--view", "VIEW", cli_set_view, R(view), 0, 0, NULL,
 	  "maps [default], smaps, smaps_rollup, numa_maps, or query\n"
@@ -49,7 +45,8 @@ static const struct cli_opt replay_opts_table[] = {
 	{ "--compare", "VIEW,...", cli_set_string, R(compare), 0, 0, NULL,
 	  "run on both targets and diff these views; any difference is\n"
 	  "printed as a unified diff (implies --target both)" },
-	{ "--lock", "mmap|vma|both", cli_set_locks, R(locks), 0, 0, lock_words,
+	{ "--lock", "mmap|vma|both", cli_set_words, R(locks), VML_LOCK_MMAP, VML_LOCK_VMA,
+	  &lock_policy_vocab,
 	  "the model's /proc reader locking [vma]; both: each in turn;\n"
 	  "the live kernel uses its own" },
 	{ "--range", "0xLO-0xHI", cli_set_string, R(range), 0, 0, NULL,
@@ -205,7 +202,8 @@ static int compare(struct cli_run *run, const enum vml_view *views, int nr_views
 
 int cmd_replay(int argc, char **argv)
 {
-	struct replay_opts o = { .view = VML_VIEW_MAPS, .locks = CLI_LOCK_VMA };
+	struct replay_opts o = { .view = VML_VIEW_MAPS, .locks = VOCAB_BIT(VML_LOCK_VMA) };
+	const unsigned int both = VOCAB_BIT(TARGET_MODEL) | VOCAB_BIT(TARGET_LIVE);
 	enum vml_view views[MAX_COMPARE];
 	enum target_kind kinds[2];
 	enum vml_lock_policy locks[2];
@@ -229,18 +227,16 @@ int cmd_replay(int argc, char **argv)
 	if (o.compare && parse_compare(o.compare, views, &nr_views))
 		return EXIT_USAGE;
 	if (!o.targets)
-		o.targets = o.compare ? CLI_MODEL | CLI_LIVE : CLI_MODEL;
-	if (o.compare && o.targets != (CLI_MODEL | CLI_LIVE))
+		o.targets = o.compare ? both : VOCAB_BIT(TARGET_MODEL);
+	if (o.compare && o.targets != both)
 		return cli_usage_error("replay", "--compare needs --target both, not '%s'",
-				       o.targets == CLI_MODEL ? "model" : "live");
-	if (o.targets & CLI_MODEL)
-		kinds[nr_kinds++] = TARGET_MODEL;
-	if (o.targets & CLI_LIVE)
-		kinds[nr_kinds++] = TARGET_LIVE;
-	if (o.locks & CLI_LOCK_MMAP)
-		locks[nr_locks++] = VML_LOCK_MMAP;
-	if (o.locks & CLI_LOCK_VMA)
-		locks[nr_locks++] = VML_LOCK_VMA;
+				       vocab_name(&target_kind_vocab, __builtin_ctz(o.targets)));
+	for (const struct vml_word *w = vocab_next(&target_kind_vocab, o.targets, NULL); w;
+	     w = vocab_next(&target_kind_vocab, o.targets, w))
+		kinds[nr_kinds++] = (enum target_kind)w->value;
+	for (const struct vml_word *w = vocab_next(&lock_policy_vocab, o.locks, NULL); w;
+	     w = vocab_next(&lock_policy_vocab, o.locks, w))
+		locks[nr_locks++] = (enum vml_lock_policy)w->value;
 
 	if (!o.attempts)
 		o.attempts = DEFAULT_ATTEMPTS;

@@ -7,15 +7,14 @@
 #include <string.h>
 
 #include "cli.h"
-#include "opts.h"
 #include "scriptrun.h"
 #include "util/alloc.h"
 
 struct show_opts {
 	const char *view_name;
 	const char *file;
-	unsigned int targets;		/* CLI_MODEL or CLI_LIVE */
-	unsigned int locks;		/* CLI_LOCK_* */
+	int target;			/* enum target_kind */
+	unsigned int locks;		/* VOCAB_BIT(enum vml_lock_policy)s */
 };
 
 static int set_script(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
@@ -25,16 +24,14 @@ static int set_script(const char *cmd, const struct cli_opt *o, const char *val,
 	return cli_set_string(cmd, o, val, dst);
 }
 
-static const char *const target_words[] = { "model", "live", NULL };
-static const char *const lock_words[] = { "mmap", "vma", "both", NULL };
-
 #define S(f) offsetof(struct show_opts, f)
 static const struct cli_opt show_opts_table[] = {
 	{ "--script", "FILE", set_script, S(file), 0, 0, NULL,
 	  "the op script (or give it after VIEW; - reads stdin)" },
-	{ "--target", "model|live", cli_set_targets, S(targets), 0, 0, target_words,
+	{ "--target", "model|live", cli_set_word, S(target), 0, 0, &target_kind_vocab,
 	  "where to run it [model]" },
-	{ "--lock", "mmap|vma|both", cli_set_locks, S(locks), 0, 0, lock_words,
+	{ "--lock", "mmap|vma|both", cli_set_words, S(locks), VML_LOCK_MMAP, VML_LOCK_VMA,
+	  &lock_policy_vocab,
 	  "the model's /proc reader locking [vma]; both: each in turn;\n"
 	  "the live kernel uses its own" },
 	CLI_OPT_END,
@@ -76,7 +73,8 @@ static int positional(void *opts, const char *arg)
 
 int cmd_show(int argc, char **argv)
 {
-	struct show_opts o = { .targets = CLI_MODEL, .locks = CLI_LOCK_VMA };
+	const unsigned int both = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA);
+	struct show_opts o = { .target = TARGET_MODEL, .locks = VOCAB_BIT(VML_LOCK_VMA) };
 	enum vml_view view;
 	enum target_kind kind;
 	bool help_wanted;
@@ -97,7 +95,7 @@ int cmd_show(int argc, char **argv)
 				       "numa_maps, query)", o.view_name);
 	if (!o.file)
 		return cli_usage_error("show", "missing FILE");
-	kind = o.targets == CLI_LIVE ? TARGET_LIVE : TARGET_MODEL;
+	kind = (enum target_kind)o.target;
 
 	status = cli_run_start(&run, "show", o.file, &kind, 1);
 	if (!status)
@@ -106,17 +104,18 @@ int cmd_show(int argc, char **argv)
 		enum vml_lock_policy lock = l ? VML_LOCK_VMA : VML_LOCK_MMAP;
 		char *text;
 
-		if (!(o.locks & (l ? CLI_LOCK_VMA : CLI_LOCK_MMAP)))
+		if (!(o.locks & VOCAB_BIT(lock)))
 			continue;
-		if (kind == TARGET_LIVE && l && (o.locks & CLI_LOCK_MMAP))
+		if (kind == TARGET_LIVE && l && (o.locks & VOCAB_BIT(VML_LOCK_MMAP)))
 			break;	/* the live kernel has one policy */
 		text = cli_run_view(&run, 0, view, lock, false, 0, 0, false);
 		if (!text) {
 			status = EXIT_CHECK_FAILED;
 			break;
 		}
-		if (kind == TARGET_MODEL && o.locks == (CLI_LOCK_MMAP | CLI_LOCK_VMA))
-			printf("== model (%s): %s\n", l ? "vma" : "mmap", target_view_name(view));
+		if (kind == TARGET_MODEL && o.locks == both)
+			printf("== model (%s): %s\n", vocab_name(&lock_policy_vocab, lock),
+			       target_view_name(view));
 		fputs(text, stdout);
 		vml_free(text);
 	}

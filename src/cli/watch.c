@@ -27,7 +27,6 @@
 
 
 #include "cli.h"
-#include "opts.h"
 #include "util/json.h"
 #include "scriptrun.h"
 #include "trace/analysis.h"

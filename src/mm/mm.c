@@ -3,6 +3,7 @@
  * mm.c - address-space lifetime: creation, user and struct references,
  * exit, and counters.
  */
+#include <assert.h>
 #include <errno.h>
 
 #include "mm/file.h"
@@ -13,6 +14,16 @@
 #include "mm/vma_txn.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+
+/*
+ * The public steal policies are the rwsem's, value for value, but for
+ * NOSTEAL_RETAKE (mainline's rwsem; the drop-and-retake callers choose the
+ * acquire): the cast below relies on it.
+ */
+static_assert((int)VML_STEAL_KERNEL == (int)RWSEM_STEAL_KERNEL &&
+	      (int)VML_STEAL_NOT_BEHIND_WRITER == (int)RWSEM_STEAL_NOT_BEHIND_WRITER &&
+	      (int)VML_STEAL_NEVER == (int)RWSEM_STEAL_NEVER,
+	      "enum vml_steal_policy and enum rwsem_steal must agree");
 
 int mm_alloc(struct vml_sys *sys, struct mm **out)
 {

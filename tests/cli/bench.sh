@@ -13,28 +13,31 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
-# Every JSON document written is read, written and read again unchanged
-# through the project's JSON layer (tests/tools/test-json.c).
+# Every JSON document written has the benchmarks' one schema (meta,
+# calibration, rows: docs/bench-json.md) and is read, written and read again
+# unchanged through the project's JSON layer (tests/tools/test-json.c).
 roundtrip() {
 	[ -n "$test_json" ] || return 0
-	"$test_json" "$@"
+	"$test_json" --bench "$@"
 }
 
-# check_json FILE SCENARIO SAMPLES TARGET: the JSON's schema, by scenario
+# check_json FILE SCENARIO SAMPLES TARGET: the JSON's rows, by scenario
 check_json() {
 	python3 - "$@" <<'PY'
 import json, sys
 path, scenario, samples, target = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 d = json.load(open(path))
 num = (int, float)
-assert d["scenario"] == scenario, d["scenario"]
-assert isinstance(d["samples"], int) and d["samples"] == samples
+meta = d["meta"]
+assert meta["scenario"] == scenario, meta["scenario"]
+assert isinstance(meta["samples"], int) and meta["samples"] == samples
 rows = d["rows"]
 assert isinstance(rows, list) and rows, "no rows"
 targets = {"model", "live"} if target == "both" else {target}
+assert set(meta["targets"]) == targets, meta["targets"]
 if scenario == "proc-vs-map":
-    assert d["view"] in ("maps", "smaps", "smaps_rollup", "numa_maps", "query")
-    assert isinstance(d["duration_s"], num)
+    assert meta["view"] in ("maps", "smaps", "smaps_rollup", "numa_maps", "query")
+    assert isinstance(meta["duration_s"], num)
     for r in rows:
         assert r["target"] in ("model", "live"), r
         assert r["lock"] == ("kernel" if r["target"] == "live" else r["lock"]), r
@@ -60,8 +63,9 @@ elif scenario == "read-cost":
             assert isinstance(r["ns_per_vma"], num) and r["ns_per_vma"] > 0, r
             assert isinstance(r["vmas"], int) and r["vmas"] > 0, r
             assert len(r["per_sample"]) == samples, r
+            if r["target"] == "model":  # over the live kernel's; vma over mmap
+                assert "over_live" in r and (r["lock"] == "mmap" or "over_mmap" in r), r
     assert {r["target"] for r in rows} == targets, rows
-    assert isinstance(d["ratios"], list)
 elif scenario == "ops":
     ops = {r["op"] for r in rows}
     assert {"mmap_munmap", "mprotect_split_merge", "write_fault"} <= ops, ops
@@ -102,14 +106,14 @@ if [ "$target" = both ]; then
 		python3 - paired.json >err 2>&1 <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
-assert d["page_ns_paired"] is True, d
 cal = d["calibration"]
+assert cal["page_ns_paired"] is True and cal["measured"] is True, cal
 # per read() call: the EOF read()'s difference plus the writer's way back
 # (a woken futex_wait's return where perf allows, else a futex round trip)
 way = cal.get("ns_woken_futex_return", cal["ns_per_futex_round_trip"])
 assert 0 < way < 100000, cal
 want = max(0.0, cal["live_ns_per_eof_read"] - cal["model_ns_per_eof_read"] + way)
-assert abs(d["call_ns"] - want) < 1, (d["call_ns"], want, cal)
+assert abs(cal["call_ns"] - want) < 1, (cal["call_ns"], want, cal)
 live = {r["readers"]: r["per_sample"] for r in d["rows"] if r["target"] == "live"}
 for r in d["rows"]:
     if r["target"] != "model":
@@ -119,7 +123,7 @@ for r in d["rows"]:
         if "live_ns_per_page" in ls:
             want = math.floor(max(0.0, ls["live_ns_per_page"] - cal["model_ns_per_page"]))
         else:
-            want = math.floor(d["page_ns"])
+            want = math.floor(cal["page_ns"])
         assert s["charged_ns_per_page"] == want, (i, s, ls, cal)
 PY
 	ok $? "proc-vs-map smaps: model samples charged their round's live page walk, and per call the writer's way back (exit $rc)"
@@ -142,7 +146,7 @@ if [ "$target" = both ]; then
 		grep -q '^# the reader-side fix.s cost to the mapper, model vma-recheck / vma' out &&
 		[ "$(grep -c '^#   readers 1: p50 [0-9.]*, p99' out)" -eq 2 ] &&
 		grep -q 'kernel transients on' out &&
-		python3 -c 'import json,sys; d=json.load(open("strict.json")); assert d["kernel_transients"] is True; assert [r["lock"] for r in d["rows"]] == ["vma", "vma-strict", "vma-recheck"]; assert all(r["mmap_lock_fallbacks"] >= 0 for r in d["rows"])' 2>err
+		python3 -c 'import json,sys; d=json.load(open("strict.json")); assert d["meta"]["kernel_transients"] is True; assert [r["lock"] for r in d["rows"]] == ["vma", "vma-strict", "vma-recheck"]; assert all(r["mmap_lock_fallbacks"] >= 0 for r in d["rows"])' 2>err
 	ok $? "proc-vs-map --lock vma,vma-strict,vma-recheck: the rows and the fixes' cost ratios (exit $rc)"
 fi
 
@@ -179,7 +183,9 @@ if [ "$target" = both ]; then
 	python3 - kh.json >err 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["scenario"] == "khugepaged" and d["samples"] == 1 and d["uncollapsible"] == 1
+meta = d["meta"]
+assert meta["scenario"] == "khugepaged" and meta["samples"] == 1 and meta["uncollapsible"] == 1
+assert d["calibration"] is None
 assert [r["policy"] for r in d["rows"]] == ["mainline", "fixed"]
 for r in d["rows"]:
     assert r["target"] == "model" and r["steal"] == "nosteal"
@@ -217,18 +223,22 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 target = sys.argv[2]
 num = (int, float)
-assert d["scenario"] == "monitor" and d["samples"] == 1, d
-# the model readers' charges, per view read: record, page walked, read() call
-assert set(d["record_ns"]) == set(d["page_ns"]) == set(d["call_ns"]), d
-for k in ("record_ns", "page_ns", "call_ns"):
-    assert all(isinstance(x, num) and x >= 0 for x in d[k].values()), (k, d[k])
-if target == "both":  # the cat tool reads smaps_rollup: charged per VMA and page too
-    assert "smaps_rollup" in d["record_ns"], d["record_ns"]
-assert isinstance(d["interval_s"], num) and isinstance(d["maps_per_vma_lock"], bool)
-names = [t["name"] for t in d["tools"]]
+meta, cal = d["meta"], d["calibration"]
+assert meta["scenario"] == "monitor" and meta["samples"] == 1, meta
+if target == "both":
+    # the model readers' charges, per view read: record, page walked, read() call
+    assert set(cal["record_ns"]) == set(cal["page_ns"]) == set(cal["call_ns"]), cal
+    for k in ("record_ns", "page_ns", "call_ns"):
+        assert all(isinstance(x, num) and x >= 0 for x in cal[k].values()), (k, cal[k])
+    # the cat tool reads smaps_rollup: charged per VMA and page too
+    assert "smaps_rollup" in cal["record_ns"], cal["record_ns"]
+else:
+    assert cal is None, cal
+assert isinstance(meta["interval_s"], num) and isinstance(meta["maps_per_vma_lock"], bool)
+names = [t["name"] for t in meta["tools"]]
 assert names == ["pmap", "ps", "cat", "head"], names  # built-ins in their order, then --tool
 run = set()
-for t in d["tools"]:
+for t in meta["tools"]:
     assert t["kind"] in ("command", "terminal", "exporter"), t
     if "skipped" in t:
         assert t["builtin"] and t["skipped"], t
@@ -270,13 +280,15 @@ for r in rows:
 if target == "both":
     model = {(r["tool"], r["lock"]) for r in rows if r["target"] == "model"}
     assert (None, None) in model and ("cat", "mmap") in model and ("cat", "vma") in model, model
-    preds = {p["tool"]: p for p in d["predictions"]}
+    # each tool's live row: what the seeds' per-VMA locks would make of it
+    preds = {r["tool"]: r["prediction"] for r in live if "prediction" in r}
     assert preds["cat"]["today_lock"] == "mmap", preds
     for k in ("p50", "p99", "avg", "max"):
         assert isinstance(preds["cat"]["vma_over_today"][k], num), preds
         assert isinstance(preds["cat"]["predicted_live_us"][k], num), preds
     assert preds["head"]["today_lock"] is None and preds["head"]["vma_over_today"]["max"] == 1
 PY
+[ $? -eq 0 ] && roundtrip mon.json 2>>err
 ok $? "bench monitor JSON has the schema (tools, observed reads, rows, predictions)"
 grep -q '<svg' mon.svg 2>/dev/null
 ok $? "bench monitor --plot writes an SVG"
@@ -293,7 +305,7 @@ ok $? "exec-churn prints $want rows (and, with both targets, two verdict lines)"
 python3 - ec.json "$target" >err 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["scenario"] == "exec-churn" and d["samples"] == 1
+assert d["meta"]["scenario"] == "exec-churn" and d["meta"]["samples"] == 1
 num = (int, float)
 seen = set()
 for r in d["rows"]:
@@ -309,6 +321,7 @@ want = {"both": {("model", "pre"), ("model", "post"), ("live", "kernel")},
         "live": {("live", "kernel")}}[sys.argv[2]]
 assert seen == want, seen
 PY
+[ $? -eq 0 ] && roundtrip ec.json 2>>err
 ok $? "exec-churn JSON has the schema"
 if [ "$target" = both ]; then
 	vml bench exec-churn --target model --i-mmap-order pre --threads 1 --duration 0.1 \
@@ -326,7 +339,8 @@ if [ "$target" = both ]; then
 	python3 - ss.json >err 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["scenario"] == "shmem-smaps" and d["samples"] == 2 and d["reads"] == 2
+meta = d["meta"]
+assert meta["scenario"] == "shmem-smaps" and meta["samples"] == 2 and meta["reads"] == 2
 rows = {(r["smaps"], r["case"]): r for r in d["rows"]}
 assert len(rows) == 8, rows.keys()
 for r in rows.values():
@@ -340,6 +354,7 @@ assert paths[("fast", "anon")] == "-" and paths[("per-page", "shared")] == "per-
 assert rows[("fast", "shared")]["lookups_per_read"] == 0, rows
 assert rows[("per-page", "noswap")]["lookups_per_read"] == 8 * 256 - 8, rows
 PY
+	[ $? -eq 0 ] && roundtrip ss.json 2>>err
 	ok $? "shmem-smaps JSON has the schema, the Swap and each case's path"
 fi
 
@@ -367,7 +382,8 @@ ok $? "vma-wait prints $want rows"
 python3 - vw.json "$target" >err 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["scenario"] == "vma-wait" and d["mb"] == 48 and d["samples"] == 3
+meta = d["meta"]
+assert meta["scenario"] == "vma-wait" and meta["mb"] == 48 and meta["samples"] == 3
 rows = {(r["target"], r["munmap"]): r for r in d["rows"]}
 targets = ["model", "live"] if sys.argv[2] == "both" else ["live"]
 assert sorted(rows) == sorted((t, c) for t in targets for c in ("same", "other")), rows.keys()

@@ -3,12 +3,14 @@
  * test-json - the JSON layer (src/util/json.h): what JSON cannot hold comes
  * out as null, files are replaced whole, bad input is an error with a
  * position, the getters check types; the host profile survives a save and a
- * load unchanged.
+ * load unchanged; the benchmarks' one schema.
  *
  *   test-json                 the unit tests (TAP)
  *   test-json FILE...         round-trip each document: read, write, read
- *                             again, equal (tests/cli/bench.sh runs it on
- *                             every document the benchmarks write)
+ *                             again, equal
+ *   test-json --bench FILE... the same, and each has the benchmarks' schema
+ *                             (tests/cli/bench.sh runs it on every document
+ *                             the benchmarks write)
  */
 #include <errno.h>
 #include <math.h>
@@ -23,14 +25,70 @@
 
 static char dir[] = "/tmp/vmalock-test-json.XXXXXX";
 
-static int roundtrip(const char *path)
+/*
+ * The benchmarks' one schema (docs/bench-json.md): exactly "meta",
+ * "calibration" and "rows"; meta names the scenario, the question and the
+ * kernel, gives the samples (an integer from 1), the targets (each "model"
+ * or "live") and the load average; calibration is an object or null; rows
+ * is an array of objects. What a scenario's rows hold is its own (bench.sh
+ * checks that). Return: NULL, or what is wrong.
+ */
+static const char *bench_schema(json_t *doc)
+{
+	static const char *const strings[] = { "scenario", "question", "kernel", "loadavg" };
+	json_t *meta = json_object_get(doc, "meta"), *cal = json_object_get(doc, "calibration");
+	json_t *rows = json_object_get(doc, "rows"), *targets, *v;
+	const char *key;
+	uint64_t samples;
+	size_t i;
+
+	if (!json_is_object(doc))
+		return "not an object";
+	json_object_foreach(doc, key, v)
+		if (strcmp(key, "meta") && strcmp(key, "calibration") && strcmp(key, "rows"))
+			return "a key besides meta, calibration and rows";
+	if (!json_is_object(meta))
+		return "no meta object";
+	if (!cal || !(json_is_object(cal) || json_is_null(cal)))
+		return "calibration is neither an object nor null";
+	if (!json_is_array(rows))
+		return "no rows array";
+	json_array_foreach(rows, i, v)
+		if (!json_is_object(v))
+			return "a row that is not an object";
+	for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		const char *s;
+
+		if (json_get_str(meta, strings[i], &s))
+			return "meta lacks a string: scenario, question, kernel or loadavg";
+	}
+	if (json_get_u64(meta, "samples", &samples) || !samples)
+		return "meta.samples is not an integer from 1";
+	targets = json_object_get(meta, "targets");
+	if (!json_is_array(targets) || !json_array_size(targets))
+		return "meta.targets is not a non-empty array";
+	json_array_foreach(targets, i, v)
+		if (!json_is_string(v) || (strcmp(json_string_value(v), "model") &&
+					   strcmp(json_string_value(v), "live")))
+			return "meta.targets holds something besides model and live";
+	return NULL;
+}
+
+static int roundtrip(const char *path, bool bench)
 {
 	char err[512], tmp[4096];
+	const char *wrong;
 	json_t *a, *b;
 	int ret = json_read_file(path, &a, err, sizeof(err));
 
 	if (ret) {
 		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	wrong = bench ? bench_schema(a) : NULL;
+	if (wrong) {
+		fprintf(stderr, "%s: not the benchmarks' schema: %s\n", path, wrong);
+		json_decref(a);
 		return 1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/roundtrip.json", dir);
@@ -96,6 +154,37 @@ static void test_values(void)
 	ok(access(path, F_OK) != 0, "and the check creates nothing");
 }
 
+/* The schema check takes a document of the schema and refuses what strays from it. */
+static void test_bench_schema(void)
+{
+	static const char *const bad[] = {
+		"[]",
+		"{\"meta\": {}, \"calibration\": null, \"rows\": []}",
+		"{\"meta\": %s, \"rows\": []}",
+		"{\"meta\": %s, \"calibration\": 3, \"rows\": []}",
+		"{\"meta\": %s, \"calibration\": null, \"rows\": [1]}",
+		"{\"meta\": %s, \"calibration\": null, \"rows\": [], \"scenario\": \"x\"}",
+	};
+	const char *meta = "{\"scenario\": \"ops\", \"question\": \"?\", \"kernel\": \"6.18\", "
+			   "\"samples\": 2, \"targets\": [\"model\"], \"loadavg\": \"1 1 1\"}";
+	char text[512];
+	json_error_t e;
+	json_t *doc;
+
+	snprintf(text, sizeof(text), "{\"meta\": %s, \"calibration\": {\"record_ns\": 1}, "
+		 "\"rows\": [{\"op\": \"x\"}]}", meta);
+	doc = json_loads(text, 0, &e);
+	ok(doc && !bench_schema(doc), "a benchmark document of the schema passes");
+	json_decref(doc);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), bad[i], meta);
+		doc = json_loads(text, 0, &e);
+		ok(doc && bench_schema(doc), "refused: %s", bench_schema(doc) ? bench_schema(doc) :
+		   "(passed)");
+		json_decref(doc);
+	}
+}
+
 static void test_profile(void)
 {
 	struct host_profile p, q;
@@ -125,12 +214,15 @@ int main(int argc, char **argv)
 	if (!mkdtemp(dir))
 		return 1;
 	if (argc > 1) {
-		for (int i = 1; i < argc; i++)
-			failed |= roundtrip(argv[i]);
+		bool bench = !strcmp(argv[1], "--bench");
+
+		for (int i = 1 + bench; i < argc; i++)
+			failed |= roundtrip(argv[i], bench);
 		rmdir(dir);
 		return failed;
 	}
 	test_values();
+	test_bench_schema();
 	test_profile();
 	{
 		char cmd[4200];

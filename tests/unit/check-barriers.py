@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Every acquire, release and fence in src/ names the access it pairs with.
+"""Every acquire, release and fence in src/ and bench/ names the access it pairs with.
 
 STYLE.md: "every barrier names the barrier it pairs with". A use is an
-acquire/release/acq_rel memory order, a helper with one in its name
-(load_acquire, store_release, cas_acq_rel, ...), an RCU publish or read
-(vml_rcu_assign_pointer, vml_rcu_dereference), a fence, or a
-ThreadSanitizer sync annotation. It is paired when the words "pairs with"
+acquire/release/acq_rel memory order (C11's, or the compiler's __ATOMIC_
+ones), a helper with one in its name (load_acquire, store_release,
+cas_acq_rel, ...), an RCU publish or read (vml_rcu_assign_pointer,
+vml_rcu_dereference), a fence, or a ThreadSanitizer sync annotation. It is paired when the words "pairs with"
 appear in a comment on its line, or in the comment just above the
 statement it belongs to (the comment lines directly above it, after any
 earlier lines of the same statement). Definitions (#define) are not uses.
@@ -21,13 +21,16 @@ import re
 import sys
 
 USE = re.compile(
-    r"memory_order_(acquire|release|acq_rel)\b"
+    r"memory_order_(acquire|release|acq_rel)\b|__ATOMIC_(ACQUIRE|RELEASE|ACQ_REL)\b"
     r"|\b(load_acquire|store_release|fetch_\w+?_(acquire|release|acq_rel)"
     r"|cas_(acquire|release|acq_rel)|xchg_acq_rel"
     r"|vml_rcu_assign_pointer|vml_rcu_dereference"
     r"|atomic_thread_fence|atomic_signal_fence"
     r"|__tsan_acquire|__tsan_release|tsan_acquire|tsan_release)\s*\(")
 PAIRED = re.compile(r"pairs with", re.I)
+
+# The library and the command's layers (src/), and the benchmarks (bench/).
+DIRS = ("src", "bench")
 
 
 def split_comments(lines):
@@ -92,7 +95,8 @@ def paired(parsed, n):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     bad = checked = 0
-    for d, _, files in sorted(os.walk(os.path.join(root, "src"))):
+    walks = [os.walk(os.path.join(root, top)) for top in DIRS]
+    for d, _, files in sorted(w for walk in walks for w in walk):
         for f in sorted(files):
             if not f.endswith((".c", ".h")):
                 continue

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * opts.c - the option tables' parser, checkers and help writer (opts.h).
+ * options.c - the option tables' parser, checkers and help writer (options.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "opts.h"
-#include "host/host.h"
-#include "spaces/target.h"
 #include "util/json.h"
+#include "util/options.h"
 
 #define HELP_COLUMN 28
 
@@ -187,134 +185,85 @@ bad:
 			       o->name, val, CLI_MAX_LIST, o->min, o->max);
 }
 
-/* "a, b or c" from a word list. */
-static void word_list(const char *const *words, char *buf, size_t len)
+/* The values @o accepts of its vocabulary: [min, max], or all of them. */
+static void vocab_range(const struct cli_opt *o, int *min, int *max)
 {
-	size_t used = 0, n = 0;
+	bool all = o->min == 0 && o->max == 0;
 
-	while (words[n])
-		n++;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 i == 0 ? "" : i + 1 == n ? " or " : ", ", words[i]);
+	*min = all ? INT_MIN : (int)o->min;
+	*max = all ? INT_MAX : (int)o->max;
 }
 
-/* The index of @val in @o->words, or a usage error naming @noun. */
-static int choose(const char *cmd, const struct cli_opt *o, const char *noun, const char *val,
-		  int *out)
+/* The word of @o's vocabulary named @name (@len characters) that @o accepts, or NULL. */
+static const struct vml_word *accepted(const struct cli_opt *o, const char *name, size_t len,
+				       bool aliases)
+{
+	const struct vml_word *w = vocab_find(o->vocab, name, len);
+	int min, max;
+
+	vocab_range(o, &min, &max);
+	if (!w || (w->set && !aliases))
+		return NULL;
+	if (!w->set)
+		return w->value >= min && w->value <= max ? w : NULL;
+	for (int b = 0; b < 32; b++)
+		if ((w->set & VOCAB_BIT(b)) && (b < min || b > max))
+			return NULL;
+	return w;
+}
+
+static int unknown_word(const char *cmd, const struct cli_opt *o, const char *val,
+			const char *item, size_t len, bool aliases)
 {
 	char list[256];
+	int min, max;
 
-	for (int i = 0; o->words[i]; i++) {
-		if (!strcmp(val, o->words[i])) {
-			*out = i;
-			return 0;
+	vocab_range(o, &min, &max);
+	vocab_list(o->vocab, min, max, aliases, list, sizeof(list));
+	if (!o->vocab->noun)
+		return cli_usage_error(cmd, "%s: bad value '%s' (%s%s)", o->name, val,
+				       aliases ? "a comma list of " : "", list);
+	return cli_usage_error(cmd, "%s: unknown %s '%.*s' (%s)", o->name, o->vocab->noun,
+			       (int)len, item, list);
+}
+
+int cli_set_word(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	const struct vml_word *w = accepted(o, val, strlen(val), false);
+
+	if (!w)
+		return unknown_word(cmd, o, val, val, strlen(val), false);
+	*(int *)dst = w->value;
+	return 0;
+}
+
+int cli_set_words(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	unsigned int set = 0;
+	const char *s = val;
+
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		const struct vml_word *w;
+
+		if (!n) {
+			char list[256];
+			int min, max;
+
+			vocab_range(o, &min, &max);
+			vocab_list(o->vocab, min, max, true, list, sizeof(list));
+			return cli_usage_error(cmd, "%s: bad value '%s' (a comma list of %s, no "
+					       "empty item)", o->name, val, list);
 		}
-	}
-	word_list(o->words, list, sizeof(list));
-	return cli_usage_error(cmd, "%s: unknown %s '%s' (%s)", o->name, noun, val, list);
-}
-
-int cli_set_choice(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
-{
-	return choose(cmd, o, "value", val, (int *)dst);
-}
-
-/* words: any of "model", "live", "both" */
-int cli_set_targets(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
-{
-	int i, ret = choose(cmd, o, "target", val, &i);
-
-	if (ret)
-		return ret;
-	*(unsigned int *)dst = !strcmp(o->words[i], "model") ? CLI_MODEL :
-			       !strcmp(o->words[i], "live") ? CLI_LIVE : CLI_MODEL | CLI_LIVE;
-	return 0;
-}
-
-static unsigned int lock_bits(const char *word)
-{
-	return !strcmp(word, "mmap") ? CLI_LOCK_MMAP :
-	       !strcmp(word, "vma") ? CLI_LOCK_VMA :
-	       !strcmp(word, "vma-strict") ? CLI_LOCK_VMA_STRICT :
-	       !strcmp(word, "vma-recheck") ? CLI_LOCK_VMA_RECHECK :
-	       CLI_LOCK_MMAP | CLI_LOCK_VMA;	/* both */
-}
-
-/*
- * words: any of "mmap", "vma", "vma-strict", "vma-recheck", "both" (mmap and
- * vma). A command whose words include "vma-strict" takes a comma list.
- */
-int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
-{
-	unsigned int set = 0;
-	bool list = false;
-	const char *s = val;
-	int i, ret;
-
-	for (i = 0; o->words[i]; i++)
-		list |= !strcmp(o->words[i], "vma-strict");
-	if (!list) {
-		ret = choose(cmd, o, "policy", val, &i);
-		if (!ret)
-			*(unsigned int *)dst = lock_bits(o->words[i]);
-		return ret;
-	}
-	for (;;) {
-		size_t n = strcspn(s, ",");
-		char item[32];
-
-		if (!n || n >= sizeof(item))
-			return cli_usage_error(cmd, "%s: bad value '%s' (a comma list of policies, "
-					       "no empty item)", o->name, val);
-		memcpy(item, s, n);
-		item[n] = '\0';
-		ret = choose(cmd, o, "policy", item, &i);
-		if (ret)
-			return ret;
-		set |= lock_bits(item);
+		w = accepted(o, s, n, true);
+		if (!w)
+			return unknown_word(cmd, o, val, s, n, true);
+		set |= w->set ? w->set : VOCAB_BIT(w->value);
 		if (!s[n])
 			break;
 		s += n + 1;
 	}
 	*(unsigned int *)dst = set;
-	return 0;
-}
-
-/* A comma list of words: bit i set for each item that is words[i]. */
-int cli_set_wordset(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
-{
-	unsigned int set = 0;
-	const char *s = val;
-	char list[256];
-
-	for (;;) {
-		size_t n = strcspn(s, ",");
-		int i;
-
-		for (i = 0; o->words[i]; i++)
-			if (strlen(o->words[i]) == n && !strncmp(s, o->words[i], n))
-				break;
-		if (!n || !o->words[i])
-			goto bad;
-		set |= 1u << i;
-		if (!s[n])
-			break;
-		s += n + 1;
-	}
-	*(unsigned int *)dst = set;
-	return 0;
-bad:
-	word_list(o->words, list, sizeof(list));
-	return cli_usage_error(cmd, "%s: bad value '%s' (a comma list of %s)", o->name, val, list);
-}
-
-int cli_set_view(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
-{
-	if (target_view_parse(val, (enum vml_view *)dst))
-		return cli_usage_error(cmd, "%s: unknown view '%s' (maps, smaps, smaps_rollup, "
-				       "numa_maps, query)", o->name, val);
 	return 0;
 }
 
@@ -338,103 +287,78 @@ int cli_set_plot_path(const char *cmd, const struct cli_opt *o, const char *val,
 	return cli_set_json_path(cmd, o, val, dst);
 }
 
-int cli_set_profile(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
-{
-	char err[512];
-
-	(void)dst;
-	if (host_profile_use_file(val, err, sizeof(err))) {
-		fprintf(stderr, "vmalock %s: %s: %s\n", cmd, o->name, err);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* words: "pre", "post" (enum vml_i_mmap_order by name) */
-static int set_i_mmap_order(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
-{
-	int i, ret = choose(cmd, o, "order", val, &i);
-
-	(void)dst;
-	if (!ret)
-		host_set_i_mmap_order(i == 0 ? VML_I_MMAP_PRE : VML_I_MMAP_POST);
-	return ret;
-}
-
-/* words: "fast", "per-page" */
-static int set_shmem_swap_usage(const char *cmd, const struct cli_opt *o, const char *val,
-				void *dst)
-{
-	int i, ret = choose(cmd, o, "value", val, &i);
-
-	(void)dst;
-	if (!ret)
-		host_set_shmem_swap_usage(i == 0 ? VML_SHMEM_SWAP_FAST : VML_SHMEM_SWAP_PER_PAGE);
-	return ret;
-}
-
-static const char *const i_mmap_order_words[] = { "pre", "post", NULL };
-static const char *const shmem_swap_usage_words[] = { "fast", "per-page", NULL };
-
-const struct cli_opt cli_common_opts[] = {
-	{ "--profile", "FILE", cli_set_profile, 0, 0, 0, NULL,
-	  "run the model as on the saved host profile FILE (vmalock host\n"
-	  "--json) instead of this host's" },
-	{ "--i-mmap-order", "pre|post", set_i_mmap_order, 0, 0, 0, i_mmap_order_words,
-	  "the model's mmap stores a new file mapping in the mm's tree\n"
-	  "inside its file's i_mmap_rwsem write section (pre: before\n"
-	  "Linux 6.5, seed 001) or after it (post) [post; bench\n"
-	  "exec-churn: both]" },
-	{ "--shmem-swap-usage", "fast|per-page", set_shmem_swap_usage, 0, 0, 0,
-	  shmem_swap_usage_words,
-	  "how the model's smaps counts shmem swap: the object's\n"
-	  "counter or a page-cache walk where they apply (fast), or a\n"
-	  "lookup per empty page (per-page: before Linux 4.5, seed 004)\n"
-	  "[fast; bench shmem-smaps: both]" },
-	CLI_OPT_END,
-};
-
-static const struct cli_opt *find(const struct cli_opt *const *tables, const char *arg,
-				  size_t n)
+const struct cli_opt *cli_find(const struct cli_opt *const *tables, const char *name, size_t n)
 {
 	for (int t = 0; tables[t]; t++)
 		for (const struct cli_opt *o = tables[t]; o->name; o++)
-			if (strlen(o->name) == n && !strncmp(arg, o->name, n))
+			if (strlen(o->name) == n && !strncmp(name, o->name, n))
 				return o;
+	return NULL;
+}
+
+/* The entry named @n characters of @arg, and the struct its value goes into. */
+static const struct cli_opt *find(const struct cli_table *tables, const char *arg, size_t n,
+				  void **base)
+{
+	for (int t = 0; tables[t].opts; t++) {
+		for (const struct cli_opt *o = tables[t].opts; o->name; o++) {
+			if (strlen(o->name) == n && !strncmp(arg, o->name, n)) {
+				*base = tables[t].base;
+				return o;
+			}
+		}
+	}
 	return NULL;
 }
 
 int cli_parse(const char *cmd, const struct cli_opt *const *tables, int argc, char **argv,
 	      void *opts, int (*positional)(void *opts, const char *arg), bool *help)
 {
+	struct cli_table t[8];
+	int n = 0;
+
+	while (tables[n]) {
+		if (n == 7)
+			abort();	/* a command with more tables: raise the bound */
+		t[n] = (struct cli_table){ tables[n], opts };
+		n++;
+	}
+	t[n] = (struct cli_table){ NULL, NULL };
+	return cli_parse_into(cmd, t, argc, argv, opts, positional, help);
+}
+
+int cli_parse_into(const char *cmd, const struct cli_table *tables, int argc, char **argv,
+		   void *arg, int (*positional)(void *arg, const char *val), bool *help)
+{
 	bool options_done = false;
 
 	*help = false;
 	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL, *eq;
+		const char *a = argv[i], *val = NULL, *eq;
 		const struct cli_opt *o;
+		void *base;
 		int ret;
 
-		if (options_done || arg[0] != '-' || !arg[1]) {
-			ret = positional ? positional(opts, arg) :
-				cli_usage_error(cmd, "unexpected argument '%s'", arg);
+		if (options_done || a[0] != '-' || !a[1]) {
+			ret = positional ? positional(arg, a) :
+				cli_usage_error(cmd, "unexpected argument '%s'", a);
 			if (ret)
 				return ret;
 			continue;
 		}
-		if (!strcmp(arg, "--")) {
+		if (!strcmp(a, "--")) {
 			options_done = true;
 			continue;
 		}
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			*help = true;
 			return 0;
 		}
-		eq = strchr(arg, '=');
-		o = find(tables, arg, eq ? (size_t)(eq - arg) : strlen(arg));
+		eq = strchr(a, '=');
+		o = find(tables, a, eq ? (size_t)(eq - a) : strlen(a), &base);
 		if (!o)
 			return cli_usage_error(cmd, "unknown option '%.*s'",
-					       (int)(eq ? eq - arg : (long)strlen(arg)), arg);
+					       (int)(eq ? eq - a : (long)strlen(a)), a);
 		if (!o->arg) {
 			if (eq)
 				return cli_usage_error(cmd, "%s takes no value", o->name);
@@ -445,11 +369,38 @@ int cli_parse(const char *cmd, const struct cli_opt *const *tables, int argc, ch
 		} else {
 			return cli_usage_error(cmd, "%s needs a value", o->name);
 		}
-		ret = o->set(cmd, o, val ? val : "", field(o, opts));
+		ret = o->set(cmd, o, val ? val : "", field(o, base));
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/* @text's lines (the cursor is where the first goes); the others @indent spaces in. */
+static void print_lines(FILE *f, const char *text, int indent)
+{
+	for (;;) {
+		size_t len = strcspn(text, "\n");
+
+		fprintf(f, "%.*s\n", (int)len, text);
+		if (!text[len])
+			break;
+		text += len + 1;
+		fprintf(f, "%*s", indent, "");
+	}
+}
+
+/* The words of @o's vocabulary that have a help text, under its help: "NAME: help". */
+static void print_words(FILE *f, const struct cli_opt *o)
+{
+	if (!o->vocab)
+		return;
+	for (const struct vml_word *w = o->vocab->words; w->name; w++) {
+		if (!w->help || !accepted(o, w->name, strlen(w->name), true))
+			continue;
+		fprintf(f, "%*s  %s: ", HELP_COLUMN, "", w->name);
+		print_lines(f, w->help, HELP_COLUMN + 4);
+	}
 }
 
 void cli_print_opts(FILE *f, const struct cli_opt *const *tables)
@@ -457,7 +408,6 @@ void cli_print_opts(FILE *f, const struct cli_opt *const *tables)
 	for (int t = 0; tables[t]; t++) {
 		for (const struct cli_opt *o = tables[t]; o->name; o++) {
 			char head[64];
-			const char *h = o->help;
 			int n = snprintf(head, sizeof(head), "  %s%s%s", o->name, o->arg ? " " : "",
 					 o->arg ? o->arg : "");
 
@@ -466,15 +416,8 @@ void cli_print_opts(FILE *f, const struct cli_opt *const *tables)
 				fprintf(f, "\n%*s", HELP_COLUMN, "");
 			else
 				fprintf(f, "%*s", HELP_COLUMN - n, "");
-			for (;;) {
-				size_t len = strcspn(h, "\n");
-
-				fprintf(f, "%.*s\n", (int)len, h);
-				if (!h[len])
-					break;
-				h += len + 1;
-				fprintf(f, "%*s", HELP_COLUMN, "");
-			}
+			print_lines(f, o->help, HELP_COLUMN);
+			print_words(f, o);
 		}
 	}
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * opts.h - one grammar for every vmalock command: options are described in
- * tables (name, value, where it goes, how it is checked, help text), parsed
- * by one loop and printed by one --help writer, so that the same option
- * means and accepts the same thing everywhere and --help lists exactly
- * what is parsed.
+ * options.h - one grammar for every vmalock command and benchmark scenario:
+ * options are described in tables (name, value, where it goes, how it is
+ * checked, help text), parsed by one loop and printed by one --help writer,
+ * so that the same option means and accepts the same thing everywhere and
+ * --help lists exactly what is parsed. A choice among words is a
+ * vocabulary (util/vocab.h): the same table names the values in the
+ * tables and JSON the command writes.
  *
  *   --name VALUE or --name=VALUE; flags take no value; `--` ends options.
  *   Numbers: decimal or 0x hex, a k (1000) or M (1000000) suffix on counts;
@@ -14,29 +16,24 @@
  * A bad argument ends the parse with one line on stderr naming it
  * (`vmalock CMD: --opt: ...`) and EXIT_USAGE.
  */
-#ifndef VML_CLI_OPTS_H
-#define VML_CLI_OPTS_H
+#ifndef VML_UTIL_OPTIONS_H
+#define VML_UTIL_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/vocab.h"
+
 #define CLI_MAX_LIST 16
+#define EXIT_USAGE 2		/* bad usage: the exit status of every command */
 
 /* A comma list of numbers (--readers 0,1,4). */
 struct cli_ulist {
 	unsigned long v[CLI_MAX_LIST];
 	unsigned int nr;
 };
-
-/* Targets and lock policies as bit sets (model|live|both, mmap|vma|vma-strict|vma-recheck|both). */
-#define CLI_MODEL 0x1
-#define CLI_LIVE 0x2
-#define CLI_LOCK_MMAP 0x1
-#define CLI_LOCK_VMA 0x2
-#define CLI_LOCK_VMA_STRICT 0x4
-#define CLI_LOCK_VMA_RECHECK 0x8
 
 struct cli_opt;
 typedef int (*cli_setter)(const char *cmd, const struct cli_opt *o, const char *val, void *dst);
@@ -46,9 +43,11 @@ struct cli_opt {
 	const char *arg;		/* "N[,N...]" for the help; NULL: a flag */
 	cli_setter set;
 	size_t off;			/* where the value goes in the command's options */
-	double min, max;		/* numbers: the accepted range */
-	const char *const *words;	/* choices, NULL-terminated */
-	const char *help;		/* lines separated by '\n' */
+	double min, max;		/* numbers: the accepted range; a vocabulary: the
+					 * accepted values (0, 0: all of them) */
+	const struct vml_vocab *vocab;	/* choices: words and their values */
+	const char *help;		/* lines separated by '\n'; --help then lists the
+					 * vocabulary's words that have a help text */
 };
 
 #define CLI_OPT_END { NULL, NULL, NULL, 0, 0, 0, NULL, NULL }
@@ -61,6 +60,22 @@ struct cli_opt {
  */
 int cli_parse(const char *cmd, const struct cli_opt *const *tables, int argc, char **argv,
 	      void *opts, int (*positional)(void *opts, const char *arg), bool *help);
+
+/*
+ * cli_parse_into - the same, each table's values into its own struct:
+ * @tables[i].opts at @tables[i].base (a NULL .opts ends the list); @arg is
+ * passed to @positional.
+ */
+struct cli_table {
+	const struct cli_opt *opts;
+	void *base;
+};
+int cli_parse_into(const char *cmd, const struct cli_table *tables, int argc, char **argv,
+		   void *arg, int (*positional)(void *arg, const char *val), bool *help);
+
+/* The entry of @tables named @name (@len characters), or NULL. */
+const struct cli_opt *cli_find(const struct cli_opt *const *tables, const char *name,
+			       size_t len);
 
 /* The options of @tables, one line each (continuation lines indented). */
 void cli_print_opts(FILE *f, const struct cli_opt *const *tables);
@@ -78,19 +93,12 @@ int cli_set_u64(const char *cmd, const struct cli_opt *o, const char *val, void 
 int cli_set_seconds(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* double */
 int cli_set_size(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* unsigned long bytes */
 int cli_set_ulist(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* struct cli_ulist */
-int cli_set_choice(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* int: index in words */
-int cli_set_targets(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* unsigned int CLI_MODEL|CLI_LIVE */
-int cli_set_locks(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* unsigned int CLI_LOCK_*; a list if words has vma-strict */
-int cli_set_view(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* enum vml_view */
-int cli_set_wordset(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* unsigned int: bit per word index */
+int cli_set_word(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* int: a word's value */
+int cli_set_words(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* unsigned int: a comma list of words and aliases, VOCAB_BIT()s */
 int cli_set_json_path(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* const char *, writable */
 int cli_set_plot_path(const char *cmd, const struct cli_opt *o, const char *val, void *dst); /* .png/.svg, writable */
-int cli_set_profile(const char *cmd, const struct cli_opt *o, const char *val, void *dst);	/* loads it now */
 
 /* Parse a count (k/M suffixes) in [@min, @max]. Return: 0 or -EINVAL. */
 int cli_parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *out);
 
-/* The options every command takes. */
-extern const struct cli_opt cli_common_opts[];
-
-#endif /* VML_CLI_OPTS_H */
+#endif /* VML_UTIL_OPTIONS_H */
