@@ -1201,6 +1201,22 @@ void script_free(struct script *s)
 	vml_free(s);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+bool op_same(const struct op *a, const struct op *b)
+{
+	return a->kind == b->kind && a->addr == b->addr && a->len == b->len &&
+	       a->new_len == b->new_len && a->new_addr == b->new_addr && a->prot == b->prot &&
+	       a->flags == b->flags && a->placement == b->placement && a->advice == b->advice &&
+	       a->access == b->access && a->offset == b->offset && a->size == b->size &&
+	       a->shmem == b->shmem && a->memfd == b->memfd && a->child == b->child &&
+	       a->has_expect == b->has_expect && (!a->has_expect || a->expect == b->expect) &&
+	       same_str(a->file, b->file) && same_str(a->name, b->name);
+}
+
 int format_op(const struct op *op, char *buf, size_t len)
 {
 	const struct op_desc *d = op_desc(op->kind);

@@ -228,6 +228,13 @@ const char *op_kind_name(enum op_kind kind);
  */
 int format_op(const struct op *op, char *buf, size_t len);
 
+/*
+ * op_same - do @a and @b say the same (every field but the line; strings by
+ * their text; expect only where there is one)? What format_op promises of a
+ * line parsed back.
+ */
+bool op_same(const struct op *a, const struct op *b);
+
 /* "EINVAL" for -EINVAL, "0" for 0, or a number; for messages and format_op. */
 const char *errno_name(int err, char *buf, size_t len);
 /* "EINVAL" or "-22" or "22" -> -22; "0" -> 0. Return: 0, or -EINVAL if unknown. */
