@@ -9,7 +9,6 @@
  * its environment are used by one thread at a time (benchmarks that read a
  * view from other threads open their own readers on the target's pid or mm).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "system/keeper.h"
+#include "system/keeper_proto.h"
 #include "system/swap.h"
 #include "system/syslock.h"
 #include "spaces/target.h"
@@ -51,24 +51,8 @@ struct target_env {
 
 static void remove_dir(const char *dir)
 {
-	DIR *d;
-	struct dirent *de;
-	char path[PATH_MAX];
-
-	if (!*dir)
-		return;
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
-			    sizeof(path))
-				unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
+	if (*dir)
+		keeper_remove_dir(dir);
 }
 
 int target_env_create(struct target_env **out)
