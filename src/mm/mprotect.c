@@ -36,8 +36,6 @@ static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma
 				  int *err)
 {
 	unsigned long oldflags = vma->vm_flags;
-	struct vma_merge vmg;
-	struct vma *res;
 
 	if (newflags == oldflags)
 		return vma;
@@ -49,15 +47,7 @@ static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma
 		/* Never written: the commitment can be given back. */
 		newflags &= ~VM_ACCOUNT;
 	}
-	vmg_init_modify(&vmg, t, prev, vma, start, end);
-	vmg.vm_flags = newflags;
-	res = vma_modify(&vmg);
-	if (!res) {
-		*err = vmg.err;
-		return NULL;
-	}
-	res->vm_flags = newflags | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
-	return res;
+	return vma_modify_flags(t, prev, vma, start, end, newflags, err);
 }
 
 static int record_change(struct prot_change **changes, size_t *nr, unsigned long start,

@@ -281,3 +281,21 @@ void vmg_init_modify(struct vma_merge *vmg, struct vma_txn *t, struct vma *prev,
 		.middle = vma,
 	};
 }
+
+struct vma *vma_modify_flags(struct vma_txn *t, struct vma *prev, struct vma *vma,
+			     unsigned long start, unsigned long end, unsigned long newflags,
+			     int *err)
+{
+	struct vma_merge vmg;
+	struct vma *res;
+
+	vmg_init_modify(&vmg, t, prev, vma, start, end);
+	vmg.vm_flags = newflags;
+	res = vma_modify(&vmg);
+	if (!res) {
+		*err = vmg.err;
+		return NULL;
+	}
+	res->vm_flags = newflags | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
+	return res;
+}
