@@ -275,31 +275,16 @@ static int fail(struct parser *p, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	n = vml_realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* Keep a copy of @str (length @n) in the script; the ops point to it. */
 static const char *keep_string(struct parser *p, const char *str, size_t n)
 {
+	char **strings = vml_grow_array(p->s->strings, &p->strings_cap, p->s->nr_strings + 1,
+					sizeof(char *), 16);
 	char *c;
 
-	if (grow((void **)&p->s->strings, &p->strings_cap, p->s->nr_strings + 1, sizeof(char *)))
+	if (!strings)
 		return NULL;
+	p->s->strings = strings;
 	c = vml_malloc(n + 1);
 	if (!c)
 		return NULL;
@@ -675,14 +660,18 @@ static void print_mremap_more(struct out *o, const struct op *op)
 /* `file NAME SIZE [shmem|memfd]`: the kind, then the file is declared. */
 static int parse_file_more(struct parser *p, char **tok, int nr, struct op *op)
 {
+	const char **files;
+
 	if (nr) {
 		if (strcmp(tok[0], "shmem") && strcmp(tok[0], "memfd"))
 			return fail(p, "unknown argument '%s' (want shmem or memfd)", tok[0]);
 		op->shmem = true;	/* a memfd is a tmpfs file too */
 		op->memfd = tok[0][0] == 'm';
 	}
-	if (grow((void **)&p->files, &p->files_cap, p->nr_files + 1, sizeof(char *)))
+	files = vml_grow_array(p->files, &p->files_cap, p->nr_files + 1, sizeof(char *), 16);
+	if (!files)
 		return -ENOMEM;
+	p->files = files;
 	p->files[p->nr_files++] = op->file;
 	return 0;
 }
@@ -1082,7 +1071,7 @@ int script_parse_string(const char *path, const char *text, struct script **out,
 	}
 	while (*s) {
 		size_t n = strcspn(s, "\n");
-		struct op op = { 0 };
+		struct op op = { 0 }, *ops;
 		char *c;
 
 		p.line++;
@@ -1111,11 +1100,13 @@ int script_parse_string(const char *path, const char *text, struct script **out,
 			fail(&p, "out of memory");
 		if (ret)
 			goto out;
-		if (grow((void **)&p.s->ops, &p.ops_cap, p.s->nr_ops + 1, sizeof(op))) {
+		ops = vml_grow_array(p.s->ops, &p.ops_cap, p.s->nr_ops + 1, sizeof(op), 16);
+		if (!ops) {
 			ret = -ENOMEM;
 			fail(&p, "out of memory");
 			goto out;
 		}
+		p.s->ops = ops;
 		p.s->ops[p.s->nr_ops++] = op;
 	}
 out:
@@ -1150,17 +1141,21 @@ int script_parse_file(const char *path, struct script **out, char *err, size_t e
 		return -EISDIR;
 	}
 	for (;;) {
+		char *more;
+
 		if (len > SCRIPT_MAX_BYTES) {
 			snprintf(err, errlen, "%s: too large for an op script (over %lu MiB)", path,
 				 SCRIPT_MAX_BYTES >> 20);
 			ret = -EFBIG;
 			goto fail;
 		}
-		if (grow((void **)&text, &cap, len + 4097, 1)) {
+		more = vml_grow_array(text, &cap, len + 4097, 1, 16);
+		if (!more) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			ret = -ENOMEM;
 			goto fail;
 		}
+		text = more;
 		n = fread(text + len, 1, 4096, f);
 		len += n;
 		if (n < 4096)

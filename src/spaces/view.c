@@ -21,23 +21,16 @@ struct sbuf {
 
 static void sb_add(struct sbuf *b, const char *s, size_t n)
 {
-	size_t ncap;
 	char *ns;
 
 	if (b->oom)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		ncap = b->cap ? b->cap * 2 : 256;
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		ns = vml_realloc(b->s, ncap);
-		if (!ns) {
-			b->oom = true;
-			return;
-		}
-		b->s = ns;
-		b->cap = ncap;
+	ns = vml_grow_array(b->s, &b->cap, b->len + n + 1, 1, 256);
+	if (!ns) {
+		b->oom = true;
+		return;
 	}
+	b->s = ns;
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
