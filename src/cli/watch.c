@@ -304,11 +304,17 @@ static void print_hist(FILE *f, const struct trace_stat *st)
 	}
 }
 
+/* qsort order: larger first. */
+static int desc_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
 static int cmp_blame(const void *x, const void *y)
 {
 	const struct trace_blame *a = x, *b = y;
 
-	return a->total_ns < b->total_ns ? 1 : a->total_ns > b->total_ns ? -1 : 0;
+	return desc_u64(a->total_ns, b->total_ns);
 }
 
 static uint64_t task_wait_total(const struct trace_task *t)
@@ -316,25 +322,22 @@ static uint64_t task_wait_total(const struct trace_task *t)
 	return t->wait[0].total_ns + t->wait[1].total_ns;
 }
 
-static int cmp_task_wait(const void *x, const void *y)
-{
-	uint64_t a = task_wait_total(*(const struct trace_task *const *)x);
-	uint64_t b = task_wait_total(*(const struct trace_task *const *)y);
-
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
 static uint64_t task_hold_total(const struct trace_task *t)
 {
 	return t->hold[0].total_ns + t->hold[1].total_ns;
 }
 
+/* Tasks (pointers) by their total wait, or hold, longest first. */
+static int cmp_task_wait(const void *x, const void *y)
+{
+	return desc_u64(task_wait_total(*(const struct trace_task *const *)x),
+			task_wait_total(*(const struct trace_task *const *)y));
+}
+
 static int cmp_task_hold(const void *x, const void *y)
 {
-	uint64_t a = task_hold_total(*(const struct trace_task *const *)x);
-	uint64_t b = task_hold_total(*(const struct trace_task *const *)y);
-
-	return a < b ? 1 : a > b ? -1 : 0;
+	return desc_u64(task_hold_total(*(const struct trace_task *const *)x),
+			task_hold_total(*(const struct trace_task *const *)y));
 }
 
 /* The tasks of PID's mm, own threads or outsiders, sorted. vml_malloc'ed; *@nr. */
