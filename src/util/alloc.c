@@ -91,19 +91,3 @@ void vml_free(void *p)
 {
 	free(p);
 }
-
-void *vml_grow_array(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return arr;
-	ncap = *cap ? *cap * 2 : first;
-	while (ncap < need)
-		ncap *= 2;
-	n = vml_realloc(arr, ncap * elem);
-	if (n)
-		*cap = ncap;
-	return n;
-}

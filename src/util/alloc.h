@@ -22,7 +22,22 @@ void vml_free(void *p);
  * Return: the array, perhaps moved, and *@cap updated; or NULL when out of
  *         memory, with @arr and *@cap as they were.
  */
-void *vml_grow_array(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
+static inline void *vml_grow_array(void *arr, size_t *cap, size_t need, size_t elem,
+				   size_t first)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : first;
+	while (ncap < need)
+		ncap *= 2;
+	n = vml_realloc(arr, ncap * elem);
+	if (n)
+		*cap = ncap;
+	return n;
+}
 
 /*
  * Fault injection (only with -Dfault_injection=true; otherwise no-ops):
