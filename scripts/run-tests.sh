@@ -25,25 +25,13 @@ failed_names=()
 count_results() {
 	local dir=$1 label=$2 log="$1/meson-logs/testlog.json"
 	[ -f "$log" ] || return 0
-	local p f names
-	read -r p f < <(python3 - "$log" <<'PY'
+	local p f names out
+	# "PASSED FAILED", then the failed tests' names, one a line; their
+	# output's last lines go to $failure_log
+	out=$(python3 - "$log" "$failure_log" "$label" <<'PY'
 import json, sys
 p = f = 0
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if not line:
-        continue
-    r = json.loads(line)
-    if r.get("result") in ("OK", "EXPECTEDFAIL", "SKIP"):
-        p += 1
-    else:
-        f += 1
-print(p, f)
-PY
-)
-	# failed tests' names, one a line; their output's last lines to $failure_log
-	names=$(python3 - "$log" "$failure_log" "$label" <<'PY'
-import json, sys
+names = []
 with open(sys.argv[2], "a") as log:
     for line in open(sys.argv[1]):
         line = line.strip()
@@ -51,8 +39,10 @@ with open(sys.argv[2], "a") as log:
             continue
         r = json.loads(line)
         if r.get("result") in ("OK", "EXPECTEDFAIL", "SKIP"):
+            p += 1
             continue
-        print(r.get("name"))
+        f += 1
+        names.append(r.get("name"))
         out = ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines()
         # A TAP test's failing checks first, each with the comment lines after
         # it (its diagnostics), wherever they are in a long output.
@@ -71,8 +61,12 @@ with open(sys.argv[2], "a") as log:
         log.write("---- %s:%s (%s), the last %d of %d lines:\n"
                   % (sys.argv[3], r.get("name"), r.get("result"), min(len(out), 30), len(out)))
         log.write("".join(l + "\n" for l in out[-30:]))
+print(p, f)
+for n in names:
+    print(n)
 PY
 )
+	{ read -r p f; names=$(cat); } <<<"$out"
 	passed=$((passed + p))
 	failed=$((failed + f))
 	while IFS= read -r n; do

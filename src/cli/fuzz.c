@@ -354,42 +354,41 @@ out:
 	return ret;
 }
 
-int cmd_fuzz(int argc, char **argv)
-{
+/* One `vmalock fuzz`: its options, targets, signatures and counts. */
+struct fuzz_run {
 	struct fuzz_cli cli;
-	struct fuzz_pair *pair = NULL;
-	struct saved saved = { 0 };
-	struct sigaction sa, old[2];
-	struct op *ops = NULL;
-	unsigned long run, applied = 0, differences = 0, transient = 0, runs_on_pair = 0;
-	struct target_swap *swap = NULL;
-	bool names;
-	uint64_t t0 = vml_now_ns(), last = t0;
-	int status = fuzz_parse_args(argc, argv, &cli), ret = 0;
+	bool names;			/* draw `name` ops (the host has anonymous VMA names) */
+	struct op *ops;			/* the sequence: its prologue, then cli.ops ops */
+	struct fuzz_pair *pair;		/* the targets: afresh every PAIR_RUNS sequences */
+	unsigned long runs_on_pair;
+	struct saved saved;
+	unsigned long run, applied, differences, transient;
+};
 
-	if (status)
-		return status;
-	if (cli.help) {
-		help(stdout);
-		return 0;
-	}
+/*
+ * Everything before the first sequence: the CPU, the host's profile, swap,
+ * the seed, --known, and the header line.
+ * Return: 0, or the exit status to leave with.
+ */
+static int fuzz_prepare(struct fuzz_run *fr, struct target_swap **swap)
+{
+	struct fuzz_cli *cli = &fr->cli;
+	const struct host_profile *hp;
+	int ret;
+
 	cli_pin_to_this_cpu();
-	{
-		const struct host_profile *hp;
-
-		names = !host_profile_current(&hp) && hp->anon_vma_name;
-	}
-	if (cli.swap_bytes) {
+	fr->names = !host_profile_current(&hp) && hp->anon_vma_name;
+	if (cli->swap_bytes) {
 		char err[256];
 
-		ret = target_swap_on(cli.swap_bytes, &swap, err, sizeof(err));
+		ret = target_swap_on(cli->swap_bytes, swap, err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "vmalock fuzz: --swap: %s\n", err);
 			return ret == -EPERM ? EXIT_USAGE : EXIT_CHECK_FAILED;
 		}
-		fuzz_set_swap(cli.swap_bytes);
+		fuzz_set_swap(cli->swap_bytes);
 	}
-	if (cli.smaps) {
+	if (cli->smaps) {
 		enum vml_view v = VML_VIEW_SMAPS;
 		bool avail = false;
 
@@ -399,144 +398,223 @@ int cmd_fuzz(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (!cli.seed_given) {
+	if (!cli->seed_given) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		cli.seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
+		cli->seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
 	}
-	if (cli.known && load_known(&saved, cli.known))
+	if (cli->known && load_known(&fr->saved, cli->known))
 		return EXIT_USAGE;
-	ops = vml_malloc((cli.ops + 2) * sizeof(*ops));
-	if (!ops)
+	fr->ops = vml_malloc((cli->ops + 2) * sizeof(*fr->ops));
+	if (!fr->ops)
 		return EXIT_CHECK_FAILED;
 	printf("vmalock fuzz: seed %llu, %lu runs of %u ops, comparing %s\n",
-	       (unsigned long long)cli.seed, cli.runs, cli.ops, cli.smaps ? "maps,smaps" : "maps");
+	       (unsigned long long)cli->seed, cli->runs, cli->ops,
+	       cli->smaps ? "maps,smaps" : "maps");
 	fflush(stdout);
+	return 0;
+}
+
+/*
+ * Sequence @fr->run: its prologue and ops, drawn one by one against the
+ * model's layout and applied to both targets until the first difference.
+ * Return: 0 (@d->kind says whether they differed) or -errno.
+ */
+static int fuzz_sequence(struct fuzz_run *fr, struct fuzz_diff *d)
+{
+	struct op *ops = fr->ops;
+	struct fuzz_gen gen;
+	size_t nr = fuzz_gen_prologue(ops, 2), total = nr + fr->cli.ops;
+	int ret;
+
+	if (fr->pair &&
+	    (fr->runs_on_pair >= PAIR_RUNS || fuzz_pair_forks(fr->pair) >= PAIR_FORKS)) {
+		fuzz_pair_destroy(fr->pair);
+		fr->pair = NULL;
+	}
+	if (!fr->pair) {
+		ret = fuzz_pair_create(&fr->pair);
+		fr->runs_on_pair = 0;
+	} else {
+		ret = fuzz_pair_reset(fr->pair);
+	}
+	if (ret || (ret = fuzz_gen_init(&gen, fr->cli.seed, fr->run)))
+		return ret;
+	gen.names = fr->names;
+	fr->runs_on_pair++;
+	for (size_t k = 0; k < total && !ret; k++) {
+		if (k >= nr) {
+			char *maps = fuzz_pair_model_maps(fr->pair);
+
+			ret = maps ? fuzz_gen_next(&gen, maps, &ops[nr++]) : -ENOMEM;
+			vml_free(maps);
+			if (ret)
+				break;
+		}
+		ret = fuzz_pair_step(fr->pair, &ops[k], k, fr->cli.smaps, d, NULL);
+		fr->applied++;
+		if (!ret && d->kind)
+			break;
+	}
+	fuzz_gen_free(&gen);
+	return ret;
+}
+
+/* What fuzz_difference() tells the loop over sequences. */
+enum { FUZZ_GO_ON, FUZZ_NEXT_RUN, FUZZ_STOP };
+
+/*
+ * A sequence differed (@d): known, a repeat, transient, or new - then
+ * shrunk and saved, on targets made afresh afterwards.
+ * Return: FUZZ_GO_ON; FUZZ_NEXT_RUN (nothing more to do for it); FUZZ_STOP
+ *         (--max-failures reached); or -errno.
+ */
+static int fuzz_difference(struct fuzz_run *fr, const struct fuzz_diff *d)
+{
+	struct saved *saved = &fr->saved;
+	char key[96];
+	bool is_new;
+	struct sig *sg;
+	int ret;
+
+	signature(&fr->ops[d->op], d, key, sizeof(key));
+	if (is_known(saved, key)) {
+		saved->known_hits++;
+		return FUZZ_NEXT_RUN;
+	}
+	fr->differences++;
+	sg = find_sig(saved, key, &is_new);
+	if (!sg)
+		return -ENOMEM;
+	sg->count++;
+	if (!is_new && sg->transient && !sg->path[0]) {
+		/* A signature seen transient: this one must reproduce to count. */
+		struct fuzz_diff d2;
+
+		ret = fuzz_replay(NULL, true, fr->ops, d->op + 1, fr->cli.smaps, &d2, NULL);
+		if (ret < 0)
+			return ret;
+		if (ret == 0 && async_lines_only(d->what)) {
+			sg->transient++;
+			fr->differences--;
+			fr->transient++;
+		}
+		return FUZZ_NEXT_RUN;
+	}
+	if (!is_new)
+		return FUZZ_NEXT_RUN;
+	if (saved->nr > fr->cli.max_failures)
+		return FUZZ_STOP;
+	ret = handle_difference(&fr->cli, fr->pair, fr->ops, d->op + 1, d, fr->run, sg->path,
+				sizeof(sg->path));
+	/* the shrinking left the reused targets in some state: start afresh */
+	fuzz_pair_destroy(fr->pair);
+	fr->pair = NULL;
+	if (ret == 1) {
+		sg->transient++;
+		fr->differences--;
+		fr->transient++;
+		ret = 0;
+	}
+	return ret < 0 ? ret : FUZZ_GO_ON;
+}
+
+/* The sequences, until --runs, a signal, --max-failures or an error. Return: 0 or -errno. */
+static int fuzz_runs(struct fuzz_run *fr, uint64_t t0)
+{
+	uint64_t last = t0;
+	int ret = 0;
+
+	for (fr->run = 0; fr->run < fr->cli.runs && !fuzz_stop; fr->run++) {
+		struct fuzz_diff d = { 0 };
+
+		ret = fuzz_sequence(fr, &d);
+		if (ret)
+			break;
+		if (d.kind) {
+			ret = fuzz_difference(fr, &d);
+			if (ret < 0)
+				break;
+			if (ret == FUZZ_STOP) {
+				ret = 0;
+				break;
+			}
+			if (ret == FUZZ_NEXT_RUN) {
+				ret = 0;
+				continue;
+			}
+		}
+		if (vml_now_ns() - last > 5 * NSEC_PER_SEC) {
+			last = vml_now_ns();
+			fprintf(stderr, "vmalock fuzz: %lu runs, %lu ops, %lu differences\n",
+				fr->run + 1, fr->applied, fr->differences);
+		}
+	}
+	return ret;
+}
+
+static void fuzz_summary(const struct fuzz_run *fr, uint64_t ns)
+{
+	const struct saved *saved = &fr->saved;
+
+	printf("fuzz: %lu runs, %lu ops in %.1f s, %lu differences", fr->run, fr->applied,
+	       (double)ns / NSEC_PER_SEC, fr->differences);
+	if (fr->transient)
+		printf(" (and %lu transient ones: Referenced/LazyFree only, not reproduced)",
+		       fr->transient);
+	if (fr->cli.known)
+		printf(" (and %lu known ones, listed in %s)", saved->known_hits, fr->cli.known);
+	printf(saved->nr ? ", %zu distinct:\n" : "\n", saved->nr);
+	for (size_t i = 0; i < saved->nr; i++)
+		printf("  %6lu  %-44s %s\n", saved->sig[i].count, saved->sig[i].key,
+		       saved->sig[i].path[0] ? saved->sig[i].path :
+		       saved->sig[i].transient ? "(transient)" :
+		       "(not shrunk: --max-failures)");
+	for (size_t i = 0; i < saved->nr_known; i++)
+		if (saved->known_count[i])
+			printf("  %6lu  %-44s (known)\n", saved->known_count[i], saved->known[i]);
+}
+
+static void saved_free(struct saved *saved)
+{
+	vml_free(saved->sig);
+	for (size_t i = 0; i < saved->nr_known; i++)
+		vml_free(saved->known[i]);
+	vml_free(saved->known);
+	vml_free(saved->known_count);
+}
+
+int cmd_fuzz(int argc, char **argv)
+{
+	struct fuzz_run fr = { 0 };
+	struct target_swap *swap = NULL;
+	struct sigaction sa, old[2];
+	uint64_t t0 = vml_now_ns();
+	int status = fuzz_parse_args(argc, argv, &fr.cli), ret;
+
+	if (status)
+		return status;
+	if (fr.cli.help) {
+		help(stdout);
+		return 0;
+	}
+	status = fuzz_prepare(&fr, &swap);
+	if (status)
+		return status;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old[0]);
 	sigaction(SIGTERM, &sa, &old[1]);
-
-	for (run = 0; run < cli.runs && !fuzz_stop; run++) {
-		struct fuzz_gen gen;
-		struct fuzz_diff d = { 0 };
-		size_t nr = fuzz_gen_prologue(ops, 2), total = nr + cli.ops;
-
-		if (pair && (runs_on_pair >= PAIR_RUNS || fuzz_pair_forks(pair) >= PAIR_FORKS)) {
-			fuzz_pair_destroy(pair);
-			pair = NULL;
-		}
-		if (!pair) {
-			ret = fuzz_pair_create(&pair);
-			runs_on_pair = 0;
-		} else {
-			ret = fuzz_pair_reset(pair);
-		}
-		if (ret || (ret = fuzz_gen_init(&gen, cli.seed, run)))
-			break;
-		gen.names = names;
-		runs_on_pair++;
-		for (size_t k = 0; k < total && !ret; k++) {
-			if (k >= nr) {
-				char *maps = fuzz_pair_model_maps(pair);
-
-				ret = maps ? fuzz_gen_next(&gen, maps, &ops[nr++]) : -ENOMEM;
-				vml_free(maps);
-				if (ret)
-					break;
-			}
-			ret = fuzz_pair_step(pair, &ops[k], k, cli.smaps, &d, NULL);
-			applied++;
-			if (!ret && d.kind)
-				break;
-		}
-		fuzz_gen_free(&gen);
-		if (ret)
-			break;
-		if (d.kind) {
-			char key[96];
-			bool is_new;
-			struct sig *sg;
-
-			signature(&ops[d.op], &d, key, sizeof(key));
-			if (is_known(&saved, key)) {
-				saved.known_hits++;
-				continue;
-			}
-			differences++;
-			sg = find_sig(&saved, key, &is_new);
-			if (!sg) {
-				ret = -ENOMEM;
-				break;
-			}
-			sg->count++;
-			if (!is_new && sg->transient && !sg->path[0]) {
-				/* A signature seen transient: this one must reproduce to count. */
-				struct fuzz_diff d2;
-
-				ret = fuzz_replay(NULL, true, ops, d.op + 1, cli.smaps, &d2, NULL);
-				if (ret < 0)
-					break;
-				if (ret == 0 && async_lines_only(d.what)) {
-					sg->transient++;
-					differences--;
-					transient++;
-				}
-				ret = 0;
-				continue;
-			}
-			if (!is_new)
-				continue;
-			if (saved.nr > cli.max_failures)
-				break;
-			ret = handle_difference(&cli, pair, ops, d.op + 1, &d, run, sg->path,
-						sizeof(sg->path));
-			/* the shrinking left the reused targets in some state: start afresh */
-			fuzz_pair_destroy(pair);
-			pair = NULL;
-			if (ret == 1) {
-				sg->transient++;
-				differences--;
-				transient++;
-				ret = 0;
-			}
-			if (ret < 0)
-				break;
-		}
-		if (vml_now_ns() - last > 5 * NSEC_PER_SEC) {
-			last = vml_now_ns();
-			fprintf(stderr, "vmalock fuzz: %lu runs, %lu ops, %lu differences\n",
-				run + 1, applied, differences);
-		}
-	}
+	ret = fuzz_runs(&fr, t0);
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
-	fuzz_pair_destroy(pair);
-	vml_free(ops);
+	fuzz_pair_destroy(fr.pair);
+	vml_free(fr.ops);
 	target_swap_off(swap);
-	printf("fuzz: %lu runs, %lu ops in %.1f s, %lu differences", run, applied,
-	       (double)(vml_now_ns() - t0) / NSEC_PER_SEC, differences);
-	if (transient)
-		printf(" (and %lu transient ones: Referenced/LazyFree only, not reproduced)",
-		       transient);
-	if (cli.known)
-		printf(" (and %lu known ones, listed in %s)", saved.known_hits, cli.known);
-	printf(saved.nr ? ", %zu distinct:\n" : "\n", saved.nr);
-	for (size_t i = 0; i < saved.nr; i++)
-		printf("  %6lu  %-44s %s\n", saved.sig[i].count, saved.sig[i].key,
-		       saved.sig[i].path[0] ? saved.sig[i].path :
-		       saved.sig[i].transient ? "(transient)" :
-		       "(not shrunk: --max-failures)");
-	for (size_t i = 0; i < saved.nr_known; i++)
-		if (saved.known_count[i])
-			printf("  %6lu  %-44s (known)\n", saved.known_count[i], saved.known[i]);
-	vml_free(saved.sig);
-	for (size_t i = 0; i < saved.nr_known; i++)
-		vml_free(saved.known[i]);
-	vml_free(saved.known);
-	vml_free(saved.known_count);
+	fuzz_summary(&fr, vml_now_ns() - t0);
+	saved_free(&fr.saved);
 	if (ret) {
 		fprintf(stderr, "vmalock fuzz: %s\n", ret == -ECHILD ?
 			"the live child died" : strerror(-ret));
@@ -546,5 +624,5 @@ int cmd_fuzz(int argc, char **argv)
 		fprintf(stderr, "vmalock fuzz: interrupted\n");
 		return EXIT_CHECK_FAILED;
 	}
-	return differences ? EXIT_CHECK_FAILED : 0;
+	return fr.differences ? EXIT_CHECK_FAILED : 0;
 }

@@ -200,17 +200,132 @@ static int compare(struct cli_run *run, const enum vml_view *views, int nr_views
 	return status;
 }
 
+/* What a replay does, from its options. */
+struct replay_plan {
+	enum vml_view views[MAX_COMPARE];	/* --compare */
+	int nr_views;
+	enum target_kind kinds[2];
+	int nr_kinds;
+	enum vml_lock_policy locks[2];		/* the model's, each in turn */
+	int nr_locks;
+	unsigned long lo, hi;			/* the range shown */
+};
+
+/* Check @o's options against each other and make the plan. Return: 0 or an exit status. */
+static int replay_plan(struct replay_opts *o, struct replay_plan *pl)
+{
+	const unsigned int both = VOCAB_BIT(TARGET_MODEL) | VOCAB_BIT(TARGET_LIVE);
+
+	pl->lo = SCRIPT_RANGE_LO;
+	pl->hi = SCRIPT_RANGE_HI;
+	if (!o->file)
+		return cli_usage_error("replay", "missing FILE");
+	if (o->range && parse_range(o->range, &pl->lo, &pl->hi))
+		return cli_usage_error("replay", "--range: bad range '%s' (want 0xLO-0xHI, LO < HI)",
+				       o->range);
+	if (o->compare && parse_compare(o->compare, pl->views, &pl->nr_views))
+		return EXIT_USAGE;
+	if (!o->targets)
+		o->targets = o->compare ? both : VOCAB_BIT(TARGET_MODEL);
+	if (o->compare && o->targets != both)
+		return cli_usage_error("replay", "--compare needs --target both, not '%s'",
+				       vocab_name(&target_kind_vocab, __builtin_ctz(o->targets)));
+	for (const struct vml_word *w = vocab_next(&target_kind_vocab, o->targets, NULL); w;
+	     w = vocab_next(&target_kind_vocab, o->targets, w))
+		pl->kinds[pl->nr_kinds++] = (enum target_kind)w->value;
+	for (const struct vml_word *w = vocab_next(&lock_policy_vocab, o->locks, NULL); w;
+	     w = vocab_next(&lock_policy_vocab, o->locks, w))
+		pl->locks[pl->nr_locks++] = (enum vml_lock_policy)w->value;
+	if (!o->attempts)
+		o->attempts = DEFAULT_ATTEMPTS;
+	return 0;
+}
+
+/*
+ * --compare: run the script on both targets and diff the views.
+ * khugepaged's LRU drains and collapses and DAMON's young marks change a
+ * live process between ops (see help); the model is deterministic. So a
+ * run whose ops agree but whose views differ is tried again on fresh
+ * targets, and only a difference on every attempt fails.
+ * Return: the exit status; @run is left for the caller to finish.
+ */
+static int replay_compare(const struct replay_opts *o, const struct replay_plan *pl,
+			  struct cli_run *run)
+{
+	int status;
+
+	for (unsigned int attempt = 1;; attempt++) {
+		bool views_only = true;
+		char *buf = NULL;
+		size_t buflen = 0;
+		FILE *out;
+
+		status = cli_run_start(run, "replay", o->file, pl->kinds, pl->nr_kinds);
+		if (!status)
+			status = cli_run_ops(run);
+		if (status)
+			return status;
+		out = open_memstream(&buf, &buflen);
+		if (!out)
+			return EXIT_CHECK_FAILED;
+		for (int l = 0; l < pl->nr_locks; l++)
+			status |= compare(run, pl->views, pl->nr_views, pl->locks[l], pl->nr_locks > 1,
+					  pl->lo, pl->hi, o->raw, o->quiet, out, &views_only);
+		fclose(out);
+		if (status && views_only && !run->op_mismatch && attempt < o->attempts) {
+			fprintf(stderr, "vmalock replay: attempt %u of %u: the views differ (below); "
+				"the live kernel's own work can cause that: again on fresh "
+				"targets\n", attempt, o->attempts);
+			fputs(buf, stderr);
+			free(buf);
+			cli_run_finish(run);
+			continue;
+		}
+		if (!status && attempt > 1)
+			fprintf(stderr, "vmalock replay: attempt %u of %u: the views agree\n",
+				attempt, o->attempts);
+		fputs(buf, stdout);
+		free(buf);
+		if (!status && run->op_mismatch)
+			status = EXIT_CHECK_FAILED;
+		return status;
+	}
+}
+
+/* Print the view of every target (the model's under each lock policy). Return: the exit status. */
+static int replay_show(const struct replay_opts *o, const struct replay_plan *pl,
+		       struct cli_run *run)
+{
+	for (int i = 0; i < run->nr && !o->quiet; i++) {
+		for (int l = 0; l < pl->nr_locks; l++) {
+			bool model = target_kind(run->t[i]) == TARGET_MODEL;
+			char *text;
+
+			if (!model && l)
+				break;	/* the live kernel has one policy */
+			text = cli_run_view(run, i, o->view, pl->locks[l], true, pl->lo, pl->hi,
+					    !o->raw);
+			if (!text)
+				return EXIT_CHECK_FAILED;
+			if (run->nr > 1 || (model && pl->nr_locks > 1))
+				printf("== %s%s: %s\n", target_kind_name(pl->kinds[i]),
+				       model && pl->nr_locks > 1 ?
+				       (pl->locks[l] == VML_LOCK_MMAP ? " (mmap)" : " (vma)") : "",
+				       target_view_name(o->view));
+			fputs(text, stdout);
+			vml_free(text);
+		}
+	}
+	return run->op_mismatch ? EXIT_CHECK_FAILED : 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o = { .view = VML_VIEW_MAPS, .locks = VOCAB_BIT(VML_LOCK_VMA) };
-	const unsigned int both = VOCAB_BIT(TARGET_MODEL) | VOCAB_BIT(TARGET_LIVE);
-	enum vml_view views[MAX_COMPARE];
-	enum target_kind kinds[2];
-	enum vml_lock_policy locks[2];
-	unsigned long lo = SCRIPT_RANGE_LO, hi = SCRIPT_RANGE_HI;
-	int nr_views = 0, nr_kinds = 0, nr_locks = 0, status;
+	struct replay_plan pl = { 0 };
 	struct cli_run run;
 	bool help_wanted;
+	int status;
 
 	status = cli_parse("replay", replay_tables, argc, argv, &o, positional, &help_wanted);
 	if (status)
@@ -219,97 +334,18 @@ int cmd_replay(int argc, char **argv)
 		help(stdout);
 		return 0;
 	}
-	if (!o.file)
-		return cli_usage_error("replay", "missing FILE");
-	if (o.range && parse_range(o.range, &lo, &hi))
-		return cli_usage_error("replay", "--range: bad range '%s' (want 0xLO-0xHI, LO < HI)",
-				       o.range);
-	if (o.compare && parse_compare(o.compare, views, &nr_views))
-		return EXIT_USAGE;
-	if (!o.targets)
-		o.targets = o.compare ? both : VOCAB_BIT(TARGET_MODEL);
-	if (o.compare && o.targets != both)
-		return cli_usage_error("replay", "--compare needs --target both, not '%s'",
-				       vocab_name(&target_kind_vocab, __builtin_ctz(o.targets)));
-	for (const struct vml_word *w = vocab_next(&target_kind_vocab, o.targets, NULL); w;
-	     w = vocab_next(&target_kind_vocab, o.targets, w))
-		kinds[nr_kinds++] = (enum target_kind)w->value;
-	for (const struct vml_word *w = vocab_next(&lock_policy_vocab, o.locks, NULL); w;
-	     w = vocab_next(&lock_policy_vocab, o.locks, w))
-		locks[nr_locks++] = (enum vml_lock_policy)w->value;
-
-	if (!o.attempts)
-		o.attempts = DEFAULT_ATTEMPTS;
-	/*
-	 * khugepaged's LRU drains and collapses and DAMON's young marks change a
-	 * live process between ops (see help); the model is deterministic. So a
-	 * run whose ops agree but whose views differ is tried again on fresh
-	 * targets, and only a difference on every attempt fails.
-	 */
-	for (unsigned int attempt = 1;; attempt++) {
-		bool views_only = true;
-		char *buf = NULL;
-		size_t buflen = 0;
-		FILE *out;
-
-		status = cli_run_start(&run, "replay", o.file, kinds, nr_kinds);
+	status = replay_plan(&o, &pl);
+	if (status)
+		return status;
+	if (o.compare) {
+		status = replay_compare(&o, &pl, &run);
+	} else {
+		status = cli_run_start(&run, "replay", o.file, pl.kinds, pl.nr_kinds);
 		if (!status)
 			status = cli_run_ops(&run);
-		if (status || !o.compare)
-			break;
-		out = open_memstream(&buf, &buflen);
-		if (!out) {
-			status = EXIT_CHECK_FAILED;
-			break;
-		}
-		for (int l = 0; l < nr_locks; l++)
-			status |= compare(&run, views, nr_views, locks[l], nr_locks > 1, lo, hi,
-					  o.raw, o.quiet, out, &views_only);
-		fclose(out);
-		if (status && views_only && !run.op_mismatch && attempt < o.attempts) {
-			fprintf(stderr, "vmalock replay: attempt %u of %u: the views differ (below); "
-				"the live kernel's own work can cause that: again on fresh "
-				"targets\n", attempt, o.attempts);
-			fputs(buf, stderr);
-			free(buf);
-			cli_run_finish(&run);
-			continue;
-		}
-		if (!status && attempt > 1)
-			fprintf(stderr, "vmalock replay: attempt %u of %u: the views agree\n",
-				attempt, o.attempts);
-		fputs(buf, stdout);
-		free(buf);
-		if (!status && run.op_mismatch)
-			status = EXIT_CHECK_FAILED;
-		goto out;
+		if (!status)
+			status = replay_show(&o, &pl, &run);
 	}
-	if (status)
-		goto out;
-	for (int i = 0; i < run.nr && !o.quiet; i++) {
-		for (int l = 0; l < nr_locks; l++) {
-			bool model = target_kind(run.t[i]) == TARGET_MODEL;
-			char *text;
-
-			if (!model && l)
-				break;	/* the live kernel has one policy */
-			text = cli_run_view(&run, i, o.view, locks[l], true, lo, hi, !o.raw);
-			if (!text) {
-				status = EXIT_CHECK_FAILED;
-				goto out;
-			}
-			if (run.nr > 1 || (model && nr_locks > 1))
-				printf("== %s%s: %s\n", target_kind_name(kinds[i]),
-				       model && nr_locks > 1 ?
-				       (locks[l] == VML_LOCK_MMAP ? " (mmap)" : " (vma)") : "",
-				       target_view_name(o.view));
-			fputs(text, stdout);
-			vml_free(text);
-		}
-	}
-	if (!status && run.op_mismatch)
-		status = EXIT_CHECK_FAILED;
-out:
 	cli_run_finish(&run);
 	fflush(stdout);
 	return status;

@@ -303,11 +303,17 @@ static void print_hist(FILE *f, const struct trace_stat *st)
 	}
 }
 
+/* qsort order: larger first. */
+static int desc_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
 static int cmp_blame(const void *x, const void *y)
 {
 	const struct trace_blame *a = x, *b = y;
 
-	return a->total_ns < b->total_ns ? 1 : a->total_ns > b->total_ns ? -1 : 0;
+	return desc_u64(a->total_ns, b->total_ns);
 }
 
 static uint64_t task_wait_total(const struct trace_task *t)
@@ -315,25 +321,22 @@ static uint64_t task_wait_total(const struct trace_task *t)
 	return t->wait[0].total_ns + t->wait[1].total_ns;
 }
 
-static int cmp_task_wait(const void *x, const void *y)
-{
-	uint64_t a = task_wait_total(*(const struct trace_task *const *)x);
-	uint64_t b = task_wait_total(*(const struct trace_task *const *)y);
-
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
 static uint64_t task_hold_total(const struct trace_task *t)
 {
 	return t->hold[0].total_ns + t->hold[1].total_ns;
 }
 
+/* Tasks (pointers) by their total wait, or hold, longest first. */
+static int cmp_task_wait(const void *x, const void *y)
+{
+	return desc_u64(task_wait_total(*(const struct trace_task *const *)x),
+			task_wait_total(*(const struct trace_task *const *)y));
+}
+
 static int cmp_task_hold(const void *x, const void *y)
 {
-	uint64_t a = task_hold_total(*(const struct trace_task *const *)x);
-	uint64_t b = task_hold_total(*(const struct trace_task *const *)y);
-
-	return a < b ? 1 : a > b ? -1 : 0;
+	return desc_u64(task_hold_total(*(const struct trace_task *const *)x),
+			task_hold_total(*(const struct trace_task *const *)y));
 }
 
 /* The tasks of PID's mm, own threads or outsiders, sorted. vml_malloc'ed; *@nr. */
@@ -631,34 +634,19 @@ static int watch_loop(struct watch *w, struct trace_session *s, double duration,
 	return trace_session_poll(s, true, feed, w);
 }
 
-int cmd_watch(int argc, char **argv)
+/*
+ * The process to watch, from --pid (a thread's PID stands for its process).
+ * Return: 0 and *@out (vml_free), or an exit status.
+ */
+static int watch_new(const struct watch_opts *o, struct watch **out)
 {
-	struct watch_opts o = { .interval = 1 };
-	struct trace_session_opts so = { .events = TRACE_EV_MMAP_LOCK | TRACE_EV_SCHED };
-	struct trace_session *s = NULL;
-	struct sigaction old[ARRAY_SIZE(caught)];
 	struct watch *w;
 	unsigned long pid;
-	bool help_wanted, tty;
-	int ret, status = 0;
-	double duration, interval;
-	const char *json;
-	uint64_t now;
 
-	ret = cli_parse("watch", watch_tables, argc, argv, &o, pid_arg, &help_wanted);
-	if (ret)
-		return ret;
-	if (help_wanted) {
-		help(stdout);
-		return 0;
-	}
-	duration = o.duration;
-	interval = o.interval;
-	json = o.json;
-	if (!o.pid)
+	if (!o->pid)
 		return cli_usage_error("watch", "missing PID");
-	if (cli_parse_count(o.pid, 1, 0x3fffffff, &pid))
-		return cli_usage_error("watch", "PID: bad value '%s' (a number, 1 to %d)", o.pid, 0x3fffffff);
+	if (cli_parse_count(o->pid, 1, 0x3fffffff, &pid))
+		return cli_usage_error("watch", "PID: bad value '%s' (a number, 1 to %d)", o->pid, 0x3fffffff);
 	if (process_gone((pid_t)pid)) {
 		fprintf(stderr, "vmalock watch: no process %lu\n", pid);
 		return EXIT_USAGE;
@@ -673,10 +661,20 @@ int cmd_watch(int argc, char **argv)
 		fprintf(stderr, "vmalock watch: %lu is a thread of process %d: watching %d\n", pid,
 			(int)w->pid, (int)w->pid);
 	read_comm(w->pid, w->comm);
-	tty = isatty(STDOUT_FILENO) && !(json && !strcmp(json, "-"));
+	*out = w;
+	return 0;
+}
 
-	catch_signals(old);
-	ret = trace_session_open(&so, &s);
+/*
+ * Open the trace session, aimed at @w's mm and threads, emptied of what
+ * came before. Return: 0, or an exit status (*@s may be open: the caller
+ * closes it).
+ */
+static int watch_open(struct watch *w, struct trace_session **s)
+{
+	struct trace_session_opts so = { .events = TRACE_EV_MMAP_LOCK | TRACE_EV_SCHED };
+	int ret = trace_session_open(&so, s);
+
 	if (ret) {
 		const char *hint = trace_unavailable_hint(ret);
 
@@ -684,38 +682,37 @@ int cmd_watch(int argc, char **argv)
 			fprintf(stderr, "vmalock watch: %s\n", hint);
 		else
 			fprintf(stderr, "vmalock watch: cannot trace: %s\n", strerror(-ret));
-		status = hint ? EXIT_USAGE : EXIT_CHECK_FAILED;
-		goto out;
+		return hint ? EXIT_USAGE : EXIT_CHECK_FAILED;
 	}
-	ret = trace_session_find_mm(s, w->pid, &w->mm);
+	ret = trace_session_find_mm(*s, w->pid, &w->mm);
 	if (ret == -ESRCH) {
 		fprintf(stderr, "vmalock watch: process %d has no address space "
 			"(a kernel thread, or it exited)\n", (int)w->pid);
-		status = EXIT_USAGE;
-		goto out;
+		return EXIT_USAGE;
 	}
 	if (!ret)
-		ret = trace_session_set_mm(s, w->mm);
+		ret = trace_session_set_mm(*s, w->mm);
 	scan_threads(w);
 	if (!ret)
-		ret = trace_session_set_pids(s, w->tids, w->nr_tids);
+		ret = trace_session_set_pids(*s, w->tids, w->nr_tids);
 	if (!ret)
-		ret = trace_session_discard(s);
+		ret = trace_session_discard(*s);
 	if (ret) {
 		fprintf(stderr, "vmalock watch: cannot trace: %s\n", strerror(-ret));
-		status = EXIT_CHECK_FAILED;
-		goto out;
+		return EXIT_CHECK_FAILED;
 	}
-	trace_analysis_init(&w->an, w->mm);
-	w->t_start = vml_now_ns();
-	fprintf(stderr, "vmalock watch: watching PID %d (%s), mm 0x%llx; %s\n", (int)w->pid,
-		w->comm, (unsigned long long)w->mm,
-		duration > 0 ? "until --duration ends" : "Ctrl-C to stop");
+	return 0;
+}
 
-	ret = watch_loop(w, s, duration, interval, tty);
-	trace_session_close(s);		/* the instance goes before anything else can fail */
-	s = NULL;
-	now = vml_now_ns();
+/*
+ * After the watch (@ret: watch_loop's): what went wrong, then the report
+ * and --json. Return: the exit status.
+ */
+static int watch_report(struct watch *w, const char *json, bool tty, int ret)
+{
+	uint64_t now = vml_now_ns();
+	int status = 0;
+
 	if (ret < 0) {
 		fprintf(stderr, "vmalock watch: reading the trace: %s\n", strerror(-ret));
 		status = EXIT_CHECK_FAILED;
@@ -737,6 +734,44 @@ int cmd_watch(int argc, char **argv)
 		fprintf(stderr, "vmalock watch: cannot write %s\n", json);
 		status = EXIT_CHECK_FAILED;
 	}
+	return status;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct watch_opts o = { .interval = 1 };
+	struct trace_session *s = NULL;
+	struct sigaction old[ARRAY_SIZE(caught)];
+	struct watch *w = NULL;
+	bool help_wanted, tty;
+	int ret, status;
+
+	ret = cli_parse("watch", watch_tables, argc, argv, &o, pid_arg, &help_wanted);
+	if (ret)
+		return ret;
+	if (help_wanted) {
+		help(stdout);
+		return 0;
+	}
+	status = watch_new(&o, &w);
+	if (status)
+		return status;
+	tty = isatty(STDOUT_FILENO) && !(o.json && !strcmp(o.json, "-"));
+
+	catch_signals(old);
+	status = watch_open(w, &s);
+	if (status)
+		goto out;
+	trace_analysis_init(&w->an, w->mm);
+	w->t_start = vml_now_ns();
+	fprintf(stderr, "vmalock watch: watching PID %d (%s), mm 0x%llx; %s\n", (int)w->pid,
+		w->comm, (unsigned long long)w->mm,
+		o.duration > 0 ? "until --duration ends" : "Ctrl-C to stop");
+
+	ret = watch_loop(w, s, o.duration, o.interval, tty);
+	trace_session_close(s);		/* the instance goes before anything else can fail */
+	s = NULL;
+	status = watch_report(w, o.json, tty, ret);
 	trace_analysis_fini(&w->an);
 out:
 	trace_session_close(s);

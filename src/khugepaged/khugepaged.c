@@ -131,15 +131,11 @@ int vml_khugepaged_add(struct vml_khugepaged *k, struct vml_mm *umm)
 static void note_unlock(void *arg, uint64_t held, uint64_t held_cpu)
 {
 	struct vml_khugepaged *k = arg;
-	uint64_t max = load_relaxed(&k->st.max_hold_ns);
 
 	fetch_add_relaxed(&k->st.total_hold_ns, held);
 	fetch_add_relaxed(&k->st.holds, 1);
-	while (held > max && !cas_relaxed(&k->st.max_hold_ns, &max, held))
-		;
-	max = load_relaxed(&k->st.max_hold_cpu_ns);
-	while (held_cpu > max && !cas_relaxed(&k->st.max_hold_cpu_ns, &max, held_cpu))
-		;
+	stat_record_max(&k->st.max_hold_ns, held);
+	stat_record_max(&k->st.max_hold_cpu_ns, held_cpu);
 }
 
 /* The scanner's read lock is (re)taken now: note when, in both clocks. */
@@ -153,6 +149,64 @@ static void note_lock(struct collapse_control *cc)
 static void note_release(struct vml_khugepaged *k, const struct collapse_control *cc)
 {
 	note_unlock(k, vml_now_ns() - cc->lock_taken_ns, vml_thread_cpu_ns() - cc->lock_taken_cpu);
+}
+
+/*
+ * drop_read_lock - let a queued writer in, after a batch of ineligible VMAs
+ * (FIX_DROP, seed 003 patch 5), and take the lock again.
+ * Context: mmap_lock(R) of @mm held on entry and on return, not in between:
+ * the caller's VMA iterator must look up again.
+ */
+static void drop_read_lock(struct vml_khugepaged *k, struct mm *mm, struct collapse_control *cc)
+{
+	uint64_t t0;
+
+	note_release(k, cc);
+	mmap_read_unlock(mm);
+	/*
+	 * The patch's cond_resched() here switches only if the scheduler
+	 * already wants to (need_resched); a user-space thread is preempted
+	 * whenever it does, so it has no equivalent to call - sched_yield()
+	 * would give the CPU away every time on a busy host.
+	 */
+	t0 = vml_now_ns();
+	if (mmap_retake_nosteal(mm))
+		mmap_read_lock_nosteal(mm);
+	else
+		mmap_read_lock(mm);
+	note_lock(cc);
+	t0 = cc->lock_taken_ns - t0;
+	fetch_add_relaxed(&k->st.retake_ns_total, t0);
+	stat_record_max(&k->st.retake_ns_max, t0);
+	stat_inc(&k->st.lock_drops);
+}
+
+/*
+ * advance_cursor - after a scan of @slot's mm: move on to the next mm when
+ * the mm exited (@exiting: the slot is freed) or no VMA is left to look at
+ * (@walked: the walk finished, or the trylock failed). MAINLINE thereby
+ * forgets where a contended mm's scan was; FIX_RESUME keeps it in the slot.
+ * Context: k->lock not held; taken and released.
+ */
+static void advance_cursor(struct vml_khugepaged *k, struct mm_slot *slot, bool exiting,
+			   bool walked)
+{
+	spin_lock(&k->lock);
+	if (exiting || walked) {
+		k->cursor = slot->node.next != &k->mm_head ?
+			    list_entry(slot->node.next, struct mm_slot, node) : NULL;
+		k->address = 0;
+		if (!k->cursor)
+			stat_inc(&k->st.full_scans);
+		if (exiting) {
+			list_del_init(&slot->node);
+			spin_unlock(&k->lock);
+			mmdrop(slot->mm);
+			vml_free(slot);
+			return;
+		}
+	}
+	spin_unlock(&k->lock);
 }
 
 /*
@@ -216,30 +270,10 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 				*addr = (vma->vm_end + PMD_SIZE - 1) & PMD_MASK;
 			/* ...and after a batch of them let a queued writer in (patch 5). */
 			if (drop && ++skipped >= k->cfg.max_skip_batch) {
+				/* read before the lock goes: @vma may go with it */
 				unsigned long from = skip ? *addr : vma->vm_end;
-				uint64_t t0, max;
 
-				note_release(k, &cc);
-				mmap_read_unlock(mm);
-				/*
-				 * The patch's cond_resched() here switches only if the
-				 * scheduler already wants to (need_resched); a user-space
-				 * thread is preempted whenever it does, so it has no
-				 * equivalent to call - sched_yield() would give the CPU
-				 * away every time on a busy host.
-				 */
-				t0 = vml_now_ns();
-				if (mmap_retake_nosteal(mm))
-					mmap_read_lock_nosteal(mm);
-				else
-					mmap_read_lock(mm);
-				note_lock(&cc);
-				t0 = cc.lock_taken_ns - t0;
-				fetch_add_relaxed(&k->st.retake_ns_total, t0);
-				max = load_relaxed(&k->st.retake_ns_max);
-				while (t0 > max && !cas_relaxed(&k->st.retake_ns_max, &max, t0))
-					;
-				stat_inc(&k->st.lock_drops);
+				drop_read_lock(k, mm, &cc);
 				vma_iter_set(&vmi, from);	/* the next candidate, in the new hold */
 				skipped = 0;
 			}
@@ -276,27 +310,7 @@ out_unlocked:
 	mmput(mm);
 
 advance:
-	spin_lock(&k->lock);
-	/*
-	 * Move on when the mm exited or no VMA is left to look at: the walk
-	 * finished, or the trylock failed. MAINLINE thereby forgets where a
-	 * contended mm's scan was; FIX_RESUME keeps it in the slot.
-	 */
-	if (exiting || !vma) {
-		k->cursor = slot->node.next != &k->mm_head ?
-			    list_entry(slot->node.next, struct mm_slot, node) : NULL;
-		k->address = 0;
-		if (!k->cursor)
-			stat_inc(&k->st.full_scans);
-		if (exiting) {
-			list_del_init(&slot->node);
-			spin_unlock(&k->lock);
-			mmdrop(slot->mm);
-			vml_free(slot);
-			return progress;
-		}
-	}
-	spin_unlock(&k->lock);
+	advance_cursor(k, slot, exiting, !vma);
 	return progress;
 }
 

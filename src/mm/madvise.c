@@ -190,6 +190,7 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 	struct vma_merge vmg;
 	struct vma *res;
 	long nf;
+	int err;
 
 	*fatal = false;
 	if (b->set_name) {
@@ -270,14 +271,11 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 		*prev = vma;
 		return 0;
 	}
-	vmg_init_modify(&vmg, b->t, *prev, vma, start, end);
-	vmg.vm_flags = (unsigned long)nf;
-	res = vma_modify(&vmg);
+	res = vma_modify_flags(b->t, *prev, vma, start, end, (unsigned long)nf, &err);
 	if (!res) {
 		*fatal = true;
-		return vmg.err;
+		return err;
 	}
-	res->vm_flags = (unsigned long)nf | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
 	*prev = res;
 	return 0;
 }

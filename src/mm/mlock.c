@@ -115,20 +115,14 @@ static struct vma *mlock_fixup(struct vma_txn *t, struct vma *vma, struct vma *p
 			       long *locked_delta, struct lock_ranges *lr, int *err)
 {
 	unsigned long oldflags = vma->vm_flags;
-	struct vma_merge vmg;
 	struct vma *res;
 
 	/* Special and droppable mappings are never locked, and not counted. */
 	if (newflags == oldflags || (oldflags & (VM_SPECIAL | VM_DROPPABLE)))
 		return vma;
-	vmg_init_modify(&vmg, t, prev, vma, start, end);
-	vmg.vm_flags = newflags;
-	res = vma_modify(&vmg);
-	if (!res) {
-		*err = vmg.err;
+	res = vma_modify_flags(t, prev, vma, start, end, newflags, err);
+	if (!res)
 		return NULL;
-	}
-	res->vm_flags = newflags | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
 	if ((newflags & VM_LOCKED) && !(oldflags & VM_LOCKED))
 		*locked_delta += (long)((end - start) >> PAGE_SHIFT);
 	else if (!(newflags & VM_LOCKED) && (oldflags & VM_LOCKED))

@@ -330,12 +330,55 @@ abort:
 	vma_txn_abort(&t);
 }
 
+/*
+ * mmap_new_vma - a VMA of its own for [@addr, @end), where no neighbour
+ * took the range; not in the tree yet. A shared anonymous mapping gets its
+ * shmem object here, and is charged for it.
+ * Return: 0 and *@out; -ENOMEM with *@charge_failed set when that charge
+ *         failed; or -errno.
+ */
+static int mmap_new_vma(struct mm *mm, struct vml_file *file, unsigned long addr,
+			unsigned long end, unsigned long vm_flags, unsigned long pgoff,
+			bool *charge_failed, struct vma **out)
+{
+	struct vml_file *shm = NULL;
+	struct vma *vma = vma_alloc(mm);
+	int err;
+
+	if (!vma)
+		return -ENOMEM;
+	vma->vm_start = addr;
+	vma->vm_end = end;
+	vma->vm_pgoff = pgoff;
+	vma->vm_flags = vm_flags;
+	if (file) {
+		vml_file_get(file);
+		vma->vm_file = file;
+	} else if (vm_flags & VM_SHARED) {
+		/* shmem_acct_size: the object's pages are committed unless NORESERVE */
+		if (!(vm_flags & VM_NORESERVE) &&
+		    vm_enough_memory(mm->sys, (end - addr) / PAGE_SIZE)) {
+			vma_free_unpublished(vma);
+			*charge_failed = true;
+			return -ENOMEM;
+		}
+		err = shmem_zero_setup(mm, end - addr, &shm);
+		if (err) {
+			vma_free_unpublished(vma);
+			return err;
+		}
+		vma->vm_file = shm;	/* the VMA owns the creation reference */
+		vma->vm_pgoff = 0;
+	}
+	*out = vma;
+	return 0;
+}
+
 static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr,
 			unsigned long len, unsigned long vm_flags, unsigned long pgoff)
 {
 	unsigned long end = addr + len, locked, accounted;
 	struct vma *prev, *next, *vma = NULL;
-	struct vml_file *shm = NULL;
 	struct vma_merge vmg;
 	struct unmap_range u;
 	struct vma_txn t;
@@ -370,33 +413,13 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 		}
 	}
 	if (!vma) {
-		vma = vma_alloc(mm);
-		if (!vma) {
-			err = -ENOMEM;
+		bool charge_failed = false;
+
+		err = mmap_new_vma(mm, file, addr, end, vm_flags, pgoff, &charge_failed, &vma);
+		if (err && charge_failed)
+			goto abort_gap;
+		if (err)
 			goto abort;
-		}
-		vma->vm_start = addr;
-		vma->vm_end = end;
-		vma->vm_pgoff = pgoff;
-		vma->vm_flags = vm_flags;
-		if (file) {
-			vml_file_get(file);
-			vma->vm_file = file;
-		} else if (vm_flags & VM_SHARED) {
-			/* shmem_acct_size: the object's pages are committed unless NORESERVE */
-			if (!(vm_flags & VM_NORESERVE) && vm_enough_memory(mm->sys, len / PAGE_SIZE)) {
-				vma_free_unpublished(vma);
-				err = -ENOMEM;
-				goto abort_gap;
-			}
-			err = shmem_zero_setup(mm, len, &shm);
-			if (err) {
-				vma_free_unpublished(vma);
-				goto abort;
-			}
-			vma->vm_file = shm;	/* the VMA owns the creation reference */
-			vma->vm_pgoff = 0;
-		}
 		/* Before Linux 6.5 the tree store was inside i_mmap_rwsem(W) (seed 001). */
 		if (vma->vm_file && mm->sys->cfg.i_mmap_order == VML_I_MMAP_PRE)
 			vt_i_mmap_lock_early(&t, vma);

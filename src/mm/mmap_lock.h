@@ -49,57 +49,52 @@ static inline void mmap_assert_write_locked(struct mm *mm)
 /*
  * Every acquisition goes through lockdep (a no-op unless -Dlockdep=true):
  * checked before it may wait, recorded while held (sync/lockdep.h).
+ *
+ * mmap_read_lock_common - the blocking reader acquires below, in one body:
+ * @cancel NULL waits for good; @nosteal never steals the lock past a queued
+ * writer (2026 proposal).
+ * Return: 0 or -EINTR (cancelled).
  */
-static inline void mmap_read_lock(struct mm *mm)
+static inline int mmap_read_lock_common(struct mm *mm, const struct vml_cancel *cancel,
+					bool nosteal)
 {
+	int err;
+
 	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
 	mmap_trace_start(mm, false);
-	down_read(&mm->mmap_lock);
-	mmap_trace_acquired(mm, false, true);
+	if (nosteal)
+		err = down_read_killable_nosteal(&mm->mmap_lock, cancel);
+	else
+		err = down_read_killable(&mm->mmap_lock, cancel);
+	mmap_trace_acquired(mm, false, !err);
+	if (err) {
+		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
+		return err;
+	}
 	stat_inc(&mm->stats.mmap_read_locks);
+	return 0;
+}
+
+static inline void mmap_read_lock(struct mm *mm)
+{
+	mmap_read_lock_common(mm, NULL, false);
 }
 
 /* Return: 0 or -EINTR (cancelled). */
 static inline int mmap_read_lock_killable(struct mm *mm, const struct vml_cancel *cancel)
 {
-	int err;
-
-	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
-	mmap_trace_start(mm, false);
-	err = down_read_killable(&mm->mmap_lock, cancel);
-	mmap_trace_acquired(mm, false, !err);
-	if (err) {
-		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
-		return err;
-	}
-	stat_inc(&mm->stats.mmap_read_locks);
-	return 0;
+	return mmap_read_lock_common(mm, cancel, false);
 }
 
 /* A reader acquire that never steals the lock past a queued writer (2026 proposal). */
 static inline void mmap_read_lock_nosteal(struct mm *mm)
 {
-	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
-	mmap_trace_start(mm, false);
-	down_read_nosteal(&mm->mmap_lock);
-	mmap_trace_acquired(mm, false, true);
-	stat_inc(&mm->stats.mmap_read_locks);
+	mmap_read_lock_common(mm, NULL, true);
 }
 
 static inline int mmap_read_lock_killable_nosteal(struct mm *mm, const struct vml_cancel *cancel)
 {
-	int err;
-
-	lockdep_acquire(LOCK_CLASS_MMAP, &mm->mmap_lock, LOCKDEP_READ);
-	mmap_trace_start(mm, false);
-	err = down_read_killable_nosteal(&mm->mmap_lock, cancel);
-	mmap_trace_acquired(mm, false, !err);
-	if (err) {
-		lockdep_release(LOCK_CLASS_MMAP, &mm->mmap_lock);
-		return err;
-	}
-	stat_inc(&mm->stats.mmap_read_locks);
-	return 0;
+	return mmap_read_lock_common(mm, cancel, true);
 }
 
 /* Fails if a writer holds the lock or anyone is queued (down_read_trylock). */

@@ -36,8 +36,6 @@ static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma
 				  int *err)
 {
 	unsigned long oldflags = vma->vm_flags;
-	struct vma_merge vmg;
-	struct vma *res;
 
 	if (newflags == oldflags)
 		return vma;
@@ -49,15 +47,7 @@ static struct vma *mprotect_fixup(struct vma_txn *t, struct vma *vma, struct vma
 		/* Never written: the commitment can be given back. */
 		newflags &= ~VM_ACCOUNT;
 	}
-	vmg_init_modify(&vmg, t, prev, vma, start, end);
-	vmg.vm_flags = newflags;
-	res = vma_modify(&vmg);
-	if (!res) {
-		*err = vmg.err;
-		return NULL;
-	}
-	res->vm_flags = newflags | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
-	return res;
+	return vma_modify_flags(t, prev, vma, start, end, newflags, err);
 }
 
 static int record_change(struct prot_change **changes, size_t *nr, unsigned long start,
@@ -105,6 +95,59 @@ static void apply_prot_changes(struct mm *mm, const struct prot_change *changes,
 	}
 }
 
+/*
+ * mprotect_first_vma - the VMA the change starts in: the one at *@start,
+ * or with PROT_GROWSDOWN the first below @end, whose start *@start becomes.
+ * Return: 0 and *@out; -ENOMEM (nothing mapped there) or -EINVAL.
+ */
+static int mprotect_first_vma(struct vma_txn *t, unsigned long *start, unsigned long end,
+			      int grows, struct vma **out)
+{
+	struct vma *vma = vt_next(t, *start);
+
+	if (!vma)
+		return -ENOMEM;
+	if (grows & PROT_GROWSDOWN) {
+		if (vma->vm_start >= end)
+			return -ENOMEM;
+		*start = vma->vm_start;
+		if (!(vma->vm_flags & VM_GROWSDOWN))
+			return -EINVAL;
+	} else {
+		if (vma->vm_start > *start)
+			return -ENOMEM;
+		if (grows & PROT_GROWSUP)
+			return -EINVAL;	/* no VM_GROWSUP on x86 */
+	}
+	*out = vma;
+	return 0;
+}
+
+/*
+ * mprotect_vma_flags - the flags @vma gets for @prot (@reqflags: its VM_*
+ * access bits), changed over [@from, @to).
+ * Return: 0 and *@out; -EACCES (its VM_MAY* bits forbid it) or -ENOMEM
+ *         (making private memory writable commits it, and that is refused).
+ */
+static int mprotect_vma_flags(struct mm *mm, struct vma *vma, unsigned long reqflags,
+			      unsigned long prot, unsigned long from, unsigned long to,
+			      unsigned long *out)
+{
+	unsigned long newflags = reqflags | (vma->vm_flags & ~(VM_ACCESS_FLAGS | VM_PKEY_MASK)) |
+				 pkey_vm_flags(arch_override_mprotect_pkey(vma, (int)prot));
+
+	/* newflags >> 4 shifts VM_MAY* into the place of VM_* */
+	if ((newflags & ~(newflags >> 4)) & VM_ACCESS_FLAGS)
+		return -EACCES;
+	/* A refusal stops the whole mprotect here, as in the kernel. */
+	if (newflags != vma->vm_flags && (newflags & VM_WRITE) &&
+	    !(vma->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_HUGETLB | VM_SHARED | VM_NORESERVE)) &&
+	    vm_enough_memory(mm->sys, (to - from) >> PAGE_SHIFT))
+		return -ENOMEM;
+	*out = newflags;
+	return 0;
+}
+
 static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned long prot)
 {
 	const int grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
@@ -133,25 +176,9 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 
 	mmap_write_lock(mm);
 	vma_txn_begin(&t, mm);
-	error = -ENOMEM;
-	vma = vt_next(&t, start);
-	if (!vma)
+	error = mprotect_first_vma(&t, &start, end, grows, &vma);
+	if (error)
 		goto out;
-	if (grows & PROT_GROWSDOWN) {
-		if (vma->vm_start >= end)
-			goto out;
-		start = vma->vm_start;
-		error = -EINVAL;
-		if (!(vma->vm_flags & VM_GROWSDOWN))
-			goto out;
-	} else {
-		if (vma->vm_start > start)
-			goto out;
-		if (grows & PROT_GROWSUP) {
-			error = -EINVAL;	/* no VM_GROWSUP on x86 */
-			goto out;
-		}
-	}
 	prev = (start > vma->vm_start) ? vma : vt_prev(&t, start);
 
 	error = 0;
@@ -164,21 +191,10 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 			error = -ENOMEM;
 			break;
 		}
-		newflags = reqflags | (vma->vm_flags & ~(VM_ACCESS_FLAGS | VM_PKEY_MASK)) |
-			   pkey_vm_flags(arch_override_mprotect_pkey(vma, (int)prot));
-		/* newflags >> 4 shifts VM_MAY* into the place of VM_* */
-		if ((newflags & ~(newflags >> 4)) & VM_ACCESS_FLAGS) {
-			error = -EACCES;
-			break;
-		}
 		tmp = VML_MIN(vma->vm_end, end);
-		/* Making private memory writable commits it; a refusal stops here, as in the kernel. */
-		if (newflags != vma->vm_flags && (newflags & VM_WRITE) &&
-		    !(vma->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_HUGETLB | VM_SHARED | VM_NORESERVE)) &&
-		    vm_enough_memory(mm->sys, (tmp - nstart) >> PAGE_SHIFT)) {
-			error = -ENOMEM;
+		error = mprotect_vma_flags(mm, vma, reqflags, prot, nstart, tmp, &newflags);
+		if (error)
 			break;
-		}
 		oldflags = vma->vm_flags;
 		vma = mprotect_fixup(&t, vma, prev, nstart, tmp, newflags, &error);
 		if (!vma)

@@ -168,6 +168,90 @@ static long expand_vma_in_place(struct mm *mm, struct remap *r)
 }
 
 /*
+ * stage_move_dest - the VMA r->vma's range moves into, in @t: the one it
+ * merges with at r->new_addr, or a copy of r->vma there.
+ * Return: 0 and *@out; -errno.
+ */
+static int stage_move_dest(struct vma_txn *t, const struct remap *r, unsigned long pgoff,
+			   struct vma **out)
+{
+	struct vma *vma = r->vma, *new_vma;
+	struct vma_merge vmg = {
+		.t = t,
+		.start = r->new_addr,
+		.end = r->new_addr + r->new_len,
+		.pgoff = pgoff,
+		.vm_flags = vma->vm_flags,
+		.file = vma->vm_file,
+		.anon_vma = vma_anon_vma(vma),
+		.anon_name = vma->anon_name,
+		.prev = vt_prev(t, r->new_addr),
+		.next = vt_next(t, r->new_addr),
+		.copied_from = vma,
+	};
+	int err;
+
+	new_vma = vma_merge_new_range(&vmg);
+	if (vmg.err)
+		return vmg.err;
+	if (!new_vma) {
+		new_vma = vma_dup(vma);
+		if (!new_vma)
+			return -ENOMEM;
+		new_vma->vm_start = r->new_addr;
+		new_vma->vm_end = r->new_addr + r->new_len;
+		new_vma->vm_pgoff = pgoff;
+		err = vt_insert(t, new_vma);
+		if (err) {
+			vma_free_unpublished(new_vma);
+			return err;
+		}
+	}
+	*out = new_vma;
+	return 0;
+}
+
+/*
+ * stage_move_source - what becomes of the source range in @t once its pages
+ * have moved to @new_vma: unmapped (its page tables to free in *@old), or
+ * with DONTUNMAP kept, unlocked and empty. The source VMA was
+ * [@vma_start, @vma_end) before the move.
+ * Return: 0 or -errno.
+ */
+static int stage_move_source(struct vma_txn *t, const struct remap *r, unsigned long vma_start,
+			     unsigned long vma_end, const struct vma *new_vma,
+			     struct unmap_range *old)
+{
+	struct vma *src;
+	int err;
+
+	if (r->flags & MREMAP_DONTUNMAP) {
+		/*
+		 * The source stays, unlocked (VM_ACCOUNT is kept since the 2025
+		 * stable fix "correctly account old mapping after
+		 * MREMAP_DONTUNMAP remap", which the live kernel has); its pages
+		 * move away.
+		 */
+		src = vt_find(t, r->addr);
+		src = src ? vt_modify(t, src) : NULL;
+		if (!src)
+			return -ENOMEM;
+		src->vm_flags &= ~VM_LOCKED_MASK;
+		if (r->addr == vma_start && r->addr + r->old_len == vma_end && new_vma != src) {
+			anon_vma_put(load_relaxed(&src->anon_vma));
+			store_relaxed(&src->anon_vma, NULL);
+		}
+	} else if (r->old_len) {
+		err = vms_gather_munmap(t, r->addr, r->addr + r->old_len, NULL, NULL, NULL,
+					 NULL);
+		if (err)
+			return err;
+		vt_unmap_range(t, r->addr, r->addr + r->old_len, old);
+	}
+	return 0;
+}
+
+/*
  * move_vma - copy [addr, addr+old_len) of r->vma to r->new_addr with
  * new_len, then unmap the source (or keep it, for DONTUNMAP). @t already
  * holds the staged destination unmap and source shrink, whose pages and
@@ -177,13 +261,12 @@ static long expand_vma_in_place(struct mm *mm, struct remap *r)
 static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 		     const struct unmap_range zap[2])
 {
-	struct vma *vma = r->vma, *new_vma, *src;
+	struct vma *vma = r->vma, *new_vma = NULL;
 	struct unmap_range old = { 0 };
 	struct pgt_reserve res;
 	unsigned long pgoff = vma->vm_pgoff + ((r->addr - vma->vm_start) >> PAGE_SHIFT);
 	unsigned long vma_start = vma->vm_start, vma_end = vma->vm_end;
 	unsigned long vm_flags = vma->vm_flags;	/* @vma may be retired by the commit */
-	struct vma_merge vmg;
 	int err;
 
 	if (t->map_count >= mm->sys->cfg.max_map_count - 3) {
@@ -205,66 +288,11 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 	/* Untouched anonymous memory takes the offset of where it goes, to merge there. */
 	if (vma_is_anonymous(vma) && !vma_anon_vma(vma))
 		pgoff = r->new_addr >> PAGE_SHIFT;
-
-	vmg = (struct vma_merge){
-		.t = t,
-		.start = r->new_addr,
-		.end = r->new_addr + r->new_len,
-		.pgoff = pgoff,
-		.vm_flags = vma->vm_flags,
-		.file = vma->vm_file,
-		.anon_vma = vma_anon_vma(vma),
-		.anon_name = vma->anon_name,
-		.prev = vt_prev(t, r->new_addr),
-		.next = vt_next(t, r->new_addr),
-		.copied_from = vma,
-	};
-	new_vma = vma_merge_new_range(&vmg);
-	if (vmg.err) {
-		err = vmg.err;
+	err = stage_move_dest(t, r, pgoff, &new_vma);
+	if (!err)
+		err = stage_move_source(t, r, vma_start, vma_end, new_vma, &old);
+	if (err)
 		goto abort;
-	}
-	if (!new_vma) {
-		new_vma = vma_dup(vma);
-		if (!new_vma) {
-			err = -ENOMEM;
-			goto abort;
-		}
-		new_vma->vm_start = r->new_addr;
-		new_vma->vm_end = r->new_addr + r->new_len;
-		new_vma->vm_pgoff = pgoff;
-		err = vt_insert(t, new_vma);
-		if (err) {
-			vma_free_unpublished(new_vma);
-			goto abort;
-		}
-	}
-
-	if (r->flags & MREMAP_DONTUNMAP) {
-		/*
-		 * The source stays, unlocked (VM_ACCOUNT is kept since the 2025
-		 * stable fix "correctly account old mapping after
-		 * MREMAP_DONTUNMAP remap", which the live kernel has); its pages
-		 * move away.
-		 */
-		src = vt_find(t, r->addr);
-		src = src ? vt_modify(t, src) : NULL;
-		if (!src) {
-			err = -ENOMEM;
-			goto abort;
-		}
-		src->vm_flags &= ~VM_LOCKED_MASK;
-		if (r->addr == vma_start && r->addr + r->old_len == vma_end && new_vma != src) {
-			anon_vma_put(load_relaxed(&src->anon_vma));
-			store_relaxed(&src->anon_vma, NULL);
-		}
-	} else if (r->old_len) {
-		err = vms_gather_munmap(t, r->addr, r->addr + r->old_len, NULL, NULL, NULL,
-					 NULL);
-		if (err)
-			goto abort;
-		vt_unmap_range(t, r->addr, r->addr + r->old_len, &old);
-	}
 	/* An OLDLEN of 0 duplicates a shared mapping: the source stays as it is. */
 	err = pgtable_prepare_move(mm, r->addr, r->new_addr, r->old_len, &res);
 	if (err)

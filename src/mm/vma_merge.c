@@ -205,27 +205,23 @@ static struct vma *vma_merge_existing_range(struct vma_merge *vmg)
 		dup_anon_vma(tgt, vma_anon_vma(next) ? next : middle);
 		if (vt_remove(t, middle) || vt_remove(t, next))
 			return merge_fail(vmg);
-	} else if (merge_left) {
-		/* prev extends to end; middle shrinks from the front, or goes. */
-		dup_anon_vma(tgt, middle);
-		if (remove_middle) {
-			if (vt_remove(t, middle))
-				return merge_fail(vmg);
-		} else {
-			mid = vt_modify(t, middle);
-			if (!mid || vt_set_range(t, mid, end, mid_end,
-						 mid_pgoff + ((end - mid_start) >> PAGE_SHIFT)))
-				return merge_fail(vmg);
-		}
 	} else {
-		/* next extends back to start; middle shrinks from the back, or goes. */
+		/*
+		 * prev extends to end, and middle shrinks from the front; or
+		 * next extends back to start, and middle shrinks from the back.
+		 * Or middle goes.
+		 */
+		unsigned long keep_start = merge_left ? end : mid_start;
+		unsigned long keep_end = merge_left ? mid_end : start;
+
 		dup_anon_vma(tgt, middle);
 		if (remove_middle) {
 			if (vt_remove(t, middle))
 				return merge_fail(vmg);
 		} else {
 			mid = vt_modify(t, middle);
-			if (!mid || vt_set_range(t, mid, mid_start, start, mid_pgoff))
+			if (!mid || vt_set_range(t, mid, keep_start, keep_end,
+						 mid_pgoff + ((keep_start - mid_start) >> PAGE_SHIFT)))
 				return merge_fail(vmg);
 		}
 	}
@@ -280,4 +276,22 @@ void vmg_init_modify(struct vma_merge *vmg, struct vma_txn *t, struct vma *prev,
 		.prev = prev,
 		.middle = vma,
 	};
+}
+
+struct vma *vma_modify_flags(struct vma_txn *t, struct vma *prev, struct vma *vma,
+			     unsigned long start, unsigned long end, unsigned long newflags,
+			     int *err)
+{
+	struct vma_merge vmg;
+	struct vma *res;
+
+	vmg_init_modify(&vmg, t, prev, vma, start, end);
+	vmg.vm_flags = newflags;
+	res = vma_modify(&vmg);
+	if (!res) {
+		*err = vmg.err;
+		return NULL;
+	}
+	res->vm_flags = newflags | (res->vm_flags & VM_STICKY);	/* merged: sticky flags stay */
+	return res;
 }

@@ -43,15 +43,11 @@
 
 static int vec_push(struct vma ***vec, size_t *nr, size_t *cap, struct vma *vma)
 {
-	if (*nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		struct vma **n = vml_realloc(*vec, ncap * sizeof(**vec));
+	struct vma **n = vml_grow_array(*vec, cap, *nr + 1, sizeof(**vec), 8);
 
-		if (!n)
-			return -ENOMEM;
-		*vec = n;
-		*cap = ncap;
-	}
+	if (!n)
+		return -ENOMEM;
+	*vec = n;
 	(*vec)[(*nr)++] = vma;
 	return 0;
 }
@@ -70,17 +66,14 @@ static void vec_drop(struct vma **vec, size_t *nr, struct vma *vma)
 /* Remember a new boundary; a huge PMD across it is split at commit (vma_adjust_trans_huge). */
 static int vt_edge(struct vma_txn *t, unsigned long addr)
 {
+	unsigned long *n;
+
 	if (!(addr & ~PMD_MASK))
 		return 0;
-	if (t->nr_edges == t->cap_edges) {
-		size_t ncap = t->cap_edges ? t->cap_edges * 2 : 8;
-		unsigned long *n = vml_realloc(t->edges, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->edges = n;
-		t->cap_edges = ncap;
-	}
+	n = vml_grow_array(t->edges, &t->cap_edges, t->nr_edges + 1, sizeof(*n), 8);
+	if (!n)
+		return -ENOMEM;
+	t->edges = n;
 	t->edges[t->nr_edges++] = addr;
 	return 0;
 }

@@ -114,6 +114,15 @@ struct vma *vma_modify(struct vma_merge *vmg);
 void vmg_init_modify(struct vma_merge *vmg, struct vma_txn *t, struct vma *prev, struct vma *vma,
 		     unsigned long start, unsigned long end);
 
+/*
+ * vma_modify_flags - [start, end) of @vma gets @newflags (vma_modify);
+ * a neighbour it merges with keeps its sticky flags (VM_STICKY).
+ * Return: the staged VMA now covering the range, or NULL with *@err set.
+ */
+struct vma *vma_modify_flags(struct vma_txn *t, struct vma *prev, struct vma *vma,
+			     unsigned long start, unsigned long end, unsigned long newflags,
+			     int *err);
+
 /* Debug: the tree and every VMA agree (bounds, order, map_count). */
 void vma_txn_validate(struct vma_txn *t);
 

@@ -178,15 +178,10 @@ static size_t find_or_add(struct race_contract *c, const struct race_rec *r)
 		if (c->v[i].start == r->start && c->v[i].len == r->len &&
 		    !memcmp(c->v[i].line, r->text, r->len))
 			return i;
-	if (c->nr_v == c->cap_v) {
-		size_t cap = c->cap_v ? c->cap_v * 2 : 64;
-
-		v = vml_realloc(c->v, cap * sizeof(*v));
-		if (!v)
-			return NO_VMA;
-		c->v = v;
-		c->cap_v = cap;
-	}
+	v = vml_grow_array(c->v, &c->cap_v, c->nr_v + 1, sizeof(*v), 64);
+	if (!v)
+		return NO_VMA;
+	c->v = v;
 	v = &c->v[c->nr_v];
 	memset(v, 0, sizeof(*v));
 	v->start = r->start;

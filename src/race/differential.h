@@ -7,12 +7,12 @@
  * drop ops, then simplify numbers) that `vmalock replay FILE --target both
  * --compare maps` shows.
  *
- * The generator (fuzz_gen.c) draws every op of the script format but
- * `name`, with addresses and sizes biased towards the VMAs that exist (their
+ * The generator (fuzz_gen.c) draws every op of the script format, with
+ * addresses and sizes biased towards the VMAs that exist (their
  * boundaries, their insides, a page either side) and mostly inside a
  * 256 KiB window at SCRIPT_RANGE_LO, so that ops collide. Excluded, because
  * the two targets answer differently by design:
- *   - `name`: the live kernel has no CONFIG_ANON_VMA_NAME;
+ *   - `name` where the live kernel has no CONFIG_ANON_VMA_NAME;
  *   - `file ... memfd` (the prologue's files are fixed);
  *   - more than one `fork` a sequence (the live child keeps at most 256
  *     forked children alive).

@@ -190,7 +190,6 @@ static void gen_mmap(struct fuzz_gen *g, struct op *op)
 {
 	unsigned int r = below(g, 100);
 
-	op->kind = OP_MMAP;
 	op->addr = pick_addr(g);
 	op->len = pick_len(g, op->addr);
 	if (op->len > (8UL << 20) && chance(g, 90))
@@ -237,7 +236,6 @@ static void gen_mremap(struct fuzz_gen *g, struct op *op)
 {
 	unsigned int r = below(g, 100);
 
-	op->kind = OP_MREMAP;
 	op->addr = pick_addr(g);
 	op->len = pick_len(g, op->addr);
 	if (op->len > (64 * PG) && chance(g, 90))
@@ -273,23 +271,49 @@ static void gen_mremap(struct fuzz_gen *g, struct op *op)
 		op->new_addr = WIN_LO;
 }
 
+/* Any advice the script language names (script.c's list: the parser's own). */
 static int pick_advice(struct fuzz_gen *g)
 {
-	static const int adv[] = {
-		MADV_DONTNEED, MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_PAGEOUT, MADV_WILLNEED,
-		MADV_COLD, MADV_FREE, MADV_GUARD_INSTALL, MADV_GUARD_REMOVE,
-	};
+	size_t nr;
+	const struct op_word *adv = op_arg_words(OP_ARG_ADVICE, &nr);
 
-	return adv[below(g, ARRAY_SIZE(adv))];
+	return adv[below(g, nr)].value;
 }
 
-/* madvise or process_madvise: the same advice, the same ranges. */
-static void gen_madvise(struct fuzz_gen *g, struct op *op, enum op_kind kind)
+/*
+ * The op's fixed arguments, in the order script.c's table lists them, each
+ * drawn by its type: an address, a length from it, a protection, an advice.
+ */
+static void draw_args(struct fuzz_gen *g, struct op *op)
 {
-	op->kind = kind;
-	op->addr = pick_addr(g);
-	op->len = pick_len(g, op->addr);
-	op->advice = pick_advice(g);
+	size_t nr;
+	const struct op_arg *args = op_args(op->kind, &nr);
+
+	for (size_t i = 0; i < nr; i++) {
+		void *field = (char *)op + args[i].field;
+
+		switch (args[i].type) {
+		case OP_ARG_ADDR:
+			*(unsigned long *)field = pick_addr(g);
+			break;
+		case OP_ARG_SIZE:
+			*(unsigned long *)field = pick_len(g, op->addr);
+			break;
+		case OP_ARG_PROT:
+			*(int *)field = pick_prot(g);
+			break;
+		case OP_ARG_ADVICE:
+			*(int *)field = pick_advice(g);
+			break;
+		default:
+			VML_BUG_ON(1);	/* drawn by the op's own function (draws[]) */
+		}
+	}
+}
+
+/* madvise or process_madvise, after draw_args(). */
+static void clamp_guard(struct fuzz_gen *g, struct op *op)
+{
 	/* guard markers take a page-table entry each: small ranges only */
 	if (op->advice == MADV_GUARD_INSTALL && op->len > 64 * PG)
 		op->len = (1 + below(g, 16)) * PG;
@@ -325,71 +349,108 @@ static void gen_mlockall(struct fuzz_gen *g, struct op *op)
 		g->future_locked = op->flags & MCL_FUTURE;
 }
 
+/* `name`, after draw_args(): names only where both targets have them (draws[]). */
+static void gen_name(struct fuzz_gen *g, struct op *op)
+{
+	/* -: clear; one with a space */
+	static const char *const names[] = { "fz", "a name", NULL };
+
+	op->name = names[below(g, 3)];
+}
+
+static void gen_touch(struct fuzz_gen *g, struct op *op)
+{
+	op->addr = pick_addr(g);
+	op->len = (1 + below(g, 16)) * PG;
+	if (op->addr + op->len > SCRIPT_RANGE_HI)
+		op->len = SCRIPT_RANGE_HI - op->addr;
+	op->access = chance(g, 60) ? OP_ACCESS_WRITE : OP_ACCESS_READ;
+}
+
+/* mlock, after draw_args() */
+static void gen_mlock(struct fuzz_gen *g, struct op *op)
+{
+	if (op->len > 64 * PG)
+		op->len = (1 + below(g, 8)) * PG;	/* mlock populates */
+	if (chance(g, 30))
+		op->flags = MLOCK_ONFAULT;
+}
+
+/* the parent, or the child of the sequence's fork (number 1) */
+static void gen_select(struct fuzz_gen *g, struct op *op)
+{
+	op->child = chance(g, 50) ? 1 : 0;
+}
+
+/* One fork a sequence (the live child keeps 256 at most); after it, a munlock instead. */
+static void gen_fork(struct fuzz_gen *g, struct op *op)
+{
+	if (!g->forks) {
+		g->forks++;
+		return;
+	}
+	op->kind = OP_MUNLOCK;
+	draw_args(g, op);
+}
+
+/*
+ * The ops and how often each is drawn: the first row, in this order, whose
+ * condition holds and whose @below (per mille) the draw is under. With
+ * DRAW_ARGS the op's fixed arguments are drawn by type in the order of
+ * script.c's table (draw_args()), then @gen adds what is the op's own. mmap,
+ * mremap and touch draw all of theirs in @gen: shaped to the op, and in an
+ * order that keeps what every seed draws. munlockall comes from
+ * gen_mlockall().
+ */
+enum { DRAW_ARGS = 1 << 0, DRAW_IF_NAMES = 1 << 1, DRAW_IF_FORKED = 1 << 2 };
+
+static const struct draw {
+	enum op_kind kind;
+	unsigned int below;
+	unsigned int flags;
+	void (*gen)(struct fuzz_gen *g, struct op *op);
+} draws[] = {
+	{ OP_NAME, 20, DRAW_ARGS | DRAW_IF_NAMES, gen_name },
+	{ OP_MMAP, 300, 0, gen_mmap },
+	{ OP_MUNMAP, 420, DRAW_ARGS, NULL },
+	{ OP_MPROTECT, 570, DRAW_ARGS, NULL },
+	{ OP_MREMAP, 690, 0, gen_mremap },
+	{ OP_MADVISE, 750, DRAW_ARGS, clamp_guard },
+	{ OP_PROCESS_MADVISE, 770, DRAW_ARGS, clamp_guard },
+	{ OP_TOUCH, 880, 0, gen_touch },
+	{ OP_MLOCK, 930, DRAW_ARGS, gen_mlock },
+	{ OP_MUNLOCK, 955, DRAW_ARGS, NULL },
+	{ OP_MLOCKALL, 970, 0, gen_mlockall },
+	{ OP_SELECT, 980, DRAW_IF_FORKED, gen_select },
+	{ OP_FORK, 1000, 0, gen_fork },
+};
+
+/* Is @d the row for draw @r? */
+static bool drawn(const struct fuzz_gen *g, const struct draw *d, unsigned int r)
+{
+	if ((d->flags & DRAW_IF_NAMES) && !g->names)
+		return false;
+	if ((d->flags & DRAW_IF_FORKED) && !g->forks)
+		return false;
+	return r < d->below;
+}
+
 int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 {
 	unsigned int r = below(g, 1000);
+	const struct draw *d;
 	int ret = load_layout(g, maps);
 
 	if (ret)
 		return ret;
+	/* Ends: the last row takes every draw under 1000. */
+	for (d = draws; !drawn(g, d, r); d++)
+		;
 	memset(op, 0, sizeof(*op));
-	if (g->names && r < 20) {
-		/* Names only where both targets have them; -: clear; one with a space. */
-		static const char *const names[] = { "fz", "a name", NULL };
-
-		op->kind = OP_NAME;
-		op->addr = pick_addr(g);
-		op->len = pick_len(g, op->addr);
-		op->name = names[below(g, 3)];
-	} else if (r < 300) {
-		gen_mmap(g, op);
-	} else if (r < 420) {
-		op->kind = OP_MUNMAP;
-		op->addr = pick_addr(g);
-		op->len = pick_len(g, op->addr);
-	} else if (r < 570) {
-		op->kind = OP_MPROTECT;
-		op->addr = pick_addr(g);
-		op->len = pick_len(g, op->addr);
-		op->prot = pick_prot(g);
-	} else if (r < 690) {
-		gen_mremap(g, op);
-	} else if (r < 750) {
-		gen_madvise(g, op, OP_MADVISE);
-	} else if (r < 770) {
-		gen_madvise(g, op, OP_PROCESS_MADVISE);
-	} else if (r < 880) {
-		op->kind = OP_TOUCH;
-		op->addr = pick_addr(g);
-		op->len = (1 + below(g, 16)) * PG;
-		if (op->addr + op->len > SCRIPT_RANGE_HI)
-			op->len = SCRIPT_RANGE_HI - op->addr;
-		op->access = chance(g, 60) ? OP_ACCESS_WRITE : OP_ACCESS_READ;
-	} else if (r < 930) {
-		op->kind = OP_MLOCK;
-		op->addr = pick_addr(g);
-		op->len = pick_len(g, op->addr);
-		if (op->len > 64 * PG)
-			op->len = (1 + below(g, 8)) * PG;	/* mlock populates */
-		if (chance(g, 30))
-			op->flags = MLOCK_ONFAULT;
-	} else if (r < 955) {
-		op->kind = OP_MUNLOCK;
-		op->addr = pick_addr(g);
-		op->len = pick_len(g, op->addr);
-	} else if (r < 970) {
-		gen_mlockall(g, op);
-	} else if (r < 980 && g->forks) {
-		/* the parent, or the child of the sequence's fork (number 1) */
-		op->kind = OP_SELECT;
-		op->child = chance(g, 50) ? 1 : 0;
-	} else if (g->forks) {
-		op->kind = OP_MUNLOCK;
-		op->addr = pick_addr(g);
-		op->len = pick_len(g, op->addr);
-	} else {
-		op->kind = OP_FORK;
-		g->forks++;
-	}
+	op->kind = d->kind;
+	if (d->flags & DRAW_ARGS)
+		draw_args(g, op);
+	if (d->gen)
+		d->gen(g, op);
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include "util/compiler.h"
 #include "util/debug.h"
 #include "util/rand.h"
+#include "util/strbuf.h"
 
 #define READ_SIZE 4096			/* what the kernel selftest reads: a page */
 #define MAX_RECS 1024			/* records in two reads */
@@ -170,51 +171,6 @@ static int reader_query(struct reader *r, struct vml_procmap_query *q)
 
 /* ---- one read and its verdict ---- */
 
-/* A growable string for the violation report; sticky on allocation failure. */
-struct text {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void text_add(struct text *t, const char *s, size_t n)
-{
-	char *ns;
-
-	if (t->oom)
-		return;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = (t->len + n + 1) * 2;
-
-		ns = vml_realloc(t->s, cap);
-		if (!ns) {
-			t->oom = true;
-			return;
-		}
-		t->s = ns;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->len, s, n);
-	t->len += n;
-	t->s[t->len] = '\0';
-}
-
-static void text_printf(struct text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void text_printf(struct text *t, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		text_add(t, buf, VML_MIN((size_t)n, sizeof(buf) - 1));
-}
-
 /* Records near the offending one or a read boundary are shown, the others elided. */
 static bool near_interest(const struct race_rec *recs, size_t nr, size_t i, size_t bad)
 {
@@ -230,47 +186,47 @@ static bool near_interest(const struct race_rec *recs, size_t nr, size_t i, size
 static char *report_reads(struct reader *r, const struct race_verdict *v, size_t nr,
 			  const char *raw, size_t rawlen)
 {
-	struct text t = { 0 };
+	struct strbuf t = { 0 };
 	size_t elided = 0;
 	unsigned int read = ~0u;
 
 	if (!nr || r->c->ph->view == VML_VIEW_SMAPS_ROLLUP) {
-		text_printf(&t, "-- the read (%zu bytes):\n", rawlen);
-		text_add(&t, raw, rawlen);
-		return t.oom ? NULL : t.s;
+		strbuf_printf(&t, "-- the read (%zu bytes):\n", rawlen);
+		strbuf_add(&t, raw, rawlen);
+		return strbuf_finish(&t);
 	}
 	for (size_t i = 0; i < nr; i++) {
 		const struct race_rec *rec = &r->recs[i];
 
 		if (rec->read != read) {
 			if (elided)
-				text_printf(&t, "   ... (%zu records)\n", elided);
+				strbuf_printf(&t, "   ... (%zu records)\n", elided);
 			elided = 0;
 			read = rec->read;
 			if (r->c->ph->view == TARGET_VIEW_QUERY)
-				text_printf(&t, "-- PROCMAP_QUERY answers from 0x%lx, as maps "
+				strbuf_printf(&t, "-- PROCMAP_QUERY answers from 0x%lx, as maps "
 					    "lines:\n", race_region_addr(&r->c->layout,
 									 r->c->layout.a - 1));
 			else
-				text_printf(&t, "-- read %u:\n", read + 1);
+				strbuf_printf(&t, "-- read %u:\n", read + 1);
 		}
 		if (!near_interest(r->recs, nr, i, v->rec)) {
 			elided++;
 			continue;
 		}
 		if (elided)
-			text_printf(&t, "   ... (%zu records)\n", elided);
+			strbuf_printf(&t, "   ... (%zu records)\n", elided);
 		elided = 0;
-		text_add(&t, i == v->rec ? ">> " : "   ", 3);
-		text_add(&t, rec->text, rec->rec_len);
+		strbuf_add(&t, i == v->rec ? ">> " : "   ", 3);
+		strbuf_add(&t, rec->text, rec->rec_len);
 		if (!rec->rec_len || rec->text[rec->rec_len - 1] != '\n')
-			text_add(&t, "\n", 1);
+			strbuf_add(&t, "\n", 1);
 	}
 	if (elided)
-		text_printf(&t, "   ... (%zu records)\n", elided);
+		strbuf_printf(&t, "   ... (%zu records)\n", elided);
 	if (v->rec >= nr)
-		text_printf(&t, ">> (end of file)\n");
-	return t.oom ? NULL : t.s;
+		strbuf_printf(&t, ">> (end of file)\n");
+	return strbuf_finish(&t);
 }
 
 static void count(struct reader *r, const struct race_verdict *v, size_t nr, const char *raw,

@@ -7,9 +7,17 @@
  * the target, so a script can ask the kernel and the model the same invalid
  * question and compare answers. It rejects only lines that do not say
  * anything a syscall could be asked.
+ *
+ * Every op is one row of op_descs[] below: its name, its fixed arguments
+ * (each of a type that has one parser and one printer), what may follow
+ * them, and the handler for that and for what the op does to the script (a
+ * file declared, a fork counted). Parsing a line, printing an op back
+ * (format_op) and vmalock fuzz drawing an op's arguments (src/race/fuzz_gen.c,
+ * through op_args()) all read the same row.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,33 +34,9 @@
 /* A CR is a blank like space and tab, so a script saved with CRLF reads the same. */
 #define BLANKS " \t\r"
 
-static const char *const kind_names[OP__COUNT] = {
-	[OP_MMAP] = "mmap",
-	[OP_MUNMAP] = "munmap",
-	[OP_MPROTECT] = "mprotect",
-	[OP_MREMAP] = "mremap",
-	[OP_MADVISE] = "madvise",
-	[OP_TOUCH] = "touch",
-	[OP_MLOCK] = "mlock",
-	[OP_MUNLOCK] = "munlock",
-	[OP_NAME] = "name",
-	[OP_FILE] = "file",
-	[OP_FORK] = "fork",
-	[OP_MLOCKALL] = "mlockall",
-	[OP_MUNLOCKALL] = "munlockall",
-	[OP_SELECT] = "select",
-	[OP_PROCESS_MADVISE] = "process_madvise",
-};
+/* ---- the names of values ---- */
 
-const char *op_kind_name(enum op_kind kind)
-{
-	return (unsigned int)kind < OP__COUNT ? kind_names[kind] : "?";
-}
-
-static const struct {
-	const char *name;
-	int value;
-} advices[] = {
+static const struct op_word advices[] = {
 	{ "dontneed", MADV_DONTNEED },
 	{ "hugepage", MADV_HUGEPAGE },
 	{ "nohugepage", MADV_NOHUGEPAGE },
@@ -65,20 +49,14 @@ static const struct {
 };
 
 /* mlockall(2) flags, in format_op's order. */
-static const struct {
-	const char *name;
-	int value;
-} mcl_flags[] = {
+static const struct op_word mcl_flags[] = {
 	{ "current", MCL_CURRENT },
 	{ "future", MCL_FUTURE },
 	{ "onfault", MCL_ONFAULT },
 };
 
 /* mmap flags that map one-to-one to a MAP_* bit, in format_op's order. */
-static const struct {
-	const char *name;
-	int value;
-} map_flags[] = {
+static const struct op_word map_flags[] = {
 	{ "private", MAP_PRIVATE },
 	{ "shared", MAP_SHARED },
 	{ "anon", MAP_ANONYMOUS },
@@ -96,11 +74,52 @@ static const char *const placement_names[] = {
 	[OP_PLACE_HINT] = "hint",
 };
 
+static const struct op_word accesses[] = {
+	{ "read", OP_ACCESS_READ },
+	{ "write", OP_ACCESS_WRITE },
+};
+
+const struct op_word *op_arg_words(enum op_arg_type type, size_t *nr)
+{
+	switch (type) {
+	case OP_ARG_MAP_FLAGS:
+		*nr = ARRAY_SIZE(map_flags);
+		return map_flags;
+	case OP_ARG_ADVICE:
+		*nr = ARRAY_SIZE(advices);
+		return advices;
+	case OP_ARG_ACCESS:
+		*nr = ARRAY_SIZE(accesses);
+		return accesses;
+	case OP_ARG_MCL_FLAGS:
+		*nr = ARRAY_SIZE(mcl_flags);
+		return mcl_flags;
+	default:
+		*nr = 0;
+		return NULL;
+	}
+}
+
+/* The name of @value in @words, or NULL. */
+static const char *word_name(const struct op_word *words, size_t nr, int value)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (words[i].value == value)
+			return words[i].name;
+	return NULL;
+}
+
+/* The entry of @name in @words, or NULL. */
+static const struct op_word *find_word(const struct op_word *words, size_t nr, const char *name)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(words[i].name, name))
+			return &words[i];
+	return NULL;
+}
+
 #define E(x) { #x, x }
-static const struct {
-	const char *name;
-	int value;
-} errnos[] = {
+static const struct op_word errnos[] = {
 	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG), E(EBADF),
 	E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(EEXIST), E(ENODEV),
 	E(EINVAL), E(ENFILE), E(EMFILE), E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ERANGE),
@@ -226,6 +245,7 @@ struct parser {
 	const char *path;
 	unsigned int line;
 	const char *opname;	/* the op word of the current line, for messages */
+	char opword[32];	/* ... where it is one (a copy: parsing cuts the line up) */
 	char *err;
 	size_t errlen;
 	struct script *s;
@@ -255,31 +275,16 @@ static int fail(struct parser *p, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	n = vml_realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* Keep a copy of @str (length @n) in the script; the ops point to it. */
 static const char *keep_string(struct parser *p, const char *str, size_t n)
 {
+	char **strings = vml_grow_array(p->s->strings, &p->strings_cap, p->s->nr_strings + 1,
+					sizeof(char *), 16);
 	char *c;
 
-	if (grow((void **)&p->s->strings, &p->strings_cap, p->s->nr_strings + 1, sizeof(char *)))
+	if (!strings)
 		return NULL;
+	p->s->strings = strings;
 	c = vml_malloc(n + 1);
 	if (!c)
 		return NULL;
@@ -297,14 +302,7 @@ static const char *find_file(struct parser *p, const char *name, size_t n)
 	return NULL;
 }
 
-static int want_args(struct parser *p, int ntok, int min, int max, const char *usage)
-{
-	if (ntok - 1 < min)
-		return fail(p, "missing argument (usage: %s %s)", p->opname, usage);
-	if (ntok - 1 > max)
-		return fail(p, "too many arguments (usage: %s %s)", p->opname, usage);
-	return 0;
-}
+/* ---- arguments: one parser and one printer a type ---- */
 
 static int get_addr(struct parser *p, const char *tok, const char *what, unsigned long *out)
 {
@@ -343,22 +341,18 @@ static int parse_mmap_flags(struct parser *p, const char *tok, struct op *op)
 		return fail(p, "no flags in '%s' (use none for no flags)", tok);
 	strcpy(buf, tok);
 	for (f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		const struct op_word *w = find_word(map_flags, ARRAY_SIZE(map_flags), f);
 		enum op_placement pl = OP_PLACE_AUTO;
-		size_t i;
 
-		for (i = 0; i < ARRAY_SIZE(map_flags); i++) {
-			if (!strcmp(f, map_flags[i].name)) {
-				op->flags |= map_flags[i].value;
-				break;
-			}
-		}
-		if (i < ARRAY_SIZE(map_flags))
+		if (w) {
+			op->flags |= w->value;
 			continue;
+		}
 		if (!strcmp(f, "norserve")) {
 			op->flags |= MAP_NORESERVE;
 			continue;
 		}
-		for (i = 1; i < ARRAY_SIZE(placement_names); i++)
+		for (size_t i = 1; i < ARRAY_SIZE(placement_names); i++)
 			if (!strcmp(f, placement_names[i]))
 				pl = i;
 		if (pl == OP_PLACE_AUTO)
@@ -370,6 +364,203 @@ static int parse_mmap_flags(struct parser *p, const char *tok, struct op *op)
 	}
 	return 0;
 }
+
+/* `mlockall FLAGS`: a comma list of current, future, onfault, or `none`. */
+static int parse_mcl_flags(struct parser *p, const char *tok, struct op *op)
+{
+	char buf[64];
+	char *save, *f;
+
+	if (!strcmp(tok, "none"))
+		return 0;
+	if (strlen(tok) >= sizeof(buf))
+		return fail(p, "flags too long");
+	strcpy(buf, tok);
+	for (f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		const struct op_word *w = find_word(mcl_flags, ARRAY_SIZE(mcl_flags), f);
+
+		if (!w)
+			return fail(p, "unknown flag '%s' (current, future, onfault, or none)", f);
+		op->flags |= w->value;
+	}
+	if (!op->flags)
+		return fail(p, "no flags (current, future, onfault, or none)");
+	return 0;
+}
+
+static int get_word(struct parser *p, const char *tok, enum op_arg_type type, int *out)
+{
+	size_t nr;
+	const struct op_word *words = op_arg_words(type, &nr), *w = find_word(words, nr, tok);
+
+	if (w) {
+		*out = w->value;
+		return 0;
+	}
+	if (type == OP_ARG_ACCESS)
+		return fail(p, "unknown access '%s' (read or write)", tok);
+	return fail(p, "unknown advice '%s'", tok);
+}
+
+static bool valid_file_name(const char *s)
+{
+	if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == '=' || *s == '@' || (unsigned char)*s < 0x21)
+			return false;
+	return true;
+}
+
+/* The name of a file the line declares: new, and before the first fork. */
+static int new_file(struct parser *p, const char *tok, struct op *op)
+{
+	if (!valid_file_name(tok))
+		return fail(p, "bad file name '%s' (no '/', '=', '@' or spaces)", tok);
+	if (find_file(p, tok, strlen(tok)))
+		return fail(p, "file '%s' is already declared", tok);
+	if (p->nr_forks)
+		return fail(p, "files are declared before the first fork");
+	op->file = keep_string(p, tok, strlen(tok));
+	return op->file ? 0 : -ENOMEM;
+}
+
+/* Return: 0, -EINVAL (@p's message says why) or -ENOMEM. */
+static int parse_arg(struct parser *p, const struct op_arg *a, const char *tok, struct op *op)
+{
+	void *field = (char *)op + a->field;
+
+	switch (a->type) {
+	case OP_ARG_ADDR:
+		return get_addr(p, tok, a->what, field);
+	case OP_ARG_SIZE:
+		return get_size(p, tok, a->what, field);
+	case OP_ARG_PROT:
+		return get_prot(p, tok, field);
+	case OP_ARG_MAP_FLAGS:
+		return parse_mmap_flags(p, tok, op);
+	case OP_ARG_ADVICE:
+		return get_word(p, tok, a->type, field);
+	case OP_ARG_ACCESS: {
+		int access, r = get_word(p, tok, a->type, &access);
+
+		if (!r)
+			op->access = access;
+		return r;
+	}
+	case OP_ARG_MCL_FLAGS:
+		return parse_mcl_flags(p, tok, op);
+	case OP_ARG_NEW_FILE:
+		return new_file(p, tok, op);
+	}
+	VML_BUG_ON(1);
+	return -EINVAL;
+}
+
+/* A line being printed: snprintf into @buf, counting the length the whole line would have. */
+struct out {
+	char *buf;
+	size_t len;
+	int pos;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void add(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	size_t off = (size_t)o->pos < o->len ? (size_t)o->pos : o->len;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + off, o->len - off, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->pos += n;
+}
+
+/* Sizes print with the largest exact suffix; 0 and odd sizes in decimal. */
+static const char *fmt_size(unsigned long v, char *buf, size_t len)
+{
+	static const char sfx[] = "TGMK";
+
+	for (int i = 0; i < 4; i++) {
+		unsigned long unit = 1UL << (10 * (4 - i));
+
+		if (v && v % unit == 0) {
+			snprintf(buf, len, "%lu%c", v / unit, sfx[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%lu", v);
+	return buf;
+}
+
+static const char *fmt_prot(int prot, char *buf)
+{
+	if (prot == PROT_NONE)
+		return "---";
+	buf[0] = prot & PROT_READ ? 'r' : '-';
+	buf[1] = prot & PROT_WRITE ? 'w' : '-';
+	buf[2] = prot & PROT_EXEC ? 'x' : '-';
+	buf[3] = '\0';
+	return buf;
+}
+
+/* The names of the bits of @flags in @words, comma-separated after @sep; Return: how many. */
+static int add_bits(struct out *o, const char *sep, const struct op_word *words, size_t nr,
+		    int flags)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		if (flags & words[i].value)
+			add(o, "%s%s", n++ ? "," : sep, words[i].name);
+	return n;
+}
+
+static void print_arg(struct out *o, const struct op *op, const struct op_arg *a)
+{
+	const void *field = (const char *)op + a->field;
+	char b[32], pr[4];
+	const char *name;
+
+	switch (a->type) {
+	case OP_ARG_ADDR:
+		add(o, " 0x%lx", *(const unsigned long *)field);
+		break;
+	case OP_ARG_SIZE:
+		add(o, " %s", fmt_size(*(const unsigned long *)field, b, sizeof(b)));
+		break;
+	case OP_ARG_PROT:
+		add(o, " %s", fmt_prot(*(const int *)field, pr));
+		break;
+	case OP_ARG_MAP_FLAGS: {
+		int n = add_bits(o, " ", map_flags, ARRAY_SIZE(map_flags), op->flags);
+
+		if (op->placement != OP_PLACE_AUTO)
+			add(o, "%s%s", n++ ? "," : " ", placement_names[op->placement]);
+		if (!n)
+			add(o, " none");
+		break;
+	}
+	case OP_ARG_ADVICE:
+		name = word_name(advices, ARRAY_SIZE(advices), *(const int *)field);
+		add(o, " %s", name ? name : "");
+		break;
+	case OP_ARG_ACCESS:
+		add(o, " %s", op->access == OP_ACCESS_WRITE ? "write" : "read");
+		break;
+	case OP_ARG_MCL_FLAGS:
+		if (!add_bits(o, " ", mcl_flags, ARRAY_SIZE(mcl_flags), op->flags))
+			add(o, " none");
+		break;
+	case OP_ARG_NEW_FILE:
+		add(o, " %s", op->file);
+		break;
+	}
+}
+
+/* ---- what follows the fixed arguments: each op's own handler ---- */
 
 /* file=NAME[@OFF] */
 static int parse_file_arg(struct parser *p, const char *tok, struct op *op)
@@ -388,6 +579,38 @@ static int parse_file_arg(struct parser *p, const char *tok, struct op *op)
 	if (at && get_size(p, at + 1, "offset", &op->offset))
 		return -EINVAL;
 	return 0;
+}
+
+static int parse_mmap_more(struct parser *p, char **tok, int nr, struct op *op)
+{
+	return nr ? parse_file_arg(p, tok[0], op) : 0;
+}
+
+static void print_mmap_more(struct out *o, const struct op *op)
+{
+	char a[32];
+
+	if (op->file) {
+		add(o, " file=%s", op->file);
+		if (op->offset)
+			add(o, "@%s", fmt_size(op->offset, a, sizeof(a)));
+	}
+}
+
+static int parse_mlock_more(struct parser *p, char **tok, int nr, struct op *op)
+{
+	if (!nr)
+		return 0;
+	if (strcmp(tok[0], "onfault"))
+		return fail(p, "unknown argument '%s' (want onfault)", tok[0]);
+	op->flags = MLOCK_ONFAULT;
+	return 0;
+}
+
+static void print_mlock_more(struct out *o, const struct op *op)
+{
+	if (op->flags & MLOCK_ONFAULT)
+		add(o, " onfault");
 }
 
 static int parse_mremap_arg(struct parser *p, const char *tok, struct op *op)
@@ -414,101 +637,221 @@ static int parse_mremap_arg(struct parser *p, const char *tok, struct op *op)
 	return 0;
 }
 
-/* `mlockall FLAGS`: a comma list of current, future, onfault, or `none`. */
-static int parse_mcl_flags(struct parser *p, const char *tok, struct op *op)
+static int parse_mremap_more(struct parser *p, char **tok, int nr, struct op *op)
 {
-	char buf[64];
-	char *save, *f;
-
-	if (!strcmp(tok, "none"))
-		return 0;
-	if (strlen(tok) >= sizeof(buf))
-		return fail(p, "flags too long");
-	strcpy(buf, tok);
-	for (f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(mcl_flags); i++)
-			if (!strcmp(f, mcl_flags[i].name))
-				break;
-		if (i == ARRAY_SIZE(mcl_flags))
-			return fail(p, "unknown flag '%s' (current, future, onfault, or none)", f);
-		op->flags |= mcl_flags[i].value;
-	}
-	if (!op->flags)
-		return fail(p, "no flags (current, future, onfault, or none)");
+	for (int k = 0; k < nr; k++)
+		if (parse_mremap_arg(p, tok[k], op))
+			return -EINVAL;
 	return 0;
 }
 
-static int get_advice(struct parser *p, const char *tok, struct op *op)
+static void print_mremap_more(struct out *o, const struct op *op)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(advices); i++) {
-		if (!strcmp(tok, advices[i].name)) {
-			op->advice = advices[i].value;
-			return 0;
-		}
-	}
-	return fail(p, "unknown advice '%s'", tok);
+	if (op->flags & MREMAP_MAYMOVE)
+		add(o, " maymove");
+	if (op->flags & MREMAP_FIXED)
+		add(o, " to=0x%lx", op->new_addr);
+	else if (op->new_addr)
+		add(o, " hint=0x%lx", op->new_addr);
+	if (op->flags & MREMAP_DONTUNMAP)
+		add(o, " dontunmap");
 }
 
-static bool valid_file_name(const char *s)
+/* `file NAME SIZE [shmem|memfd]`: the kind, then the file is declared. */
+static int parse_file_more(struct parser *p, char **tok, int nr, struct op *op)
 {
-	if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
-		return false;
-	for (; *s; s++)
-		if (*s == '/' || *s == '=' || *s == '@' || (unsigned char)*s < 0x21)
-			return false;
-	return true;
+	const char **files;
+
+	if (nr) {
+		if (strcmp(tok[0], "shmem") && strcmp(tok[0], "memfd"))
+			return fail(p, "unknown argument '%s' (want shmem or memfd)", tok[0]);
+		op->shmem = true;	/* a memfd is a tmpfs file too */
+		op->memfd = tok[0][0] == 'm';
+	}
+	files = vml_grow_array(p->files, &p->files_cap, p->nr_files + 1, sizeof(char *), 16);
+	if (!files)
+		return -ENOMEM;
+	p->files = files;
+	p->files[p->nr_files++] = op->file;
+	return 0;
 }
+
+static void print_file_more(struct out *o, const struct op *op)
+{
+	add(o, "%s", op->memfd ? " memfd" : op->shmem ? " shmem" : "");
+}
+
+static int parse_fork(struct parser *p, char **tok, int nr, struct op *op)
+{
+	p->nr_forks++;
+	return 0;
+}
+
+/* `select child N` or `select parent`: the whole argument list (OP_D_OWN_ARGS). */
+static int parse_select(struct parser *p, char **tok, int nr, struct op *op)
+{
+	unsigned long n;
+
+	if (nr == 1 && !strcmp(tok[0], "parent"))
+		return 0;
+	if (nr != 2 || strcmp(tok[0], "child"))
+		return fail(p, "want `select child N` or `select parent`");
+	if (parse_size(tok[1], &n) || n == 0 || n > 1000000)
+		return fail(p, "child '%s' is not a fork number (1, 2, ...)", tok[1]);
+	if (n > p->nr_forks)
+		return fail(p, "no fork %lu before this line", n);
+	op->child = (unsigned int)n;
+	return 0;
+}
+
+static void print_select(struct out *o, const struct op *op)
+{
+	if (op->child)
+		add(o, " child %u", op->child);
+	else
+		add(o, " parent");
+}
+
+/* The `name` op's string: the rest of the line (OP_D_REST_OF_LINE); `-` clears. */
+static int parse_name_more(struct parser *p, char **tok, int nr, struct op *op)
+{
+	if (!strcmp(tok[0], "-"))
+		return 0;
+	op->name = keep_string(p, tok[0], strlen(tok[0]));
+	return op->name ? 0 : -ENOMEM;
+}
+
+static void print_name_more(struct out *o, const struct op *op)
+{
+	add(o, " %s", op->name ? op->name : "-");
+}
+
+/* ---- the ops ---- */
+
+/* struct op_desc flags */
+enum {
+	/* After the fixed arguments, the rest of the line (trimmed) is one more word, required. */
+	OP_D_REST_OF_LINE = 1 << 0,
+	/* The handler takes every word after the op and checks how many itself. */
+	OP_D_OWN_ARGS = 1 << 1,
+};
+
+#define OP_MAX_ARGS 4
 
 /*
- * The `name` op: the name is the rest of the line after ADDR and LEN (with a
- * trailing expect= already removed), trimmed.
+ * struct op_desc - one op of the script language.
+ * A line is `NAME ARG... MORE... [expect=ERRNO]`: the fixed arguments @args
+ * in order, each parsed and printed by its type (parse_arg(), print_arg()),
+ * then up to @max_more words, which the op's handler @parse reads once the
+ * fixed arguments are in the op, and @print prints back. @parse is also
+ * where the op changes the parser's state (a file declared, a fork
+ * counted), so it runs even when no word follows.
  */
-static int parse_name(struct parser *p, char *rest, struct op *op)
-{
-	char *tok[2], *s = rest, *end;
+struct op_desc {
+	const char *name;
+	struct op_arg args[OP_MAX_ARGS];
+	unsigned int nr_args;
+	unsigned int max_more;
+	const char *more_usage;		/* the words after @args, for messages */
+	unsigned int flags;		/* OP_D_* */
+	int (*parse)(struct parser *p, char **tok, int nr, struct op *op);
+	void (*print)(struct out *o, const struct op *op);
+};
 
-	for (int i = 0; i < 2; i++) {
-		s += strspn(s, BLANKS);
-		if (!*s)
-			return want_args(p, i + 1, 3, 3, "ADDR LEN STRING|-");
-		tok[i] = s;
-		s += strcspn(s, BLANKS);
-		if (*s)
-			*s++ = '\0';
-	}
-	s += strspn(s, BLANKS);
-	end = s + strlen(s);
-	while (end > s && strchr(BLANKS, end[-1]))
-		*--end = '\0';
-	if (!*s)
-		return want_args(p, 3, 3, 3, "ADDR LEN STRING|-");
-	if (get_addr(p, tok[0], "address", &op->addr) || get_size(p, tok[1], "length", &op->len))
-		return -EINVAL;
-	if (strcmp(s, "-")) {
-		op->name = keep_string(p, s, strlen(s));
-		if (!op->name)
-			return -ENOMEM;
-	}
-	return 0;
+#define ARG(t, u, w, f) { OP_ARG_##t, u, w, offsetof(struct op, f) }
+#define A_ADDR ARG(ADDR, "ADDR", "address", addr)
+#define A_LEN ARG(SIZE, "LEN", "length", len)
+#define A_PROT ARG(PROT, "PROT", "protection", prot)
+#define A_ADVICE ARG(ADVICE, "ADVICE", "advice", advice)
+#define ARGS(...) .args = { __VA_ARGS__ }, \
+	.nr_args = sizeof((struct op_arg[]){ __VA_ARGS__ }) / sizeof(struct op_arg)
+
+static const struct op_desc op_descs[OP__COUNT] = {
+	[OP_MMAP] = {
+		.name = "mmap",
+		ARGS(A_ADDR, A_LEN, A_PROT, ARG(MAP_FLAGS, "FLAGS", "flags", flags)),
+		.max_more = 1, .more_usage = "[file=NAME[@OFF]]",
+		.parse = parse_mmap_more, .print = print_mmap_more,
+	},
+	[OP_MUNMAP] = { .name = "munmap", ARGS(A_ADDR, A_LEN) },
+	[OP_MPROTECT] = { .name = "mprotect", ARGS(A_ADDR, A_LEN, A_PROT) },
+	[OP_MREMAP] = {
+		.name = "mremap",
+		ARGS(A_ADDR, ARG(SIZE, "OLDLEN", "old length", len),
+		     ARG(SIZE, "NEWLEN", "new length", new_len)),
+		.max_more = 3, .more_usage = "[maymove] [to=ADDR|hint=ADDR] [dontunmap]",
+		.parse = parse_mremap_more, .print = print_mremap_more,
+	},
+	[OP_MADVISE] = { .name = "madvise", ARGS(A_ADDR, A_LEN, A_ADVICE) },
+	[OP_PROCESS_MADVISE] = { .name = "process_madvise", ARGS(A_ADDR, A_LEN, A_ADVICE) },
+	[OP_TOUCH] = {
+		.name = "touch",
+		ARGS(A_ADDR, A_LEN, ARG(ACCESS, "read|write", "access", access)),
+	},
+	[OP_MLOCK] = {
+		.name = "mlock",
+		ARGS(A_ADDR, A_LEN),
+		.max_more = 1, .more_usage = "[onfault]",
+		.parse = parse_mlock_more, .print = print_mlock_more,
+	},
+	[OP_MUNLOCK] = { .name = "munlock", ARGS(A_ADDR, A_LEN) },
+	[OP_MLOCKALL] = {
+		.name = "mlockall",
+		ARGS(ARG(MCL_FLAGS, "current,future,onfault|none", "flags", flags)),
+	},
+	[OP_MUNLOCKALL] = { .name = "munlockall" },
+	[OP_NAME] = {
+		.name = "name",
+		ARGS(A_ADDR, A_LEN),
+		.max_more = 1, .more_usage = "STRING|-", .flags = OP_D_REST_OF_LINE,
+		.parse = parse_name_more, .print = print_name_more,
+	},
+	[OP_FILE] = {
+		.name = "file",
+		ARGS(ARG(NEW_FILE, "NAME", "file name", file), ARG(SIZE, "SIZE", "size", size)),
+		.max_more = 1, .more_usage = "[shmem|memfd]",
+		.parse = parse_file_more, .print = print_file_more,
+	},
+	[OP_FORK] = { .name = "fork", .parse = parse_fork },
+	[OP_SELECT] = {
+		.name = "select",
+		.more_usage = "child N|parent", .flags = OP_D_OWN_ARGS,
+		.parse = parse_select, .print = print_select,
+	},
+};
+
+#undef ARGS
+#undef A_ADVICE
+#undef A_PROT
+#undef A_LEN
+#undef A_ADDR
+#undef ARG
+
+static const struct op_desc *op_desc(enum op_kind kind)
+{
+	return (unsigned int)kind < OP__COUNT ? &op_descs[kind] : NULL;
 }
 
-static int parse_line(struct parser *p, char *line, struct op *op)
+const char *op_kind_name(enum op_kind kind)
 {
-	char *tok[MAX_TOKENS], *save, *t, *after_op;
-	char opword[32];
-	unsigned long n;
-	int ntok = 0;
-	size_t i;
-	int r;
+	return op_desc(kind) ? op_descs[kind].name : "?";
+}
 
-	line += strspn(line, BLANKS);
-	snprintf(opword, sizeof(opword), "%.*s", (int)strcspn(line, BLANKS), line);
-	p->opname = opword;
+const struct op_arg *op_args(enum op_kind kind, size_t *nr)
+{
+	const struct op_desc *d = op_desc(kind);
 
-	/* A trailing expect=ERRNO may end any op line; take it off first. */
-	t = line + strlen(line);
+	*nr = d ? d->nr_args : 0;
+	return d ? d->args : NULL;
+}
+
+/* ---- op lines ---- */
+
+/* A trailing expect=ERRNO may end any op line: take it off @line, into @op. */
+static int take_expect(struct parser *p, char *line, struct op *op)
+{
+	char *t = line + strlen(line);
+
 	while (t > line && strchr(BLANKS, t[-1]))
 		*--t = '\0';
 	while (t > line && !strchr(BLANKS, t[-1]))
@@ -519,151 +862,105 @@ static int parse_line(struct parser *p, char *line, struct op *op)
 		op->has_expect = true;
 		*t = '\0';
 	}
+	return 0;
+}
 
-	after_op = line + strcspn(line, BLANKS);
-	if (*after_op)
-		*after_op++ = '\0';
-	for (i = 0; i < OP__COUNT; i++)
-		if (!strcmp(line, kind_names[i]))
-			break;
-	if (i == OP__COUNT)
-		return fail(p, "unknown op");
-	op->kind = i;
-	op->line = p->line;
+/* The blank-separated words of @s into @tok. Return: how many, or -EINVAL. */
+static int split_words(struct parser *p, char *s, char **tok)
+{
+	char *save, *t;
+	int n = 0;
 
-	if (op->kind == OP_NAME)
-		return parse_name(p, after_op, op);
-
-	tok[ntok++] = line;
-	for (t = strtok_r(after_op, BLANKS, &save); t; t = strtok_r(NULL, BLANKS, &save)) {
-		if (ntok == MAX_TOKENS)
+	for (t = strtok_r(s, BLANKS, &save); t; t = strtok_r(NULL, BLANKS, &save)) {
+		if (n == MAX_TOKENS - 1)
 			return fail(p, "too many arguments");
 		if (!strncmp(t, "expect=", 7))
 			return fail(p, "expect= must end the line");
-		tok[ntok++] = t;
+		tok[n++] = t;
 	}
+	return n;
+}
 
-	switch (op->kind) {
-	case OP_MMAP:
-		if ((r = want_args(p, ntok, 4, 5, "ADDR LEN PROT FLAGS [file=NAME[@OFF]]")))
-			return r;
-		if (get_addr(p, tok[1], "address", &op->addr) ||
-		    get_size(p, tok[2], "length", &op->len) || get_prot(p, tok[3], &op->prot) ||
-		    parse_mmap_flags(p, tok[4], op))
-			return -EINVAL;
-		if (ntok == 6 && parse_file_arg(p, tok[5], op))
-			return -EINVAL;
-		return 0;
-	case OP_MLOCK:
-		if ((r = want_args(p, ntok, 2, 3, "ADDR LEN [onfault]")))
-			return r;
-		if (ntok == 4) {
-			if (strcmp(tok[3], "onfault"))
-				return fail(p, "unknown argument '%s' (want onfault)", tok[3]);
-			op->flags = MLOCK_ONFAULT;
-		}
-		/* fallthrough */
-	case OP_MUNMAP:
-	case OP_MUNLOCK:
-		if (op->kind != OP_MLOCK && (r = want_args(p, ntok, 2, 2, "ADDR LEN")))
-			return r;
-		if (get_addr(p, tok[1], "address", &op->addr) ||
-		    get_size(p, tok[2], "length", &op->len))
-			return -EINVAL;
-		return 0;
-	case OP_MPROTECT:
-		if ((r = want_args(p, ntok, 3, 3, "ADDR LEN PROT")))
-			return r;
-		if (get_addr(p, tok[1], "address", &op->addr) ||
-		    get_size(p, tok[2], "length", &op->len) || get_prot(p, tok[3], &op->prot))
-			return -EINVAL;
-		return 0;
-	case OP_MREMAP:
-		r = want_args(p, ntok, 3, 6,
-			      "ADDR OLDLEN NEWLEN [maymove] [to=ADDR|hint=ADDR] [dontunmap]");
-		if (r)
-			return r;
-		if (get_addr(p, tok[1], "address", &op->addr) ||
-		    get_size(p, tok[2], "old length", &op->len) ||
-		    get_size(p, tok[3], "new length", &op->new_len))
-			return -EINVAL;
-		for (int k = 4; k < ntok; k++)
-			if (parse_mremap_arg(p, tok[k], op))
-				return -EINVAL;
-		return 0;
-	case OP_MADVISE:
-	case OP_PROCESS_MADVISE:
-		if ((r = want_args(p, ntok, 3, 3, "ADDR LEN ADVICE")))
-			return r;
-		if (get_addr(p, tok[1], "address", &op->addr) ||
-		    get_size(p, tok[2], "length", &op->len) || get_advice(p, tok[3], op))
-			return -EINVAL;
-		return 0;
-	case OP_TOUCH:
-		if ((r = want_args(p, ntok, 3, 3, "ADDR LEN read|write")))
-			return r;
-		if (get_addr(p, tok[1], "address", &op->addr) ||
-		    get_size(p, tok[2], "length", &op->len))
-			return -EINVAL;
-		if (!strcmp(tok[3], "read"))
-			op->access = OP_ACCESS_READ;
-		else if (!strcmp(tok[3], "write"))
-			op->access = OP_ACCESS_WRITE;
-		else
-			return fail(p, "unknown access '%s' (read or write)", tok[3]);
-		return 0;
-	case OP_FILE:
-		if ((r = want_args(p, ntok, 2, 3, "NAME SIZE [shmem|memfd]")))
-			return r;
-		if (!valid_file_name(tok[1]))
-			return fail(p, "bad file name '%s' (no '/', '=', '@' or spaces)", tok[1]);
-		if (find_file(p, tok[1], strlen(tok[1])))
-			return fail(p, "file '%s' is already declared", tok[1]);
-		if (p->nr_forks)
-			return fail(p, "files are declared before the first fork");
-		if (get_size(p, tok[2], "size", &op->size))
-			return -EINVAL;
-		if (ntok == 4) {
-			if (strcmp(tok[3], "shmem") && strcmp(tok[3], "memfd"))
-				return fail(p, "unknown argument '%s' (want shmem or memfd)",
-					    tok[3]);
-			op->shmem = true;	/* a memfd is a tmpfs file too */
-			op->memfd = tok[3][0] == 'm';
-		}
-		op->file = keep_string(p, tok[1], strlen(tok[1]));
-		if (!op->file ||
-		    grow((void **)&p->files, &p->files_cap, p->nr_files + 1, sizeof(char *)))
-			return -ENOMEM;
-		p->files[p->nr_files++] = op->file;
-		return 0;
-	case OP_FORK:
-		if ((r = want_args(p, ntok, 0, 0, "")))
-			return r;
-		p->nr_forks++;
-		return 0;
-	case OP_MLOCKALL:
-		if ((r = want_args(p, ntok, 1, 1, "current,future,onfault|none")))
-			return r;
-		return parse_mcl_flags(p, tok[1], op);
-	case OP_MUNLOCKALL:
-		return want_args(p, ntok, 0, 0, "");
-	case OP_SELECT:
-		if (ntok == 2 && !strcmp(tok[1], "parent"))
-			return 0;
-		if (ntok != 3 || strcmp(tok[1], "child"))
-			return fail(p, "want `select child N` or `select parent`");
-		if (parse_size(tok[2], &n) || n == 0 || n > 1000000)
-			return fail(p, "child '%s' is not a fork number (1, 2, ...)", tok[2]);
-		if (n > p->nr_forks)
-			return fail(p, "no fork %lu before this line", n);
-		op->child = (unsigned int)n;
-		return 0;
-	case OP_NAME:
-	case OP__COUNT:
-		break;
+/* @nr words of @s, then the rest of it, trimmed, as one more (if not empty). Return: how many. */
+static int split_rest(char *s, char **tok, unsigned int nr)
+{
+	char *end;
+	unsigned int n;
+
+	for (n = 0; n < nr; n++) {
+		s += strspn(s, BLANKS);
+		if (!*s)
+			return n;
+		tok[n] = s;
+		s += strcspn(s, BLANKS);
+		if (*s)
+			*s++ = '\0';
 	}
-	VML_BUG_ON(1);
-	return -EINVAL;
+	s += strspn(s, BLANKS);
+	end = s + strlen(s);
+	while (end > s && strchr(BLANKS, end[-1]))
+		*--end = '\0';
+	if (!*s)
+		return n;
+	tok[n++] = s;
+	return n;
+}
+
+static int want_args(struct parser *p, const struct op_desc *d, int nr)
+{
+	int min = d->nr_args + !!(d->flags & OP_D_REST_OF_LINE), max = d->nr_args + d->max_more;
+	char usage[128];
+	size_t pos = 0;
+
+	if (nr >= min && nr <= max)
+		return 0;
+	usage[0] = '\0';
+	for (unsigned int i = 0; i < d->nr_args; i++)
+		pos += snprintf(usage + pos, sizeof(usage) - pos, "%s%s", pos ? " " : "",
+				d->args[i].usage);
+	if (d->more_usage)
+		snprintf(usage + pos, sizeof(usage) - pos, "%s%s", pos ? " " : "", d->more_usage);
+	if (nr < min)
+		return fail(p, "missing argument (usage: %s %s)", p->opname, usage);
+	return fail(p, "too many arguments (usage: %s %s)", p->opname, usage);
+}
+
+/* One op line into @op. Return: 0, -EINVAL (@p's message says why) or -ENOMEM. */
+static int parse_line(struct parser *p, char *line, struct op *op)
+{
+	char *tok[MAX_TOKENS], *rest;
+	const struct op_desc *d = NULL;
+	int nr, r;
+
+	line += strspn(line, BLANKS);
+	snprintf(p->opword, sizeof(p->opword), "%.*s", (int)strcspn(line, BLANKS), line);
+	p->opname = p->opword;
+	r = take_expect(p, line, op);
+	if (r)
+		return r;
+	rest = line + strcspn(line, BLANKS);
+	if (*rest)
+		*rest++ = '\0';
+	for (size_t i = 0; i < OP__COUNT && !d; i++)
+		if (!strcmp(line, op_descs[i].name))
+			d = &op_descs[i];
+	if (!d)
+		return fail(p, "unknown op");
+	op->kind = (enum op_kind)(d - op_descs);
+	op->line = p->line;
+
+	if (d->flags & OP_D_REST_OF_LINE)
+		nr = split_rest(rest, tok, d->nr_args);
+	else
+		nr = split_words(p, rest, tok);
+	if (nr < 0)
+		return nr;
+	if (!(d->flags & OP_D_OWN_ARGS) && (r = want_args(p, d, nr)))
+		return r;
+	for (unsigned int i = 0; i < d->nr_args; i++)
+		if ((r = parse_arg(p, &d->args[i], tok[i], op)))
+			return r;
+	return d->parse ? d->parse(p, tok + d->nr_args, nr - (int)d->nr_args, op) : 0;
 }
 
 static const struct {
@@ -774,7 +1071,7 @@ int script_parse_string(const char *path, const char *text, struct script **out,
 	}
 	while (*s) {
 		size_t n = strcspn(s, "\n");
-		struct op op = { 0 };
+		struct op op = { 0 }, *ops;
 		char *c;
 
 		p.line++;
@@ -803,11 +1100,13 @@ int script_parse_string(const char *path, const char *text, struct script **out,
 			fail(&p, "out of memory");
 		if (ret)
 			goto out;
-		if (grow((void **)&p.s->ops, &p.ops_cap, p.s->nr_ops + 1, sizeof(op))) {
+		ops = vml_grow_array(p.s->ops, &p.ops_cap, p.s->nr_ops + 1, sizeof(op), 16);
+		if (!ops) {
 			ret = -ENOMEM;
 			fail(&p, "out of memory");
 			goto out;
 		}
+		p.s->ops = ops;
 		p.s->ops[p.s->nr_ops++] = op;
 	}
 out:
@@ -842,17 +1141,21 @@ int script_parse_file(const char *path, struct script **out, char *err, size_t e
 		return -EISDIR;
 	}
 	for (;;) {
+		char *more;
+
 		if (len > SCRIPT_MAX_BYTES) {
 			snprintf(err, errlen, "%s: too large for an op script (over %lu MiB)", path,
 				 SCRIPT_MAX_BYTES >> 20);
 			ret = -EFBIG;
 			goto fail;
 		}
-		if (grow((void **)&text, &cap, len + 4097, 1)) {
+		more = vml_grow_array(text, &cap, len + 4097, 1, 16);
+		if (!more) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			ret = -ENOMEM;
 			goto fail;
 		}
+		text = more;
 		n = fread(text + len, 1, 4096, f);
 		len += n;
 		if (n < 4096)
@@ -893,145 +1196,36 @@ void script_free(struct script *s)
 	vml_free(s);
 }
 
-/* Sizes print with the largest exact suffix; 0 and odd sizes in decimal. */
-static const char *fmt_size(unsigned long v, char *buf, size_t len)
+static bool same_str(const char *a, const char *b)
 {
-	static const char sfx[] = "TGMK";
-
-	for (int i = 0; i < 4; i++) {
-		unsigned long unit = 1UL << (10 * (4 - i));
-
-		if (v && v % unit == 0) {
-			snprintf(buf, len, "%lu%c", v / unit, sfx[i]);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "%lu", v);
-	return buf;
+	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static const char *fmt_prot(int prot, char *buf)
+bool op_same(const struct op *a, const struct op *b)
 {
-	if (prot == PROT_NONE)
-		return "---";
-	buf[0] = prot & PROT_READ ? 'r' : '-';
-	buf[1] = prot & PROT_WRITE ? 'w' : '-';
-	buf[2] = prot & PROT_EXEC ? 'x' : '-';
-	buf[3] = '\0';
-	return buf;
-}
-
-/* snprintf that appends, tracking the length the whole line would have. */
-__attribute__((format(printf, 4, 5)))
-static void add(char *buf, size_t len, int *pos, const char *fmt, ...)
-{
-	va_list ap;
-	size_t off = (size_t)*pos < len ? (size_t)*pos : len;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf + off, len - off, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*pos += n;
+	return a->kind == b->kind && a->addr == b->addr && a->len == b->len &&
+	       a->new_len == b->new_len && a->new_addr == b->new_addr && a->prot == b->prot &&
+	       a->flags == b->flags && a->placement == b->placement && a->advice == b->advice &&
+	       a->access == b->access && a->offset == b->offset && a->size == b->size &&
+	       a->shmem == b->shmem && a->memfd == b->memfd && a->child == b->child &&
+	       a->has_expect == b->has_expect && (!a->has_expect || a->expect == b->expect) &&
+	       same_str(a->file, b->file) && same_str(a->name, b->name);
 }
 
 int format_op(const struct op *op, char *buf, size_t len)
 {
-	char a[32], b[32], c[32], pr[4];
-	int pos = 0;
-	bool first = true;
+	const struct op_desc *d = op_desc(op->kind);
+	struct out o = { .buf = buf, .len = len };
+	char e[32];
 
 	if (len)
 		buf[0] = '\0';
-	add(buf, len, &pos, "%s", op_kind_name(op->kind));
-	switch (op->kind) {
-	case OP_MMAP:
-		add(buf, len, &pos, " 0x%lx %s %s ", op->addr, fmt_size(op->len, a, sizeof(a)),
-		    fmt_prot(op->prot, pr));
-		for (size_t i = 0; i < ARRAY_SIZE(map_flags); i++) {
-			if (op->flags & map_flags[i].value) {
-				add(buf, len, &pos, "%s%s", first ? "" : ",", map_flags[i].name);
-				first = false;
-			}
-		}
-		if (op->placement != OP_PLACE_AUTO) {
-			add(buf, len, &pos, "%s%s", first ? "" : ",",
-			    placement_names[op->placement]);
-			first = false;
-		}
-		if (first)
-			add(buf, len, &pos, "none");
-		if (op->file) {
-			add(buf, len, &pos, " file=%s", op->file);
-			if (op->offset)
-				add(buf, len, &pos, "@%s", fmt_size(op->offset, a, sizeof(a)));
-		}
-		break;
-	case OP_MUNMAP:
-	case OP_MLOCK:
-	case OP_MUNLOCK:
-		add(buf, len, &pos, " 0x%lx %s", op->addr, fmt_size(op->len, a, sizeof(a)));
-		if (op->kind == OP_MLOCK && (op->flags & MLOCK_ONFAULT))
-			add(buf, len, &pos, " onfault");
-		break;
-	case OP_MLOCKALL:
-		for (size_t i = 0; i < ARRAY_SIZE(mcl_flags); i++) {
-			if (op->flags & mcl_flags[i].value) {
-				add(buf, len, &pos, "%s%s", first ? " " : ",", mcl_flags[i].name);
-				first = false;
-			}
-		}
-		if (first)
-			add(buf, len, &pos, " none");
-		break;
-	case OP_SELECT:
-		if (op->child)
-			add(buf, len, &pos, " child %u", op->child);
-		else
-			add(buf, len, &pos, " parent");
-		break;
-	case OP_MPROTECT:
-		add(buf, len, &pos, " 0x%lx %s %s", op->addr, fmt_size(op->len, a, sizeof(a)),
-		    fmt_prot(op->prot, pr));
-		break;
-	case OP_MREMAP:
-		add(buf, len, &pos, " 0x%lx %s %s", op->addr, fmt_size(op->len, a, sizeof(a)),
-		    fmt_size(op->new_len, b, sizeof(b)));
-		if (op->flags & MREMAP_MAYMOVE)
-			add(buf, len, &pos, " maymove");
-		if (op->flags & MREMAP_FIXED)
-			add(buf, len, &pos, " to=0x%lx", op->new_addr);
-		else if (op->new_addr)
-			add(buf, len, &pos, " hint=0x%lx", op->new_addr);
-		if (op->flags & MREMAP_DONTUNMAP)
-			add(buf, len, &pos, " dontunmap");
-		break;
-	case OP_MADVISE:
-	case OP_PROCESS_MADVISE:
-		add(buf, len, &pos, " 0x%lx %s ", op->addr, fmt_size(op->len, a, sizeof(a)));
-		for (size_t i = 0; i < ARRAY_SIZE(advices); i++)
-			if (advices[i].value == op->advice)
-				add(buf, len, &pos, "%s", advices[i].name);
-		break;
-	case OP_TOUCH:
-		add(buf, len, &pos, " 0x%lx %s %s", op->addr, fmt_size(op->len, a, sizeof(a)),
-		    op->access == OP_ACCESS_WRITE ? "write" : "read");
-		break;
-	case OP_NAME:
-		add(buf, len, &pos, " 0x%lx %s %s", op->addr, fmt_size(op->len, a, sizeof(a)),
-		    op->name ? op->name : "-");
-		break;
-	case OP_FILE:
-		add(buf, len, &pos, " %s %s%s", op->file, fmt_size(op->size, a, sizeof(a)),
-		    op->memfd ? " memfd" : op->shmem ? " shmem" : "");
-		break;
-	case OP_FORK:
-	case OP_MUNLOCKALL:
-	case OP__COUNT:
-		break;
-	}
+	add(&o, "%s", op_kind_name(op->kind));
+	for (unsigned int i = 0; d && i < d->nr_args; i++)
+		print_arg(&o, op, &d->args[i]);
+	if (d && d->print)
+		d->print(&o, op);
 	if (op->has_expect)
-		add(buf, len, &pos, " expect=%s", errno_name(op->expect, c, sizeof(c)));
-	return pos;
+		add(&o, " expect=%s", errno_name(op->expect, e, sizeof(e)));
+	return o.pos;
 }

@@ -135,6 +135,45 @@ struct op {
 	int expect;			/* 0 or -errno, when has_expect */
 };
 
+/*
+ * The arguments of an op. Each op's fixed arguments, in order, are a row of
+ * script.c's table of ops; what may follow them is the op's own. A type has
+ * one parser and one printer there; vmalock fuzz draws the arguments of
+ * most ops by type from the same rows (src/race/fuzz_gen.c).
+ */
+enum op_arg_type {
+	OP_ARG_ADDR,		/* unsigned long: 0x hex, below SCRIPT_TASK_SIZE */
+	OP_ARG_SIZE,		/* unsigned long: a size */
+	OP_ARG_PROT,		/* int: PROT_* */
+	OP_ARG_MAP_FLAGS,	/* int: MAP_* but the placement; and the placement */
+	OP_ARG_ADVICE,		/* int: MADV_*, by name */
+	OP_ARG_ACCESS,		/* enum op_access: read or write */
+	OP_ARG_MCL_FLAGS,	/* int: MCL_*, a comma list or none */
+	OP_ARG_NEW_FILE,	/* const char *: the name of the file the op declares */
+};
+
+struct op_arg {
+	enum op_arg_type type;
+	const char *usage;	/* its word in a usage line: "ADDR", "OLDLEN" */
+	const char *what;	/* its name in messages: "address", "old length" */
+	size_t field;		/* where it goes: offsetof(struct op, ...) */
+};
+
+/* The fixed arguments of @kind, in order: *@nr of them. */
+const struct op_arg *op_args(enum op_kind kind, size_t *nr);
+
+/* A word a script spells a value with, and the value. */
+struct op_word {
+	const char *name;
+	int value;
+};
+
+/*
+ * op_arg_words - the words an argument of @type is spelt with (the advices,
+ * the flags), in format_op's order: *@nr of them; NULL for a type that has none.
+ */
+const struct op_word *op_arg_words(enum op_arg_type type, size_t *nr);
+
 /* `require` features (script_requires_met()). */
 enum script_require {
 	SCRIPT_REQ_PKEYS = 1 << 0,
@@ -188,6 +227,13 @@ const char *op_kind_name(enum op_kind kind);
  * Return: the length the line has (snprintf-style).
  */
 int format_op(const struct op *op, char *buf, size_t len);
+
+/*
+ * op_same - do @a and @b say the same (every field but the line; strings by
+ * their text; expect only where there is one)? What format_op promises of a
+ * line parsed back.
+ */
+bool op_same(const struct op *a, const struct op *b);
 
 /* "EINVAL" for -EINVAL, "0" for 0, or a number; for messages and format_op. */
 const char *errno_name(int err, char *buf, size_t len);

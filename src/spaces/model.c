@@ -96,15 +96,10 @@ static int model_fork(struct model *m)
 	struct vml_mm **nf, *child;
 	int ret;
 
-	if (m->nr_forks == m->forks_cap) {
-		size_t cap = m->forks_cap ? m->forks_cap * 2 : 4;
-
-		nf = vml_realloc(m->forks, cap * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		m->forks = nf;
-		m->forks_cap = cap;
-	}
+	nf = vml_grow_array(m->forks, &m->forks_cap, m->nr_forks + 1, sizeof(*nf), 4);
+	if (!nf)
+		return -ENOMEM;
+	m->forks = nf;
 	ret = vml_fork(m->cur, &child);
 	if (!ret)
 		m->forks[m->nr_forks++] = child;

@@ -9,7 +9,6 @@
  * its environment are used by one thread at a time (benchmarks that read a
  * view from other threads open their own readers on the target's pid or mm).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "system/keeper.h"
+#include "system/keeper_proto.h"
 #include "system/swap.h"
 #include "system/syslock.h"
 #include "spaces/target.h"
@@ -51,24 +51,8 @@ struct target_env {
 
 static void remove_dir(const char *dir)
 {
-	DIR *d;
-	struct dirent *de;
-	char path[PATH_MAX];
-
-	if (!*dir)
-		return;
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
-			    sizeof(path))
-				unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
+	if (*dir)
+		keeper_remove_dir(dir);
 }
 
 int target_env_create(struct target_env **out)
@@ -211,15 +195,10 @@ int target_env_make_file(struct target_env *env, const char *name, bool shmem,
 	for (size_t i = 0; i < env->nr_made; i++)
 		if (!strcmp(env->made[i].name, name) && env->made[i].shmem == shmem)
 			return 0;
-	if (env->nr_made == env->made_cap) {
-		size_t cap = env->made_cap ? env->made_cap * 2 : 8;
-
-		made = vml_realloc(env->made, cap * sizeof(*made));
-		if (!made)
-			return -ENOMEM;
-		env->made = made;
-		env->made_cap = cap;
-	}
+	made = vml_grow_array(env->made, &env->made_cap, env->nr_made + 1, sizeof(*made), 8);
+	if (!made)
+		return -ENOMEM;
+	env->made = made;
 	path = target_env_path(env, name, shmem);
 	if (!path)
 		return -ENOMEM;
@@ -343,15 +322,10 @@ static int apply_file(struct target *t, const struct op *op, struct op_result *r
 		res->ret = -EEXIST;
 		return 0;
 	}
-	if (t->nr_files == t->files_cap) {
-		size_t cap = t->files_cap ? t->files_cap * 2 : 8;
-
-		f = vml_realloc(t->files, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		t->files = f;
-		t->files_cap = cap;
-	}
+	f = vml_grow_array(t->files, &t->files_cap, t->nr_files + 1, sizeof(*f), 8);
+	if (!f)
+		return -ENOMEM;
+	t->files = f;
 	f = &t->files[t->nr_files];
 	memset(f, 0, sizeof(*f));
 	f->shmem = op->shmem;

@@ -3,7 +3,6 @@
  * view.c - cut, normalise and diff /proc view text (see view.h).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,63 +10,7 @@
 #include "spaces/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
-
-/* A growable string; on allocation failure it goes sticky-NULL. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	size_t ncap;
-	char *ns;
-
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		ncap = b->cap ? b->cap * 2 : 256;
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		ns = vml_realloc(b->s, ncap);
-		if (!ns) {
-			b->oom = true;
-			return;
-		}
-		b->s = ns;
-		b->cap = ncap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-__attribute__((format(printf, 2, 3)))
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		sb_add(b, tmp, VML_MIN((size_t)n, sizeof(tmp) - 1));
-}
-
-/* The result, or NULL when an allocation failed; an empty text is "". */
-static char *sb_finish(struct sbuf *b)
-{
-	if (b->oom) {
-		vml_free(b->s);
-		return NULL;
-	}
-	if (!b->s)
-		return vml_strdup("");
-	return b->s;
-}
+#include "util/strbuf.h"
 
 static bool hexnum(const char **p, const char *end, unsigned long *out)
 {
@@ -185,7 +128,7 @@ static bool overlaps(unsigned long s, unsigned long e, unsigned long lo, unsigne
 
 char *view_cut(enum vml_view view, const char *text, unsigned long lo, unsigned long hi)
 {
-	struct sbuf b = { 0 };
+	struct strbuf b = { 0 };
 	const char *line;
 	size_t pos = 0, len;
 	bool keep = false;
@@ -206,14 +149,14 @@ char *view_cut(enum vml_view view, const char *text, unsigned long lo, unsigned 
 		}
 		/* smaps field lines follow the verdict of their header line */
 		if (keep) {
-			sb_add(&b, line, len);
-			sb_add(&b, "\n", 1);
+			strbuf_add(&b, line, len);
+			strbuf_add(&b, "\n", 1);
 		}
 	}
-	return sb_finish(&b);
+	return strbuf_finish(&b);
 }
 
-static void normalise_line(struct sbuf *b, const char *line, size_t len)
+static void normalise_line(struct strbuf *b, const char *line, size_t len)
 {
 	struct maps_line ml;
 	char buf[128];
@@ -221,7 +164,7 @@ static void normalise_line(struct sbuf *b, const char *line, size_t len)
 
 	if (!maps_line_parse(line, len, &ml) || (ml.dev_major == 0 && ml.dev_minor == 0 &&
 						 ml.inode == 0)) {
-		sb_add(b, line, len);
+		strbuf_add(b, line, len);
 		return;
 	}
 	/* Keep start-end, perms and offset as printed; only dev and inode change. */
@@ -232,16 +175,16 @@ static void normalise_line(struct sbuf *b, const char *line, size_t len)
 		}
 	}
 	VML_BUG_ON(n < 0 || (size_t)n >= sizeof(buf));
-	sb_add(b, buf, n);
+	strbuf_add(b, buf, n);
 	if (ml.name_len) {
 		if (n < MAPS_NAME_PAD)
-			sb_printf(b, "%*s", MAPS_NAME_PAD - n, "");
-		sb_add(b, " ", 1);
-		sb_add(b, line + ml.name_off, ml.name_len);
+			strbuf_printf(b, "%*s", MAPS_NAME_PAD - n, "");
+		strbuf_add(b, " ", 1);
+		strbuf_add(b, line + ml.name_off, ml.name_len);
 	}
 }
 
-static void add_substituted(struct sbuf *b, const char *s, size_t len,
+static void add_substituted(struct strbuf *b, const char *s, size_t len,
 			    const char *const *subst, size_t nr_pairs)
 {
 	while (len) {
@@ -261,10 +204,10 @@ static void add_substituted(struct sbuf *b, const char *s, size_t len,
 				}
 			}
 		}
-		sb_add(b, s, best);
+		strbuf_add(b, s, best);
 		if (best == len)
 			return;
-		sb_add(b, subst[2 * which + 1], strlen(subst[2 * which + 1]));
+		strbuf_add(b, subst[2 * which + 1], strlen(subst[2 * which + 1]));
 		s += best + strlen(subst[2 * which]);
 		len -= best + strlen(subst[2 * which]);
 	}
@@ -272,7 +215,7 @@ static void add_substituted(struct sbuf *b, const char *s, size_t len,
 
 char *view_normalise(const char *text, const char *const *subst, size_t nr_pairs)
 {
-	struct sbuf b = { 0 }, l;
+	struct strbuf b = { 0 }, l;
 	const char *line;
 	size_t pos = 0, len;
 
@@ -285,10 +228,10 @@ char *view_normalise(const char *text, const char *const *subst, size_t nr_pairs
 			return NULL;
 		}
 		add_substituted(&b, l.s ? l.s : "", l.len, subst, nr_pairs);
-		sb_add(&b, "\n", 1);
+		strbuf_add(&b, "\n", 1);
 		vml_free(l.s);
 	}
-	return sb_finish(&b);
+	return strbuf_finish(&b);
 }
 
 bool maps_range_unmapped(const char *maps, unsigned long addr, unsigned long len)
@@ -417,18 +360,18 @@ static int edit_script(const struct lines *a, const struct lines *b, struct edit
 }
 
 /* GNU diff's range: "l,s", or "l" when s is 1; an empty range names the line before. */
-static void hunk_range(struct sbuf *b, size_t first, size_t count)
+static void hunk_range(struct strbuf *b, size_t first, size_t count)
 {
 	if (count == 1)
-		sb_printf(b, "%zu", first + 1);
+		strbuf_printf(b, "%zu", first + 1);
 	else
-		sb_printf(b, "%zu,%zu", count ? first + 1 : first, count);
+		strbuf_printf(b, "%zu,%zu", count ? first + 1 : first, count);
 }
 
 char *view_diff(const char *a_text, const char *b_text, const char *label_a, const char *label_b)
 {
 	struct lines a = { 0 }, b = { 0 };
-	struct sbuf out = { 0 };
+	struct strbuf out = { 0 };
 	struct edit *e = NULL;
 	size_t nr = 0, i = 0;
 	char *ret = NULL;
@@ -454,29 +397,29 @@ char *view_diff(const char *a_text, const char *b_text, const char *label_a, con
 		}
 		end = VML_MIN(nr, last_change + 1 + DIFF_CONTEXT);
 		if (!out.len)
-			sb_printf(&out, "--- %s\n+++ %s\n", label_a, label_b);
+			strbuf_printf(&out, "--- %s\n+++ %s\n", label_a, label_b);
 		for (k = start; k < end; k++) {
 			ca += e[k].op != '+';
 			cb += e[k].op != '-';
 		}
 		fa = e[start].ia;
 		fb = e[start].ib;
-		sb_add(&out, "@@ -", 4);
+		strbuf_add(&out, "@@ -", 4);
 		hunk_range(&out, fa, ca);
-		sb_add(&out, " +", 2);
+		strbuf_add(&out, " +", 2);
 		hunk_range(&out, fb, cb);
-		sb_add(&out, " @@\n", 4);
+		strbuf_add(&out, " @@\n", 4);
 		for (k = start; k < end; k++) {
 			const struct lines *src = e[k].op == '+' ? &b : &a;
 			size_t idx = e[k].op == '+' ? e[k].ib : e[k].ia;
 
-			sb_add(&out, &e[k].op, 1);
-			sb_add(&out, src->s[idx], src->len[idx]);
-			sb_add(&out, "\n", 1);
+			strbuf_add(&out, &e[k].op, 1);
+			strbuf_add(&out, src->s[idx], src->len[idx]);
+			strbuf_add(&out, "\n", 1);
 		}
 		i = end;
 	}
-	ret = sb_finish(&out);
+	ret = strbuf_finish(&out);
 	out.s = NULL;
 out:
 	vml_free(out.s);

@@ -8,6 +8,7 @@
 #define VML_SYNC_ATOMIC_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 #define load_relaxed(p)       atomic_load_explicit((p), memory_order_relaxed)
 #define load_acquire(p)       atomic_load_explicit((p), memory_order_acquire)
@@ -42,6 +43,16 @@
 
 /* Statistics counters: relaxed, never used for synchronisation. */
 #define stat_inc(p) ((void)atomic_fetch_add_explicit((p), 1, memory_order_relaxed))
+
+/* A statistic that keeps the largest value seen: raise *@p to @v. */
+static inline void stat_record_max(_Atomic uint64_t *p, uint64_t v)
+{
+	uint64_t max = load_relaxed(p);
+
+	/* Ends: a failed CAS reloads max, which only grows, or stores @v. */
+	while (v > max && !cas_relaxed(p, &max, v))
+		;
+}
 
 static inline void cpu_relax(void)
 {

@@ -192,11 +192,9 @@ uint64_t rwsem_waiter_timeout(const struct rwsem *sem, uint64_t now)
 static void rwsem_account_wait(struct rwsem *sem, uint64_t start)
 {
 	uint64_t d = vml_now_ns() - start;
-	uint64_t max = load_relaxed(&sem->stats.wait_ns_max);
 
 	fetch_add_relaxed(&sem->stats.wait_ns_total, d);
-	while (d > max && !cas_relaxed(&sem->stats.wait_ns_max, &max, d))
-		;
+	stat_record_max(&sem->stats.wait_ns_max, d);
 }
 
 /* How long one futex sleep may last: forever without a token, else <= 1 ms. */

@@ -49,29 +49,10 @@ struct item {
 static struct item items[MAX_ITEMS];
 static int nr_items;
 
-static void remove_tree(const char *dir)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
-			    sizeof(path))
-				unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 static void undo(const struct item *it)
 {
 	if (!strcmp(it->verb, "dir")) {
-		remove_tree(it->path);
+		keeper_remove_dir(it->path);
 	} else if (!strcmp(it->verb, "file")) {
 		unlink(it->path);
 	} else if (!strcmp(it->verb, "swap")) {

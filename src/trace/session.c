@@ -557,15 +557,10 @@ static struct trace_event *pend_add(struct trace_session *s)
 {
 	struct pending *p;
 
-	if (s->nr_pend == s->cap_pend) {
-		size_t n = s->cap_pend ? s->cap_pend * 2 : 1024;
-
-		p = vml_realloc(s->pend, n * sizeof(*p));
-		if (!p)
-			return NULL;
-		s->pend = p;
-		s->cap_pend = n;
-	}
+	p = vml_grow_array(s->pend, &s->cap_pend, s->nr_pend + 1, sizeof(*p), 1024);
+	if (!p)
+		return NULL;
+	s->pend = p;
 	p = &s->pend[s->nr_pend++];
 	memset(p, 0, sizeof(*p));
 	p->seq = s->seq++;

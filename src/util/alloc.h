@@ -16,6 +16,30 @@ char *vml_strdup(const char *s);
 void vml_free(void *p);
 
 /*
+ * vml_grow_array - room for @need (>= 1) elements of @elem bytes in @arr,
+ * which has room for *@cap: the capacity doubles, from @first, until it is
+ * enough.
+ * Return: the array, perhaps moved, and *@cap updated; or NULL when out of
+ *         memory, with @arr and *@cap as they were.
+ */
+static inline void *vml_grow_array(void *arr, size_t *cap, size_t need, size_t elem,
+				   size_t first)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : first;
+	while (ncap < need)
+		ncap *= 2;
+	n = vml_realloc(arr, ncap * elem);
+	if (n)
+		*cap = ncap;
+	return n;
+}
+
+/*
  * Fault injection (only with -Dfault_injection=true; otherwise no-ops):
  * after vml_fail_alloc_at(n), the n-th following allocation (1-based) fails,
  * and all after it succeed. n = 0 disarms. vml_alloc_count() counts

@@ -46,15 +46,23 @@ rc=$?
 	{ ! grep -q '^note: ' out || grep -q '^note: .* skipped: the model target has no such view' out; }
 ok $? "model, --view all: runs what the model offers, notes the rest (exit $rc)"
 
+# race_until "SEEDS" ARGS...: vml race ARGS --seed S for each of SEEDS until a
+# run exits other than 0 (what it found); $rc and $seed say which run that was.
+race_until() {
+	seeds=$1
+	shift
+	for seed in $seeds; do
+		vml race "$@" --seed "$seed"
+		rc=$?
+		[ $rc -eq 0 ] || break
+	done
+}
+
 # A reader that skips the VMAs it cannot lock must be caught within seconds.
 # It is caught only when it meets a write-locked VMA, which a loaded machine
 # (other builds, other tests) can make rare in one short run: up to five runs.
-for seed in 3 13 23 33 43; do
-	vml race --target model --view maps --lock vma --broken skip-fallback \
-		--duration "$secs" --seed $seed
-	rc=$?
-	[ $rc -eq 0 ] || break
-done
+race_until "3 13 23 33 43" --target model --view maps --lock vma --broken skip-fallback \
+	--duration "$secs"
 [ $rc -eq 1 ] && grep -q '^first violation (maps/vma/' out && grep -q '^>> ' out
 ok $? "model, --broken skip-fallback: caught (exit $rc, seed $seed)"
 
@@ -64,23 +72,15 @@ ok $? "model, --broken skip-fallback: caught (exit $rc, seed $seed)"
 # reader shows each kind; each kind gets up to five runs, as a loaded machine
 # can make one short run miss.
 for mod in split mprotect remap remap-whole; do
-	for seed in 6 16 26 36 46; do
-		vml race --target model --view maps --lock vma --kernel-transients \
-			--mod $mod --duration "$secs" --seed $seed
-		rc=$?
-		[ $rc -eq 0 ] || break
-	done
+	race_until "6 16 26 36 46" --target model --view maps --lock vma --kernel-transients \
+		--mod $mod --duration "$secs"
 	[ $rc -eq 1 ] && grep -q "^maps  *vma  *$mod  *[0-9]* *[0-9]* *[0-9]* *[0-9]* *[1-9]" out &&
 		grep -q '^  fake-gap: [1-9]' out
 	ok $? "model, --kernel-transients, maps, $mod: fake gaps shown (exit $rc, seed $seed)"
 	grep '^total:' out | sed 's/^/# /'
 done
-for seed in 7 17 27 37 47; do
-	vml race --target model --view query --lock vma --kernel-transients \
-		--mod remap-whole --duration "$secs" --seed $seed
-	rc=$?
-	[ $rc -eq 0 ] || break
-done
+race_until "7 17 27 37 47" --target model --view query --lock vma --kernel-transients \
+	--mod remap-whole --duration "$secs"
 [ $rc -eq 1 ] && grep -q '^  fake-gap: [1-9]' out
 ok $? "model, --kernel-transients, query, remap-whole: the destination hole shown (exit $rc)"
 # ... and none without the option, even with the reader held up the same way,
@@ -104,12 +104,8 @@ vml race --target model --view maps --lock vma-recheck --kernel-transients \
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
 ok $? "model, --kernel-transients, --lock vma-recheck: no fake gap after a merge (exit $rc)"
-for seed in 11 21 31 41 51; do
-	vml race --target model --view maps --lock vma-recheck --kernel-transients \
-		--mod remap-whole --duration "$secs" --seed $seed
-	rc=$?
-	[ $rc -eq 0 ] || break
-done
+race_until "11 21 31 41 51" --target model --view maps --lock vma-recheck --kernel-transients \
+	--mod remap-whole --duration "$secs"
 [ $rc -eq 1 ] && grep -q '^  fake-gap: [1-9]' out
 ok $? "model, --kernel-transients, --lock vma-recheck: the mremap hole still shown (exit $rc)"
 

@@ -16,23 +16,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int same_str(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
-static int same_op(const struct op *a, const struct op *b)
-{
-	return a->kind == b->kind && a->addr == b->addr && a->len == b->len &&
-	       a->new_len == b->new_len && a->new_addr == b->new_addr && a->prot == b->prot &&
-	       a->flags == b->flags && a->placement == b->placement && a->advice == b->advice &&
-	       a->access == b->access && a->offset == b->offset && a->size == b->size &&
-	       a->shmem == b->shmem && a->memfd == b->memfd && a->child == b->child &&
-	       a->has_expect == b->has_expect &&
-	       (!a->has_expect || a->expect == b->expect) && same_str(a->file, b->file) &&
-	       same_str(a->name, b->name);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), *again = NULL, err[512];
@@ -71,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (t->nr_ops != s->nr_ops)
 		abort();
 	for (size_t i = 0; i < s->nr_ops; i++) {
-		if (!same_op(&s->ops[i], &t->ops[i])) {
+		if (!op_same(&s->ops[i], &t->ops[i])) {
 			char line[4200];
 
 			format_op(&s->ops[i], line, sizeof(line));

@@ -27,8 +27,8 @@
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
 #include "mm_helpers.h"
+#include "run_threads.h"
 #include "tap.h"
-#include "util/clock.h"
 #include "util/rand.h"
 
 #define NWRITERS 3
@@ -179,9 +179,7 @@ int main(void)
 		.swap_pages = 1024,
 		.i_mmap_order = env && !strcmp(env, "pre") ? VML_I_MMAP_PRE : VML_I_MMAP_POST,
 	};
-	pthread_t wt[NWRITERS], rt[NWALKERS];
 	double secs = tap_stress_seconds(3);
-	uint64_t t0;
 
 	seed = tap_seed();
 	tap_diag("i_mmap order %s", cfg.i_mmap_order == VML_I_MMAP_PRE ? "pre" : "post");
@@ -192,18 +190,8 @@ int main(void)
 	for (int i = 0; i < NWRITERS; i++)
 		if (vml_mm_create(sys, &mms[i]))
 			abort();
-	t0 = vml_now_ns();
-	for (uintptr_t i = 0; i < NWALKERS; i++)
-		pthread_create(&rt[i], NULL, walker, (void *)i);
-	for (uintptr_t i = 0; i < NWRITERS; i++)
-		pthread_create(&wt[i], NULL, writer, (void *)i);
-	while (vml_now_ns() - t0 < (uint64_t)(secs * 1e9))
-		usleep(10000);
-	atomic_store(&stop, true);
-	for (int i = 0; i < NWRITERS; i++)
-		pthread_join(wt[i], NULL);
-	for (int i = 0; i < NWALKERS; i++)
-		pthread_join(rt[i], NULL);
+	run_threads((const struct thread_group[]){ { walker, NWALKERS }, { writer, NWRITERS } }, 2,
+		    secs, &stop);
 	tap_diag("%lu walks found %lu VMAs; %lu ops", atomic_load(&walks), atomic_load(&found),
 		 atomic_load(&ops));
 	ok(atomic_load(&walks) > 0 && atomic_load(&ops) > 0 && atomic_load(&found) > 0,

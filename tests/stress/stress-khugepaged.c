@@ -8,12 +8,11 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
-#include <unistd.h>
 
 #include "mapped_pages.h"
 #include "mm_helpers.h"
+#include "run_threads.h"
 #include "tap.h"
-#include "util/clock.h"
 #include "util/rand.h"
 #include "vmalock/khugepaged.h"
 
@@ -73,8 +72,6 @@ int main(void)
 	struct vml_khugepaged *k;
 	struct vml_mm_stats ms;
 	struct vml_sys *sys;
-	pthread_t w[2], rd;
-	uint64_t t0;
 	long mapped;
 	char *m;
 
@@ -89,16 +86,7 @@ int main(void)
 	must_succeed(vml_khugepaged_add(k, mm));
 	must_succeed(vml_khugepaged_start(k));
 
-	t0 = vml_now_ns();
-	for (uintptr_t i = 0; i < 2; i++)
-		pthread_create(&w[i], NULL, writer, (void *)i);
-	pthread_create(&rd, NULL, reader, NULL);
-	while (vml_now_ns() - t0 < (uint64_t)(secs * 1e9))
-		usleep(10000);
-	atomic_store(&stop, true);
-	for (int i = 0; i < 2; i++)
-		pthread_join(w[i], NULL);
-	pthread_join(rd, NULL);
+	run_threads((const struct thread_group[]){ { writer, 2 }, { reader, 1 } }, 2, secs, &stop);
 	vml_khugepaged_stop(k);
 
 	vml_khugepaged_stats(k, &ks);

@@ -16,8 +16,8 @@
 
 #include "mapped_pages.h"
 #include "mm_helpers.h"
+#include "run_threads.h"
 #include "tap.h"
-#include "util/clock.h"
 #include "util/rand.h"
 
 #define M2 (2UL << 20)
@@ -92,8 +92,6 @@ int main(void)
 	double secs = tap_stress_seconds(3);
 	struct vml_mm_stats ms;
 	struct vml_sys *sys;
-	pthread_t z[2], f[2], u;
-	uint64_t t0;
 	long mapped;
 
 	seed = tap_seed();
@@ -102,20 +100,8 @@ int main(void)
 		return 1;
 	map_anon(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE);
 
-	t0 = vml_now_ns();
-	for (uintptr_t i = 0; i < 2; i++) {
-		pthread_create(&z[i], NULL, zapper, (void *)i);
-		pthread_create(&f[i], NULL, faulter, (void *)i);
-	}
-	pthread_create(&u, NULL, unmapper, NULL);
-	while (vml_now_ns() - t0 < (uint64_t)(secs * 1e9))
-		usleep(10000);
-	atomic_store(&stop, true);
-	for (int i = 0; i < 2; i++) {
-		pthread_join(z[i], NULL);
-		pthread_join(f[i], NULL);
-	}
-	pthread_join(u, NULL);
+	run_threads((const struct thread_group[]){ { zapper, 2 }, { faulter, 2 }, { unmapper, 1 } },
+		    3, secs, &stop);
 
 	vml_mm_stats(mm, &ms);
 	tap_diag("%lu zaps, %lu faults, %lu remaps; %llu VMA locks taken",

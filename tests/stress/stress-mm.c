@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "mm_helpers.h"
+#include "run_threads.h"
 #include "tap.h"
-#include "util/clock.h"
 #include "util/compiler.h"
 #include "util/rand.h"
 
@@ -186,11 +186,9 @@ static void *writer(void *arg)
 
 int main(void)
 {
-	pthread_t rt[NREADERS], wt[NWRITERS];
 	double secs = tap_stress_seconds(3);
 	struct vml_mm_stats st;
 	char *a, *b;
-	uint64_t t0;
 
 	seed = tap_seed();
 	if (vml_sys_create(NULL, &sys) || vml_mm_create(sys, &mm))
@@ -203,18 +201,8 @@ int main(void)
 		snprintf(stable_line[g], sizeof(stable_line[g]), "%08lx-%08lx r-xp 00000000 00:00 0 \n",
 			 s, s + SLOT_PAGES * PG);
 	}
-	t0 = vml_now_ns();
-	for (uintptr_t i = 0; i < NREADERS; i++)
-		pthread_create(&rt[i], NULL, reader, (void *)i);
-	for (uintptr_t i = 0; i < NWRITERS; i++)
-		pthread_create(&wt[i], NULL, writer, (void *)i);
-	while (vml_now_ns() - t0 < (uint64_t)(secs * 1e9))
-		usleep(10000);
-	atomic_store(&stop, true);
-	for (int i = 0; i < NREADERS; i++)
-		pthread_join(rt[i], NULL);
-	for (int i = 0; i < NWRITERS; i++)
-		pthread_join(wt[i], NULL);
+	run_threads((const struct thread_group[]){ { reader, NREADERS }, { writer, NWRITERS } }, 2,
+		    secs, &stop);
 
 	vml_mm_stats(mm, &st);
 	tap_diag("%lu reads, %lu ops; vma locks: %" PRIu64 " ok, %" PRIu64 " abort, %" PRIu64

@@ -83,6 +83,21 @@ static void write_section(struct shared *sh, struct vml_rand *r)
 	atomic_store(&sh->writers_in, 0);
 }
 
+/* After an acquire: count a cancelled wait or a failed trylock. Return: is the lock held? */
+static bool got_lock(struct thread *t, struct vml_rand *r, int ret)
+{
+	if (ret == -EINTR) {
+		t->killed++;
+		return false;
+	}
+	if (ret == -EBUSY) {
+		t->trylock_fail++;
+		spin(r, 500);
+		return false;
+	}
+	return true;
+}
+
 static void *reader_fn(void *arg)
 {
 	struct thread *t = arg;
@@ -114,15 +129,8 @@ static void *reader_fn(void *arg)
 			ret = down_read_trylock(&sh->sem) ? 0 : -EBUSY;
 			break;
 		}
-		if (ret == -EINTR) {
-			t->killed++;
+		if (!got_lock(t, &r, ret))
 			continue;
-		}
-		if (ret == -EBUSY) {
-			t->trylock_fail++;
-			spin(&r, 500);
-			continue;
-		}
 		t->reads++;
 		read_section(sh, &r);
 		/* The scanner pattern: drop and re-take when someone waits. */
@@ -159,15 +167,8 @@ static void *writer_fn(void *arg)
 			ret = 0;
 			break;
 		}
-		if (ret == -EINTR) {
-			t->killed++;
+		if (!got_lock(t, &r, ret))
 			continue;
-		}
-		if (ret == -EBUSY) {
-			t->trylock_fail++;
-			spin(&r, 500);
-			continue;
-		}
 		t->writes++;
 		if (!rwsem_is_write_locked_by_me(&sh->sem))
 			fail(sh, "writer does not own the lock");

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "mm_helpers.h"
+#include "run_threads.h"
 #include "tap.h"
-#include "util/clock.h"
 #include "util/compiler.h"
 #include "util/linux_compat.h"
 #include "util/rand.h"
@@ -249,9 +249,7 @@ int main(void)
 		.swap_pages = 512,
 		.i_mmap_order = order && !strcmp(order, "pre") ? VML_I_MMAP_PRE : VML_I_MMAP_POST,
 	};
-	pthread_t rt[NREADERS], wt[NWRITERS];
 	double secs = tap_stress_seconds(3);
-	uint64_t t0;
 
 	seed = tap_seed();
 	tap_diag("i_mmap order %s ($VML_I_MMAP_ORDER)", order ? order : "post");
@@ -260,18 +258,8 @@ int main(void)
 	    vml_file_create(sys, "/tmp/g", 16 * PG, 0, &files[1]) ||
 	    vml_file_create(sys, "/dev/shm/s", 48 * PG, VML_FILE_SHMEM, &files[2]))
 		abort();
-	t0 = vml_now_ns();
-	for (uintptr_t i = 0; i < NREADERS; i++)
-		pthread_create(&rt[i], NULL, reader, (void *)i);
-	for (uintptr_t i = 0; i < NWRITERS; i++)
-		pthread_create(&wt[i], NULL, writer, (void *)i);
-	while (vml_now_ns() - t0 < (uint64_t)(secs * 1e9))
-		usleep(10000);
-	atomic_store(&stop, true);
-	for (int i = 0; i < NREADERS; i++)
-		pthread_join(rt[i], NULL);
-	for (int i = 0; i < NWRITERS; i++)
-		pthread_join(wt[i], NULL);
+	run_threads((const struct thread_group[]){ { reader, NREADERS }, { writer, NWRITERS } }, 2,
+		    secs, &stop);
 	tap_diag("%lu reads, %lu ops", atomic_load(&reads), atomic_load(&ops));
 	ok(atomic_load(&reads) > 0 && atomic_load(&ops) > 0, "readers and writers ran");
 	is_int(atomic_load(&violations), 0, "every read was well formed and self-consistent");

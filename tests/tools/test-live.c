@@ -54,13 +54,107 @@ static char *maps(struct target *t)
 	return cut;
 }
 
+/* Reading twice, and rewinding, gives the same text. */
+static void test_reads(struct target *t)
+{
+	struct target_reader *r;
+	char *text, *text2, a[64], b[64];
+	size_t len, len2;
+	int ret;
+
+	ret = target_read_view(t, VML_VIEW_SMAPS, VML_LOCK_VMA, &text, &len);
+	ok(ret == 0 && strstr(text, "VmFlags:"), "smaps reads");
+	ret = target_read_view(t, VML_VIEW_SMAPS, VML_LOCK_VMA, &text2, &len2);
+	ok(ret == 0 && len == len2, "smaps reads the same twice");
+	vml_free(text);
+	vml_free(text2);
+	ok(!target_reader_open(t, VML_VIEW_MAPS, VML_LOCK_MMAP, &r), "reader opens");
+	ok(target_reader_read(r, a, sizeof(a)) == sizeof(a), "read 64 bytes");
+	ok(!target_reader_rewind(r), "rewind");
+	ok(target_reader_read(r, b, sizeof(b)) == sizeof(b) && !memcmp(a, b, sizeof(a)),
+	   "the same 64 bytes after rewind");
+	target_reader_close(r);
+	ok(target_reader_open(t, (enum vml_view)42, VML_LOCK_MMAP, &r) == -EINVAL,
+	   "unknown view: EINVAL");
+}
+
+/* PROCMAP_QUERY, the real ioctl, and the query view built on it. */
+static void test_query(struct target *t)
+{
+	char name[256], *text, *text2;
+	struct vml_procmap_query q = {
+		.size = sizeof(q),
+		.query_addr = BASE + 0x1800,
+	};
+	size_t len;
+	int ret;
+
+	ok(target_query(t, VML_LOCK_VMA, &q) == 0 && q.vma_start == BASE + 0x1000 &&
+	   q.vma_end == BASE + 0x2000 && q.vma_flags == 0, "query: the --- piece");
+	q = (struct vml_procmap_query){ .size = sizeof(q), .query_addr = BASE + 0x4000 };
+	is_int(target_query(t, VML_LOCK_VMA, &q), -ENOENT, "query a hole: ENOENT");
+	q = (struct vml_procmap_query){
+		.size = sizeof(q), .query_addr = BASE + 0x4000,
+		.query_flags = VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA |
+			       VML_PROCMAP_QUERY_FILE_BACKED_VMA,
+		.vma_name_size = sizeof(name), .vma_name_addr = (uintptr_t)name,
+	};
+	ok(target_query(t, VML_LOCK_VMA, &q) == 0 && q.vma_start == BASE + 0x10000 &&
+	   q.inode != 0 && strstr(name, "/data"), "query: next file-backed VMA, with name");
+	q = (struct vml_procmap_query){ .size = 8, .query_addr = BASE };
+	is_int(target_query(t, VML_LOCK_VMA, &q), -EINVAL, "query: size too small");
+
+	ret = target_read_query_view(t, VML_LOCK_VMA, BASE, 0x200000000000UL, &text, &len);
+	text2 = maps(t);
+	ok(ret == 0 && text2 && !strcmp(text, text2), "the query view equals maps");
+	vml_free(text);
+	vml_free(text2);
+}
+
+/* Placement: with no flag, an mmap over a mapping replaces it; and mmap's own errors. */
+static void test_placement(struct target *t)
+{
+	struct op op = { .kind = OP_MMAP, .addr = BASE + 0x30000, .len = 4096,
+			 .prot = PROT_READ, .flags = MAP_PRIVATE };
+	struct op_result res;
+	char err[256], *text;
+	int ret;
+
+	ret = run(t, "mmap 0x100000001000 8K r-- private,anon\n", err, sizeof(err));
+	text = maps(t);
+	ok(ret == 0 && text && strstr(text, "100000001000-100000003000 r--p"),
+	   "an mmap over existing mappings overlays them");
+	vml_free(text);
+	ok(!target_apply(t, &op, &res) && res.ret == -EBADF,
+	   "no anon and no file: EBADF, like fd -1");
+	op.flags |= MAP_ANONYMOUS;
+	ok(!target_apply(t, &op, &res) && res.ret == 0 && res.addr == BASE + 0x30000,
+	   "mmap returns the address");
+	op.file = "undeclared";
+	op.flags &= ~MAP_ANONYMOUS;
+	ok(!target_apply(t, &op, &res) && res.ret == -EBADF, "unknown file: EBADF");
+}
+
+/* A second target in the same environment sees the same paths (@dir: the env's /tmp one). */
+static void test_shared_env(struct target_env *env, const char *dir)
+{
+	struct target *t2;
+	char err[256];
+	int ret;
+
+	ok(!target_create(TARGET_LIVE, env, &t2), "second live target, shared env");
+	ret = run(t2, "file data 8K\nmmap 0x100000010000 8K r-- private file=data\n",
+		  err, sizeof(err));
+	ok(ret == 0, "shared file declared again in the second target");
+	target_destroy(t2);
+	ok(access(dir, F_OK) == 0, "env survives while a target uses it");
+}
+
 int main(void)
 {
 	struct target *t;
 	struct target_env *env;
-	struct op_result res;
-	char err[256], dir[2][64], path[128], *text, *text2;
-	size_t len, len2;
+	char err[256], dir[2][64], path[128], *text;
 	int ret;
 
 	t = NULL;
@@ -114,87 +208,10 @@ int main(void)
 	   "file mappings show path and offset");
 	vml_free(text);
 
-	/* reading twice, and rewinding, gives the same text */
-	ret = target_read_view(t, VML_VIEW_SMAPS, VML_LOCK_VMA, &text, &len);
-	ok(ret == 0 && strstr(text, "VmFlags:"), "smaps reads");
-	ret = target_read_view(t, VML_VIEW_SMAPS, VML_LOCK_VMA, &text2, &len2);
-	ok(ret == 0 && len == len2, "smaps reads the same twice");
-	vml_free(text);
-	vml_free(text2);
-	{
-		struct target_reader *r;
-		char a[64], b[64];
-
-		ok(!target_reader_open(t, VML_VIEW_MAPS, VML_LOCK_MMAP, &r), "reader opens");
-		ok(target_reader_read(r, a, sizeof(a)) == sizeof(a), "read 64 bytes");
-		ok(!target_reader_rewind(r), "rewind");
-		ok(target_reader_read(r, b, sizeof(b)) == sizeof(b) && !memcmp(a, b, sizeof(a)),
-		   "the same 64 bytes after rewind");
-		target_reader_close(r);
-		ok(target_reader_open(t, (enum vml_view)42, VML_LOCK_MMAP, &r) == -EINVAL,
-		   "unknown view: EINVAL");
-	}
-
-	/* PROCMAP_QUERY, the real ioctl */
-	{
-		char name[256];
-		struct vml_procmap_query q = {
-			.size = sizeof(q),
-			.query_addr = BASE + 0x1800,
-		};
-
-		ok(target_query(t, VML_LOCK_VMA, &q) == 0 && q.vma_start == BASE + 0x1000 &&
-		   q.vma_end == BASE + 0x2000 && q.vma_flags == 0, "query: the --- piece");
-		q = (struct vml_procmap_query){ .size = sizeof(q), .query_addr = BASE + 0x4000 };
-		is_int(target_query(t, VML_LOCK_VMA, &q), -ENOENT, "query a hole: ENOENT");
-		q = (struct vml_procmap_query){
-			.size = sizeof(q), .query_addr = BASE + 0x4000,
-			.query_flags = VML_PROCMAP_QUERY_COVERING_OR_NEXT_VMA |
-				       VML_PROCMAP_QUERY_FILE_BACKED_VMA,
-			.vma_name_size = sizeof(name), .vma_name_addr = (uintptr_t)name,
-		};
-		ok(target_query(t, VML_LOCK_VMA, &q) == 0 && q.vma_start == BASE + 0x10000 &&
-		   q.inode != 0 && strstr(name, "/data"), "query: next file-backed VMA, with name");
-		q = (struct vml_procmap_query){ .size = 8, .query_addr = BASE };
-		is_int(target_query(t, VML_LOCK_VMA, &q), -EINVAL, "query: size too small");
-	}
-	ret = target_read_query_view(t, VML_LOCK_VMA, BASE, 0x200000000000UL, &text, &len);
-	text2 = maps(t);
-	ok(ret == 0 && text2 && !strcmp(text, text2), "the query view equals maps");
-	vml_free(text);
-	vml_free(text2);
-
-	/* placement: with no flag, an mmap over a mapping replaces it */
-	ret = run(t, "mmap 0x100000001000 8K r-- private,anon\n", err, sizeof(err));
-	text = maps(t);
-	ok(ret == 0 && text && strstr(text, "100000001000-100000003000 r--p"),
-	   "an mmap over existing mappings overlays them");
-	vml_free(text);
-	{
-		struct op op = { .kind = OP_MMAP, .addr = BASE + 0x30000, .len = 4096,
-				 .prot = PROT_READ, .flags = MAP_PRIVATE };
-
-		ok(!target_apply(t, &op, &res) && res.ret == -EBADF,
-		   "no anon and no file: EBADF, like fd -1");
-		op.flags |= MAP_ANONYMOUS;
-		ok(!target_apply(t, &op, &res) && res.ret == 0 && res.addr == BASE + 0x30000,
-		   "mmap returns the address");
-		op.file = "undeclared";
-		op.flags &= ~MAP_ANONYMOUS;
-		ok(!target_apply(t, &op, &res) && res.ret == -EBADF, "unknown file: EBADF");
-	}
-
-	/* a second target in the same environment sees the same paths */
-	{
-		struct target *t2;
-
-		ok(!target_create(TARGET_LIVE, env, &t2), "second live target, shared env");
-		ret = run(t2, "file data 8K\nmmap 0x100000010000 8K r-- private file=data\n",
-			  err, sizeof(err));
-		ok(ret == 0, "shared file declared again in the second target");
-		target_destroy(t2);
-		ok(access(dir[0], F_OK) == 0, "env survives while a target uses it");
-	}
+	test_reads(t);
+	test_query(t);
+	test_placement(t);
+	test_shared_env(env, dir[0]);
 
 	{
 		pid_t pid = target_pid(t);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The op-script parser and printer: every op, every error class, round trips. */
 #include <errno.h>
+#include <stddef.h>
 #include <sys/mman.h>
 
 #include <time.h>	/* tap.h uses clock_gettime without including it */
@@ -52,6 +53,33 @@ static void test_numbers(void)
 	ok(!errno_parse("0", &e) && e == 0, "errno 0");
 	ok(!errno_parse("12", &e) && e == -12, "errno number");
 	ok(errno_parse("EWHAT", &e) == -EINVAL, "unknown errno rejected");
+}
+
+/* format_op round trip: each op of @s printed parses to the same op. */
+static void test_round_trip(const struct script *s)
+{
+	char err[256];
+
+	for (size_t i = 0; i < s->nr_ops; i++) {
+		char line[512], text[2048];
+		struct script *r;
+		const struct op *a = &s->ops[i];
+		bool decl = a->kind != OP_FILE;	/* a file op declares itself */
+
+		format_op(a, line, sizeof(line));
+		snprintf(text, sizeof(text), "%s%s\n",
+			 decl ? "file data 1M\nfile shm 64K shmem\nfile mem 8K memfd\nfork\nfork\n" :
+				"", line);
+		r = parse(text, err, sizeof(err));
+		if (!ok(r && r->nr_ops == (decl ? 6u : 1u), "format_op line %zu parses: %s", i,
+			line)) {
+			tap_diag("%s", err);
+			script_free(r);
+			continue;
+		}
+		ok(op_same(a, &r->ops[decl ? 5 : 0]), "format_op line %zu round-trips", i);
+		script_free(r);
+	}
 }
 
 static void test_ops(void)
@@ -145,40 +173,29 @@ static void test_ops(void)
 	is_int(s->ops[28].kind, OP_MUNLOCKALL, "munlockall");
 	ok(s->ops[30].kind == OP_SELECT && s->ops[30].child == 2, "select child 2");
 	ok(s->ops[31].kind == OP_SELECT && s->ops[31].child == 0, "select parent");
-
-	/* format_op round trip: the printed line parses to the same op */
-	for (size_t i = 0; i < s->nr_ops; i++) {
-		char line[512], text[2048];
-		struct script *r;
-		const struct op *a = &s->ops[i], *b;
-
-		bool decl = a->kind != OP_FILE;	/* a file op declares itself */
-
-		format_op(a, line, sizeof(line));
-		snprintf(text, sizeof(text), "%s%s\n",
-			 decl ? "file data 1M\nfile shm 64K shmem\nfile mem 8K memfd\nfork\nfork\n" :
-				"", line);
-		r = parse(text, err, sizeof(err));
-		if (!ok(r && r->nr_ops == (decl ? 6u : 1u), "format_op line %zu parses: %s", i,
-			line)) {
-			tap_diag("%s", err);
-			script_free(r);
-			continue;
-		}
-		b = &r->ops[decl ? 5 : 0];
-		ok(a->kind == b->kind && a->addr == b->addr && a->len == b->len &&
-		   a->new_len == b->new_len && a->new_addr == b->new_addr && a->prot == b->prot &&
-		   a->flags == b->flags && a->placement == b->placement && a->advice == b->advice &&
-		   a->access == b->access && a->offset == b->offset && a->size == b->size &&
-		   a->shmem == b->shmem && a->memfd == b->memfd && a->child == b->child &&
-		   a->has_expect == b->has_expect &&
-		   a->expect == b->expect &&
-		   !strcmp(a->file ? a->file : "", b->file ? b->file : "") &&
-		   !strcmp(a->name ? a->name : "", b->name ? b->name : ""),
-		   "format_op line %zu round-trips", i);
-		script_free(r);
-	}
+	test_round_trip(s);
 	script_free(s);
+}
+
+/* What the parser's table of ops tells others (vmalock fuzz's generator). */
+static void test_table(void)
+{
+	const struct op_word *words;
+	const struct op_arg *args;
+	size_t nr;
+
+	args = op_args(OP_MREMAP, &nr);
+	ok(nr == 3 && args[0].type == OP_ARG_ADDR && args[1].type == OP_ARG_SIZE &&
+	   args[2].field == offsetof(struct op, new_len), "mremap: ADDR OLDLEN NEWLEN");
+	op_args(OP_FORK, &nr);
+	is_int(nr, 0, "fork has no arguments");
+	ok(op_args(OP__COUNT, &nr) == NULL && nr == 0, "no such op: no arguments");
+	words = op_arg_words(OP_ARG_ADVICE, &nr);
+	ok(nr == 9 && !strcmp(words[0].name, "dontneed") && words[0].value == MADV_DONTNEED,
+	   "the advices");
+	ok(op_arg_words(OP_ARG_ADDR, &nr) == NULL && nr == 0, "addresses have no words");
+	is_str(op_kind_name(OP_PROCESS_MADVISE), "process_madvise", "op name");
+	is_str(op_kind_name(OP__COUNT), "?", "no such op");
 }
 
 static void bad(const char *text, const char *want)
@@ -237,6 +254,7 @@ int main(void)
 {
 	test_numbers();
 	test_ops();
+	test_table();
 	test_errors();
 	return tap_done();
 }

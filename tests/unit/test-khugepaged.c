@@ -40,6 +40,22 @@ static struct vml_mm *layout(unsigned long skip, unsigned long touched)
 	return mm;
 }
 
+/* One wakeup of a scanner made with @cfg over @mm alone; then both go. Return: its stats. */
+static struct vml_khugepaged_stats scan_once(struct vml_mm *mm,
+					     const struct vml_khugepaged_config *cfg)
+{
+	struct vml_khugepaged_stats st;
+	struct vml_khugepaged *k;
+
+	must_succeed(vml_khugepaged_create(sys, cfg, &k));
+	must_succeed(vml_khugepaged_add(k, mm));
+	vml_khugepaged_scan(k);
+	vml_khugepaged_stats(k, &st);
+	vml_khugepaged_destroy(k);
+	vml_mm_destroy(mm);
+	return st;
+}
+
 static void test_collapse(void)
 {
 	struct vml_khugepaged_config cfg = { .policy = VML_KHUGEPAGED_FIXED };
@@ -63,24 +79,12 @@ static void test_collapse(void)
 	vml_mm_destroy(mm);
 
 	/* Too few pages: 513 - 1 = 512 empty entries > max_ptes_none (511) needs 0 pages. */
-	mm = layout(0, 0);
-	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
-	must_succeed(vml_khugepaged_add(k, mm));
-	vml_khugepaged_scan(k);
-	vml_khugepaged_stats(k, &st);
+	st = scan_once(layout(0, 0), &cfg);
 	is_int(st.pages_collapsed, 0, "an empty range is not collapsed");
-	vml_khugepaged_destroy(k);
-	vml_mm_destroy(mm);
 
 	cfg.max_ptes_none = 64;
-	mm = layout(0, 400);
-	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
-	must_succeed(vml_khugepaged_add(k, mm));
-	vml_khugepaged_scan(k);
-	vml_khugepaged_stats(k, &st);
+	st = scan_once(layout(0, 400), &cfg);
 	is_int(st.pages_collapsed, 0, "112 empty entries exceed max_ptes_none=64");
-	vml_khugepaged_destroy(k);
-	vml_mm_destroy(mm);
 }
 
 static void test_policies(void)
@@ -92,45 +96,27 @@ static void test_policies(void)
 	struct mm *m;
 
 	/* MAINLINE: 5000 ineligible VMAs are walked in one hold, no drops. */
-	mm = layout(5000, 512);
-	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
-	must_succeed(vml_khugepaged_add(k, mm));
-	vml_khugepaged_scan(k);
-	vml_khugepaged_stats(k, &st);
+	st = scan_once(layout(5000, 512), &cfg);
 	is_int(st.vmas_skipped, 5000, "MAINLINE: every ineligible VMA charged");
 	is_int(st.lock_drops, 0, "MAINLINE: no drops");
 	is_int(st.pages_collapsed, 1, "MAINLINE: then the range collapses");
 	tap_diag("MAINLINE longest mmap_lock hold: %.3f ms", (double)st.max_hold_ns / 1e6);
-	vml_khugepaged_destroy(k);
-	vml_mm_destroy(mm);
 
 	cfg.policy = VML_KHUGEPAGED_FIXED;
-	mm = layout(5000, 512);
-	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
-	must_succeed(vml_khugepaged_add(k, mm));
-	vml_khugepaged_scan(k);
-	vml_khugepaged_stats(k, &st);
+	st = scan_once(layout(5000, 512), &cfg);
 	is_int(st.lock_drops, 5000 / 1024, "FIXED: mmap_lock dropped every 1024 skipped VMAs");
 	is_int(st.pages_collapsed, 1, "FIXED: the range collapses");
 	tap_diag("FIXED longest mmap_lock hold: %.3f ms", (double)st.max_hold_ns / 1e6);
-	vml_khugepaged_destroy(k);
-	vml_mm_destroy(mm);
 
 	/* The drop fix alone: the walk goes on from the last skipped VMA's end. */
 	cfg = (struct vml_khugepaged_config){ .fixes = VML_KHUGEPAGED_FIX_DROP };
-	mm = layout(5000, 512);
-	must_succeed(vml_khugepaged_create(sys, &cfg, &k));
-	must_succeed(vml_khugepaged_add(k, mm));
-	vml_khugepaged_scan(k);
-	vml_khugepaged_stats(k, &st);
+	st = scan_once(layout(5000, 512), &cfg);
 	is_int(st.lock_drops, 5000 / 1024, "FIX_DROP alone: dropped every 1024 skipped VMAs");
 	is_int(st.vmas_skipped, 5000, "FIX_DROP alone: each ineligible VMA walked once");
 	is_int(st.pages_collapsed, 1, "FIX_DROP alone: the range collapses");
 	/* Two clocks read a few hundred ns apart at each end: allow 0.1 ms of skew. */
 	ok(st.max_hold_cpu_ns <= st.max_hold_ns + 100000,
 	   "the CPU time of a hold is within its length");
-	vml_khugepaged_destroy(k);
-	vml_mm_destroy(mm);
 	is_int(vml_khugepaged_create(sys, &(struct vml_khugepaged_config){ .fixes = 8 }, &k),
 	       -EINVAL, "an unknown fix is refused");
 

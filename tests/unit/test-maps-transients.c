@@ -24,20 +24,17 @@
  *    and waits for the move. Off: there is no such state (the hook
  *    is never called).
  *
- * Waits have a generous deadline only to turn a hang into a failure.
+ * Waits (tests/park.h) have a generous deadline only to turn a hang into
+ * a failure.
  */
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm_helpers.h"
+#include "park.h"
 #include "tap.h"
 #include "util/debug.h"
-
-#define DEADLINE_S 20
 
 /* The layout: P, A, B, N (3 pages each, alternating rw-/r--), a spare S. */
 #define P_ADDR BASE
@@ -57,47 +54,19 @@ static enum vml_lock_policy mode_lock(enum mode m)
 	       VML_LOCK_VMA;
 }
 
+/* Who parks where (under gate.lock): the reader is 1, the writer 2. */
 static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
 	unsigned long park_from;	/* reader: park when looking up from here (0: never) */
 	bool park_writer;		/* writer: park in the transient hook */
-	int parked;			/* 1: the reader, 2: the writer */
 	int transients_seen;		/* transient hook calls */
-	bool go;
-} gate = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
-
-static bool past_deadline(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec - t0->tv_sec > DEADLINE_S;
-}
-
-static void hang(const char *what)
-{
-	ok(0, "timed out waiting for %s", what);
-	tap_done();
-	exit(1);
-}
-
-static void park(int who)
-{
-	gate.parked = who;
-	gate.go = false;
-	pthread_cond_broadcast(&gate.cond);
-	while (!gate.go)
-		pthread_cond_wait(&gate.cond, &gate.lock);
-	gate.parked = 0;
-}
+} plan;
 
 /* The reader, RCU held, between dropping a VMA's lock and looking up from @from. */
 static void next_hook(unsigned long from)
 {
 	pthread_mutex_lock(&gate.lock);
-	if (gate.park_from && from == gate.park_from) {
-		gate.park_from = 0;	/* once */
+	if (plan.park_from && from == plan.park_from) {
+		plan.park_from = 0;	/* once */
 		park(1);
 	}
 	pthread_mutex_unlock(&gate.lock);
@@ -109,9 +78,9 @@ static void transient_hook(unsigned long start, unsigned long end)
 	(void)start;
 	(void)end;
 	pthread_mutex_lock(&gate.lock);
-	gate.transients_seen++;
-	if (gate.park_writer) {
-		gate.park_writer = false;
+	plan.transients_seen++;
+	if (plan.park_writer) {
+		plan.park_writer = false;
 		park(2);
 	}
 	pthread_mutex_unlock(&gate.lock);
@@ -119,42 +88,8 @@ static void transient_hook(unsigned long start, unsigned long end)
 
 static void wait_parked(int who)
 {
-	struct timespec t0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pthread_mutex_lock(&gate.lock);
-	while (gate.parked != who) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
-		pthread_cond_timedwait(&gate.cond, &gate.lock, &ts);
-		if (past_deadline(&t0)) {
-			pthread_mutex_unlock(&gate.lock);
-			hang(who == 1 ? "the reader to park" : "the writer to park");
-		}
-	}
-	pthread_mutex_unlock(&gate.lock);
+	park_wait(who, who == 1 ? "the reader to park" : "the writer to park");
 }
-
-static void release(void)
-{
-	pthread_mutex_lock(&gate.lock);
-	gate.go = true;
-	pthread_cond_broadcast(&gate.cond);
-	pthread_mutex_unlock(&gate.lock);
-}
-
-#define wait_until(cond, what)                                                         \
-	do {                                                                           \
-		struct timespec t0_;                                                   \
-		clock_gettime(CLOCK_MONOTONIC, &t0_);                                  \
-		while (!(cond)) {                                                      \
-			sched_yield();                                                 \
-			if (past_deadline(&t0_))                                       \
-				hang(what);                                            \
-		}                                                                      \
-	} while (0)
 
 /* ---- threads ---- */
 
@@ -308,7 +243,7 @@ static void test_merge(enum kind1 k, enum mode mode)
 	split_a(mm, k);
 	vml_mm_stats(mm, &st0);
 	pthread_mutex_lock(&gate.lock);
-	gate.park_from = A_ADDR + PG;	/* the end of A1: just dropped */
+	plan.park_from = A_ADDR + PG;	/* the end of A1: just dropped */
 	pthread_mutex_unlock(&gate.lock);
 	start_reader(&r);
 	wait_parked(1);
@@ -365,14 +300,14 @@ static void test_remap_whole(enum mode mode)
 	int seen;
 
 	pthread_mutex_lock(&gate.lock);
-	gate.transients_seen = 0;
-	gate.park_writer = mode != M_OFF;
+	plan.transients_seen = 0;
+	plan.park_writer = mode != M_OFF;
 	pthread_mutex_unlock(&gate.lock);
 	pthread_create(&w.thread, NULL, remapper_main, &w);
 	if (mode == M_OFF) {
 		pthread_join(w.thread, NULL);
 		pthread_mutex_lock(&gate.lock);
-		seen = gate.transients_seen;
+		seen = plan.transients_seen;
 		pthread_mutex_unlock(&gate.lock);
 		ok(!w.err && seen == 0, "remap-whole, %s: the move publishes no intermediate state",
 		   mode_name[mode]);

@@ -156,6 +156,18 @@ static void test_records(void)
 	race_contract_destroy(c);
 }
 
+/* The rule @text, all of @view in one read (@eof: to its end), breaks under @c; or RACE_OK. */
+static enum race_rule one_read(struct race_contract *c, enum vml_view view, const char *text,
+			       bool eof)
+{
+	struct race_rec recs[8];
+	struct race_verdict v;
+	int n = race_parse_read(view, text, strlen(text), 0, recs, 8);
+
+	race_check_records(c, view, false, 0, recs, n, eof, &v);
+	return v.rule;
+}
+
 static void test_malformed_and_fields(void)
 {
 	struct race_contract *c = make(NULL, NULL, NULL, NULL);
@@ -174,54 +186,40 @@ static void test_malformed_and_fields(void)
 		"Swap:                 0 kB\nSwapPss:              0 kB\n"
 		"%s"
 		"THPeligible:          0\nVmFlags: rd wr mr mw me ac \n";
-	struct race_rec recs[8];
-	struct race_verdict v;
 	char text[2048];
-	int n;
 
 	if (!ok(c != NULL, "contract built"))
 		return;
 	strcpy(text, "100000000000-100000003000 rw-p 00000000 00:00 0 \n100000003000-10000");
-	n = race_parse_read(VML_VIEW_MAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_MAPS, false, 0, recs, n, false, &v);
-	is_int(v.rule, RACE_MALFORMED, "a read that ends inside a line: malformed");
+	is_int(one_read(c, VML_VIEW_MAPS, text, false), RACE_MALFORMED,
+	       "a read that ends inside a line: malformed");
 
 	snprintf(text, sizeof(text), smaps_fmt, LO, LO + 3 * P, 12UL, 0UL, 0UL, 0UL,
 		 "Locked:               0 kB\n");
-	n = race_parse_read(VML_VIEW_SMAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_SMAPS, false, 0, recs, n, false, &v);
-	is_int(v.rule, RACE_OK, "a consistent smaps record");
+	is_int(one_read(c, VML_VIEW_SMAPS, text, false), RACE_OK, "a consistent smaps record");
 	snprintf(text, sizeof(text), smaps_fmt, LO, LO + 3 * P, 8UL, 0UL, 0UL, 0UL,
 		 "Locked:               0 kB\n");
-	n = race_parse_read(VML_VIEW_SMAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_SMAPS, false, 0, recs, n, false, &v);
-	is_int(v.rule, RACE_FIELDS, "smaps: Size unlike end - start");
+	is_int(one_read(c, VML_VIEW_SMAPS, text, false), RACE_FIELDS,
+	       "smaps: Size unlike end - start");
 	snprintf(text, sizeof(text), smaps_fmt, LO, LO + 3 * P, 12UL, 4UL, 8UL, 4UL,
 		 "Locked:               0 kB\n");
-	n = race_parse_read(VML_VIEW_SMAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_SMAPS, false, 0, recs, n, false, &v);
-	is_int(v.rule, RACE_FIELDS, "smaps: Pss > Rss");
+	is_int(one_read(c, VML_VIEW_SMAPS, text, false), RACE_FIELDS, "smaps: Pss > Rss");
 	snprintf(text, sizeof(text), smaps_fmt, LO, LO + 3 * P, 12UL, 4UL, 4UL, 4UL, "");
-	n = race_parse_read(VML_VIEW_SMAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_SMAPS, false, 0, recs, n, false, &v);
-	is_int(v.rule, RACE_FIELDS, "smaps: the field list incomplete (no Locked)");
+	is_int(one_read(c, VML_VIEW_SMAPS, text, false), RACE_FIELDS,
+	       "smaps: the field list incomplete (no Locked)");
 	snprintf(text, sizeof(text), smaps_fmt, LO, LO + 3 * P, 12UL, 4UL, 4UL, 4UL,
 		 "Locked:               0 kB\n");
 	*strstr(text, "VmFlags") = '\0';
-	n = race_parse_read(VML_VIEW_SMAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_SMAPS, false, 0, recs, n, false, &v);
-	is_int(v.rule, RACE_MALFORMED, "smaps: a record cut short");
+	is_int(one_read(c, VML_VIEW_SMAPS, text, false), RACE_MALFORMED,
+	       "smaps: a record cut short");
 	race_contract_destroy(c);
 }
 
 static void test_numa(void)
 {
 	struct race_contract *c;
-	struct race_rec recs[8];
-	struct race_verdict v;
 	char maps[1024], why[400], text[256];
 	static const unsigned char none[9];
-	int n;
 
 	race_contract_create(LO, LO + 9 * P, &c);
 	snprintf(text, sizeof(text), "%lx default\n%lx default\n%lx default\n", LO, LO + 3 * P,
@@ -236,18 +234,15 @@ static void test_numa(void)
 	/* X or X1 at LO+3P: either reading makes the stream legal */
 	snprintf(text, sizeof(text), "%lx default\n%lx default\n%lx default\n", LO, LO + 3 * P,
 		 LO + 6 * P);
-	n = race_parse_read(VML_VIEW_NUMA_MAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_NUMA_MAPS, false, 0, recs, n, true, &v);
-	is_int(v.rule, RACE_OK, "numa_maps: an ambiguous start resolved by what follows");
+	is_int(one_read(c, VML_VIEW_NUMA_MAPS, text, true), RACE_OK,
+	       "numa_maps: an ambiguous start resolved by what follows");
 	snprintf(text, sizeof(text), "%lx default\n%lx default\n%lx default\n%lx default\n", LO,
 		 LO + 4 * P, LO + 3 * P, LO + 6 * P);
-	n = race_parse_read(VML_VIEW_NUMA_MAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_NUMA_MAPS, false, 0, recs, n, true, &v);
-	is_int(v.rule, RACE_FAKE_GAP, "numa_maps: X2 right after W is a gap that never was");
+	is_int(one_read(c, VML_VIEW_NUMA_MAPS, text, true), RACE_FAKE_GAP,
+	       "numa_maps: X2 right after W is a gap that never was");
 	snprintf(text, sizeof(text), "%lx default anon=2 N0=2 kernelpagesize_kB=4\n", LO);
-	n = race_parse_read(VML_VIEW_NUMA_MAPS, text, strlen(text), 0, recs, 8);
-	race_check_records(c, VML_VIEW_NUMA_MAPS, false, 0, recs, n, false, &v);
-	is_int(v.rule, RACE_FIELDS, "numa_maps: pages the VMA never had");
+	is_int(one_read(c, VML_VIEW_NUMA_MAPS, text, false), RACE_FIELDS,
+	       "numa_maps: pages the VMA never had");
 	race_contract_destroy(c);
 }
 

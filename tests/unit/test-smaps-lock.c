@@ -2,8 +2,8 @@
 /*
  * How the page-walking /proc readers lock, shown with a reader parked in
  * the middle of one VMA's page walk (vml_proc_walk_hook) - not with
- * timings. Waits below have a generous deadline only to turn a hang into a
- * failure; what a test asserts is an order of events.
+ * timings. Waits (tests/park.h) have a generous deadline only to turn a
+ * hang into a failure; what a test asserts is an order of events.
  *
  *  - policy VMA: while the reader walks VMA X (X read-locked, no RCU, no
  *    mmap_lock), writers map and unmap *other* VMAs to completion; a writer
@@ -19,10 +19,7 @@
  *  - lock-event counters: which path each read took (VMA locks, mmap_lock,
  *    a fallback when a VMA is write-locked).
  */
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "mm/debug.h"
 #include "mm/mm.h"
@@ -30,52 +27,28 @@
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "mm_helpers.h"
+#include "park.h"
 #include "proc/internal.h"
 #include "tap.h"
 #include "util/debug.h"
 
-#define DEADLINE_S 20
-
+/* Where the reader parks (under gate.lock); its token is the VMA's start. */
 static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned long park[4];		/* VMA starts to park at (0: none) */
-	unsigned long parked;		/* the start parked at now, or 0 */
+	unsigned long at[4];		/* VMA starts to park at (0: none) */
 	struct vma *vma;		/* the VMA parked in */
-	bool go;			/* main lets the parked reader go on */
-} gate = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
-
-static bool past_deadline(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec - t0->tv_sec > DEADLINE_S;
-}
-
-static void hang(const char *what)
-{
-	ok(0, "timed out waiting for %s", what);
-	tap_done();
-	exit(1);
-}
+} plan;
 
 static void walk_hook(struct vma *vma)
 {
-	bool park = false;
+	bool at = false;
 
 	pthread_mutex_lock(&gate.lock);
 	for (int i = 0; i < 4; i++)
-		park |= gate.park[i] && gate.park[i] == vma->vm_start;
-	if (park) {
-		gate.parked = vma->vm_start;
-		gate.vma = vma;
-		gate.go = false;
-		pthread_cond_broadcast(&gate.cond);
-		while (!gate.go)
-			pthread_cond_wait(&gate.cond, &gate.lock);
-		gate.parked = 0;
-		gate.vma = NULL;
+		at |= plan.at[i] && plan.at[i] == vma->vm_start;
+	if (at) {
+		plan.vma = vma;
+		park(vma->vm_start);
+		plan.vma = NULL;
 	}
 	pthread_mutex_unlock(&gate.lock);
 }
@@ -84,56 +57,24 @@ static void walk_hook(struct vma *vma)
 static void park_at(unsigned long a, unsigned long b, unsigned long c)
 {
 	pthread_mutex_lock(&gate.lock);
-	memset(gate.park, 0, sizeof(gate.park));
-	gate.park[0] = a;
-	gate.park[1] = b;
-	gate.park[2] = c;
+	memset(plan.at, 0, sizeof(plan.at));
+	plan.at[0] = a;
+	plan.at[1] = b;
+	plan.at[2] = c;
 	pthread_mutex_unlock(&gate.lock);
 }
 
 /* Wait until the reader is parked in the walk of the VMA starting at @start. */
 static struct vma *wait_parked(unsigned long start)
 {
-	struct timespec t0;
 	struct vma *vma;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	park_wait(start, "the reader to park");
 	pthread_mutex_lock(&gate.lock);
-	while (gate.parked != start) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
-		pthread_cond_timedwait(&gate.cond, &gate.lock, &ts);
-		if (past_deadline(&t0)) {
-			pthread_mutex_unlock(&gate.lock);
-			hang("the reader to park");
-		}
-	}
-	vma = gate.vma;
+	vma = plan.vma;
 	pthread_mutex_unlock(&gate.lock);
 	return vma;
 }
-
-static void release(void)
-{
-	pthread_mutex_lock(&gate.lock);
-	gate.go = true;
-	pthread_cond_broadcast(&gate.cond);
-	pthread_mutex_unlock(&gate.lock);
-}
-
-/* Spin (yielding) until @cond holds. */
-#define wait_until(cond, what)                                                         \
-	do {                                                                           \
-		struct timespec t0_;                                                   \
-		clock_gettime(CLOCK_MONOTONIC, &t0_);                                  \
-		while (!(cond)) {                                                      \
-			sched_yield();                                                 \
-			if (past_deadline(&t0_))                                       \
-				hang(what);                                            \
-		}                                                                      \
-	} while (0)
 
 /* ---- threads ---- */
 
