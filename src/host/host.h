@@ -10,8 +10,8 @@
  * protection keys in smaps, anonymous VMA names). docs/host-profile.md
  * lists every field, how it is found and what it changes in the model.
  */
-#ifndef VML_TARGET_HOST_H
-#define VML_TARGET_HOST_H
+#ifndef VML_HOST_HOST_H
+#define VML_HOST_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -148,4 +148,4 @@ void host_set_shmem_swap_usage(enum vml_shmem_swap_usage usage);
 /* The switches set so far. */
 struct host_model_switches host_model_switches(void);
 
-#endif /* VML_TARGET_HOST_H */
+#endif /* VML_HOST_HOST_H */

@@ -63,8 +63,8 @@
  *   none of them -> MAP_FIXED_NOREPLACE when [ADDR, ADDR+LEN) is entirely
  *                   unmapped in the target, else MAP_FIXED (an overlay).
  */
-#ifndef VML_TARGET_SCRIPT_H
-#define VML_TARGET_SCRIPT_H
+#ifndef VML_SCRIPT_SCRIPT_H
+#define VML_SCRIPT_SCRIPT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -247,4 +247,4 @@ int parse_addr(const char *s, unsigned long *out);
 /* Parse PROT (`rw-`, `none`). Return: 0 or -EINVAL. */
 int parse_prot(const char *s, int *out);
 
-#endif /* VML_TARGET_SCRIPT_H */
+#endif /* VML_SCRIPT_SCRIPT_H */

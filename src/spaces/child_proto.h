@@ -19,8 +19,8 @@
  *
  * Only system headers here: the child links nothing but libc.
  */
-#ifndef VML_TARGET_CHILD_PROTO_H
-#define VML_TARGET_CHILD_PROTO_H
+#ifndef VML_SPACES_CHILD_PROTO_H
+#define VML_SPACES_CHILD_PROTO_H
 
 #include <stdint.h>
 
@@ -156,4 +156,4 @@ struct child_lat_rep {
 	struct lat_hist hist;	/* timed loop: one value per iteration; mapper: per call */
 };
 
-#endif /* VML_TARGET_CHILD_PROTO_H */
+#endif /* VML_SPACES_CHILD_PROTO_H */

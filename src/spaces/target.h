@@ -27,8 +27,8 @@
  * if the child died, a pipe broke, memory ran out); the op's own result -
  * what the syscall returned - is in struct op_result.
  */
-#ifndef VML_TARGET_TARGET_H
-#define VML_TARGET_TARGET_H
+#ifndef VML_SPACES_TARGET_H
+#define VML_SPACES_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -255,4 +255,4 @@ int target_env_make_file(struct target_env *env, const char *name, bool shmem,
 /* The absolute path NAME has (or will have) in @env; vml_malloc'ed. */
 char *target_env_path(const struct target_env *env, const char *name, bool shmem);
 
-#endif /* VML_TARGET_TARGET_H */
+#endif /* VML_SPACES_TARGET_H */

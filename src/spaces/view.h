@@ -8,8 +8,8 @@
  * All functions return a new NUL-terminated string (free with vml_free), or
  * NULL when out of memory. Input text is the view as read; lines end in '\n'.
  */
-#ifndef VML_TARGET_VIEW_H
-#define VML_TARGET_VIEW_H
+#ifndef VML_SPACES_VIEW_H
+#define VML_SPACES_VIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,4 +68,4 @@ char *view_diff(const char *a, const char *b, const char *label_a, const char *l
 /* Is [@addr, @addr+@len) free of every VMA listed in the maps text? */
 bool maps_range_unmapped(const char *maps, unsigned long addr, unsigned long len);
 
-#endif /* VML_TARGET_VIEW_H */
+#endif /* VML_SPACES_VIEW_H */

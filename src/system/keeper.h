@@ -6,8 +6,8 @@
  * process dies first - SIGKILL, a crash, an interrupt - the keeper process
  * (keeper_main.c) undoes what is still registered. See keeper_main.c.
  */
-#ifndef VML_TARGET_KEEPER_H
-#define VML_TARGET_KEEPER_H
+#ifndef VML_SYSTEM_KEEPER_H
+#define VML_SYSTEM_KEEPER_H
 
 enum keeper_undo {
 	KEEPER_DIR,	/* remove the directory and the files in it */
@@ -27,4 +27,4 @@ long keeper_add(enum keeper_undo what, const char *path, const char *value);
 /* The caller undid it; forget it. 0 and negative handles are ignored. */
 void keeper_done(long handle);
 
-#endif /* VML_TARGET_KEEPER_H */
+#endif /* VML_SYSTEM_KEEPER_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* keeper_proto.h - what keeper.c and the keeper (keeper_main.c) share. */
-#ifndef VML_TARGET_KEEPER_PROTO_H
-#define VML_TARGET_KEEPER_PROTO_H
+#ifndef VML_SYSTEM_KEEPER_PROTO_H
+#define VML_SYSTEM_KEEPER_PROTO_H
 
 #include <dirent.h>
 #include <limits.h>
@@ -39,4 +39,4 @@ static inline void keeper_remove_dir(const char *dir)
 /* The keeper's entry point in vmalock-child (`vmalock-child --keeper`). */
 int keeper_main(void);
 
-#endif /* VML_TARGET_KEEPER_PROTO_H */
+#endif /* VML_SYSTEM_KEEPER_PROTO_H */

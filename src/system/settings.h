@@ -7,8 +7,8 @@
  * the old value with the keeper (keeper.h) before writing the new one, so
  * the old value comes back however vmalock ends.
  */
-#ifndef VML_TARGET_SETTINGS_H
-#define VML_TARGET_SETTINGS_H
+#ifndef VML_SYSTEM_SETTINGS_H
+#define VML_SYSTEM_SETTINGS_H
 
 #include <stddef.h>
 
@@ -31,4 +31,4 @@ int setting_push(const char *path, const char *value, char *err, size_t errlen);
 /* Restore every pushed setting, newest first. */
 void setting_pop_all(void);
 
-#endif /* VML_TARGET_SETTINGS_H */
+#endif /* VML_SYSTEM_SETTINGS_H */

@@ -9,8 +9,8 @@
  * the next start. While it is on, the system-state lock is held exclusively
  * (syslock.h): no other live run sees swap it did not ask for.
  */
-#ifndef VML_TARGET_SWAP_H
-#define VML_TARGET_SWAP_H
+#ifndef VML_SYSTEM_SWAP_H
+#define VML_SYSTEM_SWAP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,4 +31,4 @@ void target_swap_off(struct target_swap *s);
 /* Remove swap files of ours whose owner is dead (on or off). Return: how many. */
 int target_swap_reap_stale(void);
 
-#endif /* VML_TARGET_SWAP_H */
+#endif /* VML_SYSTEM_SWAP_H */

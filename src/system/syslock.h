@@ -13,8 +13,8 @@
  * environment: vmalock processes under it then take nothing (they would
  * wait for their own parent).
  */
-#ifndef VML_TARGET_SYSLOCK_H
-#define VML_TARGET_SYSLOCK_H
+#ifndef VML_SYSTEM_SYSLOCK_H
+#define VML_SYSTEM_SYSLOCK_H
 
 /* Where the lock is: /run/lock/vmalock.lock, or /tmp/vmalock.lock. */
 const char *syslock_path(void);
@@ -30,4 +30,4 @@ int syslock_take(void);
 /* For a command run under a hold: its environment says so. */
 #define SYSLOCK_ENV "VMALOCK_SYSLOCK"
 
-#endif /* VML_TARGET_SYSLOCK_H */
+#endif /* VML_SYSTEM_SYSLOCK_H */
