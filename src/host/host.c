@@ -616,6 +616,34 @@ int host_probe(struct host_profile *p, const char *tmpdir)
 	return ret;
 }
 
+/* An anonymous mTHP size's mode by its word; "" (no such file) and unknown words: never. */
+static enum vml_mthp_mode mthp_mode(const char *word)
+{
+	static const struct {
+		const char *word;
+		enum vml_mthp_mode mode;
+	} modes[] = {
+		{ "always", VML_MTHP_ALWAYS },
+		{ "madvise", VML_MTHP_MADVISE },
+		{ "inherit", VML_MTHP_INHERIT },
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(word, modes[i].word))
+			return modes[i].mode;
+	return VML_MTHP_NEVER;
+}
+
+/* The folio order of a size in KiB, or -1 if it is no power-of-two multiple of pages. */
+static int mthp_order(const struct host_profile *p, unsigned int kb)
+{
+	unsigned long pages = (unsigned long)kb * 1024 / p->page_size;
+
+	if (!pages || (pages & (pages - 1)) || pages * p->page_size != (unsigned long)kb * 1024)
+		return -1;
+	return __builtin_ctzl(pages);
+}
+
 void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_bytes,
 			    struct vml_sys_config *cfg)
 {
@@ -635,6 +663,13 @@ void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_by
 	cfg->ram_pages = p->ram_bytes / p->page_size;
 	cfg->stack_rlimit = p->stack_rlimit > ULONG_MAX ? ULONG_MAX : p->stack_rlimit;
 	cfg->overcommit = (enum vml_overcommit)p->overcommit_memory;
+	/* Each anonymous size the host has; a profile listing none keeps the boot default. */
+	for (unsigned int i = 0; i < p->nr_mthp; i++) {
+		int order = mthp_order(p, p->mthp[i].kb);
+
+		if (order >= 2 && order < VML_THP_ORDERS)
+			cfg->thp_anon[order] = mthp_mode(p->mthp[i].enabled);
+	}
 }
 
 /* Appends "name: a vs b" to @buf (separated by "; ") and counts it. */
@@ -726,29 +761,18 @@ int host_profile_differences(const struct host_profile *a, const struct host_pro
 	return d.n;
 }
 
-/* Is anonymous memory of this mTHP size allocated at fault time? */
-static bool mthp_anon_on(const struct host_profile *p, const struct host_mthp *m)
-{
-	if (!strcmp(m->enabled, "always") || !strcmp(m->enabled, "madvise"))
-		return true;
-	return !strcmp(m->enabled, "inherit") && strcmp(p->thp_enabled, "never");
-}
-
 int host_profile_unmodelled(const struct host_profile *p, char *buf, size_t len)
 {
 	struct diff_acc d = { .buf = buf, .len = len };
-	unsigned long pmd_kb = 512 * p->page_size / 1024;
 
 	if (len)
 		buf[0] = '\0';
 	if (p->page_size != 4096)
 		diff_add(&d, "page size %lu (the model has 4096)", p->page_size);
+	/* Anonymous THP of every size is modelled (vml_sys_config.thp_anon). */
 	for (unsigned int i = 0; i < p->nr_mthp; i++) {
 		const struct host_mthp *m = &p->mthp[i];
 
-		if (m->kb != pmd_kb && mthp_anon_on(p, m))
-			diff_add(&d, "anonymous %ukB mTHP is %s (the model has PMD-sized THP only)",
-				 m->kb, m->enabled);
 		if (*m->shmem_enabled && strcmp(m->shmem_enabled, "never") &&
 		    !(!strcmp(m->shmem_enabled, "inherit") &&
 		      (!strcmp(p->thp_shmem_enabled, "never") ||

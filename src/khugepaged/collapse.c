@@ -32,7 +32,8 @@ bool collapse_vma_eligible(struct vma *vma)
 	unsigned long hend = vma->vm_end & PMD_MASK;
 
 	/* khugepaged needs an anon_vma (unlike smaps and the fault path). */
-	return thp_vma_allowable(vma, vma->vm_flags, false) && vma_anon_vma(vma) && hstart < hend;
+	return thp_vma_allowable_order(vma, vma->vm_flags, TVA_KHUGEPAGED, HPAGE_PMD_ORDER) &&
+	       vma_anon_vma(vma) && hstart < hend;
 }
 
 static void read_unlock(struct mm *mm, struct collapse_control *cc)

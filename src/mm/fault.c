@@ -529,7 +529,8 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	if (!pmd)
 		return VM_FAULT_OOM;
 	/* acquire (here and in the two loads below): pairs with pgtable.c's P1 releases */
-	if (!load_acquire(pmd) && thp_vma_allowable(vma, vma->vm_flags, false)) {
+	if (!load_acquire(pmd) &&
+	    thp_vma_allowable_order(vma, vma->vm_flags, TVA_PAGEFAULT, HPAGE_PMD_ORDER)) {
 		vm_fault_t ret = do_huge_pmd_anonymous_page(vma, pmd, addr, flags);
 
 		if (!(ret & VM_FAULT_FALLBACK))

@@ -24,27 +24,64 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 
-bool thp_vma_suitable(struct vma *vma, unsigned long addr)
+bool thp_vma_suitable_order(struct vma *vma, unsigned long addr, unsigned int order)
 {
-	unsigned long haddr = addr & PMD_MASK;
+	unsigned long size = PAGE_SIZE << order;
+	unsigned long haddr = addr & ~(size - 1);
 
-	return haddr >= vma->vm_start && haddr + PMD_SIZE <= vma->vm_end;
+	/* Anonymous only: no file offset to align (the kernel checks vm_pgoff for files). */
+	return haddr >= vma->vm_start && haddr + size <= vma->vm_end;
 }
 
-bool thp_vma_allowable(struct vma *vma, unsigned long vm_flags, bool smaps)
+unsigned long thp_vma_suitable_orders(struct vma *vma, unsigned long addr, unsigned long orders)
 {
-	enum vml_thp_mode mode = vma->vm_mm->sys->cfg.thp;
+	unsigned long left = orders;
 
-	if (vm_flags & (VM_NOHUGEPAGE | VM_SPECIAL | VM_HUGETLB))
-		return false;
-	if (mode == VML_THP_NEVER || (mode == VML_THP_MADVISE && !(vm_flags & VM_HUGEPAGE)))
-		return false;
+	/* Ends: each step takes one order out of @left. */
+	while (left) {
+		unsigned int order = highest_order(left);
+
+		left &= ~(1UL << order);
+		if (!thp_vma_suitable_order(vma, addr, order))
+			orders &= ~(1UL << order);
+	}
+	return orders;
+}
+
+unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
+				       enum tva_type type, unsigned long orders)
+{
+	struct vml_sys *sys = vma->vm_mm->sys;
+	enum vml_thp_mode global = sys->cfg.thp;
+	unsigned long mask = sys->thp_anon_always;
+
 	/* Only private anonymous memory: shmem_enabled is "never", no file THP (as live). */
 	if (!vma_is_anonymous(vma))
-		return false;
-	if (smaps && !thp_vma_suitable(vma, vma->vm_end - PMD_SIZE))
-		return false;
-	return true;
+		return 0;
+	if (vm_flags & VM_HUGEPAGE)
+		mask |= sys->thp_anon_madvise;
+	if (global == VML_THP_ALWAYS || ((vm_flags & VM_HUGEPAGE) && global != VML_THP_NEVER))
+		mask |= sys->thp_anon_inherit;
+	orders &= mask & THP_ORDERS_ALL_ANON;
+	if (!orders || (vm_flags & (VM_NOHUGEPAGE | VM_SPECIAL | VM_HUGETLB)))
+		return 0;
+	/*
+	 * Outside a fault, the orders of which the VMA holds a whole aligned
+	 * block: the last one before its end (a fault checks its own range).
+	 */
+	if (type != TVA_PAGEFAULT) {
+		unsigned long left = orders;
+
+		/* Ends: each step takes one order out of @left. */
+		while (left) {
+			unsigned int order = highest_order(left);
+
+			left &= ~(1UL << order);
+			if (!thp_vma_suitable_order(vma, vma->vm_end - (PAGE_SIZE << order), order))
+				orders &= ~(1UL << order);
+		}
+	}
+	return orders;
 }
 
 /* Map @folio (anon, order 9) or the huge zero page at the PMD; deposit @pt. */

@@ -311,6 +311,13 @@ struct mm {
 /* struct vml_sys - the modelled kernel: settings shared by every mm. */
 struct vml_sys {
 	struct vml_sys_config cfg;	/* [I] after creation */
+	/*
+	 * cfg.thp_anon as bit masks of orders (huge_anon_orders_always,
+	 * _madvise, _inherit): which sizes anonymous faults may allocate.
+	 */
+	unsigned long thp_anon_always;	/* [I] */
+	unsigned long thp_anon_madvise;	/* [I] */
+	unsigned long thp_anon_inherit;	/* [I] */
 	_Atomic uint64_t next_inode;	/* [atomic] inode numbers for files */
 	_Atomic long nr_mms;		/* [atomic] live mms (destroy asserts zero) */
 	_Atomic long nr_files;		/* [atomic] live files */
