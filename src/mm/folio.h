@@ -51,22 +51,30 @@ static inline int folio_ref_count(struct folio *folio)
 	return load_relaxed(&folio->refcount);
 }
 
-/* rmap: map/unmap a page by PTE, or a whole large folio by PMD, in @mm. Caller holds the PTL. */
+/*
+ * rmap: map/unmap a page by PTE, or a whole large folio by PMD, in @mm.
+ * Caller holds the PTL (the PMD: page_table_lock).
+ */
 void folio_add_rmap_pte(struct folio *folio, struct page *page, struct mm *mm);
-void folio_remove_rmap_pte(struct folio *folio, struct page *page);
+void folio_remove_rmap_pte(struct folio *folio, struct page *page, struct mm *mm);
 void folio_add_rmap_pmd(struct folio *folio, struct mm *mm);
-void folio_remove_rmap_pmd(struct folio *folio);
+void folio_remove_rmap_pmd(struct folio *folio, struct mm *mm);
 
 /*
  * folio_maybe_mapped_shared - might another process map this folio? A small
- * folio: mapped more than once. A large one: mapped by a second mm since it
- * was last unmapped everywhere (mappings within one mm do not count).
+ * folio: mapped more than once. A large one mapped once: no. Otherwise, as
+ * its mm slots say (folio.c): set when a second mm mapped it, cleared when
+ * one mm's mappings all went and another mm holds all the rest (mappings
+ * within one mm do not count). A hint: it may say "shared" of a folio a
+ * third mm mapped and left.
  */
 static inline bool folio_maybe_mapped_shared(struct folio *folio)
 {
 	if (!folio->order)
 		return folio_mapcount(folio) > 1;
-	return load_relaxed(&folio->rmap_shared);
+	if (folio_mapcount(folio) <= 1)
+		return false;
+	return load_relaxed(&folio->maybe_shared);
 }
 
 /* The page of a page-cache folio that holds file page @index. */

@@ -230,7 +230,7 @@ void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 		return;
 	if (v & PT_DIRTY)
 		folio_set(folio, PG_dirty);
-	folio_remove_rmap_pmd(folio);
+	folio_remove_rmap_pmd(folio, mm);
 	mm_add_counter(mm, folio_mm_counter(folio), -(long)folio_nr_pages(folio));
 	folio_put(folio);
 }

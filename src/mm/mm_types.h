@@ -217,12 +217,17 @@ struct folio {
 	unsigned int order;		/* [I] */
 	int nid;			/* [I] NUMA node */
 	/*
-	 * Large folios only: which mm mapped it first, and whether another
-	 * has mapped it since (the kernel's MM_ID tracking, simplified: reset
-	 * only when the last mapping goes). folio_maybe_mapped_shared().
+	 * Large folios only, the kernel's MM_ID tracking (CONFIG_MM_ID): two
+	 * slots, each an mm (compared, never followed) and that mm's share of
+	 * total_mapcount minus one (-1: the slot is free), and whether the
+	 * folio may be mapped by more than one mm: set when a second mm takes
+	 * a slot, cleared when a slot empties and the other holds every
+	 * mapping. folio_maybe_mapped_shared().
 	 */
-	_Atomic(struct mm *) rmap_mm;	/* [atomic] */
-	_Atomic bool rmap_shared;	/* [atomic] */
+	spinlock_t mapcount_lock;	/* folio_lock_large_mapcount; a leaf under the ptl */
+	struct mm *mm_id[2];		/* [mapcount_lock] NULL: free */
+	int mm_id_mapcount[2];		/* [mapcount_lock] */
+	_Atomic bool maybe_shared;	/* written under mapcount_lock; read racily */
 	void *mapping;			/* [I] struct anon_vma * (anon) or struct vml_file * (file/shmem) */
 	unsigned long index;		/* [I] page index in the file (file folios) */
 	unsigned long swap;		/* [swap_lock] its swap slot while PG_swapcache */

@@ -421,7 +421,7 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_deta
 			return;
 		if (pte & PT_DIRTY)
 			folio_set(folio, PG_dirty);
-		folio_remove_rmap_pte(folio, page);
+		folio_remove_rmap_pte(folio, page, mm);
 		mm_dec_counter(mm, folio_mm_counter(folio));
 		tlb_remove_folio(mm, d->tlb, folio);
 	} else if (pte_is_swap(pte)) {

@@ -30,8 +30,9 @@
  * is split only when clean (its buffers can be released) and the split
  * unmaps it everywhere (split_file_folio). A whole PMD-mapped THP keeps its
  * mapping for COLD and FREE; PAGEOUT without swap splits it, and every page
- * goes back active. Divergence, documented: the model swaps out no large
- * folio (with swap the kernel would).
+ * goes back active - a whole PTE-mapped anonymous one (mTHP) too.
+ * Divergence, documented: the model swaps out no large folio (with swap the
+ * kernel would).
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -227,7 +228,7 @@ static void unmap_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio
 
 	if (pte & PT_DIRTY)
 		folio_set(folio, PG_dirty);
-	folio_remove_rmap_pte(folio, pte_page(pte));
+	folio_remove_rmap_pte(folio, pte_page(pte), mm);
 	mm_dec_counter(mm, folio_mm_counter(folio));
 }
 
@@ -235,7 +236,8 @@ static void unmap_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio
  * PAGEOUT of the @nr PTEs at @a that map @folio, which this mapping maps
  * alone and wholly; @pte is the first. Context: the table's ptl held.
  * Return: true if the walk must stop for the folio to be finished outside
- * the ptl (w->unmapped, a file or shmem folio).
+ * the ptl (w->unmapped, a file or shmem folio; w->split, an anonymous
+ * large folio reclaim splits).
  */
 static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table *pt,
 			 unsigned long a, unsigned long nr, uint64_t pte, struct folio *folio)
@@ -254,10 +256,20 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 		return false;
 	if (folio_is_anon(folio)) {
 		if (folio->order) {
-			/* No swap: back to the active list (none swapped here). */
-			if (!mm->sys->cfg.swap_pages)
-				folio_set(folio, PG_active);
-			return false;
+			/*
+			 * No swap (folio_alloc_swap fails): reclaim splits it and puts
+			 * every page back active (activate_locked_split); the walk
+			 * goes over the now small pages again. With swap the model
+			 * swaps out no large folio (see the header).
+			 */
+			if (mm->sys->cfg.swap_pages)
+				return false;
+			folio_set(folio, PG_active);
+			folio_get(folio);
+			w->split = folio;
+			w->split_nr = nr;
+			w->resume = a;
+			return true;
 		}
 		if (!folio_test(folio, PG_swapbacked)) {
 			if (((!(pte & PT_DIRTY) && !folio_test(folio, PG_dirty)) || w->droppable) &&
@@ -288,7 +300,7 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 		}
 		/* An exchange, as in unmap_pte() (P2). */
 		xchg_relaxed(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP);
-		folio_remove_rmap_pte(folio, pte_page(pte));
+		folio_remove_rmap_pte(folio, pte_page(pte), mm);
 		mm_dec_counter(mm, MM_ANONPAGES);
 		mm_inc_counter(mm, MM_SWAPENTS);
 		folio_put(folio);
@@ -466,7 +478,7 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 		small->mapping = folio->mapping;
 		small->index = index;
 		folio_add_rmap_pte(small, &small->pages[0], mm);	/* its first reference */
-		folio_remove_rmap_pte(folio, &folio->pages[i]);
+		folio_remove_rmap_pte(folio, &folio->pages[i], mm);
 		/*
 		 * The same entry bits (write, dirty, young, protnone), the new
 		 * page; a CAS, so a young or dirty bit the "hardware" sets
