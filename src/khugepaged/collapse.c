@@ -81,7 +81,8 @@ static enum scan_result count_ptes(struct pte_table *pt, struct collapse_control
 		folio = page_folio(pte_page(pte));
 		if (!folio_is_anon(folio))
 			return SCAN_PAGE_NOT_ANON;
-		if (folio_mapcount(folio) > 1 && ++c->shared > cc->max_ptes_shared)
+		/* A page counts as shared if any part of its folio may be (6.18). */
+		if (folio_maybe_mapped_shared(folio) && ++c->shared > cc->max_ptes_shared)
 			return SCAN_EXCEED_SHARED;
 		if ((pte & PT_YOUNG) || folio_test(folio, PG_referenced))
 			c->referenced++;
