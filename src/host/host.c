@@ -1154,13 +1154,65 @@ struct host_model_switches host_model_switches(void)
 
 int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg)
 {
-	const struct host_profile *p;
+	return host_current_config_knobs(extra_swap_bytes, NULL, 0, cfg, NULL, 0);
+}
+
+int host_profile_set_knob(struct host_profile *p, const char *name, const char *value)
+{
+	enum script_knob_file file;
+	struct host_mthp *m = NULL;
+	unsigned int kb;
+
+	if (script_knob_file(name, &file, &kb))
+		return -EINVAL;
+	for (unsigned int i = 0; kb && i < p->nr_mthp; i++)
+		if (p->mthp[i].kb == kb)
+			m = &p->mthp[i];
+	switch (file) {
+	case KNOB_THP:
+		snprintf(p->thp_enabled, sizeof(p->thp_enabled), "%s", value);
+		return 0;
+	case KNOB_THP_DEFRAG:
+		snprintf(p->thp_defrag, sizeof(p->thp_defrag), "%s", value);
+		return 0;
+	case KNOB_THP_SHMEM:
+		snprintf(p->thp_shmem_enabled, sizeof(p->thp_shmem_enabled), "%s", value);
+		return 0;
+	case KNOB_MTHP:
+		/* A size with no anonymous file (8 kB: shmem only) has no such knob. */
+		if (!m || !*m->enabled)
+			return -ENOENT;
+		snprintf(m->enabled, sizeof(m->enabled), "%s", value);
+		return 0;
+	case KNOB_MTHP_SHMEM:
+		if (!m || !*m->shmem_enabled)
+			return -ENOENT;
+		snprintf(m->shmem_enabled, sizeof(m->shmem_enabled), "%s", value);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int host_current_config_knobs(uint64_t extra_swap_bytes, const struct script_knob *knobs,
+			      size_t nr, struct vml_sys_config *cfg, char *err, size_t errlen)
+{
 	struct host_model_switches s = host_model_switches();
-	int ret = host_profile_current(&p);
+	const struct host_profile *cur;
+	struct host_profile p;
+	int ret = host_profile_current(&cur);
 
 	if (ret)
 		return ret;
-	host_profile_to_config(p, extra_swap_bytes, cfg);
+	p = *cur;
+	for (size_t i = 0; i < nr; i++) {
+		ret = host_profile_set_knob(&p, knobs[i].name, knobs[i].value);
+		if (ret) {
+			snprintf(err, errlen, "%s has no THP knob %s", strcmp(p.source, "probed") ?
+				 p.source : "this host", knobs[i].name);
+			return ret;
+		}
+	}
+	host_profile_to_config(&p, extra_swap_bytes, cfg);
 	if (s.i_mmap_order_set)
 		cfg->i_mmap_order = s.i_mmap_order;
 	if (s.shmem_swap_usage_set)
