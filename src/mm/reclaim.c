@@ -30,9 +30,11 @@
  * is split only when clean (its buffers can be released) and the split
  * unmaps it everywhere (split_file_folio). A whole PMD-mapped THP keeps its
  * mapping for COLD and FREE; PAGEOUT without swap splits it, and every page
- * goes back active - a whole PTE-mapped anonymous one (mTHP) too.
- * Divergence, documented: the model swaps out no large folio (with swap the
- * kernel would).
+ * goes back active - a whole PTE-mapped anonymous one (mTHP) too, which
+ * with swap is split and swapped out page by page, as the kernel falls
+ * back to when its swap device has no room for the folio whole. Divergence,
+ * documented: the model swaps out no PMD-mapped THP, and no large folio
+ * whole (a swap device on an SSD would take it whole).
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -257,14 +259,17 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 	if (folio_is_anon(folio)) {
 		if (folio->order) {
 			/*
-			 * No swap (folio_alloc_swap fails): reclaim splits it and puts
-			 * every page back active (activate_locked_split); the walk
-			 * goes over the now small pages again. With swap the model
-			 * swaps out no large folio (see the header).
+			 * Reclaim cannot give it swap space whole (folio_alloc_swap):
+			 * without swap at all, or - as on the hosts measured so far,
+			 * whose swap files sit on rotational disks (mTHP stats
+			 * swpout_fallback, never swpout) - without a free cluster of
+			 * its order. It splits the folio and goes on page by page:
+			 * without swap every page goes back active
+			 * (activate_locked_split), with swap each is swapped out.
+			 * The walk goes over the now small pages again.
 			 */
-			if (mm->sys->cfg.swap_pages)
-				return false;
-			folio_set(folio, PG_active);
+			if (!mm->sys->cfg.swap_pages)
+				folio_set(folio, PG_active);
 			folio_get(folio);
 			w->split = folio;
 			w->split_nr = nr;
