@@ -191,6 +191,8 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 		old = page_folio(pte_page(pte));
 		if (folio_is_zero(old))
 			continue;
+		/* The copy (__collapse_huge_page_copy): what each page held; none and zero stay zero. */
+		page_set_data(&folio->pages[i], page_has_data(pte_page(pte)));
 		folio_remove_rmap_pte(old, pte_page(pte), mm);
 		mm_dec_counter(mm, MM_ANONPAGES);
 		free_swap_cache(mm->sys, old);

@@ -428,6 +428,7 @@ static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned l
 	folio = alloc_anon_folio(vma, addr);
 	if (!folio)
 		return VM_FAULT_OOM;
+	page_set_data(&folio->pages[0], true);	/* the file's data (never zero here) */
 	if (!set_pte_if(vma, pt, addr, expect, folio, &folio->pages[0],
 			PT_WRITE | PT_DIRTY | PT_YOUNG))
 		folio_put(folio);
@@ -525,6 +526,8 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 		folio_put(old);
 		return 0;
 	}
+	/* The copy holds what the page held; a copy of the zero page, zeroes. */
+	page_set_data(&folio->pages[0], !folio_is_zero(old) && page_has_data(page));
 	mlock_vma_folio(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);
@@ -559,6 +562,8 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
 		folio = alloc_anon_folio(vma, addr);
 		if (!folio)
 			return VM_FAULT_OOM;
+		/* Read from swap: the model does not know what it held, so data. */
+		page_set_data(&folio->pages[0], true);
 		fresh = true;
 	}
 	pte_lock(pt);

@@ -26,7 +26,7 @@ struct folio *folio_alloc(struct vml_sys *sys, unsigned int order, int nid)
 	spin_lock_init(&folio->mapcount_lock, LOCK_CLASS_MAPCOUNT);
 	folio->mm_id_mapcount[0] = folio->mm_id_mapcount[1] = -1;
 	for (unsigned long i = 0; i < nr; i++) {
-		folio->pages[i].index = (uint32_t)i;
+		folio->pages[i].index = (uint16_t)i;
 		folio->pages[i].folio = folio;
 	}
 	return folio;

@@ -35,6 +35,20 @@ static inline bool folio_is_anon(const struct folio *folio)
 	return folio_test(folio, PG_anon);
 }
 
+/* May @page hold data (PAGE_DATA), or is it still zero-filled? */
+static inline bool page_has_data(struct page *page)
+{
+	return load_relaxed(&page->flags) & PAGE_DATA;
+}
+
+static inline void page_set_data(struct page *page, bool data)
+{
+	if (data)
+		fetch_or_relaxed(&page->flags, PAGE_DATA);
+	else
+		fetch_and_relaxed(&page->flags, (uint16_t)~PAGE_DATA);
+}
+
 /* Mappings of one page: its PTE mappings plus PMD mappings of its folio. */
 static inline int folio_precise_page_mapcount(struct folio *folio, struct page *page)
 {

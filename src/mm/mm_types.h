@@ -194,9 +194,18 @@ struct pt_table;	/* pgtable_types.h */
  */
 struct page {
 	_Atomic int32_t mapcount;	/* [atomic] PTE mappings of this page (not counting PMD ones) */
-	uint32_t index;			/* [I] index within the folio */
+	uint16_t index;			/* [I] index within the folio (< 512) */
+	_Atomic uint16_t flags;		/* [atomic] PAGE_* */
 	struct folio *folio;		/* [I] */
 } __attribute__((aligned(16)));
+
+/*
+ * page flags. The model keeps no page contents, only whether a page may
+ * hold data: an anonymous page is zero-filled until a user write (touch)
+ * stores into it, or it is a copy of such a page. A split of an anonymous
+ * large folio maps zero-filled pages to the zero page (docs/kernel.md §14).
+ */
+#define PAGE_DATA	0x1U
 
 /* folio flags */
 #define PG_anon		0x01UL

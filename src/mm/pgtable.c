@@ -781,6 +781,46 @@ bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)
 }
 
 /*
+ * Mark the page a user store at @addr went to as holding data (PAGE_DATA),
+ * under the lock of the entry mapping it - so the page cannot be freed
+ * meanwhile - if that entry is still present and writable.
+ */
+static void store_mark_data(struct mm *mm, unsigned long addr)
+{
+	struct pte_table *pt = pte_offset_map_lock(mm, addr);
+	_Atomic uint64_t *pmd;
+	uint64_t v;
+	int err = 0;
+
+	if (pt) {
+		v = load_relaxed(&pt->e[pte_index(addr)]);
+		if (pte_present(v) && (v & PT_WRITE))
+			page_set_data(pte_page(v), true);
+		pte_unmap_unlock(pt);
+		return;
+	}
+	vml_rcu_read_lock();
+	pmd = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (P1) */
+	if (pmd && pmd_is_huge(load_acquire(pmd))) {
+		spin_lock(&mm->page_table_lock);
+		v = load_relaxed(pmd);
+		if (pmd_is_huge(v) && (v & PT_WRITE))
+			page_set_data(pte_page(v) + pte_index(addr), true);
+		spin_unlock(&mm->page_table_lock);
+	}
+	vml_rcu_read_unlock();
+}
+
+bool pte_store_fast(struct mm *mm, unsigned long addr)
+{
+	if (!pte_access_fast(mm, addr, true))
+		return false;
+	store_mark_data(mm, addr);
+	return true;
+}
+
+/*
  * The length of the step of a move at @old_addr to @new_addr with @left to
  * go: up to the next PMD boundary of either side (get_extent).
  */

@@ -159,6 +159,8 @@ void change_protection(struct mm *mm, unsigned long start, unsigned long end,
 		       unsigned long vm_flags, bool writable_prot);
 /* Lock-free "hardware" access: set young (and dirty) on a PTE that already allows it. */
 bool pte_access_fast(struct mm *mm, unsigned long addr, bool write);
+/* The same for a user's store: a write access that also puts data in the page (PAGE_DATA). */
+bool pte_store_fast(struct mm *mm, unsigned long addr);
 /* Tables set aside before a commit, so that moving the page tables after it cannot fail. */
 struct pgt_reserve {
 	struct pte_table *pte;

@@ -441,19 +441,91 @@ static void pageout_unmapped(struct folio *folio)
 
 /* ---- splitting large folios ---- */
 
+/* The PTE table mapping @folio's page @i in @vma, locked; NULL if none maps it there. */
+static struct pte_table *folio_page_pte_lock(struct vma *vma, struct folio *folio,
+					     unsigned long i, uint64_t *pte)
+{
+	unsigned long index = folio->index + i, addr;
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	int err = 0;
+
+	if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+		return NULL;
+	addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+	pmd = pmd_offset(vma->vm_mm, addr, false, &err);
+	pt = pmd ? pte_table_get(vma->vm_mm, pmd, false, &err) : NULL;
+	if (!pt)
+		return NULL;
+	pte_lock(pt);
+	*pte = load_relaxed(&pt->e[pte_index(addr)]);
+	if (!pte_present(*pte) || pte_page(*pte) != &folio->pages[i]) {
+		pte_unlock(pt);
+		return NULL;
+	}
+	return pt;
+}
+
+/*
+ * Page @i of @folio, mapped at @addr in @pt and holding nothing but zeroes,
+ * is mapped to the zero page instead (try_to_map_unused_to_zeropage): the
+ * entry keeps its young bit and protection, loses write and dirty, and
+ * the page's mapping goes. Return: true if done (the caller drops the
+ * mapping's folio reference). Context: no ptl; takes @pt's.
+ */
+static bool split_page_to_zero(struct mm *mm, struct pte_table *pt, unsigned long addr,
+			       struct folio *folio, unsigned long i)
+{
+	struct folio *zero = sys_zero_folio(mm->sys);
+	uint64_t pte;
+
+	pte_lock(pt);
+	pte = load_relaxed(&pt->e[pte_index(addr)]);
+	if (!pte_present(pte) || pte_page(pte) != &folio->pages[i]) {
+		pte_unlock(pt);
+		return false;
+	}
+	folio_remove_rmap_pte(folio, &folio->pages[i], mm);
+	mm_dec_counter(mm, MM_ANONPAGES);
+	/* A CAS: a young bit the "hardware" sets meanwhile (pgtable.c) is kept. */
+	while (!cas_relaxed(&pt->e[pte_index(addr)], &pte,
+			    mk_pte(&zero->pages[0], pte & (PT_YOUNG | PT_PROTNONE | PT_PKEY))))
+		;
+	pte_unlock(pt);
+	return true;
+}
+
 /*
  * split_anon_folio - split a PTE-mapped anonymous large folio in place:
  * each PTE of @vma mapping one of its pages is pointed at a new single-page
  * folio with the same state (split_folio + remap_page). Pages mapped
- * nowhere in @vma stay with the old folio.
+ * nowhere in @vma stay with the old folio. The split first unmaps the
+ * folio (try_to_migrate), which marks it dirty if any of its entries is:
+ * then every new folio is dirty (numa_maps dirty=, no LazyFree), whatever
+ * its own entry says. A page that holds only zeroes - never written - is
+ * not given a folio but mapped to the zero page (6.12+; also on hosts
+ * booted without the zero page for faults), unless the VMA is locked or
+ * the folio mlocked: it leaves Rss.
  * Context: mmap_lock(W); the folio is mapped by this mm only; no ptl.
  */
 static void split_anon_folio(struct vma *vma, struct folio *folio)
 {
 	struct mm *mm = vma->vm_mm;
 	unsigned long nr = folio_nr_pages(folio), dropped = 0;
+	/* try_to_map_unused_to_zeropage: never for a locked VMA or an mlocked folio */
+	bool zero_ok = !(vma->vm_flags & VM_LOCKED) && !folio_test(folio, PG_unevictable);
 	int err = 0;
 
+	for (unsigned long i = 0; i < nr && !folio_test(folio, PG_dirty); i++) {
+		uint64_t pte;
+		struct pte_table *pt = folio_page_pte_lock(vma, folio, i, &pte);
+
+		if (!pt)
+			continue;
+		if (pte & PT_DIRTY)
+			folio_set(folio, PG_dirty);
+		pte_unlock(pt);
+	}
 	for (unsigned long i = 0; i < nr; i++) {
 		unsigned long index = folio->index + i, addr;
 		_Atomic uint64_t *pmd;
@@ -468,6 +540,11 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 		pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
 		if (!pt)
 			continue;
+		if (zero_ok && !page_has_data(&folio->pages[i])) {
+			if (split_page_to_zero(mm, pt, addr, folio, i))
+				dropped++;
+			continue;
+		}
 		small = folio_alloc(mm->sys, 0, folio->nid);
 		if (!small)
 			break;		/* the rest stays large: harmless */
@@ -479,6 +556,7 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 			continue;
 		}
 		store_relaxed(&small->flags, load_relaxed(&folio->flags) & ~PG_lru_batch);
+		page_set_data(&small->pages[0], page_has_data(&folio->pages[i]));
 		anon_vma_get(folio->mapping);
 		small->mapping = folio->mapping;
 		small->index = index;

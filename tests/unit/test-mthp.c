@@ -4,7 +4,8 @@
  * size a fault allocates (the largest allowed whose aligned block lies in
  * the VMA and is all empty), THPeligible, copy-on-write after fork, the
  * large folio's mm slots (maybe mapped shared, and exclusive again once the
- * child is gone), partial unmap, and a locked VMA. Expected values are
+ * child is gone), zero-filled pages going to the zero page when a folio
+ * is split, partial unmap, and a locked VMA. Expected values are
  * worked out in the comments; the corpus scripts tests/scripts/mthp-*.ops
  * check the same rules against the live kernel.
  */
@@ -160,7 +161,7 @@ static void test_cow(void)
 	struct vml_mm *mm = new_mm(sys), *child;
 
 	must_succeed(map_anon(mm, BASE, K64, PROT_READ | PROT_WRITE));
-	must_succeed(vml_touch(mm, BASE, 1, VML_TOUCH_WRITE));
+	must_succeed(vml_touch(mm, BASE, K64, VML_TOUCH_WRITE));	/* data in every page */
 	must_succeed(vml_fork(mm, &child));
 	is_int(smaps_kb(mm, "Pss"), 32, "shared with the child: Pss 32 kB");
 	/* The parent's write copies one page: 4 private + 60 shared (Pss 30). */
@@ -177,6 +178,27 @@ static void test_cow(void)
 	must_succeed(vml_madvise(mm, BASE + 0x8000, 0x8000, MADV_PAGEOUT));
 	is_numa(mm, "100000000000 default anon=16 dirty=16 active=8 N0=16 kernelpagesize_kB=4\n",
 		"exclusive again: split, the paged-out half active");
+	vml_mm_destroy(mm);
+	vml_sys_destroy(sys);
+}
+
+/* A split maps the pages that hold only zeroes - never written - to the zero page. */
+static void test_split_zero(void)
+{
+	struct vml_sys *sys = new_sys(VML_THP_MADVISE, false, only64);
+	struct vml_mm *mm = new_mm(sys);
+
+	must_succeed(map_anon(mm, BASE, K64, PROT_READ | PROT_WRITE));
+	must_succeed(vml_touch(mm, BASE + 0x3000, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 64, "one store: a 64K folio, 15 pages of zeroes");
+	/* COLD of half splits the folio: 15 zero pages go to the zero page (no zero page host too). */
+	must_succeed(vml_madvise(mm, BASE, 0x8000, MADV_COLD));
+	is_int(smaps_kb(mm, "Rss"), 4, "after the split only the written page is resident");
+	is_numa(mm, "100000000000 default anon=1 dirty=1 active=0 N0=1 kernelpagesize_kB=4\n",
+		"numa_maps: one page");
+	/* A write to a zero-page entry copies the zero page: a new small page. */
+	must_succeed(vml_touch(mm, BASE + 0x8000, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 8, "a write there: a small copy");
 	vml_mm_destroy(mm);
 	vml_sys_destroy(sys);
 }
@@ -222,6 +244,7 @@ int main(void)
 	test_fallback();
 	test_modes();
 	test_cow();
+	test_split_zero();
 	test_partial();
 	test_locked();
 	return tap_done();
