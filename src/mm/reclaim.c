@@ -496,36 +496,16 @@ static bool split_page_to_zero(struct mm *mm, struct pte_table *pt, unsigned lon
 }
 
 /*
- * split_anon_folio - split a PTE-mapped anonymous large folio in place:
- * each PTE of @vma mapping one of its pages is pointed at a new single-page
- * folio with the same state (split_folio + remap_page). Pages mapped
- * nowhere in @vma stay with the old folio. The split first unmaps the
- * folio (try_to_migrate), which marks it dirty if any of its entries is:
- * then every new folio is dirty (numa_maps dirty=, no LazyFree), whatever
- * its own entry says. A page that holds only zeroes - never written - is
- * not given a folio but mapped to the zero page (6.12+; also on hosts
- * booted without the zero page for faults), unless the VMA is locked or
- * the folio mlocked: it leaves Rss.
- * Context: mmap_lock(W); the folio is mapped by this mm only; no ptl.
+ * The pages of @folio mapped in @vma get folios of their own, or (@zero_ok,
+ * zero-filled) the zero page. Return: the mappings that went (the caller
+ * drops their folio references). Context: as split_anon_folio().
  */
-static void split_anon_folio(struct vma *vma, struct folio *folio)
+static unsigned long split_anon_folio_vma(struct vma *vma, struct folio *folio, bool zero_ok)
 {
 	struct mm *mm = vma->vm_mm;
 	unsigned long nr = folio_nr_pages(folio), dropped = 0;
-	/* try_to_map_unused_to_zeropage: never for a locked VMA or an mlocked folio */
-	bool zero_ok = !(vma->vm_flags & VM_LOCKED) && !folio_test(folio, PG_unevictable);
 	int err = 0;
 
-	for (unsigned long i = 0; i < nr && !folio_test(folio, PG_dirty); i++) {
-		uint64_t pte;
-		struct pte_table *pt = folio_page_pte_lock(vma, folio, i, &pte);
-
-		if (!pt)
-			continue;
-		if (pte & PT_DIRTY)
-			folio_set(folio, PG_dirty);
-		pte_unlock(pt);
-	}
 	for (unsigned long i = 0; i < nr; i++) {
 		unsigned long index = folio->index + i, addr;
 		_Atomic uint64_t *pmd;
@@ -573,6 +553,51 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 			;
 		pte_unlock(pt);
 		dropped++;
+	}
+	return dropped;
+}
+
+/*
+ * split_anon_folio - split a PTE-mapped anonymous large folio in place:
+ * each PTE mapping one of its pages, in any VMA of @mm (mprotect or mremap
+ * may have spread them over several, all with its anon_vma), is pointed at
+ * a new single-page folio with the same state (split_folio + remap_page).
+ * The split first unmaps the folio (try_to_migrate), which marks it dirty
+ * if any of its entries is: then every new folio is dirty (numa_maps
+ * dirty=, no LazyFree), whatever its own entry says. A page that holds
+ * only zeroes - never written - is not given a folio but mapped to the
+ * zero page (6.12+; also on hosts booted without the zero page for
+ * faults), unless its VMA is locked or the folio mlocked: it leaves Rss.
+ * Context: mmap_lock(W); the folio is mapped by @mm only; no ptl.
+ */
+static void split_anon_folio(struct mm *mm, struct folio *folio)
+{
+	unsigned long nr = folio_nr_pages(folio), dropped = 0;
+	struct vma_iterator vmi;
+	struct vma *vma;
+
+	vma_iter_init(&vmi, mm, 0);
+	for_each_vma(vmi, vma) {
+		if (vma_anon_vma(vma) != folio->mapping)
+			continue;
+		for (unsigned long i = 0; i < nr && !folio_test(folio, PG_dirty); i++) {
+			uint64_t pte;
+			struct pte_table *pt = folio_page_pte_lock(vma, folio, i, &pte);
+
+			if (!pt)
+				continue;
+			if (pte & PT_DIRTY)
+				folio_set(folio, PG_dirty);
+			pte_unlock(pt);
+		}
+	}
+	vma_iter_init(&vmi, mm, 0);
+	for_each_vma(vmi, vma) {
+		/* try_to_map_unused_to_zeropage: never in a locked VMA, nor for an mlocked folio */
+		bool zero_ok = !(vma->vm_flags & VM_LOCKED) && !folio_test(folio, PG_unevictable);
+
+		if (vma_anon_vma(vma) == folio->mapping)
+			dropped += split_anon_folio_vma(vma, folio, zero_ok);
 	}
 	while (dropped--)
 		folio_put(folio);	/* the old mappings' references */
@@ -676,13 +701,11 @@ static void reclaim_walk_range(struct mm *mm, unsigned long start, unsigned long
 		walk_page_range(mm, start, end, ops, &w);
 		folio = w.split;
 		if (folio && folio_is_anon(folio)) {
-			struct vma *vma = vma_lookup(mm, w.split_pmd ? w.split_pmd : w.resume);
 			int mapped = folio_mapcount(folio);
 
 			if (w.split_pmd)
 				split_huge_pmd_address(mm, w.split_pmd);
-			if (vma)
-				split_anon_folio(vma, folio);
+			split_anon_folio(mm, folio);
 			/* Nothing split off (no memory): go past it rather than back to it. */
 			if (!w.split_pmd && folio_mapcount(folio) == mapped)
 				w.resume += w.split_nr * PAGE_SIZE;
