@@ -201,6 +201,8 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 	pte_unlock(pt);
 
 	folio_set(folio, PG_anon | PG_swapbacked);
+	for (unsigned int i = 0; i < HPAGE_PMD_NR; i++)
+		page_set_anon_exclusive(&folio->pages[i], true);	/* RMAP_EXCLUSIVE */
 	anon_vma_get(vma_anon_vma(vma));
 	folio->mapping = vma_anon_vma(vma);
 	folio->index = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);

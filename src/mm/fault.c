@@ -136,6 +136,7 @@ static bool set_new_anon_ptes(struct vma *vma, struct pte_table *pt, unsigned lo
 	mm_add_counter(mm, MM_ANONPAGES, (long)nr);
 	mlock_vma_folio(vma, folio);
 	for (unsigned long i = 0; i < nr; i++) {
+		page_set_anon_exclusive(&folio->pages[i], true);
 		folio_add_rmap_pte(folio, &folio->pages[i], mm);
 		store_relaxed(&pt->e[pte_index(addr) + i], mk_pte(&folio->pages[i], bits));
 	}
@@ -429,6 +430,7 @@ static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned l
 	if (!folio)
 		return VM_FAULT_OOM;
 	page_set_data(&folio->pages[0], true);	/* the file's data (never zero here) */
+	page_set_anon_exclusive(&folio->pages[0], true);
 	if (!set_pte_if(vma, pt, addr, expect, folio, &folio->pages[0],
 			PT_WRITE | PT_DIRTY | PT_YOUNG))
 		folio_put(folio);
@@ -459,10 +461,8 @@ static vm_fault_t do_shared_fault(struct vma *vma, struct pte_table *pt, unsigne
  * it go (folio_free_swap). A large one (6.18): only if more than one of its
  * pages is mapped (a folio mapped once is given back, its last page copied),
  * it is not maybe mapped by another mm, and every reference is a mapping.
- * The model keeps no PageAnonExclusive: a page the kernel knows to be
- * exclusive is reused without these checks (mprotect even makes its PTE
- * writable again); here it is reused by them, or, the last page of a large
- * folio, copied - the views are the same.
+ * Asked only for a page not known to be exclusive (PageAnonExclusive: one
+ * that fork shared), which a reuse makes exclusive.
  * Context: the PTE's ptl held.
  */
 static bool wp_can_reuse_anon_folio(struct mm *mm, struct folio *folio)
@@ -478,10 +478,11 @@ static bool wp_can_reuse_anon_folio(struct mm *mm, struct folio *folio)
 
 /*
  * do_wp_page - a write to a present, write-protected PTE: make a shared
- * mapping's page writable, reuse an anonymous page this mapping may take
- * over (wp_can_reuse_anon_folio; only the faulting PTE becomes writable, a
- * large folio's others fault on their own), or copy the one page into a
- * new small folio (COW; also the zero page), whatever the size of its folio.
+ * mapping's page writable, reuse an anonymous page this mapping has to
+ * itself (PageAnonExclusive) or may take over (wp_can_reuse_anon_folio;
+ * only the faulting PTE becomes writable, a large folio's others fault on
+ * their own), or copy the one page into a new small folio (COW; also the
+ * zero page), whatever the size of its folio.
  */
 static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned long addr,
 			     unsigned int flags, uint64_t pte)
@@ -502,10 +503,13 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 	old = page_folio(page);
 	if (!folio_is_zero(old) &&
 	    ((vma->vm_flags & VM_SHARED) ||
-	     (folio_is_anon(old) && wp_can_reuse_anon_folio(mm, old)))) {
+	     (folio_is_anon(old) &&
+	      (page_anon_exclusive(page) || wp_can_reuse_anon_folio(mm, old))))) {
 		store_relaxed(ptep, pte | PT_WRITE | PT_DIRTY | PT_YOUNG);
 		if (vma->vm_flags & VM_SHARED)
 			folio_set(old, PG_dirty);
+		else
+			page_set_anon_exclusive(page, true);
 		pte_unlock(pt);
 		return 0;
 	}
@@ -528,6 +532,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 	}
 	/* The copy holds what the page held; a copy of the zero page, zeroes. */
 	page_set_data(&folio->pages[0], !folio_is_zero(old) && page_has_data(page));
+	page_set_anon_exclusive(&folio->pages[0], true);
 	mlock_vma_folio(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);
@@ -584,6 +589,7 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
 	}
 	/* Ours alone: no other entry for the slot and no other mapping of the page. */
 	exclusive = swap_count(mm->sys, off) == 1 && !folio_mapcount(folio);
+	page_set_anon_exclusive(&folio->pages[0], exclusive);
 	mlock_vma_folio(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);

@@ -49,6 +49,20 @@ static inline void page_set_data(struct page *page, bool data)
 		fetch_and_relaxed(&page->flags, (uint16_t)~PAGE_DATA);
 }
 
+/* PageAnonExclusive (mm_types.h). Context: the ptl of an entry mapping @page. */
+static inline bool page_anon_exclusive(struct page *page)
+{
+	return load_relaxed(&page->flags) & PAGE_ANON_EXCLUSIVE;
+}
+
+static inline void page_set_anon_exclusive(struct page *page, bool exclusive)
+{
+	if (exclusive)
+		fetch_or_relaxed(&page->flags, PAGE_ANON_EXCLUSIVE);
+	else
+		fetch_and_relaxed(&page->flags, (uint16_t)~PAGE_ANON_EXCLUSIVE);
+}
+
 /* Mappings of one page: its PTE mappings plus PMD mappings of its folio. */
 static inline int folio_precise_page_mapcount(struct folio *folio, struct page *page)
 {

@@ -130,6 +130,8 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 		anon_vma_get(vma_anon_vma(vma));
 		folio->mapping = vma_anon_vma(vma);
 		folio->index = vma->vm_pgoff + (((addr & PMD_MASK) - vma->vm_start) >> PAGE_SHIFT);
+		for (unsigned int i = 0; i < HPAGE_PMD_NR; i++)
+			page_set_anon_exclusive(&folio->pages[i], true);
 	}
 	spin_lock(&mm->page_table_lock);
 	if (load_relaxed(pmd)) {
@@ -162,8 +164,12 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 	}
 	folio = page_folio(pte_page(v));
 	/* Reuse an exclusive huge page; a zero or shared one is split and copied per page. */
-	if (!folio_is_zero(folio) && load_relaxed(&folio->entire_mapcount) == 1 &&
-	    folio_mapcount(folio) == (int)HPAGE_PMD_NR && folio_ref_count(folio) == 1) {
+	if (!folio_is_zero(folio) &&
+	    (page_anon_exclusive(&folio->pages[0]) ||
+	     (load_relaxed(&folio->entire_mapcount) == 1 &&
+	      folio_mapcount(folio) == (int)HPAGE_PMD_NR && folio_ref_count(folio) == 1))) {
+		for (unsigned int i = 0; i < HPAGE_PMD_NR; i++)
+			page_set_anon_exclusive(&folio->pages[i], true);
 		/* release: pairs with the walkers' acquire loads (P1); the bits the hardware sets are in */
 		store_release(pmd, v | PT_WRITE | PT_DIRTY | PT_YOUNG);
 		spin_unlock(&mm->page_table_lock);
@@ -197,6 +203,9 @@ int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
 		v &= ~PT_WRITE;
 	}
 	folio_get(folio);
+	/* Shared with the child now (folio_try_dup_anon_rmap_pmd). */
+	for (unsigned int i = 0; !folio_is_zero(folio) && i < HPAGE_PMD_NR; i++)
+		page_set_anon_exclusive(&folio->pages[i], false);
 	spin_unlock(&src->page_table_lock);
 	spin_lock(&dst->page_table_lock);
 	huge_pmd_install(dst, dst_pmd, folio, pt, (v & (PT_DIRTY | PT_WRITE)));
@@ -228,7 +237,7 @@ void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 	*slot = NULL;
 	if (folio_is_zero(folio))
 		return;
-	if (v & PT_DIRTY)
+	if ((v & PT_DIRTY) && !folio_is_anon(folio))
 		folio_set(folio, PG_dirty);
 	folio_remove_rmap_pmd(folio, mm);
 	mm_add_counter(mm, folio_mm_counter(folio), -(long)folio_nr_pages(folio));

@@ -206,6 +206,14 @@ struct page {
  * large folio maps zero-filled pages to the zero page (docs/kernel.md §14).
  */
 #define PAGE_DATA	0x1U
+/*
+ * PageAnonExclusive: this anonymous page is mapped by one process only and
+ * may be written without copying - set on a page a fault gives a process
+ * (new, copied, or swapped in by its only user), cleared when fork shares
+ * it. A write to a write-protected entry reuses such a page at once, and
+ * mprotect makes its entry writable again (can_change_pte_writable).
+ */
+#define PAGE_ANON_EXCLUSIVE 0x2U
 
 /* folio flags */
 #define PG_anon		0x01UL

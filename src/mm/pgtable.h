@@ -152,8 +152,11 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u);
  * denied data access (PT_PKEY) under a non-zero protection key.
  * @writable_prot: the mapping is shared and writable and needs no write
  * notification (shmem), so its protection itself allows writes and every
- * present entry becomes writable (change_pte_range's pte_modify); others
- * are made writable only by a write fault.
+ * present entry becomes writable (change_pte_range's pte_modify). In a
+ * private writable mapping an anonymous page its process has to itself
+ * (PageAnonExclusive) gets write permission back, clean
+ * (MM_CP_TRY_CHANGE_WRITABLE); others are made writable only by a write
+ * fault.
  */
 void change_protection(struct mm *mm, unsigned long start, unsigned long end,
 		       unsigned long vm_flags, bool writable_prot);

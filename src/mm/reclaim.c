@@ -537,6 +537,7 @@ static unsigned long split_anon_folio_vma(struct vma *vma, struct folio *folio, 
 		}
 		store_relaxed(&small->flags, load_relaxed(&folio->flags) & ~PG_lru_batch);
 		page_set_data(&small->pages[0], page_has_data(&folio->pages[i]));
+		page_set_anon_exclusive(&small->pages[0], page_anon_exclusive(&folio->pages[i]));
 		anon_vma_get(folio->mapping);
 		small->mapping = folio->mapping;
 		small->index = index;
