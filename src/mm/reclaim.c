@@ -257,6 +257,43 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 	if (folio_test(folio, PG_unevictable))
 		return false;
 	if (folio_is_anon(folio)) {
+		if (folio->order && !folio_test(folio, PG_swapbacked)) {
+			/*
+			 * A lazily freed (or droppable) large folio is not split:
+			 * try_to_unmap clears its entries as one batch (6.14+), the
+			 * folio dirty if any was, and drops it whole if it is clean -
+			 * droppable memory even dirty - and no one else holds it.
+			 * Else the entries are put back as the batch's one value,
+			 * every one young and dirty if any was; the folio is
+			 * swap-backed again if written, and goes back active, whole.
+			 */
+			uint64_t acc = 0;
+
+			for (unsigned long i = 0; i < nr; i++)
+				acc |= load_relaxed(&pt->e[pte_index(a) + i]) & (PT_DIRTY | PT_YOUNG);
+			if (acc & PT_DIRTY)
+				folio_set(folio, PG_dirty);
+			if ((!folio_test(folio, PG_dirty) || w->droppable) &&
+			    folio_ref_count(folio) == folio_mapcount(folio)) {
+				for (unsigned long i = 0; i < nr; i++)
+					unmap_pte(mm, &pt->e[pte_index(a) + i], folio);
+				for (unsigned long i = 0; i < nr; i++)
+					folio_put(folio);	/* the last frees it */
+				return false;
+			}
+			for (unsigned long i = 0; i < nr; i++) {
+				_Atomic uint64_t *p = &pt->e[pte_index(a) + i];
+				uint64_t v = load_relaxed(p);
+
+				/* A CAS: the "hardware" may set bits meanwhile (pgtable.c's P2). */
+				while ((v & acc) != acc && !cas_relaxed(p, &v, v | acc))
+					;
+			}
+			if (!w->droppable)
+				folio_set(folio, PG_swapbacked);
+			folio_set(folio, PG_active);
+			return false;
+		}
 		if (folio->order) {
 			/*
 			 * Reclaim cannot give it swap space whole (folio_alloc_swap):
