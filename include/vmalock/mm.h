@@ -53,6 +53,21 @@ enum vml_thp_mode {
 	VML_THP_NEVER,
 };
 
+/*
+ * One size of anonymous THP (transparent_hugepage/hugepages-NkB/enabled).
+ * Zero is the kernel's boot default: "inherit" for the PMD size, "never"
+ * for every smaller one.
+ */
+enum vml_mthp_mode {
+	VML_MTHP_DEFAULT = 0,
+	VML_MTHP_NEVER,
+	VML_MTHP_ALWAYS,
+	VML_MTHP_MADVISE,	/* only in VMAs advised MADV_HUGEPAGE */
+	VML_MTHP_INHERIT,	/* as the global mode (vml_sys_config.thp) says */
+};
+/* Folio orders 0..9 (4 KiB .. 2 MiB); anonymous THP has orders 2..9. */
+#define VML_THP_ORDERS 10
+
 /* mmap_lock reader policy (see docs/locking.md). */
 enum vml_steal_policy {
 	VML_STEAL_KERNEL = 0,		/* readers steal unless hand-off is pending (mainline) */
@@ -137,6 +152,13 @@ struct vml_sys_config {
 					 * kernel's jiffies of this length (1e9 / HZ): the
 					 * timeout is rounded up to ticks and counted from the
 					 * tick it queued in, 4-8 ms at HZ=250 */
+	/*
+	 * Anonymous THP per size, indexed by folio order (order 9 is the PMD
+	 * size, 4 the 64 KiB mTHP): each size's own mode, "inherit" taking
+	 * @thp's. All zero: the boot default (PMD inherits, no mTHP). Orders
+	 * 0 and 1 must be zero or never.
+	 */
+	enum vml_mthp_mode thp_anon[VML_THP_ORDERS];
 };
 
 /* Context: any thread, several at once; allocates, takes no lock, never sleeps. */

@@ -42,7 +42,8 @@ static int add_set(const char *cmd, const struct cli_opt *o, const char *val, vo
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - val), val);
 	if (!setting_path(name))
 		return cli_usage_error(cmd, "%s: unknown setting '%s' (thp, thp_defrag, thp_shmem, "
-				       "max_map_count, khugepaged.KNOB)", o->name, name);
+				       "hugepages-NkB, hugepages-NkB.shmem, max_map_count, "
+				       "khugepaged.KNOB)", o->name, name);
 	if (h->nr_sets == MAX_SETS)
 		return cli_usage_error(cmd, "%s: too many settings", o->name);
 	h->sets[h->nr_sets++] = val;
@@ -121,8 +122,10 @@ static const struct cli_opt host_opt_table[] = {
 	{ "--set", "NAME=VALUE", add_set, 0, 0, 0, NULL,
 	  "with -- COMMAND...: run COMMAND with this kernel setting changed\n"
 	  "(root; repeatable): thp, thp_defrag, thp_shmem (the THP sysfs\n"
-	  "modes), max_map_count, khugepaged.KNOB; the old values come back\n"
-	  "afterwards, also when COMMAND or vmalock is interrupted or killed" },
+	  "modes), hugepages-NkB, hugepages-NkB.shmem (one mTHP size's\n"
+	  "enabled and shmem_enabled), max_map_count, khugepaged.KNOB; the\n"
+	  "old values come back afterwards, also when COMMAND or vmalock is\n"
+	  "interrupted or killed" },
 	CLI_OPT_END,
 };
 #undef H

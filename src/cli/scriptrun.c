@@ -45,6 +45,7 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		  const enum target_kind *kinds, int nr)
 {
 	const struct host_profile *p = NULL;
+	struct host_profile with_knobs;
 	bool want_profile = false;
 	struct sigaction sa;
 	char err[512];
@@ -66,7 +67,7 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
-	want_profile = run->script->requires != 0;
+	want_profile = run->script->requires != 0 || run->script->nr_knobs;
 	for (int i = 0; i < nr; i++)
 		want_profile |= kinds[i] == TARGET_MODEL;	/* the model's settings */
 	if (want_profile) {
@@ -77,6 +78,21 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 				host_probe_failure(ret));
 			return EXIT_CHECK_FAILED;
 		}
+	}
+	/* The host as the script's knobs make it: every knob must exist there. */
+	if (run->script->nr_knobs) {
+		with_knobs = *p;
+		for (size_t i = 0; i < run->script->nr_knobs; i++) {
+			const struct script_knob *k = &run->script->knobs[i];
+
+			if (host_profile_set_knob(&with_knobs, k->name, k->value)) {
+				fprintf(stderr, "vmalock %s: %s: skipped: it sets the THP knob %s, "
+					"which %s lacks\n", cmd, path, k->name,
+					strcmp(p->source, "probed") ? p->source : "this host");
+				return EXIT_SKIPPED;
+			}
+		}
+		p = &with_knobs;
 	}
 	if (run->script->requires &&
 	    script_requires_unmet(run->script->requires, p->pkeys, p->zero_page,
@@ -106,6 +122,22 @@ int cli_run_start(struct cli_run *run, const char *cmd, const char *path,
 		}
 		if (ret) {
 			fprintf(stderr, "vmalock %s: %s: swap: %s\n", cmd, path, err);
+			return EXIT_CHECK_FAILED;
+		}
+	}
+	if (run->script->nr_knobs) {
+		bool live = false;
+
+		for (int i = 0; i < nr; i++)
+			live |= kinds[i] == TARGET_LIVE;
+		ret = target_env_set_knobs(run->env, run->script->knobs, run->script->nr_knobs, live,
+					   err, sizeof(err));
+		if (ret == -EPERM) {
+			fprintf(stderr, "vmalock %s: %s: skipped: knobs: %s\n", cmd, path, err);
+			return EXIT_SKIPPED;
+		}
+		if (ret) {
+			fprintf(stderr, "vmalock %s: %s: knobs: %s\n", cmd, path, err);
 			return EXIT_CHECK_FAILED;
 		}
 	}

@@ -616,6 +616,34 @@ int host_probe(struct host_profile *p, const char *tmpdir)
 	return ret;
 }
 
+/* An anonymous mTHP size's mode by its word; "" (no such file) and unknown words: never. */
+static enum vml_mthp_mode mthp_mode(const char *word)
+{
+	static const struct {
+		const char *word;
+		enum vml_mthp_mode mode;
+	} modes[] = {
+		{ "always", VML_MTHP_ALWAYS },
+		{ "madvise", VML_MTHP_MADVISE },
+		{ "inherit", VML_MTHP_INHERIT },
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(word, modes[i].word))
+			return modes[i].mode;
+	return VML_MTHP_NEVER;
+}
+
+/* The folio order of a size in KiB, or -1 if it is no power-of-two multiple of pages. */
+static int mthp_order(const struct host_profile *p, unsigned int kb)
+{
+	unsigned long pages = (unsigned long)kb * 1024 / p->page_size;
+
+	if (!pages || (pages & (pages - 1)) || pages * p->page_size != (unsigned long)kb * 1024)
+		return -1;
+	return __builtin_ctzl(pages);
+}
+
 void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_bytes,
 			    struct vml_sys_config *cfg)
 {
@@ -635,6 +663,13 @@ void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_by
 	cfg->ram_pages = p->ram_bytes / p->page_size;
 	cfg->stack_rlimit = p->stack_rlimit > ULONG_MAX ? ULONG_MAX : p->stack_rlimit;
 	cfg->overcommit = (enum vml_overcommit)p->overcommit_memory;
+	/* Each anonymous size the host has; a profile listing none keeps the boot default. */
+	for (unsigned int i = 0; i < p->nr_mthp; i++) {
+		int order = mthp_order(p, p->mthp[i].kb);
+
+		if (order >= 2 && order < VML_THP_ORDERS)
+			cfg->thp_anon[order] = mthp_mode(p->mthp[i].enabled);
+	}
 }
 
 /* Appends "name: a vs b" to @buf (separated by "; ") and counts it. */
@@ -726,29 +761,18 @@ int host_profile_differences(const struct host_profile *a, const struct host_pro
 	return d.n;
 }
 
-/* Is anonymous memory of this mTHP size allocated at fault time? */
-static bool mthp_anon_on(const struct host_profile *p, const struct host_mthp *m)
-{
-	if (!strcmp(m->enabled, "always") || !strcmp(m->enabled, "madvise"))
-		return true;
-	return !strcmp(m->enabled, "inherit") && strcmp(p->thp_enabled, "never");
-}
-
 int host_profile_unmodelled(const struct host_profile *p, char *buf, size_t len)
 {
 	struct diff_acc d = { .buf = buf, .len = len };
-	unsigned long pmd_kb = 512 * p->page_size / 1024;
 
 	if (len)
 		buf[0] = '\0';
 	if (p->page_size != 4096)
 		diff_add(&d, "page size %lu (the model has 4096)", p->page_size);
+	/* Anonymous THP of every size is modelled (vml_sys_config.thp_anon). */
 	for (unsigned int i = 0; i < p->nr_mthp; i++) {
 		const struct host_mthp *m = &p->mthp[i];
 
-		if (m->kb != pmd_kb && mthp_anon_on(p, m))
-			diff_add(&d, "anonymous %ukB mTHP is %s (the model has PMD-sized THP only)",
-				 m->kb, m->enabled);
 		if (*m->shmem_enabled && strcmp(m->shmem_enabled, "never") &&
 		    !(!strcmp(m->shmem_enabled, "inherit") &&
 		      (!strcmp(p->thp_shmem_enabled, "never") ||
@@ -1130,13 +1154,65 @@ struct host_model_switches host_model_switches(void)
 
 int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg)
 {
-	const struct host_profile *p;
+	return host_current_config_knobs(extra_swap_bytes, NULL, 0, cfg, NULL, 0);
+}
+
+int host_profile_set_knob(struct host_profile *p, const char *name, const char *value)
+{
+	enum script_knob_file file;
+	struct host_mthp *m = NULL;
+	unsigned int kb;
+
+	if (script_knob_file(name, &file, &kb))
+		return -EINVAL;
+	for (unsigned int i = 0; kb && i < p->nr_mthp; i++)
+		if (p->mthp[i].kb == kb)
+			m = &p->mthp[i];
+	switch (file) {
+	case KNOB_THP:
+		snprintf(p->thp_enabled, sizeof(p->thp_enabled), "%s", value);
+		return 0;
+	case KNOB_THP_DEFRAG:
+		snprintf(p->thp_defrag, sizeof(p->thp_defrag), "%s", value);
+		return 0;
+	case KNOB_THP_SHMEM:
+		snprintf(p->thp_shmem_enabled, sizeof(p->thp_shmem_enabled), "%s", value);
+		return 0;
+	case KNOB_MTHP:
+		/* A size with no anonymous file (8 kB: shmem only) has no such knob. */
+		if (!m || !*m->enabled)
+			return -ENOENT;
+		snprintf(m->enabled, sizeof(m->enabled), "%s", value);
+		return 0;
+	case KNOB_MTHP_SHMEM:
+		if (!m || !*m->shmem_enabled)
+			return -ENOENT;
+		snprintf(m->shmem_enabled, sizeof(m->shmem_enabled), "%s", value);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int host_current_config_knobs(uint64_t extra_swap_bytes, const struct script_knob *knobs,
+			      size_t nr, struct vml_sys_config *cfg, char *err, size_t errlen)
+{
 	struct host_model_switches s = host_model_switches();
-	int ret = host_profile_current(&p);
+	const struct host_profile *cur;
+	struct host_profile p;
+	int ret = host_profile_current(&cur);
 
 	if (ret)
 		return ret;
-	host_profile_to_config(p, extra_swap_bytes, cfg);
+	p = *cur;
+	for (size_t i = 0; i < nr; i++) {
+		ret = host_profile_set_knob(&p, knobs[i].name, knobs[i].value);
+		if (ret) {
+			snprintf(err, errlen, "%s has no THP knob %s", strcmp(p.source, "probed") ?
+				 p.source : "this host", knobs[i].name);
+			return ret;
+		}
+	}
+	host_profile_to_config(&p, extra_swap_bytes, cfg);
 	if (s.i_mmap_order_set)
 		cfg->i_mmap_order = s.i_mmap_order;
 	if (s.shmem_swap_usage_set)

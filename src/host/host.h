@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "script/script.h"
 #include "vmalock/mm.h"
 
 #define HOST_MAX_MTHP 16
@@ -130,6 +131,20 @@ int host_profile_use_file(const char *path, char *err, size_t errlen);
 int host_profile_current(const struct host_profile **out);
 /* The model's settings from the current profile and switches. Return: 0 or -errno. */
 int host_current_config(uint64_t extra_swap_bytes, struct vml_sys_config *cfg);
+/*
+ * host_profile_set_knob - @p as if the THP sysfs knob @name (a `knobs`
+ * name, script.h) had been set to @value on its host.
+ * Return: 0; -ENOENT if that host has no such knob (a size it lacks);
+ *         -EINVAL for no knob of that name.
+ */
+int host_profile_set_knob(struct host_profile *p, const char *name, const char *value);
+/*
+ * host_current_config_knobs - host_current_config() for a script with
+ * `knobs`: the current profile with @knobs set (host_profile_set_knob).
+ * Return: 0 or -errno; on -ENOENT @err names the knob the host lacks.
+ */
+int host_current_config_knobs(uint64_t extra_swap_bytes, const struct script_knob *knobs,
+			      size_t nr, struct vml_sys_config *cfg, char *err, size_t errlen);
 
 /*
  * Model switches: design choices no host profile holds, for A/B runs of a

@@ -32,7 +32,8 @@ bool collapse_vma_eligible(struct vma *vma)
 	unsigned long hend = vma->vm_end & PMD_MASK;
 
 	/* khugepaged needs an anon_vma (unlike smaps and the fault path). */
-	return thp_vma_allowable(vma, vma->vm_flags, false) && vma_anon_vma(vma) && hstart < hend;
+	return thp_vma_allowable_order(vma, vma->vm_flags, TVA_KHUGEPAGED, HPAGE_PMD_ORDER) &&
+	       vma_anon_vma(vma) && hstart < hend;
 }
 
 static void read_unlock(struct mm *mm, struct collapse_control *cc)
@@ -80,7 +81,8 @@ static enum scan_result count_ptes(struct pte_table *pt, struct collapse_control
 		folio = page_folio(pte_page(pte));
 		if (!folio_is_anon(folio))
 			return SCAN_PAGE_NOT_ANON;
-		if (folio_mapcount(folio) > 1 && ++c->shared > cc->max_ptes_shared)
+		/* A page counts as shared if any part of its folio may be (6.18). */
+		if (folio_maybe_mapped_shared(folio) && ++c->shared > cc->max_ptes_shared)
 			return SCAN_EXCEED_SHARED;
 		if ((pte & PT_YOUNG) || folio_test(folio, PG_referenced))
 			c->referenced++;
@@ -189,7 +191,9 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 		old = page_folio(pte_page(pte));
 		if (folio_is_zero(old))
 			continue;
-		folio_remove_rmap_pte(old, pte_page(pte));
+		/* The copy (__collapse_huge_page_copy): what each page held; none and zero stay zero. */
+		page_set_data(&folio->pages[i], page_has_data(pte_page(pte)));
+		folio_remove_rmap_pte(old, pte_page(pte), mm);
 		mm_dec_counter(mm, MM_ANONPAGES);
 		free_swap_cache(mm->sys, old);
 		folio_put(old);
@@ -197,6 +201,8 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 	pte_unlock(pt);
 
 	folio_set(folio, PG_anon | PG_swapbacked);
+	for (unsigned int i = 0; i < HPAGE_PMD_NR; i++)
+		page_set_anon_exclusive(&folio->pages[i], true);	/* RMAP_EXCLUSIVE */
 	anon_vma_get(vma_anon_vma(vma));
 	folio->mapping = vma_anon_vma(vma);
 	folio->index = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);

@@ -22,19 +22,70 @@
 #include "mm/vma.h"
 #include "util/compiler.h"
 
-static struct folio *alloc_anon_folio(struct vma *vma, unsigned long addr)
+/*
+ * A new anonymous folio of 2^@order pages for the naturally aligned block
+ * around @addr in @vma. A large one in a locked VMA starts unevictable
+ * (folio_add_lru_vma's mlock_new_folio: large folios skip the mlock batch);
+ * a small one is mlocked as it is mapped (mlock_vma_folio).
+ */
+static struct folio *folio_alloc_anon(struct vma *vma, unsigned long addr, unsigned int order)
 {
-	struct folio *folio = folio_alloc(vma->vm_mm->sys, 0, fault_nid(vma->vm_mm));
+	struct folio *folio = folio_alloc(vma->vm_mm->sys, order, fault_nid(vma->vm_mm));
 	struct anon_vma *av = vma_anon_vma(vma);
 
 	if (!folio)
 		return NULL;
+	addr &= ~((PAGE_SIZE << order) - 1);
 	/* A droppable VMA's pages are never swap-backed (folio_add_new_anon_rmap). */
 	folio_set(folio, PG_anon | ((vma->vm_flags & VM_DROPPABLE) ? 0 : PG_swapbacked));
+	if (order && (vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
+		mlock_folio(folio);
 	anon_vma_get(av);
 	folio->mapping = av;
 	folio->index = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	return folio;
+}
+
+/* A small anonymous page for @addr (copy-on-write, swap-in, private file COW). */
+static struct folio *alloc_anon_folio(struct vma *vma, unsigned long addr)
+{
+	return folio_alloc_anon(vma, addr, 0);
+}
+
+/* Are the @nr entries of @pt from @addr on all none? Context: racy, or under the ptl. */
+static bool pte_range_none(struct pte_table *pt, unsigned long addr, unsigned long nr)
+{
+	for (unsigned long i = 0; i < nr; i++)
+		if (load_relaxed(&pt->e[pte_index(addr) + i]))
+			return false;
+	return true;
+}
+
+/*
+ * The order of the folio an anonymous fault at @addr allocates (6.18
+ * alloc_anon_folio): of the sizes below the PMD size that @vma allows
+ * (thp_vma_allowable_orders) and whose naturally aligned block around @addr
+ * lies inside it, the largest whose block is all pte_none - a mapped page,
+ * a swap entry, a guard marker or the zero page in it rules the size out,
+ * and the next smaller one is tried; else a small page (order 0).
+ * Context: reads @pt without its lock, as the kernel does: the caller
+ * rechecks the block under the ptl.
+ */
+static unsigned int anon_fault_order(struct vma *vma, struct pte_table *pt, unsigned long addr)
+{
+	unsigned long orders = thp_vma_allowable_orders(vma, vma->vm_flags, TVA_PAGEFAULT,
+							(1UL << HPAGE_PMD_ORDER) - 1);
+	unsigned int order;
+
+	orders = thp_vma_suitable_orders(vma, addr, orders);
+	/* Ends: each step takes one order out of @orders. */
+	for (order = orders ? highest_order(orders) : 0; orders; order = next_order(&orders, order)) {
+		unsigned long nr = 1UL << order;
+
+		if (pte_range_none(pt, addr & ~((nr << PAGE_SHIFT) - 1), nr))
+			return order;
+	}
+	return 0;
 }
 
 /* A small folio mapped into a VM_LOCKED VMA is mlocked (mlock_vma_folio). */
@@ -65,11 +116,47 @@ static bool set_pte_if(struct vma *vma, struct pte_table *pt, unsigned long addr
 	return done;
 }
 
+/*
+ * Map the @nr pages of new anonymous @folio from @addr, with @bits, if all
+ * their entries are still none (set_ptes after pte_range_none). Each mapping
+ * holds a folio reference: the allocation's, plus @nr - 1.
+ * Return: true if done. Context: takes @pt's ptl.
+ */
+static bool set_new_anon_ptes(struct vma *vma, struct pte_table *pt, unsigned long addr,
+			      struct folio *folio, unsigned long nr, uint64_t bits)
+{
+	struct mm *mm = vma->vm_mm;
+
+	pte_lock(pt);
+	if (!pte_range_none(pt, addr, nr)) {
+		pte_unlock(pt);
+		return false;
+	}
+	fetch_add_relaxed(&folio->refcount, (int)nr - 1);
+	mm_add_counter(mm, MM_ANONPAGES, (long)nr);
+	mlock_vma_folio(vma, folio);
+	for (unsigned long i = 0; i < nr; i++) {
+		page_set_anon_exclusive(&folio->pages[i], true);
+		folio_add_rmap_pte(folio, &folio->pages[i], mm);
+		store_relaxed(&pt->e[pte_index(addr) + i], mk_pte(&folio->pages[i], bits));
+	}
+	pte_unlock(pt);
+	return true;
+}
+
+/*
+ * A fault on an empty entry of private anonymous memory (do_anonymous_page):
+ * a read maps the zero page if the host has one; otherwise a new folio, of
+ * the order anon_fault_order() picks, is mapped whole - every entry young,
+ * and writable and dirty with VM_WRITE, whatever the access and wherever in
+ * the block it hit.
+ */
 static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsigned long addr,
 				    unsigned int flags)
 {
 	struct mm *mm = vma->vm_mm;
 	struct folio *folio;
+	unsigned long nr;
 	vm_fault_t ret;
 
 	if (!(flags & FAULT_FLAG_WRITE) && mm->sys->cfg.use_zero_page) {
@@ -85,13 +172,14 @@ static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsig
 	ret = vmf_anon_prepare(vma, flags);
 	if (ret)
 		return ret;
-	folio = alloc_anon_folio(vma, addr);
+	folio = folio_alloc_anon(vma, addr, anon_fault_order(vma, pt, addr));
 	if (!folio)
 		return VM_FAULT_OOM;
+	nr = folio_nr_pages(folio);
 	/* Without the zero page a read allocates too; writable (and dirty) only with VM_WRITE. */
-	if (!set_pte_if(vma, pt, addr, 0, folio, &folio->pages[0],
-			PT_YOUNG | ((vma->vm_flags & VM_WRITE) ? PT_WRITE | PT_DIRTY : 0)))
-		folio_put(folio);	/* another thread faulted it in */
+	if (!set_new_anon_ptes(vma, pt, addr & ~((nr << PAGE_SHIFT) - 1), folio, nr,
+			       PT_YOUNG | ((vma->vm_flags & VM_WRITE) ? PT_WRITE | PT_DIRTY : 0)))
+		folio_put(folio);	/* another thread faulted some of it in: the access retries */
 	return 0;
 }
 
@@ -341,6 +429,8 @@ static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned l
 	folio = alloc_anon_folio(vma, addr);
 	if (!folio)
 		return VM_FAULT_OOM;
+	page_set_data(&folio->pages[0], true);	/* the file's data (never zero here) */
+	page_set_anon_exclusive(&folio->pages[0], true);
 	if (!set_pte_if(vma, pt, addr, expect, folio, &folio->pages[0],
 			PT_WRITE | PT_DIRTY | PT_YOUNG))
 		folio_put(folio);
@@ -365,9 +455,34 @@ static vm_fault_t do_shared_fault(struct vma *vma, struct pte_table *pt, unsigne
 }
 
 /*
- * do_wp_page - a write to a present, write-protected PTE: reuse the page if
- * this mapping is its only user, make a shared mapping's page writable, or
- * copy it (COW; also the zero page).
+ * May a write to a write-protected PTE of anonymous @folio take the page
+ * over instead of copying it (wp_can_reuse_anon_folio)? A small folio: if
+ * only this mapping holds it - or the swap cache as well, which then lets
+ * it go (folio_free_swap). A large one (6.18): only if more than one of its
+ * pages is mapped (a folio mapped once is given back, its last page copied),
+ * it is not maybe mapped by another mm, and every reference is a mapping.
+ * Asked only for a page not known to be exclusive (PageAnonExclusive: one
+ * that fork shared), which a reuse makes exclusive.
+ * Context: the PTE's ptl held.
+ */
+static bool wp_can_reuse_anon_folio(struct mm *mm, struct folio *folio)
+{
+	if (folio->order)
+		return folio_mapcount(folio) > 1 && !folio_maybe_mapped_shared(folio) &&
+		       folio_mapcount(folio) == folio_ref_count(folio);
+	return folio_mapcount(folio) == 1 &&
+	       (folio_ref_count(folio) == 1 ||
+		(folio_test(folio, PG_swapcache) && folio_ref_count(folio) == 2 &&
+		 folio_free_swap(mm->sys, folio)));
+}
+
+/*
+ * do_wp_page - a write to a present, write-protected PTE: make a shared
+ * mapping's page writable, reuse an anonymous page this mapping has to
+ * itself (PageAnonExclusive) or may take over (wp_can_reuse_anon_folio;
+ * only the faulting PTE becomes writable, a large folio's others fault on
+ * their own), or copy the one page into a new small folio (COW; also the
+ * zero page), whatever the size of its folio.
  */
 static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned long addr,
 			     unsigned int flags, uint64_t pte)
@@ -386,19 +501,15 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 	}
 	page = pte_page(pte);
 	old = page_folio(page);
-	/*
-	 * Reuse an anonymous page only we hold; one the swap cache holds too is
-	 * ours once it leaves the cache (wp_can_reuse_anon_folio: folio_free_swap).
-	 */
 	if (!folio_is_zero(old) &&
 	    ((vma->vm_flags & VM_SHARED) ||
-	     (folio_is_anon(old) && folio_mapcount(old) == 1 &&
-	      (folio_ref_count(old) == 1 ||
-	       (folio_test(old, PG_swapcache) && folio_ref_count(old) == 2 &&
-		folio_free_swap(mm->sys, old)))))) {
+	     (folio_is_anon(old) &&
+	      (page_anon_exclusive(page) || wp_can_reuse_anon_folio(mm, old))))) {
 		store_relaxed(ptep, pte | PT_WRITE | PT_DIRTY | PT_YOUNG);
 		if (vma->vm_flags & VM_SHARED)
 			folio_set(old, PG_dirty);
+		else
+			page_set_anon_exclusive(page, true);
 		pte_unlock(pt);
 		return 0;
 	}
@@ -419,12 +530,15 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 		folio_put(old);
 		return 0;
 	}
+	/* The copy holds what the page held; a copy of the zero page, zeroes. */
+	page_set_data(&folio->pages[0], !folio_is_zero(old) && page_has_data(page));
+	page_set_anon_exclusive(&folio->pages[0], true);
 	mlock_vma_folio(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);
 	store_relaxed(ptep, mk_pte(&folio->pages[0], PT_WRITE | PT_DIRTY | PT_YOUNG));
 	if (!folio_is_zero(old)) {
-		folio_remove_rmap_pte(old, page);
+		folio_remove_rmap_pte(old, page, mm);
 		mm_dec_counter(mm, folio_mm_counter(old));
 		free_swap_cache(mm->sys, old);
 		folio_put(old);	/* the mapping's reference */
@@ -453,6 +567,8 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
 		folio = alloc_anon_folio(vma, addr);
 		if (!folio)
 			return VM_FAULT_OOM;
+		/* Read from swap: the model does not know what it held, so data. */
+		page_set_data(&folio->pages[0], true);
 		fresh = true;
 	}
 	pte_lock(pt);
@@ -473,6 +589,7 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
 	}
 	/* Ours alone: no other entry for the slot and no other mapping of the page. */
 	exclusive = swap_count(mm->sys, off) == 1 && !folio_mapcount(folio);
+	page_set_anon_exclusive(&folio->pages[0], exclusive);
 	mlock_vma_folio(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);
@@ -529,7 +646,8 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	if (!pmd)
 		return VM_FAULT_OOM;
 	/* acquire (here and in the two loads below): pairs with pgtable.c's P1 releases */
-	if (!load_acquire(pmd) && thp_vma_allowable(vma, vma->vm_flags, false)) {
+	if (!load_acquire(pmd) &&
+	    thp_vma_allowable_order(vma, vma->vm_flags, TVA_PAGEFAULT, HPAGE_PMD_ORDER)) {
 		vm_fault_t ret = do_huge_pmd_anonymous_page(vma, pmd, addr, flags);
 
 		if (!(ret & VM_FAULT_FALLBACK))

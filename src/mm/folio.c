@@ -23,8 +23,10 @@ struct folio *folio_alloc(struct vml_sys *sys, unsigned int order, int nid)
 	store_relaxed(&folio->refcount, 1);
 	folio->order = order;
 	folio->nid = nid;
+	spin_lock_init(&folio->mapcount_lock, LOCK_CLASS_MAPCOUNT);
+	folio->mm_id_mapcount[0] = folio->mm_id_mapcount[1] = -1;
 	for (unsigned long i = 0; i < nr; i++) {
-		folio->pages[i].index = (uint32_t)i;
+		folio->pages[i].index = (uint16_t)i;
 		folio->pages[i].folio = folio;
 	}
 	return folio;
@@ -62,25 +64,64 @@ void folio_put(struct folio *folio)
 	}
 }
 
-/* Which mms map a large folio; @was: its total mapcount before this mapping. */
-static void folio_note_mm(struct folio *folio, struct mm *mm, int was)
+/*
+ * A large folio's mapcount and mm slots, as 6.18's
+ * folio_add_return_large_mapcount keeps them: @mm's mappings go to its
+ * slot, or to a free one (the folio becomes "maybe shared" if it had other
+ * mappings); with both slots taken by other mms they are counted only in
+ * the total (the folio is shared already).
+ */
+static void large_mapcount_add(struct folio *folio, int diff, struct mm *mm)
 {
-	if (!folio->order)
-		return;
-	if (!was) {
-		store_relaxed(&folio->rmap_mm, mm);
-		store_relaxed(&folio->rmap_shared, false);
-	} else if (load_relaxed(&folio->rmap_mm) != mm) {
-		store_relaxed(&folio->rmap_shared, true);
+	int was;
+
+	spin_lock(&folio->mapcount_lock);
+	was = fetch_add_relaxed(&folio->total_mapcount, diff);
+	if (folio->mm_id[0] == mm) {
+		folio->mm_id_mapcount[0] += diff;
+	} else if (folio->mm_id[1] == mm) {
+		folio->mm_id_mapcount[1] += diff;
+	} else if (!folio->mm_id[0]) {
+		folio->mm_id[0] = mm;
+		folio->mm_id_mapcount[0] = diff - 1;
+		if (was)
+			store_relaxed(&folio->maybe_shared, true);
+	} else if (!folio->mm_id[1]) {
+		folio->mm_id[1] = mm;
+		folio->mm_id_mapcount[1] = diff - 1;
+		store_relaxed(&folio->maybe_shared, true);	/* slot 0 has mappings too */
 	}
+	spin_unlock(&folio->mapcount_lock);
 }
 
-static void folio_unmapped(struct folio *folio, int left)
+/*
+ * The reverse (folio_sub_return_large_mapcount): a slot whose count goes
+ * negative is freed (mappings counted before the mm had a slot make it
+ * drop early), and then, if the other slot holds every mapping left - or
+ * none is left - the folio is exclusive again. Return: the mappings left.
+ */
+static int large_mapcount_sub(struct folio *folio, int diff, struct mm *mm)
 {
-	if (folio->order && !left) {
-		store_relaxed(&folio->rmap_mm, NULL);
-		store_relaxed(&folio->rmap_shared, false);
+	int left;
+
+	spin_lock(&folio->mapcount_lock);
+	left = fetch_sub_relaxed(&folio->total_mapcount, diff) - diff;
+	VML_BUG_ON(left < 0);
+	for (int i = 0; i < 2; i++) {
+		if (folio->mm_id[i] != mm)
+			continue;
+		folio->mm_id_mapcount[i] -= diff;
+		if (folio->mm_id_mapcount[i] >= 0)
+			goto out;
+		folio->mm_id_mapcount[i] = -1;
+		folio->mm_id[i] = NULL;
+		break;
 	}
+	if (folio->mm_id_mapcount[0] == left - 1 || folio->mm_id_mapcount[1] == left - 1)
+		store_relaxed(&folio->maybe_shared, false);
+out:
+	spin_unlock(&folio->mapcount_lock);
+	return left;
 }
 
 void folio_add_rmap_pte(struct folio *folio, struct page *page, struct mm *mm)
@@ -88,34 +129,38 @@ void folio_add_rmap_pte(struct folio *folio, struct page *page, struct mm *mm)
 	if (folio_is_zero(folio))
 		return;
 	fetch_add_relaxed(&page->mapcount, 1);
-	folio_note_mm(folio, mm, fetch_add_relaxed(&folio->total_mapcount, 1));
+	if (folio->order)
+		large_mapcount_add(folio, 1, mm);
+	else
+		fetch_add_relaxed(&folio->total_mapcount, 1);
 }
 
-void folio_remove_rmap_pte(struct folio *folio, struct page *page)
+void folio_remove_rmap_pte(struct folio *folio, struct page *page, struct mm *mm)
 {
 	if (folio_is_zero(folio))
 		return;
 	VML_BUG_ON(fetch_sub_relaxed(&page->mapcount, 1) <= 0);
-	folio_unmapped(folio, fetch_sub_relaxed(&folio->total_mapcount, 1) - 1);
+	if (folio->order)
+		large_mapcount_sub(folio, 1, mm);
+	else
+		VML_BUG_ON(fetch_sub_relaxed(&folio->total_mapcount, 1) <= 0);
 }
 
+/* A PMD mapping counts a mapping of every page in total_mapcount (not 1, as 6.18 counts it). */
 void folio_add_rmap_pmd(struct folio *folio, struct mm *mm)
 {
 	if (folio_is_zero(folio))
 		return;
 	fetch_add_relaxed(&folio->entire_mapcount, 1);
-	folio_note_mm(folio, mm, fetch_add_relaxed(&folio->total_mapcount,
-						   (int)folio_nr_pages(folio)));
+	large_mapcount_add(folio, (int)folio_nr_pages(folio), mm);
 }
 
-void folio_remove_rmap_pmd(struct folio *folio)
+void folio_remove_rmap_pmd(struct folio *folio, struct mm *mm)
 {
 	if (folio_is_zero(folio))
 		return;
 	VML_BUG_ON(fetch_sub_relaxed(&folio->entire_mapcount, 1) <= 0);
-	folio_unmapped(folio, fetch_sub_relaxed(&folio->total_mapcount,
-						(int)folio_nr_pages(folio)) -
-			      (int)folio_nr_pages(folio));
+	large_mapcount_sub(folio, (int)folio_nr_pages(folio), mm);
 }
 
 enum mm_counter folio_mm_counter(struct folio *folio)

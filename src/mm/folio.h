@@ -35,6 +35,34 @@ static inline bool folio_is_anon(const struct folio *folio)
 	return folio_test(folio, PG_anon);
 }
 
+/* May @page hold data (PAGE_DATA), or is it still zero-filled? */
+static inline bool page_has_data(struct page *page)
+{
+	return load_relaxed(&page->flags) & PAGE_DATA;
+}
+
+static inline void page_set_data(struct page *page, bool data)
+{
+	if (data)
+		fetch_or_relaxed(&page->flags, PAGE_DATA);
+	else
+		fetch_and_relaxed(&page->flags, (uint16_t)~PAGE_DATA);
+}
+
+/* PageAnonExclusive (mm_types.h). Context: the ptl of an entry mapping @page. */
+static inline bool page_anon_exclusive(struct page *page)
+{
+	return load_relaxed(&page->flags) & PAGE_ANON_EXCLUSIVE;
+}
+
+static inline void page_set_anon_exclusive(struct page *page, bool exclusive)
+{
+	if (exclusive)
+		fetch_or_relaxed(&page->flags, PAGE_ANON_EXCLUSIVE);
+	else
+		fetch_and_relaxed(&page->flags, (uint16_t)~PAGE_ANON_EXCLUSIVE);
+}
+
 /* Mappings of one page: its PTE mappings plus PMD mappings of its folio. */
 static inline int folio_precise_page_mapcount(struct folio *folio, struct page *page)
 {
@@ -51,22 +79,30 @@ static inline int folio_ref_count(struct folio *folio)
 	return load_relaxed(&folio->refcount);
 }
 
-/* rmap: map/unmap a page by PTE, or a whole large folio by PMD, in @mm. Caller holds the PTL. */
+/*
+ * rmap: map/unmap a page by PTE, or a whole large folio by PMD, in @mm.
+ * Caller holds the PTL (the PMD: page_table_lock).
+ */
 void folio_add_rmap_pte(struct folio *folio, struct page *page, struct mm *mm);
-void folio_remove_rmap_pte(struct folio *folio, struct page *page);
+void folio_remove_rmap_pte(struct folio *folio, struct page *page, struct mm *mm);
 void folio_add_rmap_pmd(struct folio *folio, struct mm *mm);
-void folio_remove_rmap_pmd(struct folio *folio);
+void folio_remove_rmap_pmd(struct folio *folio, struct mm *mm);
 
 /*
  * folio_maybe_mapped_shared - might another process map this folio? A small
- * folio: mapped more than once. A large one: mapped by a second mm since it
- * was last unmapped everywhere (mappings within one mm do not count).
+ * folio: mapped more than once. A large one mapped once: no. Otherwise, as
+ * its mm slots say (folio.c): set when a second mm mapped it, cleared when
+ * one mm's mappings all went and another mm holds all the rest (mappings
+ * within one mm do not count). A hint: it may say "shared" of a folio a
+ * third mm mapped and left.
  */
 static inline bool folio_maybe_mapped_shared(struct folio *folio)
 {
 	if (!folio->order)
 		return folio_mapcount(folio) > 1;
-	return load_relaxed(&folio->rmap_shared);
+	if (folio_mapcount(folio) <= 1)
+		return false;
+	return load_relaxed(&folio->maybe_shared);
 }
 
 /* The page of a page-cache folio that holds file page @index. */

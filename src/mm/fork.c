@@ -86,6 +86,9 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 				pte &= ~PT_WRITE;
 			}
 			if (!folio_is_zero(folio)) {
+				/* Shared with the child now (folio_try_dup_anon_rmap_ptes). */
+				if (folio_is_anon(folio))
+					page_set_anon_exclusive(pte_page(pte), false);
 				folio_get(folio);
 				folio_add_rmap_pte(folio, pte_page(pte), dst);
 				mm_inc_counter(dst, folio_mm_counter(folio));

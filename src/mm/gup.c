@@ -5,9 +5,10 @@
  * mprotect() of a locked VMA, mremap() growing a locked one.
  *
  * Every page of the range is accessed (write access for a private writable
- * mapping, as FOLL_WRITE would): through the "hardware" path if the entry
- * already allows it, else by handle_mm_fault under mmap_lock(R). A page
- * found mapped is then marked accessed (FOLL_TOUCH).
+ * mapping, as FOLL_WRITE would): as it is mapped if the entry already allows
+ * it (GUP sets no young or dirty bit on a PTE), else by handle_mm_fault
+ * under mmap_lock(R). A page found mapped is then marked accessed, and for
+ * a write its folio dirty (FOLL_TOUCH).
  */
 #include <errno.h>
 
@@ -19,11 +20,43 @@
 #include "mm/vma.h"
 #include "util/compiler.h"
 
-/* GUP's FOLL_TOUCH on a page it found mapped by a PTE: the folio is marked accessed. */
-static void follow_page_touch(struct mm *mm, unsigned long addr)
+/*
+ * May GUP use the entry mapping @addr as it is (follow_page_pte,
+ * follow_huge_pmd)? A present entry that allows the access: a PTE is left
+ * as it is - GUP sets neither its young nor its dirty bit - while a huge
+ * PMD is made young, and dirty for a write (touch_pmd). Otherwise the
+ * caller faults. Context: mmap_lock(R).
+ */
+static bool gup_entry_ok(struct mm *mm, unsigned long addr, bool write)
 {
 	_Atomic uint64_t *pmd;
 	struct pte_table *pt;
+	uint64_t v;
+	int err = 0;
+
+	pmd = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (pgtable.c's P1) */
+	v = pmd ? load_acquire(pmd) : 0;
+	if (pmd_is_huge(v))
+		return pte_access_fast(mm, addr, write);
+	pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+	if (!pt)
+		return false;
+	v = load_relaxed(&pt->e[pte_index(addr)]);	/* only its bits are used (P2) */
+	return pte_present(v) && !(v & (PT_PROTNONE | PT_PKEY)) && (!write || (v & PT_WRITE));
+}
+
+/*
+ * GUP's FOLL_TOUCH on a page it found mapped by a PTE: a write marks the
+ * folio dirty unless the entry or the folio is already (the whole folio,
+ * however large: every page of it then counts as dirty), and the folio is
+ * marked accessed.
+ */
+static void follow_page_touch(struct mm *mm, unsigned long addr, bool write)
+{
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	struct folio *folio;
 	uint64_t pte;
 	int err = 0;
 
@@ -33,8 +66,12 @@ static void follow_page_touch(struct mm *mm, unsigned long addr)
 		return;		/* none, or a huge PMD (touch_pmd: already young) */
 	pte_lock(pt);
 	pte = load_relaxed(&pt->e[pte_index(addr)]);
-	if (pte_present(pte) && !folio_is_zero(page_folio(pte_page(pte))))
-		folio_mark_accessed(mm->sys, page_folio(pte_page(pte)));
+	folio = pte_present(pte) ? page_folio(pte_page(pte)) : NULL;
+	if (folio && !folio_is_zero(folio)) {
+		if (write && !(pte & PT_DIRTY))
+			folio_set(folio, PG_dirty);
+		folio_mark_accessed(mm->sys, folio);
+	}
 	pte_unlock(pt);
 }
 
@@ -57,7 +94,7 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		vm_fault_t ret;
 
-		if (!pte_access_fast(mm, a, write)) {
+		if (!gup_entry_ok(mm, a, write)) {
 			ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
 			/* GUP reports SIGBUS and SIGSEGV alike, as -EFAULT. */
 			if (ret & VM_FAULT_OOM)
@@ -67,7 +104,7 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 			if (err)
 				break;
 		}
-		follow_page_touch(mm, a);
+		follow_page_touch(mm, a, write);
 	}
 	/*
 	 * What GUP queued takes effect, and with it anything else waiting in

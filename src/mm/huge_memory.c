@@ -24,27 +24,64 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 
-bool thp_vma_suitable(struct vma *vma, unsigned long addr)
+bool thp_vma_suitable_order(struct vma *vma, unsigned long addr, unsigned int order)
 {
-	unsigned long haddr = addr & PMD_MASK;
+	unsigned long size = PAGE_SIZE << order;
+	unsigned long haddr = addr & ~(size - 1);
 
-	return haddr >= vma->vm_start && haddr + PMD_SIZE <= vma->vm_end;
+	/* Anonymous only: no file offset to align (the kernel checks vm_pgoff for files). */
+	return haddr >= vma->vm_start && haddr + size <= vma->vm_end;
 }
 
-bool thp_vma_allowable(struct vma *vma, unsigned long vm_flags, bool smaps)
+unsigned long thp_vma_suitable_orders(struct vma *vma, unsigned long addr, unsigned long orders)
 {
-	enum vml_thp_mode mode = vma->vm_mm->sys->cfg.thp;
+	unsigned long left = orders;
 
-	if (vm_flags & (VM_NOHUGEPAGE | VM_SPECIAL | VM_HUGETLB))
-		return false;
-	if (mode == VML_THP_NEVER || (mode == VML_THP_MADVISE && !(vm_flags & VM_HUGEPAGE)))
-		return false;
+	/* Ends: each step takes one order out of @left. */
+	while (left) {
+		unsigned int order = highest_order(left);
+
+		left &= ~(1UL << order);
+		if (!thp_vma_suitable_order(vma, addr, order))
+			orders &= ~(1UL << order);
+	}
+	return orders;
+}
+
+unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
+				       enum tva_type type, unsigned long orders)
+{
+	struct vml_sys *sys = vma->vm_mm->sys;
+	enum vml_thp_mode global = sys->cfg.thp;
+	unsigned long mask = sys->thp_anon_always;
+
 	/* Only private anonymous memory: shmem_enabled is "never", no file THP (as live). */
 	if (!vma_is_anonymous(vma))
-		return false;
-	if (smaps && !thp_vma_suitable(vma, vma->vm_end - PMD_SIZE))
-		return false;
-	return true;
+		return 0;
+	if (vm_flags & VM_HUGEPAGE)
+		mask |= sys->thp_anon_madvise;
+	if (global == VML_THP_ALWAYS || ((vm_flags & VM_HUGEPAGE) && global != VML_THP_NEVER))
+		mask |= sys->thp_anon_inherit;
+	orders &= mask & THP_ORDERS_ALL_ANON;
+	if (!orders || (vm_flags & (VM_NOHUGEPAGE | VM_SPECIAL | VM_HUGETLB)))
+		return 0;
+	/*
+	 * Outside a fault, the orders of which the VMA holds a whole aligned
+	 * block: the last one before its end (a fault checks its own range).
+	 */
+	if (type != TVA_PAGEFAULT) {
+		unsigned long left = orders;
+
+		/* Ends: each step takes one order out of @left. */
+		while (left) {
+			unsigned int order = highest_order(left);
+
+			left &= ~(1UL << order);
+			if (!thp_vma_suitable_order(vma, vma->vm_end - (PAGE_SIZE << order), order))
+				orders &= ~(1UL << order);
+		}
+	}
+	return orders;
 }
 
 /* Map @folio (anon, order 9) or the huge zero page at the PMD; deposit @pt. */
@@ -93,6 +130,8 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 		anon_vma_get(vma_anon_vma(vma));
 		folio->mapping = vma_anon_vma(vma);
 		folio->index = vma->vm_pgoff + (((addr & PMD_MASK) - vma->vm_start) >> PAGE_SHIFT);
+		for (unsigned int i = 0; i < HPAGE_PMD_NR; i++)
+			page_set_anon_exclusive(&folio->pages[i], true);
 	}
 	spin_lock(&mm->page_table_lock);
 	if (load_relaxed(pmd)) {
@@ -125,8 +164,12 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 	}
 	folio = page_folio(pte_page(v));
 	/* Reuse an exclusive huge page; a zero or shared one is split and copied per page. */
-	if (!folio_is_zero(folio) && load_relaxed(&folio->entire_mapcount) == 1 &&
-	    folio_mapcount(folio) == (int)HPAGE_PMD_NR && folio_ref_count(folio) == 1) {
+	if (!folio_is_zero(folio) &&
+	    (page_anon_exclusive(&folio->pages[0]) ||
+	     (load_relaxed(&folio->entire_mapcount) == 1 &&
+	      folio_mapcount(folio) == (int)HPAGE_PMD_NR && folio_ref_count(folio) == 1))) {
+		for (unsigned int i = 0; i < HPAGE_PMD_NR; i++)
+			page_set_anon_exclusive(&folio->pages[i], true);
 		/* release: pairs with the walkers' acquire loads (P1); the bits the hardware sets are in */
 		store_release(pmd, v | PT_WRITE | PT_DIRTY | PT_YOUNG);
 		spin_unlock(&mm->page_table_lock);
@@ -160,6 +203,9 @@ int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
 		v &= ~PT_WRITE;
 	}
 	folio_get(folio);
+	/* Shared with the child now (folio_try_dup_anon_rmap_pmd). */
+	for (unsigned int i = 0; !folio_is_zero(folio) && i < HPAGE_PMD_NR; i++)
+		page_set_anon_exclusive(&folio->pages[i], false);
 	spin_unlock(&src->page_table_lock);
 	spin_lock(&dst->page_table_lock);
 	huge_pmd_install(dst, dst_pmd, folio, pt, (v & (PT_DIRTY | PT_WRITE)));
@@ -191,9 +237,9 @@ void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 	*slot = NULL;
 	if (folio_is_zero(folio))
 		return;
-	if (v & PT_DIRTY)
+	if ((v & PT_DIRTY) && !folio_is_anon(folio))
 		folio_set(folio, PG_dirty);
-	folio_remove_rmap_pmd(folio);
+	folio_remove_rmap_pmd(folio, mm);
 	mm_add_counter(mm, folio_mm_counter(folio), -(long)folio_nr_pages(folio));
 	folio_put(folio);
 }

@@ -11,14 +11,56 @@
 
 #include "mm/pgtable_types.h"
 
+/* Why THP orders are asked for (the kernel's enum tva_type). */
+enum tva_type {
+	TVA_SMAPS,		/* THPeligible in smaps */
+	TVA_PAGEFAULT,		/* a fault: the faulting range is checked by the caller */
+	TVA_KHUGEPAGED,		/* a collapse */
+};
+
+/* The orders anonymous THP comes in on x86-64: 16 KiB (order 2) to 2 MiB. */
+#define THP_ORDERS_ALL_ANON (((1UL << (HPAGE_PMD_ORDER + 1)) - 1) & ~3UL)
+
 /*
- * thp_vma_allowable - may @vma have PMD-sized THPs (__thp_vma_allowable_orders)?
- * @smaps: the smaps question (THPeligible): the VMA must also contain an
- * aligned PMD range; the fault path checks the faulting range instead.
+ * thp_vma_allowable_orders - which of @orders may @vma's anonymous memory
+ * come in (thp_vma_allowable_orders, __thp_vma_allowable_orders)? Each
+ * size's own setting (always; madvise with VM_HUGEPAGE; inherit: the global
+ * mode, "always", or "madvise" with VM_HUGEPAGE), none with VM_NOHUGEPAGE.
+ * Except for a fault, only the orders of which the VMA holds a whole
+ * naturally aligned block (the last one before its end) remain.
+ * Return: the allowed orders as a bit mask (bit n: order n), 0 if none.
  */
-bool thp_vma_allowable(struct vma *vma, unsigned long vm_flags, bool smaps);
+unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
+				       enum tva_type type, unsigned long orders);
+
+static inline bool thp_vma_allowable_order(struct vma *vma, unsigned long vm_flags,
+					   enum tva_type type, unsigned int order)
+{
+	return thp_vma_allowable_orders(vma, vm_flags, type, 1UL << order) != 0;
+}
+
+/* Does the naturally aligned block of 2^@order pages around @addr lie inside @vma? */
+bool thp_vma_suitable_order(struct vma *vma, unsigned long addr, unsigned int order);
+/* The orders of @orders whose aligned block around @addr lies inside @vma. */
+unsigned long thp_vma_suitable_orders(struct vma *vma, unsigned long addr, unsigned long orders);
+
 /* Does the aligned PMD range around @addr lie inside @vma? */
-bool thp_vma_suitable(struct vma *vma, unsigned long addr);
+static inline bool thp_vma_suitable(struct vma *vma, unsigned long addr)
+{
+	return thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER);
+}
+
+/* The highest order in @orders (which is not 0), and the next lower one after @order. */
+static inline unsigned int highest_order(unsigned long orders)
+{
+	return 63 - (unsigned int)__builtin_clzl(orders);
+}
+
+static inline unsigned int next_order(unsigned long *orders, unsigned int prev)
+{
+	*orders &= ~(1UL << prev);
+	return *orders ? highest_order(*orders) : 0;
+}
 
 /* Fault paths. Return VM_FAULT_FALLBACK (internal.h) to continue with PTEs. */
 unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,

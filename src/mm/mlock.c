@@ -29,8 +29,10 @@
 #include "util/linux_compat.h"
 
 /*
- * A large folio mapped by PTEs is (un)locked only if it lies wholly in the
- * range (allow_mlock_munlock); @a maps @page.
+ * A large folio mapped by PTEs is locked only if it lies wholly in the
+ * range; munlock unlocks one mapped there at all, even in part - a folio
+ * mlocked whole and then cut by a VMA split is no longer locked anywhere
+ * (allow_mlock_munlock); @a maps @page.
  */
 static bool folio_in_range(struct folio *folio, struct page *page, unsigned long a,
 			   unsigned long start, unsigned long end)
@@ -55,7 +57,7 @@ static int mlock_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 			continue;
 		folio = page_folio(pte_page(pte));
 		if (folio_is_zero(folio) ||
-		    !folio_in_range(folio, pte_page(pte), a, range[0], range[1]))
+		    (range[2] && !folio_in_range(folio, pte_page(pte), a, range[0], range[1])))
 			continue;
 		if (range[2])
 			mlock_folio(folio);

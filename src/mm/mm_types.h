@@ -194,9 +194,26 @@ struct pt_table;	/* pgtable_types.h */
  */
 struct page {
 	_Atomic int32_t mapcount;	/* [atomic] PTE mappings of this page (not counting PMD ones) */
-	uint32_t index;			/* [I] index within the folio */
+	uint16_t index;			/* [I] index within the folio (< 512) */
+	_Atomic uint16_t flags;		/* [atomic] PAGE_* */
 	struct folio *folio;		/* [I] */
 } __attribute__((aligned(16)));
+
+/*
+ * page flags. The model keeps no page contents, only whether a page may
+ * hold data: an anonymous page is zero-filled until a user write (touch)
+ * stores into it, or it is a copy of such a page. A split of an anonymous
+ * large folio maps zero-filled pages to the zero page (docs/kernel.md §14).
+ */
+#define PAGE_DATA	0x1U
+/*
+ * PageAnonExclusive: this anonymous page is mapped by one process only and
+ * may be written without copying - set on a page a fault gives a process
+ * (new, copied, or swapped in by its only user), cleared when fork shares
+ * it. A write to a write-protected entry reuses such a page at once, and
+ * mprotect makes its entry writable again (can_change_pte_writable).
+ */
+#define PAGE_ANON_EXCLUSIVE 0x2U
 
 /* folio flags */
 #define PG_anon		0x01UL
@@ -217,12 +234,17 @@ struct folio {
 	unsigned int order;		/* [I] */
 	int nid;			/* [I] NUMA node */
 	/*
-	 * Large folios only: which mm mapped it first, and whether another
-	 * has mapped it since (the kernel's MM_ID tracking, simplified: reset
-	 * only when the last mapping goes). folio_maybe_mapped_shared().
+	 * Large folios only, the kernel's MM_ID tracking (CONFIG_MM_ID): two
+	 * slots, each an mm (compared, never followed) and that mm's share of
+	 * total_mapcount minus one (-1: the slot is free), and whether the
+	 * folio may be mapped by more than one mm: set when a second mm takes
+	 * a slot, cleared when a slot empties and the other holds every
+	 * mapping. folio_maybe_mapped_shared().
 	 */
-	_Atomic(struct mm *) rmap_mm;	/* [atomic] */
-	_Atomic bool rmap_shared;	/* [atomic] */
+	spinlock_t mapcount_lock;	/* folio_lock_large_mapcount; a leaf under the ptl */
+	struct mm *mm_id[2];		/* [mapcount_lock] NULL: free */
+	int mm_id_mapcount[2];		/* [mapcount_lock] */
+	_Atomic bool maybe_shared;	/* written under mapcount_lock; read racily */
 	void *mapping;			/* [I] struct anon_vma * (anon) or struct vml_file * (file/shmem) */
 	unsigned long index;		/* [I] page index in the file (file folios) */
 	unsigned long swap;		/* [swap_lock] its swap slot while PG_swapcache */
@@ -311,6 +333,13 @@ struct mm {
 /* struct vml_sys - the modelled kernel: settings shared by every mm. */
 struct vml_sys {
 	struct vml_sys_config cfg;	/* [I] after creation */
+	/*
+	 * cfg.thp_anon as bit masks of orders (huge_anon_orders_always,
+	 * _madvise, _inherit): which sizes anonymous faults may allocate.
+	 */
+	unsigned long thp_anon_always;	/* [I] */
+	unsigned long thp_anon_madvise;	/* [I] */
+	unsigned long thp_anon_inherit;	/* [I] */
 	_Atomic uint64_t next_inode;	/* [atomic] inode numbers for files */
 	_Atomic long nr_mms;		/* [atomic] live mms (destroy asserts zero) */
 	_Atomic long nr_files;		/* [atomic] live files */

@@ -419,9 +419,14 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_deta
 		folio = page_folio(page);
 		if (folio_is_zero(folio))
 			return;
-		if (pte & PT_DIRTY)
+		/*
+		 * A file folio keeps the dirt of its mapping; an anonymous one
+		 * does not (zap_present_folio_ptes): the pages of a large one
+		 * still mapped elsewhere stay as clean as their own entries.
+		 */
+		if ((pte & PT_DIRTY) && !folio_is_anon(folio))
 			folio_set(folio, PG_dirty);
-		folio_remove_rmap_pte(folio, page);
+		folio_remove_rmap_pte(folio, page, mm);
 		mm_dec_counter(mm, folio_mm_counter(folio));
 		tlb_remove_folio(mm, d->tlb, folio);
 	} else if (pte_is_swap(pte)) {
@@ -686,6 +691,7 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u)
 struct protect_args {
 	unsigned long vm_flags;
 	bool writable_prot;
+	bool anon_writable;	/* private and writable: exclusive anonymous pages get write back */
 };
 
 /* The new bits of a present entry under @a. */
@@ -707,6 +713,26 @@ static uint64_t protect_bits(uint64_t pte, const struct protect_args *a)
 	return pte;
 }
 
+/*
+ * The new value of a present entry (PTE or huge PMD): protect_bits(), and -
+ * in a private writable mapping (MM_CP_TRY_CHANGE_WRITABLE) - write
+ * permission back for a page its process has to itself
+ * (can_change_pte_writable: anonymous, PageAnonExclusive), without making
+ * it dirty: a write then needs no fault. Context: the entry's lock held.
+ */
+static uint64_t protect_entry(uint64_t pte, const struct protect_args *a)
+{
+	uint64_t bits = protect_bits(pte, a);
+	struct folio *folio;
+
+	if (!a->anon_writable || (bits & (PT_WRITE | PT_PROTNONE | PT_PKEY)))
+		return bits;
+	folio = page_folio(pte_page(pte));
+	if (folio_is_anon(folio) && !folio_is_zero(folio) && page_anon_exclusive(pte_page(pte)))
+		bits |= PT_WRITE;
+	return bits;
+}
+
 static int protect_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			     unsigned long end, void *priv)
 {
@@ -718,8 +744,8 @@ static int protect_pte_range(struct mm *mm, struct pte_table *pt, unsigned long 
 		uint64_t pte = load_relaxed(ptep);
 
 		/* CAS: the access path may be setting dirty/young concurrently. */
-		while (pte_present(pte) && protect_bits(pte, args) != pte &&
-		       !cas_relaxed(ptep, &pte, protect_bits(pte, args)))
+		while (pte_present(pte) && protect_entry(pte, args) != pte &&
+		       !cas_relaxed(ptep, &pte, protect_entry(pte, args)))
 			;
 	}
 	return 0;
@@ -734,7 +760,7 @@ static int protect_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long 
 	(void)mm;
 	(void)start;
 	(void)end;
-	while (protect_bits(v, args) != v && !cas_relaxed(pmd, &v, protect_bits(v, args)))
+	while (protect_entry(v, args) != v && !cas_relaxed(pmd, &v, protect_entry(v, args)))
 		;
 	return 0;
 }
@@ -746,7 +772,11 @@ void change_protection(struct mm *mm, unsigned long start, unsigned long end,
 		.pte_range = protect_pte_range,
 		.pmd_huge = protect_pmd_huge,
 	};
-	struct protect_args args = { .vm_flags = vm_flags, .writable_prot = writable_prot };
+	struct protect_args args = {
+		.vm_flags = vm_flags,
+		.writable_prot = writable_prot,
+		.anon_writable = (vm_flags & (VM_SHARED | VM_WRITE)) == VM_WRITE,
+	};
 
 	split_huge_pmd_range_edges(mm, start, end);
 	walk_page_range(mm, start, end, &ops, &args);
@@ -778,6 +808,46 @@ bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)
 	}
 	vml_rcu_read_unlock();
 	return ok;
+}
+
+/*
+ * Mark the page a user store at @addr went to as holding data (PAGE_DATA),
+ * under the lock of the entry mapping it - so the page cannot be freed
+ * meanwhile - if that entry is still present and writable.
+ */
+static void store_mark_data(struct mm *mm, unsigned long addr)
+{
+	struct pte_table *pt = pte_offset_map_lock(mm, addr);
+	_Atomic uint64_t *pmd;
+	uint64_t v;
+	int err = 0;
+
+	if (pt) {
+		v = load_relaxed(&pt->e[pte_index(addr)]);
+		if (pte_present(v) && (v & PT_WRITE))
+			page_set_data(pte_page(v), true);
+		pte_unmap_unlock(pt);
+		return;
+	}
+	vml_rcu_read_lock();
+	pmd = pmd_offset(mm, addr, false, &err);
+	/* acquire: pairs with the release that published the entry (P1) */
+	if (pmd && pmd_is_huge(load_acquire(pmd))) {
+		spin_lock(&mm->page_table_lock);
+		v = load_relaxed(pmd);
+		if (pmd_is_huge(v) && (v & PT_WRITE))
+			page_set_data(pte_page(v) + pte_index(addr), true);
+		spin_unlock(&mm->page_table_lock);
+	}
+	vml_rcu_read_unlock();
+}
+
+bool pte_store_fast(struct mm *mm, unsigned long addr)
+{
+	if (!pte_access_fast(mm, addr, true))
+		return false;
+	store_mark_data(mm, addr);
+	return true;
 }
 
 /*

@@ -152,13 +152,18 @@ void free_pgtables(struct mm *mm, const struct unmap_range *u);
  * denied data access (PT_PKEY) under a non-zero protection key.
  * @writable_prot: the mapping is shared and writable and needs no write
  * notification (shmem), so its protection itself allows writes and every
- * present entry becomes writable (change_pte_range's pte_modify); others
- * are made writable only by a write fault.
+ * present entry becomes writable (change_pte_range's pte_modify). In a
+ * private writable mapping an anonymous page its process has to itself
+ * (PageAnonExclusive) gets write permission back, clean
+ * (MM_CP_TRY_CHANGE_WRITABLE); others are made writable only by a write
+ * fault.
  */
 void change_protection(struct mm *mm, unsigned long start, unsigned long end,
 		       unsigned long vm_flags, bool writable_prot);
 /* Lock-free "hardware" access: set young (and dirty) on a PTE that already allows it. */
 bool pte_access_fast(struct mm *mm, unsigned long addr, bool write);
+/* The same for a user's store: a write access that also puts data in the page (PAGE_DATA). */
+bool pte_store_fast(struct mm *mm, unsigned long addr);
 /* Tables set aside before a commit, so that moving the page tables after it cannot fail. */
 struct pgt_reserve {
 	struct pte_table *pte;

@@ -30,8 +30,11 @@
  * is split only when clean (its buffers can be released) and the split
  * unmaps it everywhere (split_file_folio). A whole PMD-mapped THP keeps its
  * mapping for COLD and FREE; PAGEOUT without swap splits it, and every page
- * goes back active. Divergence, documented: the model swaps out no large
- * folio (with swap the kernel would).
+ * goes back active - a whole PTE-mapped anonymous one (mTHP) too, which
+ * with swap is split and swapped out page by page, as the kernel falls
+ * back to when its swap device has no room for the folio whole. Divergence,
+ * documented: the model swaps out no PMD-mapped THP, and no large folio
+ * whole (a swap device on an SSD would take it whole).
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -227,7 +230,7 @@ static void unmap_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio
 
 	if (pte & PT_DIRTY)
 		folio_set(folio, PG_dirty);
-	folio_remove_rmap_pte(folio, pte_page(pte));
+	folio_remove_rmap_pte(folio, pte_page(pte), mm);
 	mm_dec_counter(mm, folio_mm_counter(folio));
 }
 
@@ -235,7 +238,8 @@ static void unmap_pte(struct mm *mm, _Atomic uint64_t *ptep, struct folio *folio
  * PAGEOUT of the @nr PTEs at @a that map @folio, which this mapping maps
  * alone and wholly; @pte is the first. Context: the table's ptl held.
  * Return: true if the walk must stop for the folio to be finished outside
- * the ptl (w->unmapped, a file or shmem folio).
+ * the ptl (w->unmapped, a file or shmem folio; w->split, an anonymous
+ * large folio reclaim splits).
  */
 static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table *pt,
 			 unsigned long a, unsigned long nr, uint64_t pte, struct folio *folio)
@@ -253,11 +257,61 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 	if (folio_test(folio, PG_unevictable))
 		return false;
 	if (folio_is_anon(folio)) {
+		if (folio->order && !folio_test(folio, PG_swapbacked)) {
+			/*
+			 * A lazily freed (or droppable) large folio is not split:
+			 * try_to_unmap clears its entries as one batch (6.14+), the
+			 * folio dirty if any was, and drops it whole if it is clean -
+			 * droppable memory even dirty - and no one else holds it.
+			 * Else the entries are put back as the batch's one value,
+			 * every one young and dirty if any was; the folio is
+			 * swap-backed again if written, and goes back active, whole.
+			 */
+			uint64_t acc = 0;
+
+			for (unsigned long i = 0; i < nr; i++)
+				acc |= load_relaxed(&pt->e[pte_index(a) + i]) & (PT_DIRTY | PT_YOUNG);
+			if (acc & PT_DIRTY)
+				folio_set(folio, PG_dirty);
+			if ((!folio_test(folio, PG_dirty) || w->droppable) &&
+			    folio_ref_count(folio) == folio_mapcount(folio)) {
+				for (unsigned long i = 0; i < nr; i++)
+					unmap_pte(mm, &pt->e[pte_index(a) + i], folio);
+				for (unsigned long i = 0; i < nr; i++)
+					folio_put(folio);	/* the last frees it */
+				return false;
+			}
+			for (unsigned long i = 0; i < nr; i++) {
+				_Atomic uint64_t *p = &pt->e[pte_index(a) + i];
+				uint64_t v = load_relaxed(p);
+
+				/* A CAS: the "hardware" may set bits meanwhile (pgtable.c's P2). */
+				while ((v & acc) != acc && !cas_relaxed(p, &v, v | acc))
+					;
+			}
+			if (!w->droppable)
+				folio_set(folio, PG_swapbacked);
+			folio_set(folio, PG_active);
+			return false;
+		}
 		if (folio->order) {
-			/* No swap: back to the active list (none swapped here). */
+			/*
+			 * Reclaim cannot give it swap space whole (folio_alloc_swap):
+			 * without swap at all, or - as on the hosts measured so far,
+			 * whose swap files sit on rotational disks (mTHP stats
+			 * swpout_fallback, never swpout) - without a free cluster of
+			 * its order. It splits the folio and goes on page by page:
+			 * without swap every page goes back active
+			 * (activate_locked_split), with swap each is swapped out.
+			 * The walk goes over the now small pages again.
+			 */
 			if (!mm->sys->cfg.swap_pages)
 				folio_set(folio, PG_active);
-			return false;
+			folio_get(folio);
+			w->split = folio;
+			w->split_nr = nr;
+			w->resume = a;
+			return true;
 		}
 		if (!folio_test(folio, PG_swapbacked)) {
 			if (((!(pte & PT_DIRTY) && !folio_test(folio, PG_dirty)) || w->droppable) &&
@@ -288,7 +342,7 @@ static bool pageout_ptes(struct mm *mm, struct reclaim_walk *w, struct pte_table
 		}
 		/* An exchange, as in unmap_pte() (P2). */
 		xchg_relaxed(ptep, (slot << PT_SWAP_SHIFT) | PT_SWAP);
-		folio_remove_rmap_pte(folio, pte_page(pte));
+		folio_remove_rmap_pte(folio, pte_page(pte), mm);
 		mm_dec_counter(mm, MM_ANONPAGES);
 		mm_inc_counter(mm, MM_SWAPENTS);
 		folio_put(folio);
@@ -424,14 +478,66 @@ static void pageout_unmapped(struct folio *folio)
 
 /* ---- splitting large folios ---- */
 
+/* The PTE table mapping @folio's page @i in @vma, locked; NULL if none maps it there. */
+static struct pte_table *folio_page_pte_lock(struct vma *vma, struct folio *folio,
+					     unsigned long i, uint64_t *pte)
+{
+	unsigned long index = folio->index + i, addr;
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	int err = 0;
+
+	if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+		return NULL;
+	addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+	pmd = pmd_offset(vma->vm_mm, addr, false, &err);
+	pt = pmd ? pte_table_get(vma->vm_mm, pmd, false, &err) : NULL;
+	if (!pt)
+		return NULL;
+	pte_lock(pt);
+	*pte = load_relaxed(&pt->e[pte_index(addr)]);
+	if (!pte_present(*pte) || pte_page(*pte) != &folio->pages[i]) {
+		pte_unlock(pt);
+		return NULL;
+	}
+	return pt;
+}
+
 /*
- * split_anon_folio - split a PTE-mapped anonymous large folio in place:
- * each PTE of @vma mapping one of its pages is pointed at a new single-page
- * folio with the same state (split_folio + remap_page). Pages mapped
- * nowhere in @vma stay with the old folio.
- * Context: mmap_lock(W); the folio is mapped by this mm only; no ptl.
+ * Page @i of @folio, mapped at @addr in @pt and holding nothing but zeroes,
+ * is mapped to the zero page instead (try_to_map_unused_to_zeropage): the
+ * entry keeps its young bit and protection, loses write and dirty, and
+ * the page's mapping goes. Return: true if done (the caller drops the
+ * mapping's folio reference). Context: no ptl; takes @pt's.
  */
-static void split_anon_folio(struct vma *vma, struct folio *folio)
+static bool split_page_to_zero(struct mm *mm, struct pte_table *pt, unsigned long addr,
+			       struct folio *folio, unsigned long i)
+{
+	struct folio *zero = sys_zero_folio(mm->sys);
+	uint64_t pte;
+
+	pte_lock(pt);
+	pte = load_relaxed(&pt->e[pte_index(addr)]);
+	if (!pte_present(pte) || pte_page(pte) != &folio->pages[i]) {
+		pte_unlock(pt);
+		return false;
+	}
+	folio_remove_rmap_pte(folio, &folio->pages[i], mm);
+	mm_dec_counter(mm, MM_ANONPAGES);
+	/* A CAS: a young bit the "hardware" sets meanwhile (pgtable.c) is kept. */
+	while (!cas_relaxed(&pt->e[pte_index(addr)], &pte,
+			    mk_pte(&zero->pages[0], pte & (PT_YOUNG | PT_PROTNONE | PT_PKEY))))
+		;
+	pte_unlock(pt);
+	return true;
+}
+
+/*
+ * The pages of @folio mapped in @vma get folios of their own, or (@zero_ok,
+ * zero-filled) the zero page. Return: the mappings that went (the caller
+ * drops their folio references). Context: as split_anon_folio().
+ */
+static unsigned long split_anon_folio_vma(struct vma *vma, struct folio *folio, bool zero_ok)
 {
 	struct mm *mm = vma->vm_mm;
 	unsigned long nr = folio_nr_pages(folio), dropped = 0;
@@ -451,6 +557,11 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 		pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
 		if (!pt)
 			continue;
+		if (zero_ok && !page_has_data(&folio->pages[i])) {
+			if (split_page_to_zero(mm, pt, addr, folio, i))
+				dropped++;
+			continue;
+		}
 		small = folio_alloc(mm->sys, 0, folio->nid);
 		if (!small)
 			break;		/* the rest stays large: harmless */
@@ -462,11 +573,16 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 			continue;
 		}
 		store_relaxed(&small->flags, load_relaxed(&folio->flags) & ~PG_lru_batch);
+		page_set_data(&small->pages[0], page_has_data(&folio->pages[i]));
+		page_set_anon_exclusive(&small->pages[0], page_anon_exclusive(&folio->pages[i]));
+		/* Mapped again into a locked VMA, a small folio is mlocked (mlock_vma_folio). */
+		if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
+			mlock_folio(small);
 		anon_vma_get(folio->mapping);
 		small->mapping = folio->mapping;
 		small->index = index;
 		folio_add_rmap_pte(small, &small->pages[0], mm);	/* its first reference */
-		folio_remove_rmap_pte(folio, &folio->pages[i]);
+		folio_remove_rmap_pte(folio, &folio->pages[i], mm);
 		/*
 		 * The same entry bits (write, dirty, young, protnone), the new
 		 * page; a CAS, so a young or dirty bit the "hardware" sets
@@ -478,6 +594,51 @@ static void split_anon_folio(struct vma *vma, struct folio *folio)
 			;
 		pte_unlock(pt);
 		dropped++;
+	}
+	return dropped;
+}
+
+/*
+ * split_anon_folio - split a PTE-mapped anonymous large folio in place:
+ * each PTE mapping one of its pages, in any VMA of @mm (mprotect or mremap
+ * may have spread them over several, all with its anon_vma), is pointed at
+ * a new single-page folio with the same state (split_folio + remap_page).
+ * The split first unmaps the folio (try_to_migrate), which marks it dirty
+ * if any of its entries is: then every new folio is dirty (numa_maps
+ * dirty=, no LazyFree), whatever its own entry says. A page that holds
+ * only zeroes - never written - is not given a folio but mapped to the
+ * zero page (6.12+; also on hosts booted without the zero page for
+ * faults), unless its VMA is locked or the folio mlocked: it leaves Rss.
+ * Context: mmap_lock(W); the folio is mapped by @mm only; no ptl.
+ */
+static void split_anon_folio(struct mm *mm, struct folio *folio)
+{
+	unsigned long nr = folio_nr_pages(folio), dropped = 0;
+	struct vma_iterator vmi;
+	struct vma *vma;
+
+	vma_iter_init(&vmi, mm, 0);
+	for_each_vma(vmi, vma) {
+		if (vma_anon_vma(vma) != folio->mapping)
+			continue;
+		for (unsigned long i = 0; i < nr && !folio_test(folio, PG_dirty); i++) {
+			uint64_t pte;
+			struct pte_table *pt = folio_page_pte_lock(vma, folio, i, &pte);
+
+			if (!pt)
+				continue;
+			if (pte & PT_DIRTY)
+				folio_set(folio, PG_dirty);
+			pte_unlock(pt);
+		}
+	}
+	vma_iter_init(&vmi, mm, 0);
+	for_each_vma(vmi, vma) {
+		/* try_to_map_unused_to_zeropage: never in a locked VMA, nor for an mlocked folio */
+		bool zero_ok = !(vma->vm_flags & VM_LOCKED) && !folio_test(folio, PG_unevictable);
+
+		if (vma_anon_vma(vma) == folio->mapping)
+			dropped += split_anon_folio_vma(vma, folio, zero_ok);
 	}
 	while (dropped--)
 		folio_put(folio);	/* the old mappings' references */
@@ -581,13 +742,11 @@ static void reclaim_walk_range(struct mm *mm, unsigned long start, unsigned long
 		walk_page_range(mm, start, end, ops, &w);
 		folio = w.split;
 		if (folio && folio_is_anon(folio)) {
-			struct vma *vma = vma_lookup(mm, w.split_pmd ? w.split_pmd : w.resume);
 			int mapped = folio_mapcount(folio);
 
 			if (w.split_pmd)
 				split_huge_pmd_address(mm, w.split_pmd);
-			if (vma)
-				split_anon_folio(vma, folio);
+			split_anon_folio(mm, folio);
 			/* Nothing split off (no memory): go past it rather than back to it. */
 			if (!w.split_pmd && folio_mapcount(folio) == mapped)
 				w.resume += w.split_nr * PAGE_SIZE;

@@ -144,8 +144,11 @@ bool folio_free_swap(struct vml_sys *sys, struct folio *folio)
 		dropped = true;
 	}
 	spin_unlock(&sys->swap_lock);
-	if (dropped)
+	if (dropped) {
+		/* Its only copy is in memory now: dirty, to be written again (folio_free_swap). */
+		folio_set(folio, PG_dirty);
 		folio_put(folio);
+	}
 	return dropped;
 }
 

@@ -17,6 +17,31 @@
 #define DEFAULT_MAX_MAP_COUNT 65530UL
 #define DEFAULT_FAULT_AROUND_BYTES 65536UL
 
+/*
+ * The per-size anonymous THP modes as the kernel keeps them: one mask of
+ * orders per mode. Return: 0, or -EINVAL for a mode out of range or one set
+ * for an order anonymous THP does not have (0, 1).
+ */
+static int thp_anon_masks(struct vml_sys *sys)
+{
+	for (unsigned int order = 0; order < VML_THP_ORDERS; order++) {
+		enum vml_mthp_mode mode = sys->cfg.thp_anon[order];
+		unsigned long bit = 1UL << order;
+
+		if (mode == VML_MTHP_DEFAULT)
+			mode = order == HPAGE_PMD_ORDER ? VML_MTHP_INHERIT : VML_MTHP_NEVER;
+		if (mode > VML_MTHP_INHERIT || (order < 2 && mode != VML_MTHP_NEVER))
+			return -EINVAL;
+		if (mode == VML_MTHP_ALWAYS)
+			sys->thp_anon_always |= bit;
+		else if (mode == VML_MTHP_MADVISE)
+			sys->thp_anon_madvise |= bit;
+		else if (mode == VML_MTHP_INHERIT)
+			sys->thp_anon_inherit |= bit;
+	}
+	return 0;
+}
+
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 {
 	struct vml_sys *sys;
@@ -34,6 +59,10 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 		return -ENOMEM;
 	if (cfg)
 		sys->cfg = *cfg;
+	if (thp_anon_masks(sys)) {
+		vml_free(sys);
+		return -EINVAL;
+	}
 	if (!sys->cfg.max_map_count)
 		sys->cfg.max_map_count = DEFAULT_MAX_MAP_COUNT;
 	if (!sys->cfg.numa_nodes)

@@ -109,7 +109,7 @@ int vml_touch(struct vml_mm *umm, unsigned long addr, unsigned long len, int acc
 	for (a = addr & PAGE_MASK; a < end; a += PAGE_SIZE) {
 		int tries = 0;
 
-		while (!pte_access_fast(mm, a, write)) {
+		while (!(write ? pte_store_fast(mm, a) : pte_access_fast(mm, a, false))) {
 			int err = do_user_fault(mm, a, write);
 
 			if (err)

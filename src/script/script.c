@@ -1005,7 +1005,7 @@ bool script_requires_unmet(unsigned int requires, bool pkeys, bool zero_page, bo
 	return used > 0;
 }
 
-/* `swap SIZE` or `require FEATURE...`; Return: 1 handled, 0 not a directive, -errno. */
+/* `swap SIZE`, `require FEATURE...` or `knobs NAME=VALUE...`; Return: 1 handled, 0 not a directive, -errno. */
 static int parse_directive(struct parser *p, char *line)
 {
 	char *save, *t, *word;
@@ -1015,7 +1015,8 @@ static int parse_directive(struct parser *p, char *line)
 
 	line += strspn(line, BLANKS);
 	wlen = strcspn(line, BLANKS);
-	if (!((wlen == 4 && !strncmp(line, "swap", 4)) || (wlen == 7 && !strncmp(line, "require", 7))))
+	if (!((wlen == 4 && !strncmp(line, "swap", 4)) || (wlen == 7 && !strncmp(line, "require", 7)) ||
+	      (wlen == 5 && !strncmp(line, "knobs", 5))))
 		return 0;	/* an op line: left as it is for parse_line() */
 	word = strtok_r(line, BLANKS, &save);
 	p->opname = word;
@@ -1035,6 +1036,15 @@ static int parse_directive(struct parser *p, char *line)
 			return fail(p, "swap size '%s' out of range (1M to 64G, whole pages)", t);
 		p->s->swap_bytes = size;
 		return 1;
+	}
+	if (!strcmp(word, "knobs")) {
+		char why[160];
+
+		while ((t = strtok_r(NULL, BLANKS, &save)) && !script_knob_add(p->s, t, why, sizeof(why)))
+			n++;
+		if (t)
+			return fail(p, "%s", why);
+		return n ? 1 : fail(p, "want NAME=VALUE...");
 	}
 	while ((t = strtok_r(NULL, BLANKS, &save))) {
 		size_t i;

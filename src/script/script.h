@@ -36,6 +36,14 @@
  *   require  FEATURE...   the script shows what only some hosts do; on others it
  *                         is skipped. FEATURE: pkeys, no-pkeys, zero-page,
  *                         no-zero-page, thp (THP not "never"), anon-vma-name.
+ *   knobs    NAME=VALUE...  transparent-hugepage sysfs knobs for the run: the
+ *                         live target sets them (root only; system/settings.h)
+ *                         and puts them back afterwards, the model runs as if
+ *                         the host had them. NAME: thp, thp_defrag, thp_shmem
+ *                         (enabled, defrag, shmem_enabled), hugepages-NkB and
+ *                         hugepages-NkB.shmem (that size's enabled and
+ *                         shmem_enabled). Each NAME at most once; several
+ *                         lines add up.
  *
  * PROT is a string of r, w, x and - (`rw-`, `r--`, `---`, `rx`), or `none`.
  * FLAGS is a comma list of private, shared, anon, populate, fixed, noreplace,
@@ -184,10 +192,28 @@ enum script_require {
 	SCRIPT_REQ_ANON_VMA_NAME = 1 << 5,
 };
 
+/* One `knobs` setting: a knob by its settings name, and the word to write. */
+struct script_knob {
+	char name[32];			/* thp, hugepages-64kB, hugepages-64kB.shmem, ... */
+	char value[16];			/* always, never, ... */
+};
+#define SCRIPT_MAX_KNOBS 32
+
+/* The sysfs file a knob's name stands for (transparent_hugepage/...). */
+enum script_knob_file {
+	KNOB_THP,		/* enabled */
+	KNOB_THP_DEFRAG,	/* defrag */
+	KNOB_THP_SHMEM,		/* shmem_enabled */
+	KNOB_MTHP,		/* hugepages-NkB/enabled */
+	KNOB_MTHP_SHMEM,	/* hugepages-NkB/shmem_enabled */
+};
+
 struct script {
 	char *path;			/* as given; used in messages */
 	unsigned long swap_bytes;	/* `swap SIZE`; 0: none */
 	unsigned int requires;		/* enum script_require bits */
+	struct script_knob knobs[SCRIPT_MAX_KNOBS];	/* `knobs`, in the order given */
+	size_t nr_knobs;
 	struct op *ops;
 	size_t nr_ops;
 	char **strings;			/* every string the ops point to */
@@ -216,6 +242,19 @@ void script_free(struct script *s);
  */
 bool script_requires_unmet(unsigned int requires, bool pkeys, bool zero_page, bool thp,
 			   bool anon_vma_name, char *buf, size_t len);
+
+/*
+ * script_knob_file - which sysfs file the knob @name is, and for a size's
+ * (hugepages-NkB[.shmem]) that size in *@kb (else 0).
+ * Return: 0, or -EINVAL for no knob of that name.
+ */
+int script_knob_file(const char *name, enum script_knob_file *file, unsigned int *kb);
+/*
+ * script_knob_add - add `knobs` token @tok (NAME=VALUE) to @s, checking the
+ * name, the value (one of the words the knob's file takes) and that the
+ * name is new. Return: 0, or -EINVAL with @why saying what is wrong.
+ */
+int script_knob_add(struct script *s, const char *tok, char *why, size_t len);
 
 /* An op's keyword ("mmap", ...). */
 const char *op_kind_name(enum op_kind kind);

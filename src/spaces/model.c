@@ -36,9 +36,13 @@ struct model {
 
 static int model_create(struct target *t)
 {
-	struct vml_sys_config cfg;	/* this host's, or the --profile's */
+	struct vml_sys_config cfg;	/* this host's, or the --profile's, with the script's knobs */
 	struct model *m;
-	int ret = host_current_config(target_env_swap_bytes(t->env), &cfg);
+	size_t nr_knobs;
+	const struct script_knob *knobs = target_env_knobs(t->env, &nr_knobs);
+	char err[256];
+	int ret = host_current_config_knobs(target_env_swap_bytes(t->env), knobs, nr_knobs, &cfg,
+					    err, sizeof(err));
 
 	if (ret)
 		return ret;

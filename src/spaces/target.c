@@ -20,6 +20,7 @@
 
 #include "system/keeper.h"
 #include "system/keeper_proto.h"
+#include "system/settings.h"
 #include "system/swap.h"
 #include "system/syslock.h"
 #include "spaces/target.h"
@@ -47,6 +48,9 @@ struct target_env {
 	uint64_t swap_bytes;		/* the script's own swap (model: that many pages) */
 	struct target_swap *swap;	/* live: the swap file turned on for it, or NULL */
 	bool kernel_transients;		/* model: vml_sys_config.kernel_transients */
+	const struct script_knob *knobs;	/* the script's `knobs` (its own) */
+	size_t nr_knobs;
+	int settings_mark;		/* live: setting_depth() before they were set; -1: not set */
 };
 
 static void remove_dir(const char *dir)
@@ -63,6 +67,7 @@ int target_env_create(struct target_env **out)
 	if (!env)
 		return -ENOMEM;
 	env->refs = 1;
+	env->settings_mark = -1;
 	/* $VMALOCK_TMPDIR and $VMALOCK_SHMDIR move them (tests watch their own). */
 	for (int i = 0; i < 2; i++) {
 		const char *base = getenv(i ? "VMALOCK_SHMDIR" : "VMALOCK_TMPDIR");
@@ -106,6 +111,8 @@ void target_env_put(struct target_env *env)
 {
 	if (!env || --env->refs > 0)
 		return;
+	if (env->settings_mark >= 0)
+		setting_pop_to(env->settings_mark);
 	target_swap_off(env->swap);
 	for (int i = 0; i < 2; i++) {
 		remove_dir(env->dir[i]);
@@ -146,6 +153,35 @@ int target_env_set_swap(struct target_env *env, uint64_t bytes, bool live, char 
 	}
 	env->swap_bytes = bytes;
 	return 0;
+}
+
+int target_env_set_knobs(struct target_env *env, const struct script_knob *knobs, size_t nr,
+			 bool live, char *err, size_t errlen)
+{
+	int mark = setting_depth(), ret;
+
+	if (env->nr_knobs || env->settings_mark >= 0)
+		return -EBUSY;
+	for (size_t i = 0; live && i < nr; i++) {
+		const char *path = setting_path(knobs[i].name);
+
+		ret = path ? setting_push(path, knobs[i].value, err, errlen) : -EINVAL;
+		if (ret) {
+			setting_pop_to(mark);
+			return ret;
+		}
+	}
+	if (live && nr)
+		env->settings_mark = mark;
+	env->knobs = knobs;
+	env->nr_knobs = nr;
+	return 0;
+}
+
+const struct script_knob *target_env_knobs(const struct target_env *env, size_t *nr)
+{
+	*nr = env->nr_knobs;
+	return env->knobs;
 }
 
 const char *target_env_dir(const struct target_env *env, bool shmem)

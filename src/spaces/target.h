@@ -65,6 +65,20 @@ uint64_t target_env_swap_bytes(const struct target_env *env);
 int target_env_set_swap(struct target_env *env, uint64_t bytes, bool live, char *err,
 			size_t errlen);
 /*
+ * target_env_set_knobs - the script's `knobs` (@nr of @knobs, which must
+ * outlive @env): the model targets created afterwards run as if the host's
+ * THP sysfs knobs had these values; with @live, they get them on this
+ * machine now (root; under the system-state lock, the old values
+ * registered with the keeper) and get the old ones back when the
+ * environment goes. Call before creating the targets.
+ * Return: 0 or -errno, @err saying why (-EPERM: not root; -ENOENT: no such
+ *         knob on this kernel).
+ */
+int target_env_set_knobs(struct target_env *env, const struct script_knob *knobs, size_t nr,
+			 bool live, char *err, size_t errlen);
+/* The knobs set with target_env_set_knobs(), *@nr of them. */
+const struct script_knob *target_env_knobs(const struct target_env *env, size_t *nr);
+/*
  * The model targets created afterwards in @env go through the kernel's
  * intermediate states (vml_sys_config.kernel_transients); live targets
  * ignore it.

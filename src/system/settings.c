@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "script/script.h"
 #include "system/keeper.h"
 #include "system/settings.h"
 #include "system/syslock.h"
@@ -30,6 +31,8 @@ static int nr_pushed;
 const char *setting_path(const char *name)
 {
 	static char buf[PATH_MAX];
+	enum script_knob_file file;
+	unsigned int kb;
 
 	if (!strcmp(name, "thp"))
 		return THP_DIR "/enabled";
@@ -37,6 +40,11 @@ const char *setting_path(const char *name)
 		return THP_DIR "/defrag";
 	if (!strcmp(name, "thp_shmem"))
 		return THP_DIR "/shmem_enabled";
+	if (!script_knob_file(name, &file, &kb) && kb) {
+		snprintf(buf, sizeof(buf), THP_DIR "/hugepages-%ukB/%s", kb,
+			 file == KNOB_MTHP ? "enabled" : "shmem_enabled");
+		return buf;
+	}
 	if (!strcmp(name, "max_map_count"))
 		return "/proc/sys/vm/max_map_count";
 	if (!strncmp(name, "khugepaged.", 11) && name[11] && !strchr(name + 11, '/') &&
@@ -128,9 +136,19 @@ int setting_push(const char *path, const char *value, char *err, size_t errlen)
 	return 0;
 }
 
+int setting_depth(void)
+{
+	return nr_pushed;
+}
+
 void setting_pop_all(void)
 {
-	while (nr_pushed > 0) {
+	setting_pop_to(0);
+}
+
+void setting_pop_to(int depth)
+{
+	while (nr_pushed > depth) {
 		struct pushed *p = &pushed[--nr_pushed];
 		int ret = write_value(p->path, p->old);
 

@@ -13,8 +13,10 @@
 #include <stddef.h>
 
 /*
- * The settings by name, for `vmalock host --set NAME=VALUE`:
+ * The settings by name, for `vmalock host --set NAME=VALUE` (the THP ones
+ * also for a script's `knobs`):
  *   thp, thp_defrag, thp_shmem        transparent_hugepage/{enabled,defrag,shmem_enabled}
+ *   hugepages-NkB, hugepages-NkB.shmem  transparent_hugepage/hugepages-NkB/{enabled,shmem_enabled}
  *   khugepaged.KNOB                   transparent_hugepage/khugepaged/KNOB
  *   max_map_count                     /proc/sys/vm/max_map_count
  * Return: the file, or NULL for an unknown name.
@@ -28,6 +30,10 @@ const char *setting_path(const char *name);
  */
 int setting_push(const char *path, const char *value, char *err, size_t errlen);
 
+/* How many settings are pushed now: a mark for setting_pop_to(). */
+int setting_depth(void);
+/* Restore the settings pushed since @depth, newest first. */
+void setting_pop_to(int depth);
 /* Restore every pushed setting, newest first. */
 void setting_pop_all(void);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # restore.sh VMALOCK: what vmalock changes system-wide comes back however it
 # ends - a THP mode set with `host --set` when vmalock is SIGKILLed under
-# it, a script's swap file when replay is SIGKILLed mid-script, temporary
+# it, a script's swap file and its THP knobs when replay is SIGKILLed
+# mid-script (and the knobs when it ends normally), temporary
 # directories when a benchmark is interrupted, and a stale swap file of a
 # dead run found and removed at the next start. TAP. Needs root (77 if not).
 set -u
@@ -54,6 +55,33 @@ kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 wait_for no_swap_of_ours
 ok $(( on || $? )) "a SIGKILLed replay's swap file is turned off and deleted"
+
+# A long script with knobs: kill vmalock while its 64 KiB mTHP knob is set.
+k64=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
+if [ -w "$k64" ]; then
+	kbefore=$(cat "$k64")
+	kother=always
+	case $kbefore in *"[always]"*) kother=never ;; esac
+	{ echo "knobs hugepages-64kB=$kother"; echo "mmap 0x100000000000 16M rw- private,anon";
+	  for i in $(seq 400); do echo "touch 0x100000000000 16M write";
+	  echo "madvise 0x100000000000 16M dontneed"; done; } > "$tmp/knobs.ops"
+	"$vmalock" replay "$tmp/knobs.ops" --target live >/dev/null 2>&1 &
+	pid=$!
+	wait_for grep -q "\[$kother\]" "$k64"
+	set=$?
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	wait_for sh -c "[ \"\$(cat $k64)\" = \"$kbefore\" ]"
+	ok $(( set || $? )) "a SIGKILLed replay's THP knobs are put back"
+	printf 'knobs hugepages-64kB=%s\nmmap 0x100000000000 64K rw- private,anon\n' $kother \
+		> "$tmp/k.ops"
+	"$vmalock" replay "$tmp/k.ops" --target live >/dev/null 2>&1
+	[ "$(cat "$k64")" = "$kbefore" ]
+	ok $? "a replay's THP knobs are put back when it ends"
+else
+	ok 0 "# SKIP no hugepages-64kB/enabled"
+	ok 0 "# SKIP no hugepages-64kB/enabled"
+fi
 
 # A stale swap file of a dead run (pid 2^22 - 1 is not a live process here).
 dead=4194303

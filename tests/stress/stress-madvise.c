@@ -9,9 +9,16 @@
  * the threads join: the resident-page counter equals what the page tables
  * map, counted by walking them. Seed printed (VML_SEED replays the
  * threads' choices).
+ *
+ * With VML_MTHP=1 the small faults are 16 and 64 KiB mTHPs, and a forker
+ * forks the address space over and over, writes into the child and lets
+ * it go, so large folios are shared, copied on write and unshared (their
+ * mm slots, folio->mapcount_lock) under the zaps and faults.
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "mapped_pages.h"
@@ -27,7 +34,7 @@
 static struct vml_mm *mm;
 static uint64_t seed;
 static atomic_bool stop;
-static atomic_ulong zaps, faults, remaps;
+static atomic_ulong zaps, faults, remaps, forks;
 
 /* A range inside one PMD range, rarely aligned to anything: a partial zap. */
 static void pick(struct vml_rand *r, unsigned long *a, unsigned long *len)
@@ -71,6 +78,26 @@ static void *faulter(void *arg)
 	return NULL;
 }
 
+static void *forker(void *arg)
+{
+	struct vml_rand r = vml_rand_init(seed, 300 + (uintptr_t)arg);
+
+	while (!atomic_load(&stop)) {
+		struct vml_mm *child;
+		unsigned long a, len;
+
+		if (may_fail(vml_fork(mm, &child)))
+			continue;
+		/* Copy-on-write in the child; the parent's faulters copy on their side. */
+		pick(&r, &a, &len);
+		may_fail(vml_touch(child, a, len, VML_TOUCH_WRITE));
+		usleep(200);
+		vml_mm_destroy(child);
+		atomic_fetch_add(&forks, 1);
+	}
+	return NULL;
+}
+
 static void *unmapper(void *arg)
 {
 	struct vml_rand r = vml_rand_init(seed, 200 + (uintptr_t)arg);
@@ -92,20 +119,25 @@ int main(void)
 	double secs = tap_stress_seconds(3);
 	struct vml_mm_stats ms;
 	struct vml_sys *sys;
+	struct vml_sys_config cfg = { .thp = VML_THP_ALWAYS };
+	const char *env = getenv("VML_MTHP");
+	bool mthp = env && !strcmp(env, "1");
 	long mapped;
 
 	seed = tap_seed();
-	if (vml_sys_create(&(struct vml_sys_config){ .thp = VML_THP_ALWAYS }, &sys) ||
-	    vml_mm_create(sys, &mm))
+	if (mthp)
+		cfg.thp_anon[2] = cfg.thp_anon[4] = VML_MTHP_ALWAYS;	/* 16 and 64 KiB */
+	if (vml_sys_create(&cfg, &sys) || vml_mm_create(sys, &mm))
 		return 1;
 	map_anon(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE);
 
-	run_threads((const struct thread_group[]){ { zapper, 2 }, { faulter, 2 }, { unmapper, 1 } },
-		    3, secs, &stop);
+	run_threads((const struct thread_group[]){ { zapper, 2 }, { faulter, 2 }, { unmapper, 1 },
+						    { forker, mthp ? 1 : 0 } },
+		    4, secs, &stop);
 
 	vml_mm_stats(mm, &ms);
-	tap_diag("%lu zaps, %lu faults, %lu remaps; %llu VMA locks taken",
-		 atomic_load(&zaps), atomic_load(&faults), atomic_load(&remaps),
+	tap_diag("%lu zaps, %lu faults, %lu remaps, %lu forks; %llu VMA locks taken",
+		 atomic_load(&zaps), atomic_load(&faults), atomic_load(&remaps), atomic_load(&forks),
 		 (unsigned long long)ms.vma_lock_success);
 	ok(atomic_load(&zaps) > 0 && atomic_load(&faults) > 0 && atomic_load(&remaps) > 0,
 	   "every thread made progress");
