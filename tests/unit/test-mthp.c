@@ -58,7 +58,7 @@ static void is_numa(struct vml_mm *mm, const char *want, const char *what)
 {
 	char *t = read_view(mm, VML_VIEW_NUMA_MAPS, VML_LOCK_VMA, 4096);
 
-	is_str(t, want, what);
+	is_str(t, want, "%s", what);
 	free(t);
 }
 
