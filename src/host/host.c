@@ -972,11 +972,88 @@ static bool get_bool(struct loader *l, const char *key)
 	return v;
 }
 
+/* The per-size mTHP settings: one object per hugepages-NkB directory. */
+static void load_mthp(struct loader *l, const json_t *mthp, struct host_profile *p)
+{
+	size_t i;
+	json_t *m;
+
+	if (!json_is_array(mthp)) {
+		bad_field(l, "mthp", mthp ? -EINVAL : -ENOENT);
+		return;
+	}
+	json_array_foreach(mthp, i, m) {
+		struct loader ml = { .obj = m, .path = l->path, .err = l->err, .errlen = l->errlen };
+		struct host_mthp *hm;
+
+		if (p->nr_mthp == HOST_MAX_MTHP)
+			break;
+		hm = &p->mthp[p->nr_mthp];
+		hm->kb = (unsigned int)get_u64(&ml, "kb");
+		get_str(&ml, "enabled", hm->enabled, sizeof(hm->enabled));
+		get_str(&ml, "shmem_enabled", hm->shmem_enabled, sizeof(hm->shmem_enabled));
+		if (ml.ret && !l->ret)
+			l->ret = ml.ret;
+		p->nr_mthp++;
+	}
+}
+
+static void load_khugepaged(struct loader *l, const json_t *kh, struct host_profile *p)
+{
+	struct loader kl = { .obj = kh, .path = l->path, .err = l->err, .errlen = l->errlen };
+
+	if (!json_is_object(kh)) {
+		bad_field(l, "khugepaged", kh ? -EINVAL : -ENOENT);
+		return;
+	}
+	p->khugepaged.defrag = (unsigned int)get_u64(&kl, "defrag");
+	p->khugepaged.max_ptes_none = (unsigned int)get_u64(&kl, "max_ptes_none");
+	p->khugepaged.max_ptes_swap = (unsigned int)get_u64(&kl, "max_ptes_swap");
+	p->khugepaged.max_ptes_shared = (unsigned int)get_u64(&kl, "max_ptes_shared");
+	p->khugepaged.pages_to_scan = (unsigned int)get_u64(&kl, "pages_to_scan");
+	p->khugepaged.scan_sleep_ms = (unsigned int)get_u64(&kl, "scan_sleep_millisecs");
+	p->khugepaged.alloc_sleep_ms = (unsigned int)get_u64(&kl, "alloc_sleep_millisecs");
+	if (kl.ret && !l->ret)
+		l->ret = kl.ret;
+}
+
+/* The fields whose JSON form is not a plain string, number or boolean. */
+static void load_special(struct loader *l, struct host_profile *p)
+{
+	int64_t oc = 0;
+	const char *s;
+	int ret;
+
+	ret = json_get_i64(l->obj, "overcommit_memory", &oc);
+	if (ret || oc < 0 || oc > 2)
+		bad_field(l, "overcommit_memory", ret ? ret : -EINVAL);
+	p->overcommit_memory = (int)oc;
+	if (!json_get_str(l->obj, "stack_rlimit", &s) && !strcmp(s, "unlimited"))
+		p->stack_rlimit = UINT64_MAX;
+	else
+		p->stack_rlimit = get_u64(l, "stack_rlimit");
+}
+
+/* Values the model cannot be configured with, though well-formed JSON. */
+static void check_loaded(struct loader *l, const struct host_profile *p)
+{
+	if (!l->ret && (p->page_size != 4096 && p->page_size != 16384 && p->page_size != 65536))
+		bad_field(l, "page_size", -EINVAL);
+	if (!l->ret && (p->fault_around_bytes < p->page_size ||
+			(p->fault_around_bytes & (p->fault_around_bytes - 1)) ||
+			p->fault_around_bytes > 512 * p->page_size))
+		bad_field(l, "fault_around_bytes", -EINVAL);
+	if (!l->ret && (!p->numa_nodes || p->numa_nodes > 64))
+		bad_field(l, "numa_nodes", -EINVAL);
+	if (!l->ret && strcmp(p->thp_enabled, "always") && strcmp(p->thp_enabled, "madvise") &&
+	    strcmp(p->thp_enabled, "never"))
+		bad_field(l, "thp_enabled", -EINVAL);
+}
+
 int host_profile_load(const char *path, struct host_profile *p, char *err, size_t errlen)
 {
 	struct loader l = { .path = path, .err = err, .errlen = errlen };
-	json_t *doc, *mthp, *kh;
-	const char *s;
+	json_t *doc;
 	int ret;
 
 	ret = json_read_file(path, &doc, err, errlen);
@@ -1005,63 +1082,16 @@ int host_profile_load(const char *path, struct host_profile *p, char *err, size_
 	get_str(&l, "thp_enabled", p->thp_enabled, sizeof(p->thp_enabled));
 	get_str(&l, "thp_defrag", p->thp_defrag, sizeof(p->thp_defrag));
 	get_str(&l, "thp_shmem_enabled", p->thp_shmem_enabled, sizeof(p->thp_shmem_enabled));
-	mthp = json_object_get(doc, "mthp");
-	if (!json_is_array(mthp)) {
-		bad_field(&l, "mthp", mthp ? -EINVAL : -ENOENT);
-	} else {
-		size_t i;
-		json_t *m;
-
-		json_array_foreach(mthp, i, m) {
-			struct loader ml = { .obj = m, .path = path, .err = err, .errlen = errlen };
-
-			if (p->nr_mthp == HOST_MAX_MTHP)
-				break;
-			p->mthp[p->nr_mthp].kb = (unsigned int)get_u64(&ml, "kb");
-			get_str(&ml, "enabled", p->mthp[p->nr_mthp].enabled,
-				sizeof(p->mthp[0].enabled));
-			get_str(&ml, "shmem_enabled", p->mthp[p->nr_mthp].shmem_enabled,
-				sizeof(p->mthp[0].shmem_enabled));
-			if (ml.ret && !l.ret)
-				l.ret = ml.ret;
-			p->nr_mthp++;
-		}
-	}
-	kh = json_object_get(doc, "khugepaged");
-	if (!json_is_object(kh)) {
-		bad_field(&l, "khugepaged", kh ? -EINVAL : -ENOENT);
-	} else {
-		struct loader kl = { .obj = kh, .path = path, .err = err, .errlen = errlen };
-
-		p->khugepaged.defrag = (unsigned int)get_u64(&kl, "defrag");
-		p->khugepaged.max_ptes_none = (unsigned int)get_u64(&kl, "max_ptes_none");
-		p->khugepaged.max_ptes_swap = (unsigned int)get_u64(&kl, "max_ptes_swap");
-		p->khugepaged.max_ptes_shared = (unsigned int)get_u64(&kl, "max_ptes_shared");
-		p->khugepaged.pages_to_scan = (unsigned int)get_u64(&kl, "pages_to_scan");
-		p->khugepaged.scan_sleep_ms = (unsigned int)get_u64(&kl, "scan_sleep_millisecs");
-		p->khugepaged.alloc_sleep_ms = (unsigned int)get_u64(&kl, "alloc_sleep_millisecs");
-		if (kl.ret && !l.ret)
-			l.ret = kl.ret;
-	}
+	load_mthp(&l, json_object_get(doc, "mthp"), p);
+	load_khugepaged(&l, json_object_get(doc, "khugepaged"), p);
 	p->swap_total_bytes = get_u64(&l, "swap_total_bytes");
 	p->swap_free_bytes = get_u64(&l, "swap_free_bytes");
 	p->nr_swap_devices = (unsigned int)get_u64(&l, "swap_devices");
 	p->numa_nodes = (unsigned int)get_u64(&l, "numa_nodes");
 	p->max_map_count = get_u64(&l, "max_map_count");
-	{
-		int64_t oc = 0;
-
-		ret = json_get_i64(doc, "overcommit_memory", &oc);
-		if (ret || oc < 0 || oc > 2)
-			bad_field(&l, "overcommit_memory", ret ? ret : -EINVAL);
-		p->overcommit_memory = (int)oc;
-	}
+	load_special(&l, p);
 	p->overcommit_ratio = (unsigned int)get_u64(&l, "overcommit_ratio");
 	p->overcommit_kbytes = get_u64(&l, "overcommit_kbytes");
-	if (!json_get_str(doc, "stack_rlimit", &s) && !strcmp(s, "unlimited"))
-		p->stack_rlimit = UINT64_MAX;
-	else
-		p->stack_rlimit = get_u64(&l, "stack_rlimit");
 	p->hz = (unsigned int)get_u64(&l, "hz");
 	get_str(&l, "hz_source", p->hz_source, sizeof(p->hz_source));
 	p->handoff_ns = get_u64(&l, "mmap_lock_handoff_ns");
@@ -1069,18 +1099,8 @@ int host_profile_load(const char *path, struct host_profile *p, char *err, size_
 	p->nr_kdamonds = (unsigned int)get_u64(&l, "kdamonds");
 	get_str(&l, "damon_ops", p->damon_ops, sizeof(p->damon_ops));
 	get_str(&l, "damon_actions", p->damon_actions, sizeof(p->damon_actions));
+	check_loaded(&l, p);
 	json_decref(doc);
-	if (!l.ret && (p->page_size != 4096 && p->page_size != 16384 && p->page_size != 65536))
-		bad_field(&l, "page_size", -EINVAL);
-	if (!l.ret && (p->fault_around_bytes < p->page_size ||
-		       (p->fault_around_bytes & (p->fault_around_bytes - 1)) ||
-		       p->fault_around_bytes > 512 * p->page_size))
-		bad_field(&l, "fault_around_bytes", -EINVAL);
-	if (!l.ret && (!p->numa_nodes || p->numa_nodes > 64))
-		bad_field(&l, "numa_nodes", -EINVAL);
-	if (!l.ret && strcmp(p->thp_enabled, "always") && strcmp(p->thp_enabled, "madvise") &&
-	    strcmp(p->thp_enabled, "never"))
-		bad_field(&l, "thp_enabled", -EINVAL);
 	return l.ret;
 }
 

@@ -30,11 +30,12 @@
  * is split only when clean (its buffers can be released) and the split
  * unmaps it everywhere (split_file_folio). A whole PMD-mapped THP keeps its
  * mapping for COLD and FREE; PAGEOUT without swap splits it, and every page
- * goes back active - a whole PTE-mapped anonymous one (mTHP) too, which
- * with swap is split and swapped out page by page, as the kernel falls
- * back to when its swap device has no room for the folio whole. Divergence,
- * documented: the model swaps out no PMD-mapped THP, and no large folio
- * whole (a swap device on an SSD would take it whole).
+ * goes back active - a whole PTE-mapped anonymous one (mTHP) too; with swap
+ * either is split and swapped out page by page, as the kernel falls back to
+ * when its swap device has no room for the folio whole. A lazily freed or
+ * droppable one is not split - a PMD-mapped one loses only its PMD - but
+ * dropped whole (cold_or_pageout_pmd, pageout_ptes). Divergence, documented: the model swaps out no large
+ * folio whole (a swap device on an SSD would take it whole).
  */
 #include "mm/file.h"
 #include "mm/folio.h"
@@ -398,9 +399,19 @@ static int cold_or_pageout_pte_range(struct mm *mm, struct pte_table *pt, unsign
 }
 
 /*
- * A whole PMD-mapped THP: COLD ages it in place. PAGEOUT without swap:
- * reclaim splits it (add_to_swap fails, split_folio_to_list) and puts
- * every page back active; with swap the model leaves it (see the header).
+ * A whole PMD-mapped THP: COLD ages it in place. PAGEOUT, as 6.18's
+ * shrink_folio_list and try_to_unmap treat it:
+ * - lazily freed (not swap-backed; droppable memory always is): the PMD is
+ *   split (TTU_SPLIT_HUGE_PMD: thp_split_pmd counts one, thp_split_page
+ *   none) and the folio, now PTE-mapped and whole, is unmapped as one
+ *   batch (pageout_ptes): dropped if clean or droppable, else swap-backed
+ *   again and kept whole, active. The range keeps its page table, so a
+ *   later fault there maps small pages;
+ * - swap-backed, with swap: split, mapping and folio, and its pages
+ *   swapped out one by one (folio_alloc_swap has no room for it whole on
+ *   the swap files measured so far: see the header); without swap: split,
+ *   every page active.
+ * Context: mm->page_table_lock (the walk's, for the huge PMD).
  */
 static int cold_or_pageout_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
 			       unsigned long end, void *priv)
@@ -419,13 +430,20 @@ static int cold_or_pageout_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned lo
 		return 0;
 	}
 	folio_clear(folio, PG_referenced);
-	if (mm->sys->cfg.swap_pages)
-		return 0;
-	folio_set(folio, PG_active);
+	if (folio_test(folio, PG_unevictable))
+		return 0;	/* put back: folio_putback_lru */
+	if (!folio_test(folio, PG_swapbacked)) {
+		split_huge_pmd_locked(mm, pmd);
+		w->resume = start;	/* again, as PTEs: pageout_ptes takes the folio whole */
+		return 1;
+	}
+	if (!mm->sys->cfg.swap_pages)
+		folio_set(folio, PG_active);
 	folio_get(folio);
 	w->split = folio;
 	w->split_pmd = start & PMD_MASK;
-	w->resume = end;
+	/* With swap the walk goes over the now small pages again to swap them out. */
+	w->resume = mm->sys->cfg.swap_pages ? start : end;
 	return 1;
 }
 
