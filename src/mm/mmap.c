@@ -287,7 +287,7 @@ static int __do_munmap(struct mm *mm, unsigned long start, unsigned long len, bo
 		mmap_write_downgrade(mm);
 		*downgraded = true;
 	}
-	zap_page_range(mm, start, end);
+	zap_unmapped_range(mm, start, end, locked);
 	free_pgtables(mm, &u);
 	return 0;
 }
@@ -445,7 +445,7 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 	if (vm_flags & VM_LOCKED)
 		mm->locked_vm += len >> PAGE_SHIFT;
 	if (had_mappings) {
-		zap_page_range(mm, addr, end);
+		zap_unmapped_range(mm, addr, end, locked);
 		free_pgtables(mm, &u);
 	}
 	return (long)addr;

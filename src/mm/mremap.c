@@ -301,7 +301,7 @@ static long move_vma(struct mm *mm, struct vma_txn *t, struct remap *r,
 	vma_txn_commit(t);
 	for (int i = 0; i < 2; i++) {
 		if (zap[i].end > zap[i].start) {
-			zap_page_range(mm, zap[i].start, zap[i].end);
+			zap_unmapped_range(mm, zap[i].start, zap[i].end, zap[i].locked);
 			free_pgtables(mm, &zap[i]);
 		}
 	}
@@ -345,7 +345,7 @@ static long mremap_to(struct mm *mm, struct remap *r)
 {
 	/* The destination's old pages and the shrunk tail: apart, the source lies between. */
 	struct unmap_range zap[2] = { { 0 }, { 0 } };
-	unsigned long old_len = r->old_len;
+	unsigned long old_len = r->old_len, locked = 0;
 	bool dest_unmapped = false, shrunk = false;
 	struct vma_txn t;
 	long res;
@@ -358,11 +358,12 @@ static long mremap_to(struct mm *mm, struct remap *r)
 	vma_txn_begin(&t, mm);
 	if (r->flags & MREMAP_FIXED) {
 		res = vms_gather_munmap(&t, r->new_addr, r->new_addr + r->new_len, NULL, NULL,
-					NULL, NULL);
+					&locked, NULL);
 		if (res)
 			goto abort;
 		dest_unmapped = true;
 		vt_unmap_range(&t, r->new_addr, r->new_addr + r->new_len, &zap[0]);
+		zap[0].locked = locked;
 		/* That unmap may have split or taken the source: look again. */
 		r->vma = vt_find(&t, r->addr);
 		if (!r->vma) {
@@ -372,11 +373,12 @@ static long mremap_to(struct mm *mm, struct remap *r)
 	}
 	if (r->new_len < r->old_len) {
 		res = vms_gather_munmap(&t, r->addr + r->new_len, r->addr + r->old_len, NULL, NULL,
-					NULL, NULL);
+					&locked, NULL);
 		if (res)
 			goto abort;
 		shrunk = true;
 		vt_unmap_range(&t, r->addr + r->new_len, r->addr + r->old_len, &zap[1]);
+		zap[1].locked = locked;
 		r->old_len = r->new_len;
 		r->vma = vt_find(&t, r->addr);
 		if (!r->vma) {

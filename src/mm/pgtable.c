@@ -332,6 +332,7 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 /* What a zap does besides clearing entries (zap_details). */
 struct zap_details {
 	bool drop_guard;		/* an unmap: guard markers go too */
+	bool munlock_large;		/* an unmap of VM_LOCKED VMAs (zap_unmapped_range) */
 	struct mmu_gather *tlb;		/* free the pages through it; NULL: at once */
 };
 
@@ -426,6 +427,8 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_deta
 		 */
 		if ((pte & PT_DIRTY) && !folio_is_anon(folio))
 			folio_set(folio, PG_dirty);
+		if (d->munlock_large && folio->order)
+			munlock_folio(folio);
 		folio_remove_rmap_pte(folio, page, mm);
 		mm_dec_counter(mm, folio_mm_counter(folio));
 		tlb_remove_folio(mm, d->tlb, folio);
@@ -529,6 +532,12 @@ static void zap_range(struct mm *mm, unsigned long start, unsigned long end,
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 {
 	zap_range(mm, start, end, &(struct zap_details){ .drop_guard = true });
+}
+
+void zap_unmapped_range(struct mm *mm, unsigned long start, unsigned long end, bool locked)
+{
+	zap_range(mm, start, end, &(struct zap_details){ .drop_guard = true,
+							 .munlock_large = locked });
 }
 
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end)

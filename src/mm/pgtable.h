@@ -79,6 +79,17 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
  */
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 /*
+ * zap_page_range for the unmap of VMAs some of which were VM_LOCKED
+ * (@locked): a large folio losing a mapping there is munlocked whole, also
+ * the part that stays mapped and locked (the kernel's __folio_remove_rmap
+ * calls munlock_vma_folio for any unmap in a locked VMA; a large folio's
+ * mlock count is 1 as it is locked only wholly inside one VMA). The model
+ * does it for the whole range, locked VMAs or not: the unmapped VMAs are
+ * gone from the tree by now, and a large folio still mlocked in an
+ * unlocked VMA (MREMAP_DONTUNMAP's source) is the only case that differs.
+ */
+void zap_unmapped_range(struct mm *mm, unsigned long start, unsigned long end, bool locked);
+/*
  * The same, keeping the guard markers (zap_page_range_single with no
  * details): MADV_DONTNEED, and MADV_GUARD_INSTALL making room for markers.
  * Context: mmap_lock held, or (MADV_DONTNEED inside one VMA) that VMA's
@@ -132,6 +143,7 @@ void guard_remove_range(struct mm *mm, unsigned long start, unsigned long end);
 struct unmap_range {
 	unsigned long start, end;
 	unsigned long floor, ceiling;
+	bool locked;		/* a VMA unmapped here was VM_LOCKED (zap_unmapped_range) */
 };
 
 /*
