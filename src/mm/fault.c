@@ -24,9 +24,8 @@
 
 /*
  * A new anonymous folio of 2^@order pages for the naturally aligned block
- * around @addr in @vma. A large one in a locked VMA starts unevictable
- * (folio_add_lru_vma's mlock_new_folio: large folios skip the mlock batch);
- * a small one is mlocked as it is mapped (mlock_vma_folio).
+ * around @addr in @vma. Mapped into a locked VMA, it is mlocked
+ * (folio_add_lru_vma).
  */
 static struct folio *folio_alloc_anon(struct vma *vma, unsigned long addr, unsigned int order)
 {
@@ -38,8 +37,6 @@ static struct folio *folio_alloc_anon(struct vma *vma, unsigned long addr, unsig
 	addr &= ~((PAGE_SIZE << order) - 1);
 	/* A droppable VMA's pages are never swap-backed (folio_add_new_anon_rmap). */
 	folio_set(folio, PG_anon | ((vma->vm_flags & VM_DROPPABLE) ? 0 : PG_swapbacked));
-	if (order && (vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
-		mlock_folio(folio);
 	anon_vma_get(av);
 	folio->mapping = av;
 	folio->index = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
@@ -88,15 +85,30 @@ static unsigned int anon_fault_order(struct vma *vma, struct pte_table *pt, unsi
 	return 0;
 }
 
-/* A small folio mapped into a VM_LOCKED VMA is mlocked (mlock_vma_folio). */
+/*
+ * A small folio mapped into a VM_LOCKED VMA is mlocked (mlock_vma_folio):
+ * through the mlock batch, so it is unevictable only when that moves.
+ */
 static void mlock_vma_folio(struct vma *vma, struct folio *folio)
 {
 	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED && !folio->order &&
 	    !folio_is_zero(folio))
-		mlock_folio(folio);
+		mlock_folio(vma->vm_mm->sys, folio);
 }
 
-/* Install @page of @folio if the PTE is still @expect. Return true if done. */
+/*
+ * A new anonymous folio joins the LRU (folio_add_lru_vma): in a VM_LOCKED
+ * VMA through the mlock batch (mlock_new_folio), off the LRU until the
+ * batch moves - at once for a large folio, with every small one queued
+ * before it; elsewhere at once (the model has no LRU add batch).
+ */
+static void folio_add_lru_vma(struct vma *vma, struct folio *folio)
+{
+	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
+		mlock_new_folio(vma->vm_mm->sys, folio);
+}
+
+/* Install @page of new anonymous @folio if the PTE is still @expect. Return true if done. */
 static bool set_pte_if(struct vma *vma, struct pte_table *pt, unsigned long addr,
 		       uint64_t expect, struct folio *folio, struct page *page, uint64_t bits)
 {
@@ -106,7 +118,7 @@ static bool set_pte_if(struct vma *vma, struct pte_table *pt, unsigned long addr
 
 	pte_lock(pt);
 	if (load_relaxed(ptep) == expect) {
-		mlock_vma_folio(vma, folio);
+		folio_add_lru_vma(vma, folio);
 		folio_add_rmap_pte(folio, page, mm);
 		mm_inc_counter(mm, folio_mm_counter(folio));
 		store_relaxed(ptep, mk_pte(page, bits));
@@ -134,7 +146,7 @@ static bool set_new_anon_ptes(struct vma *vma, struct pte_table *pt, unsigned lo
 	}
 	fetch_add_relaxed(&folio->refcount, (int)nr - 1);
 	mm_add_counter(mm, MM_ANONPAGES, (long)nr);
-	mlock_vma_folio(vma, folio);
+	folio_add_lru_vma(vma, folio);
 	for (unsigned long i = 0; i < nr; i++) {
 		page_set_anon_exclusive(&folio->pages[i], true);
 		folio_add_rmap_pte(folio, &folio->pages[i], mm);
@@ -533,7 +545,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 	/* The copy holds what the page held; a copy of the zero page, zeroes. */
 	page_set_data(&folio->pages[0], !folio_is_zero(old) && page_has_data(page));
 	page_set_anon_exclusive(&folio->pages[0], true);
-	mlock_vma_folio(vma, folio);
+	folio_add_lru_vma(vma, folio);
 	folio_add_rmap_pte(folio, &folio->pages[0], mm);
 	mm_inc_counter(mm, MM_ANONPAGES);
 	store_relaxed(ptep, mk_pte(&folio->pages[0], PT_WRITE | PT_DIRTY | PT_YOUNG));

@@ -2,6 +2,7 @@
 /*
  * folio.c - folio allocation, reference and map counting.
  */
+#include <assert.h>
 #include <sched.h>
 
 #include "mm/file.h"
@@ -196,9 +197,48 @@ struct folio *sys_zero_folio(struct vml_sys *sys)
 	return sys->zero_folio;
 }
 
+static_assert(sizeof(((struct vml_sys *)0)->lru_batch) /
+	      sizeof(((struct vml_sys *)0)->lru_batch[0]) == NR_LRU_BATCHES,
+	      "one batch per lru_op up to LRU_MLOCK");
+
+/* The batch a move waits in: the mlock kinds share one (mlock_fbatch). */
+static unsigned int lru_batch_index(enum lru_op op)
+{
+	return op < LRU_MLOCK ? (unsigned int)op : LRU_MLOCK;
+}
+
+/*
+ * What the mlock batch does to one folio (mlock_folio_batch). Only a new
+ * folio is off the LRU while it waits; the other two find a folio that
+ * another batch holds off the LRU and leave it as it is (folio_test_clear_lru
+ * fails): its mlock then shows only when reclaim finds it.
+ */
+static void mlock_apply(struct folio *folio, enum lru_op op)
+{
+	if (op == LRU_MLOCK_NEW) {	/* __mlock_new_folio */
+		folio_clear(folio, PG_lru_batch);
+		folio_set(folio, PG_unevictable);
+		return;
+	}
+	if (folio_test(folio, PG_lru_batch))
+		return;
+	if (op == LRU_MLOCK) {		/* __mlock_folio */
+		if (!folio_test(folio, PG_unevictable)) {
+			folio_clear(folio, PG_active);
+			folio_set(folio, PG_unevictable);
+		}
+	} else {			/* __munlock_folio */
+		folio_clear(folio, PG_unevictable);
+	}
+}
+
 /* What a batch move does to one folio (lru_activate, lru_deactivate, lru_lazyfree). */
 static void lru_apply(struct folio *folio, enum lru_op op)
 {
+	if (op >= LRU_MLOCK) {
+		mlock_apply(folio, op);
+		return;
+	}
 	folio_clear(folio, PG_lru_batch);
 	switch (op) {
 	case LRU_ACTIVATE:
@@ -214,61 +254,81 @@ static void lru_apply(struct folio *folio, enum lru_op op)
 		    !folio_test(folio, PG_swapcache | PG_unevictable))
 			folio_clear(folio, PG_active | PG_referenced | PG_swapbacked);
 		break;
+	default:
+		break;
 	}
 }
 
-/* Context: sys->lru_lock held. The batch's references go to @put (at most 31). */
-static unsigned int lru_move_batch(struct vml_sys *sys, enum lru_op op, struct folio **put)
+/*
+ * Move batch @b, in the order its folios joined it. Context: sys->lru_lock
+ * held. The batch's references go to @put (at most 31).
+ */
+static unsigned int lru_move_batch(struct vml_sys *sys, unsigned int b, struct folio **put)
 {
-	unsigned int n = sys->lru_nr[op];
+	unsigned int n = sys->lru_nr[b];
 
 	spin_assert_held(&sys->lru_lock);
 	for (unsigned int i = 0; i < n; i++) {
-		lru_apply(sys->lru_batch[op][i], op);
-		put[i] = sys->lru_batch[op][i];
+		lru_apply(sys->lru_batch[b][i], (enum lru_op)sys->lru_ops[b][i]);
+		put[i] = sys->lru_batch[b][i];
 	}
-	sys->lru_nr[op] = 0;
+	sys->lru_nr[b] = 0;
 	return n;
+}
+
+/*
+ * The queue-time tests (folio_activate, folio_deactivate, folio_mark_lazyfree):
+ * is the move pointless already? The mlock moves always queue.
+ */
+static bool lru_op_skip(struct folio *folio, enum lru_op op)
+{
+	switch (op) {
+	case LRU_ACTIVATE:
+		return folio_test(folio, PG_active | PG_unevictable);
+	case LRU_DEACTIVATE:
+		return !folio_test(folio, PG_active) || folio_test(folio, PG_unevictable);
+	case LRU_LAZYFREE:
+		return !folio_test(folio, PG_anon) || !folio_test(folio, PG_swapbacked) ||
+		       folio_test(folio, PG_swapcache | PG_unevictable);
+	default:
+		return false;
+	}
 }
 
 void folio_lru_op(struct vml_sys *sys, struct folio *folio, enum lru_op op)
 {
 	struct folio *put[ARRAY_SIZE(sys->lru_batch[0])];
-	unsigned int n = 0;
+	unsigned int b = lru_batch_index(op), n = 0;
 
-	if (folio_is_zero(folio))
-		return;
-	/* The queue-time tests (folio_activate, folio_deactivate, folio_mark_lazyfree). */
-	if ((op == LRU_ACTIVATE && folio_test(folio, PG_active | PG_unevictable)) ||
-	    (op == LRU_DEACTIVATE && (!folio_test(folio, PG_active) ||
-				      folio_test(folio, PG_unevictable))) ||
-	    (op == LRU_LAZYFREE && (!folio_test(folio, PG_anon) ||
-				    !folio_test(folio, PG_swapbacked) ||
-				    folio_test(folio, PG_swapcache | PG_unevictable))))
+	if (folio_is_zero(folio) || lru_op_skip(folio, op))
 		return;
 	spin_lock(&sys->lru_lock);
-	if (folio_test(folio, PG_lru_batch)) {
+	if (op < LRU_MLOCK && folio_test(folio, PG_lru_batch)) {
 		spin_unlock(&sys->lru_lock);
 		return;		/* off the LRU already: the move is dropped */
 	}
 	folio_get(folio);
-	folio_set(folio, PG_lru_batch);
-	sys->lru_batch[op][sys->lru_nr[op]++] = folio;
-	if (sys->lru_nr[op] == ARRAY_SIZE(sys->lru_batch[op]) || folio->order)
-		n = lru_move_batch(sys, op, put);
+	/* A folio batched for the LRU moves is off it; one mlocked stays on it. */
+	if (op < LRU_MLOCK || op == LRU_MLOCK_NEW)
+		folio_set(folio, PG_lru_batch);
+	sys->lru_ops[b][sys->lru_nr[b]] = (unsigned char)op;
+	sys->lru_batch[b][sys->lru_nr[b]++] = folio;
+	if (sys->lru_nr[b] == ARRAY_SIZE(sys->lru_batch[b]) || folio->order)
+		n = lru_move_batch(sys, b, put);
 	spin_unlock(&sys->lru_lock);
 	while (n)
 		folio_put(put[--n]);
 }
 
+/* In batch order: the mlock batch, last, finds the others' folios back on the LRU. */
 void lru_add_drain(struct vml_sys *sys)
 {
-	for (int op = LRU_ACTIVATE; op <= LRU_LAZYFREE; op++) {
+	for (unsigned int b = 0; b < NR_LRU_BATCHES; b++) {
 		struct folio *put[ARRAY_SIZE(sys->lru_batch[0])];
 		unsigned int n;
 
 		spin_lock(&sys->lru_lock);
-		n = lru_move_batch(sys, op, put);
+		n = lru_move_batch(sys, b, put);
 		spin_unlock(&sys->lru_lock);
 		while (n)
 			folio_put(put[--n]);

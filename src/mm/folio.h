@@ -112,41 +112,59 @@ static inline struct page *folio_file_page(struct folio *folio, unsigned long in
 }
 
 /*
- * mlock (mm/mlock.c): a small folio mapped into a VM_LOCKED VMA (and every
- * new anonymous folio there) is taken off the evictable lists: it becomes
- * unevictable and loses PG_active. munlock puts it back, inactive. The
- * kernel also keeps an approximate count of the locked VMAs mapping it;
- * the model does not (a folio locked twice is released by one munlock).
- */
-static inline void mlock_folio(struct folio *folio)
-{
-	folio_clear(folio, PG_active);
-	folio_set(folio, PG_unevictable);
-}
-
-static inline void munlock_folio(struct folio *folio)
-{
-	folio_clear(folio, PG_unevictable);
-}
-
-/*
- * LRU moves that go through a batch (mm/swap.c folio_batch_add_and_move):
- * queued for a small folio, done at once for a large one (it moves the
- * whole batch). A folio already in a batch is off the LRU: further moves
- * are dropped until the batch is moved. Each applies its own conditions
- * when it runs (lru_activate, lru_deactivate, lru_lazyfree).
+ * LRU moves that go through a batch (mm/swap.c folio_batch_add_and_move,
+ * mm/mlock.c mlock_fbatch): queued for a small folio, done at once for a
+ * large one (it moves the whole batch, also the small folios queued before
+ * it). A folio already in a batch is off the LRU: further moves are dropped
+ * until the batch is moved. Each applies its own conditions when it runs
+ * (lru_activate, lru_deactivate, lru_lazyfree, mlock_folio_batch).
+ *
+ * The three mlock moves share one batch, in order, as the kernel's
+ * mlock_fbatch does (one batch, each entry tagged with its kind): every
+ * call queues, whatever the folio's state, and the folio stays on the LRU -
+ * except a new one (LRU_MLOCK_NEW), which joins the LRU only when the batch
+ * is moved. Until then a small folio mlocked is neither unevictable nor
+ * active: numa_maps counts it inactive (`active=`).
  */
 enum lru_op {
 	LRU_ACTIVATE,	/* folio_activate: onto the active list */
 	LRU_DEACTIVATE,	/* folio_deactivate (MADV_COLD): inactive, not referenced */
 	LRU_LAZYFREE,	/* folio_mark_lazyfree (MADV_FREE): clean anonymous, not swap-backed */
+	LRU_MLOCK,	/* mlock_folio: a folio on the LRU becomes unevictable, not active */
+	LRU_MLOCK_NEW,	/* mlock_new_folio: a new folio joins the LRU unevictable */
+	LRU_MUNLOCK,	/* munlock_folio: unevictable folio back, inactive */
 };
+#define NR_LRU_BATCHES	4	/* the mlock moves share the last batch */
 void folio_lru_op(struct vml_sys *sys, struct folio *folio, enum lru_op op);
 /*
- * lru_add_drain: move every batch (madvise cold/pageout/free per VMA, willneed,
- * populate, mlock, the end of a shared anonymous object with pages).
+ * lru_add_drain: move every batch, the mlock batch last (lru_add_drain_cpu,
+ * then mlock_drain_local) - madvise cold/pageout/free per VMA, willneed,
+ * populate, mlock, the end of a shared anonymous object with pages.
  */
 void lru_add_drain(struct vml_sys *sys);
+
+/*
+ * mlock (mm/mlock.c): a small folio mapped into a VM_LOCKED VMA (and every
+ * new anonymous folio there) is taken off the evictable lists - it becomes
+ * unevictable and loses PG_active - when the mlock batch is moved; munlock
+ * puts it back, inactive, likewise. The kernel also keeps an approximate
+ * count of the locked VMAs mapping it; the model does not (a folio locked
+ * twice is released by one munlock).
+ */
+static inline void mlock_folio(struct vml_sys *sys, struct folio *folio)
+{
+	folio_lru_op(sys, folio, LRU_MLOCK);
+}
+
+static inline void mlock_new_folio(struct vml_sys *sys, struct folio *folio)
+{
+	folio_lru_op(sys, folio, LRU_MLOCK_NEW);
+}
+
+static inline void munlock_folio(struct vml_sys *sys, struct folio *folio)
+{
+	folio_lru_op(sys, folio, LRU_MUNLOCK);
+}
 
 /*
  * folio_mark_accessed - a use the kernel sees without a young bit (GUP's

@@ -124,9 +124,9 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 			return VM_FAULT_FALLBACK;	/* no huge page: small pages will do */
 		}
 		folio_set(folio, PG_anon | ((vma->vm_flags & VM_DROPPABLE) ? 0 : PG_swapbacked));
-		/* A new anonymous folio in a locked VMA goes unevictable (mlock_new_folio). */
+		/* In a locked VMA: unevictable at once (mlock_new_folio of a large folio). */
 		if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
-			mlock_folio(folio);
+			mlock_new_folio(mm->sys, folio);
 		anon_vma_get(vma_anon_vma(vma));
 		folio->mapping = vma_anon_vma(vma);
 		folio->index = vma->vm_pgoff + (((addr & PMD_MASK) - vma->vm_start) >> PAGE_SHIFT);

@@ -48,7 +48,6 @@ static int mlock_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 {
 	const unsigned long *range = priv;	/* [start, end, lock] */
 
-	(void)mm;
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 		struct folio *folio;
@@ -60,9 +59,9 @@ static int mlock_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 		    (range[2] && !folio_in_range(folio, pte_page(pte), a, range[0], range[1])))
 			continue;
 		if (range[2])
-			mlock_folio(folio);
+			mlock_folio(mm->sys, folio);
 		else
-			munlock_folio(folio);
+			munlock_folio(mm->sys, folio);
 	}
 	return 0;
 }
@@ -73,15 +72,14 @@ static int mlock_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start, 
 	const unsigned long *range = priv;
 	struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
 
-	(void)mm;
 	(void)start;
 	(void)end;
 	if (folio_is_zero(folio))
 		return 0;
 	if (range[2])
-		mlock_folio(folio);
+		mlock_folio(mm->sys, folio);
 	else
-		munlock_folio(folio);
+		munlock_folio(mm->sys, folio);
 	return 0;
 }
 

@@ -355,14 +355,17 @@ struct vml_sys {
 	unsigned long swap_next;	/* [swap_lock] where the next search starts */
 	unsigned long swap_used;	/* [swap_lock] */
 	/*
-	 * The per-CPU LRU folio batches of mm/swap.c (one set: the live
-	 * scripts run on one CPU). A small folio's activation, deactivation
-	 * and MADV_FREE take effect only when its batch is moved: when full,
-	 * when a large folio joins it, or at an lru_add_drain() (folio.c).
+	 * The per-CPU LRU folio batches of mm/swap.c and mm/mlock.c (one set:
+	 * the live scripts run on one CPU). A small folio's activation,
+	 * deactivation, MADV_FREE, mlock and munlock take effect only when its
+	 * batch is moved: when full, when a large folio joins it, or at an
+	 * lru_add_drain() (folio.c). Batch i holds moves of kind i (enum
+	 * lru_op), the last one the three mlock kinds, each entry's in lru_ops.
 	 */
 	spinlock_t lru_lock;		/* protects the batches below */
-	struct folio *lru_batch[3][31];	/* [lru_lock] a reference each; enum lru_op */
-	unsigned int lru_nr[3];		/* [lru_lock] */
+	struct folio *lru_batch[4][31];	/* [lru_lock] a reference each; NR_LRU_BATCHES */
+	unsigned char lru_ops[4][31];	/* [lru_lock] each entry's enum lru_op */
+	unsigned int lru_nr[4];		/* [lru_lock] */
 };
 
 #endif /* VML_MM_MM_TYPES_H */

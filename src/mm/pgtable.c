@@ -428,7 +428,7 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_deta
 		if ((pte & PT_DIRTY) && !folio_is_anon(folio))
 			folio_set(folio, PG_dirty);
 		if (d->munlock_large && folio->order)
-			munlock_folio(folio);
+			munlock_folio(mm->sys, folio);
 		folio_remove_rmap_pte(folio, page, mm);
 		mm_dec_counter(mm, folio_mm_counter(folio));
 		tlb_remove_folio(mm, d->tlb, folio);

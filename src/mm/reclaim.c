@@ -595,7 +595,7 @@ static unsigned long split_anon_folio_vma(struct vma *vma, struct folio *folio, 
 		page_set_anon_exclusive(&small->pages[0], page_anon_exclusive(&folio->pages[i]));
 		/* Mapped again into a locked VMA, a small folio is mlocked (mlock_vma_folio). */
 		if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
-			mlock_folio(small);
+			mlock_folio(mm->sys, small);
 		anon_vma_get(folio->mapping);
 		small->mapping = folio->mapping;
 		small->index = index;
