@@ -65,6 +65,32 @@ enum vml_mthp_mode {
 	VML_MTHP_MADVISE,	/* only in VMAs advised MADV_HUGEPAGE */
 	VML_MTHP_INHERIT,	/* as the global mode (vml_sys_config.thp) says */
 };
+/*
+ * shmem THP (transparent_hugepage/shmem_enabled): the huge= policy of the
+ * kernel's internal shmem mount (shared anonymous memory, memfd), and
+ * deny/force over every tmpfs mount. Zero is the boot default, never.
+ */
+enum vml_shmem_huge {
+	VML_SHMEM_HUGE_NEVER = 0,
+	VML_SHMEM_HUGE_ALWAYS,
+	VML_SHMEM_HUGE_WITHIN_SIZE,	/* only a huge page that lies within the file's size */
+	VML_SHMEM_HUGE_ADVISE,		/* only in VMAs advised MADV_HUGEPAGE */
+	VML_SHMEM_HUGE_DENY,		/* none anywhere, whatever a mount says */
+	VML_SHMEM_HUGE_FORCE,		/* everywhere, whatever a mount says */
+};
+
+/*
+ * The PMD size's own shmem mode for shared anonymous memory
+ * (hugepages-2048kB/shmem_enabled). Zero is the boot default, inherit.
+ */
+enum vml_shmem_pmd_mode {
+	VML_SHMEM_PMD_INHERIT = 0,	/* as shmem_enabled says */
+	VML_SHMEM_PMD_NEVER,
+	VML_SHMEM_PMD_ALWAYS,
+	VML_SHMEM_PMD_WITHIN_SIZE,
+	VML_SHMEM_PMD_ADVISE,
+};
+
 /* Folio orders 0..9 (4 KiB .. 2 MiB); anonymous THP has orders 2..9. */
 #define VML_THP_ORDERS 10
 
@@ -159,6 +185,8 @@ struct vml_sys_config {
 	 * 0 and 1 must be zero or never.
 	 */
 	enum vml_mthp_mode thp_anon[VML_THP_ORDERS];
+	enum vml_shmem_huge shmem_huge;	/* never */
+	enum vml_shmem_pmd_mode shmem_pmd;	/* inherit */
 };
 
 /* Context: any thread, several at once; allocates, takes no lock, never sleeps. */
@@ -197,6 +225,8 @@ void vml_mm_destroy(struct vml_mm *mm);
  * mmap_lock. The caller must not use @file after its put.
  */
 #define VML_FILE_SHMEM 0x1
+/* With VML_FILE_SHMEM: a memfd, on the internal mount that shmem_enabled governs. */
+#define VML_FILE_MEMFD 0x2
 VML_MUST_CHECK
 int vml_file_create(struct vml_sys *sys, const char *path, unsigned long size,
 		    unsigned int flags, struct vml_file **out);

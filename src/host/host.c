@@ -634,6 +634,36 @@ static enum vml_mthp_mode mthp_mode(const char *word)
 	return VML_MTHP_NEVER;
 }
 
+/* transparent_hugepage/shmem_enabled's word (an unknown one reads as never). */
+static enum vml_shmem_huge shmem_huge_mode(const char *word)
+{
+	static const char *const words[] = {
+		[VML_SHMEM_HUGE_NEVER] = "never", [VML_SHMEM_HUGE_ALWAYS] = "always",
+		[VML_SHMEM_HUGE_WITHIN_SIZE] = "within_size", [VML_SHMEM_HUGE_ADVISE] = "advise",
+		[VML_SHMEM_HUGE_DENY] = "deny", [VML_SHMEM_HUGE_FORCE] = "force",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(word, words[i]))
+			return (enum vml_shmem_huge)i;
+	return VML_SHMEM_HUGE_NEVER;
+}
+
+/* hugepages-2048kB/shmem_enabled's word; empty (no such file): the default, inherit. */
+static enum vml_shmem_pmd_mode shmem_pmd_mode(const char *word)
+{
+	static const char *const words[] = {
+		[VML_SHMEM_PMD_INHERIT] = "inherit", [VML_SHMEM_PMD_NEVER] = "never",
+		[VML_SHMEM_PMD_ALWAYS] = "always", [VML_SHMEM_PMD_WITHIN_SIZE] = "within_size",
+		[VML_SHMEM_PMD_ADVISE] = "advise",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(word, words[i]))
+			return (enum vml_shmem_pmd_mode)i;
+	return VML_SHMEM_PMD_INHERIT;
+}
+
 /* The folio order of a size in KiB, or -1 if it is no power-of-two multiple of pages. */
 static int mthp_order(const struct host_profile *p, unsigned int kb)
 {
@@ -663,12 +693,15 @@ void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_by
 	cfg->ram_pages = p->ram_bytes / p->page_size;
 	cfg->stack_rlimit = p->stack_rlimit > ULONG_MAX ? ULONG_MAX : p->stack_rlimit;
 	cfg->overcommit = (enum vml_overcommit)p->overcommit_memory;
+	cfg->shmem_huge = shmem_huge_mode(p->thp_shmem_enabled);
 	/* Each anonymous size the host has; a profile listing none keeps the boot default. */
 	for (unsigned int i = 0; i < p->nr_mthp; i++) {
 		int order = mthp_order(p, p->mthp[i].kb);
 
 		if (order >= 2 && order < VML_THP_ORDERS)
 			cfg->thp_anon[order] = mthp_mode(p->mthp[i].enabled);
+		if (order == 9)	/* 2 MiB: the only shmem size the model has */
+			cfg->shmem_pmd = shmem_pmd_mode(p->mthp[i].shmem_enabled);
 	}
 }
 
@@ -769,21 +802,21 @@ int host_profile_unmodelled(const struct host_profile *p, char *buf, size_t len)
 		buf[0] = '\0';
 	if (p->page_size != 4096)
 		diff_add(&d, "page size %lu (the model has 4096)", p->page_size);
-	/* Anonymous THP of every size is modelled (vml_sys_config.thp_anon). */
+	/*
+	 * Anonymous THP of every size is modelled (vml_sys_config.thp_anon);
+	 * shmem THP at the PMD size (shmem_huge, shmem_pmd). Smaller shmem
+	 * sizes only take effect for shared anonymous memory, and then only
+	 * with their own mode set or with "inherit" under "force".
+	 */
 	for (unsigned int i = 0; i < p->nr_mthp; i++) {
 		const struct host_mthp *m = &p->mthp[i];
 
-		if (*m->shmem_enabled && strcmp(m->shmem_enabled, "never") &&
-		    !(!strcmp(m->shmem_enabled, "inherit") &&
-		      (!strcmp(p->thp_shmem_enabled, "never") ||
-		       !strcmp(p->thp_shmem_enabled, "deny"))))
-			diff_add(&d, "shmem %ukB THP is %s (the model has no shmem THP)", m->kb,
-				 m->shmem_enabled);
+		if (m->kb == 2048 || !*m->shmem_enabled || !strcmp(m->shmem_enabled, "never"))
+			continue;
+		if (strcmp(m->shmem_enabled, "inherit") || !strcmp(p->thp_shmem_enabled, "force"))
+			diff_add(&d, "shmem %ukB THP is %s (the model's shmem has 4 KiB and "
+				 "2 MiB folios only)", m->kb, m->shmem_enabled);
 	}
-	if (strcmp(p->thp_shmem_enabled, "never") && strcmp(p->thp_shmem_enabled, "deny") &&
-	    *p->thp_shmem_enabled)
-		diff_add(&d, "shmem_enabled is %s (the model has no shmem THP)",
-			 p->thp_shmem_enabled);
 	if (p->overcommit_memory == 2)
 		diff_add(&d, "vm.overcommit_memory=2 (the model cannot know the system's "
 			 "commitments)");

@@ -634,6 +634,53 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
  * fault-around maps. A private write fault still prepares the anon_vma
  * first (do_cow_fault).
  */
+/*
+ * A fault in a shared shmem mapping where no page table is: a PMD-sized
+ * folio of the object - cached, or allocated now where shmem THP allows it
+ * (shmem_get_folio) - is mapped by the PMD (finish_fault's do_set_pmd, and
+ * filemap_map_pmd for a read's fault-around): writable with VM_WRITE
+ * (shmem needs no write notification), dirty only for a write. Anything
+ * else falls back to the page-table path, which finds a small or
+ * mis-placed folio in the cache again. Divergence: a private mapping of a
+ * shmem file is never mapped by its PMD here (the kernel maps it read-only
+ * and splits it on the first write).
+ */
+static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsigned long addr,
+				    bool write)
+{
+	struct vml_file *file = vma->vm_file;
+	unsigned long index = linear_page_index(vma, addr);
+	struct mm *mm = vma->vm_mm;
+	struct folio *folio;
+
+	if (!file || !file->shmem || !(vma->vm_flags & VM_SHARED) ||
+	    !thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER) ||
+	    file_index_beyond_eof(file, index))
+		return VM_FAULT_FALLBACK;
+	if (shmem_get_folio(file, vma, addr, index, fault_nid(mm), &folio))
+		return VM_FAULT_OOM;
+	if (folio->order != HPAGE_PMD_ORDER) {
+		folio_put(folio);
+		return VM_FAULT_FALLBACK;
+	}
+	spin_lock(&mm->page_table_lock);
+	if (load_relaxed(pmd)) {
+		spin_unlock(&mm->page_table_lock);
+		folio_put(folio);
+		return 0;	/* raced with another fault: the access retries */
+	}
+	if (write)
+		folio_set(folio, PG_dirty);
+	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
+		mlock_folio(folio);
+	/* The lookup's reference becomes the mapping's. */
+	huge_pmd_install(mm, pmd, folio, NULL,
+			 PT_YOUNG | (write ? PT_DIRTY : 0) |
+			 ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0));
+	spin_unlock(&mm->page_table_lock);
+	return 0;
+}
+
 static vm_fault_t file_fault_sigbus_no_table(struct vma *vma, unsigned int flags)
 {
 	vm_fault_t ret = 0;
@@ -658,10 +705,13 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	if (!pmd)
 		return VM_FAULT_OOM;
 	/* acquire (here and in the two loads below): pairs with pgtable.c's P1 releases */
-	if (!load_acquire(pmd) &&
-	    thp_vma_allowable_order(vma, vma->vm_flags, TVA_PAGEFAULT, HPAGE_PMD_ORDER)) {
-		vm_fault_t ret = do_huge_pmd_anonymous_page(vma, pmd, addr, flags);
+	if (!load_acquire(pmd)) {
+		vm_fault_t ret = VM_FAULT_FALLBACK;
 
+		if (!vma_is_anonymous(vma))
+			ret = do_shmem_huge_pmd(vma, pmd, addr, write);
+		else if (thp_vma_allowable_order(vma, vma->vm_flags, TVA_PAGEFAULT, HPAGE_PMD_ORDER))
+			ret = do_huge_pmd_anonymous_page(vma, pmd, addr, flags);
 		if (!(ret & VM_FAULT_FALLBACK))
 			return ret;
 	}

@@ -12,6 +12,8 @@
 
 #include "mm/file.h"
 #include "mm/folio.h"
+#include "mm/huge_memory.h"
+#include "mm/shmem.h"
 #include "mm/swap.h"
 #include "sync/spinlock.h"
 #include "util/alloc.h"
@@ -33,6 +35,7 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 	file->size = size;
 	file->shmem = shmem;
 	file->deleted = deleted;
+	file->shm_mnt = deleted;	/* shared anonymous memory; memfd: vml_file_create */
 	file->sys = sys;
 	file->inode = fetch_add_relaxed(&sys->next_inode, 1);
 	file->dev_major = shmem ? VML_SHMEM_DEV_MAJOR : VML_FILE_DEV_MAJOR;
@@ -48,7 +51,19 @@ int vml_file_create_internal(struct vml_sys *sys, const char *path, unsigned lon
 	return 0;
 }
 
-/* Put a new folio of @order at @index (aligned, all slots empty) into the page cache. */
+/* Does the page cache hold nothing - no folio, no swap entry - in [index, index + nr)? */
+static bool file_range_empty(struct vml_file *file, unsigned long index, unsigned long nr)
+{
+	for (unsigned long i = index; i < index + nr; i++)
+		if (file_folio_at(file, i) || file_swap_at(file, i))
+			return false;
+	return true;
+}
+
+/*
+ * Put a new folio of @order at @index (aligned) into the page cache.
+ * Return: 0, -ENOMEM, or -EEXIST if a slot of its range is taken (a race).
+ */
 static int filemap_add_folio(struct vml_file *file, unsigned long index, unsigned int order,
 			     struct folio **out)
 {
@@ -66,6 +81,11 @@ static int filemap_add_folio(struct vml_file *file, unsigned long index, unsigne
 		spin_unlock(&file->i_pages_lock);
 		folio_put(folio);
 		return -ENOMEM;
+	}
+	if (nr > 1 && !file_range_empty(file, index, nr)) {
+		spin_unlock(&file->i_pages_lock);
+		folio_put(folio);
+		return -EEXIST;
 	}
 	for (unsigned long i = 0; i < nr; i++) {
 		VML_BUG_ON(file_folio_at(file, index + i));
@@ -111,6 +131,7 @@ static int file_fill_cache(struct vml_file *file)
 {
 	unsigned long size = file->size, pos = 0;
 	struct folio *folio;
+	bool found;
 	int err;
 
 	/* Ends: pos grows by at least a page each step until it passes size. */
@@ -120,13 +141,34 @@ static int file_fill_cache(struct vml_file *file)
 		unsigned long index = pos >> PAGE_SHIFT;
 		unsigned int order = file->shmem ? 0 : write_folio_order(index, left);
 
-		err = filemap_add_folio(file, index, order, &folio);
-		if (err)
-			return err;
-		/* tmpfs marks what write() allocates referenced (SGP_WRITE); ext4 does not. */
+		folio = file->shmem ? file_folio_at(file, index) : NULL;
+		found = folio;
+		if (!folio && file->shmem &&
+		    shmem_huge_pmd_allowed(file, NULL, index, pos + left, pos) &&
+		    file_range_empty(file, index & ~(HPAGE_PMD_NR - 1), HPAGE_PMD_NR)) {
+			/* A huge page around @index (i_size is what was written so far). */
+			index &= ~(HPAGE_PMD_NR - 1);
+			order = HPAGE_PMD_ORDER;
+		}
+		if (folio) {
+			order = folio->order;	/* a huge page an earlier chunk allocated */
+		} else {
+			err = filemap_add_folio(file, index, order, &folio);
+			if (err)
+				return err;
+		}
+		/*
+		 * tmpfs marks what write() allocates referenced (SGP_WRITE), and
+		 * what it finds cached accessed: a huge page written in several
+		 * chunks is activated by the second. ext4 does neither.
+		 */
+		if (found)
+			folio_mark_accessed(file->sys, folio);
+		else if (file->shmem)
+			folio_set(folio, PG_referenced);
 		if (file->shmem)
-			folio_set(folio, PG_dirty | PG_referenced);
-		pos = (index + (1UL << order)) << PAGE_SHIFT;
+			folio_set(folio, PG_dirty);
+		pos = file->shmem && order ? pos + left : (index + (1UL << order)) << PAGE_SHIFT;
 	}
 	return 0;
 }
@@ -137,13 +179,16 @@ int vml_file_create(struct vml_sys *sys, const char *path, unsigned long size,
 	struct vml_file *file;
 	int err;
 
-	if (!sys || !path || path[0] != '/' || !out || (flags & ~VML_FILE_SHMEM))
+	if (!sys || !path || path[0] != '/' || !out ||
+	    (flags & ~(VML_FILE_SHMEM | VML_FILE_MEMFD)) ||
+	    ((flags & VML_FILE_MEMFD) && !(flags & VML_FILE_SHMEM)))
 		return -EINVAL;
 	if (strlen(path) >= 4096)
 		return -ENAMETOOLONG;
 	err = vml_file_create_internal(sys, path, size, flags & VML_FILE_SHMEM, false, &file);
 	if (err)
 		return err;
+	file->shm_mnt = flags & VML_FILE_MEMFD;
 	err = file_fill_cache(file);
 	if (err) {
 		vml_file_put(file);
@@ -205,6 +250,32 @@ unsigned long file_nr_pages(struct vml_file *file)
 bool file_index_beyond_eof(struct vml_file *file, unsigned long index)
 {
 	return index >= file_nr_pages(file);
+}
+
+int shmem_get_folio(struct vml_file *file, struct vma *vma, unsigned long addr,
+		    unsigned long index, int nid, struct folio **out)
+{
+	unsigned long hindex = index & ~(HPAGE_PMD_NR - 1);
+	struct folio *folio;
+	bool empty;
+
+	folio = filemap_get_folio(file, index);
+	if (folio) {
+		*out = folio;
+		return 0;
+	}
+	if (!file->shmem || !thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER) ||
+	    !shmem_huge_pmd_allowed(file, vma, index, 0, file->size))
+		return filemap_get_or_create(file, index, nid, out);
+	spin_lock(&file->i_pages_lock);
+	empty = file_range_empty(file, hindex, HPAGE_PMD_NR);
+	spin_unlock(&file->i_pages_lock);
+	/* A racing fault may fill the range meanwhile: filemap_add_folio then fails (-EEXIST). */
+	if (!empty || filemap_add_folio(file, hindex, HPAGE_PMD_ORDER, &folio))
+		return filemap_get_or_create(file, index, nid, out);
+	folio_get(folio);	/* the caller's; the cache keeps the allocation's */
+	*out = folio;
+	return 0;
 }
 
 struct folio *filemap_get_folio(struct vml_file *file, unsigned long index)

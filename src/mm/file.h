@@ -40,6 +40,9 @@ struct vml_file {
 	unsigned int dev_major, dev_minor; /* [I] */
 	bool shmem;			/* [I] tmpfs / shared anonymous */
 	bool deleted;			/* [I] shows " (deleted)" (shared anonymous /dev/zero) */
+	bool shm_mnt;			/* [I] on the kernel's internal tmpfs mount (shared
+					 * anonymous, memfd), whose huge= is shmem_enabled's;
+					 * other tmpfs files stand for a huge=never mount */
 	struct vml_sys *sys;		/* [I] */
 	_Atomic long refcount;		/* [atomic] creator + each VMA mapping it */
 
@@ -176,6 +179,14 @@ static inline unsigned long file_swap_at(struct vml_file *file, unsigned long in
 struct folio *filemap_get_folio(struct vml_file *file, unsigned long index);	/* with a reference */
 /* Find or create the page-cache folio at @index (a new one is clean, uptodate). */
 int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, struct folio **out);
+/*
+ * shmem_get_folio - the folio of page @index of shmem @file for a fault at
+ * @addr in @vma, a reference taken: the cached one, or a new one - PMD-sized
+ * where shmem THP allows it here and the huge page's range is free in the
+ * page cache (shmem_alloc_and_add_folio), else a small one.
+ */
+int shmem_get_folio(struct vml_file *file, struct vma *vma, unsigned long addr,
+		    unsigned long index, int nid, struct folio **out);
 /* The number of pages up to end of file (i_size rounded up). */
 unsigned long file_nr_pages(struct vml_file *file);
 /* Does the page at @index lie beyond end of file? */

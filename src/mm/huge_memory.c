@@ -17,6 +17,8 @@
 #include "mm/huge_memory.h"
 #include "mm/internal.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
+#include "mm/file.h"
 #include "mm/vma.h"
 #include "mm/mm.h"
 #include "mm/pgtable.h"
@@ -29,7 +31,10 @@ bool thp_vma_suitable_order(struct vma *vma, unsigned long addr, unsigned int or
 	unsigned long size = PAGE_SIZE << order;
 	unsigned long haddr = addr & ~(size - 1);
 
-	/* Anonymous only: no file offset to align (the kernel checks vm_pgoff for files). */
+	/* A file's huge page must also sit at an aligned offset in the file. */
+	if (!vma_is_anonymous(vma) &&
+	    (((vma->vm_start >> PAGE_SHIFT) - vma->vm_pgoff) & ((1UL << order) - 1)))
+		return false;
 	return haddr >= vma->vm_start && haddr + size <= vma->vm_end;
 }
 
@@ -48,6 +53,26 @@ unsigned long thp_vma_suitable_orders(struct vma *vma, unsigned long addr, unsig
 	return orders;
 }
 
+/*
+ * A shmem VMA's PMD order (shmem_allowable_huge_orders at the VMA's offset;
+ * smaps asks whether the VMA holds a whole aligned huge page). khugepaged
+ * does not collapse file memory in the model.
+ */
+static unsigned long shmem_vma_orders(struct vma *vma, unsigned long vm_flags,
+				      enum tva_type type, unsigned long orders)
+{
+	struct vml_file *file = vma->vm_file;
+
+	if (!(orders & (1UL << HPAGE_PMD_ORDER)) || !file || !file->shmem ||
+	    (vm_flags & (VM_SPECIAL | VM_HUGETLB)) ||
+	    !shmem_huge_pmd_allowed(file, vma, vma->vm_pgoff, 0, file->size))
+		return 0;
+	if (type == TVA_SMAPS &&
+	    !thp_vma_suitable_order(vma, vma->vm_end - PMD_SIZE, HPAGE_PMD_ORDER))
+		return 0;
+	return 1UL << HPAGE_PMD_ORDER;
+}
+
 unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
 				       enum tva_type type, unsigned long orders)
 {
@@ -55,9 +80,9 @@ unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
 	enum vml_thp_mode global = sys->cfg.thp;
 	unsigned long mask = sys->thp_anon_always;
 
-	/* Only private anonymous memory: shmem_enabled is "never", no file THP (as live). */
+	/* Files: only shmem, by its own rules; no file THP otherwise (as live). */
 	if (!vma_is_anonymous(vma))
-		return 0;
+		return type == TVA_KHUGEPAGED ? 0 : shmem_vma_orders(vma, vm_flags, type, orders);
 	if (vm_flags & VM_HUGEPAGE)
 		mask |= sys->thp_anon_madvise;
 	if (global == VML_THP_ALWAYS || ((vm_flags & VM_HUGEPAGE) && global != VML_THP_NEVER))
@@ -84,7 +109,10 @@ unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
 	return orders;
 }
 
-/* Map @folio (anon, order 9) or the huge zero page at the PMD; deposit @pt. */
+/*
+ * Map @folio (order 9: anonymous, or shmem with no @pt to deposit) or the
+ * huge zero page at the PMD; deposit @pt.
+ */
 void huge_pmd_install(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
 		      struct pte_table *pt, uint64_t bits)
 {
@@ -92,7 +120,7 @@ void huge_pmd_install(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
 	*pmd_deposit_slot(pmd) = pt;
 	if (!folio_is_zero(folio)) {
 		folio_add_rmap_pmd(folio, mm);
-		mm_add_counter(mm, MM_ANONPAGES, (long)HPAGE_PMD_NR);
+		mm_add_counter(mm, folio_mm_counter(folio), (long)HPAGE_PMD_NR);
 	}
 	/* release: pairs with the walkers' acquire loads: they see the folio's state (P1) */
 	store_release(pmd, mk_pte(&folio->pages[0], bits | PT_HUGE));
@@ -163,6 +191,12 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 		return VM_FAULT_FALLBACK;
 	}
 	folio = page_folio(pte_page(v));
+	if (!folio_is_anon(folio) && !folio_is_zero(folio)) {
+		/* A shared file's huge page: the mapping goes, a PTE fault maps it (wp_huge_pmd). */
+		split_huge_pmd_locked(mm, pmd);
+		spin_unlock(&mm->page_table_lock);
+		return VM_FAULT_FALLBACK;
+	}
 	/* Reuse an exclusive huge page; a zero or shared one is split and copied per page. */
 	if (!folio_is_zero(folio) &&
 	    (page_anon_exclusive(&folio->pages[0]) ||
@@ -255,9 +289,18 @@ void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
 	spin_assert_held(&mm->page_table_lock);
 	if (!pmd_is_huge(v))
 		return;
+	folio = page_folio(pte_page(v));
+	/*
+	 * A file's huge page is not remapped by PTEs: the mapping just goes
+	 * (__split_huge_pmd_locked for !vma_is_anonymous) and its pages fault
+	 * back in as they are touched.
+	 */
+	if (!folio_is_anon(folio) && !folio_is_zero(folio)) {
+		zap_huge_pmd(mm, pmd);
+		return;
+	}
 	VML_BUG_ON(!pt);
 	*slot = NULL;
-	folio = page_folio(pte_page(v));
 	bits = v & (PT_WRITE | PT_DIRTY | PT_YOUNG | PT_PROTNONE | PT_PKEY);
 	if (folio_is_zero(folio)) {
 		/* The huge zero page becomes 512 small zero-page entries. */

@@ -509,6 +509,8 @@ static int zap_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long star
 	 * zap the part in range, as zap_pmd_range does.
 	 */
 	split_huge_pmd_locked(mm, pmd);
+	if (!load_relaxed(pmd))
+		return 0;	/* a file's huge page: its whole mapping went */
 	/* under page_table_lock: the entry is a table, stable */
 	pt = pmd_pte_table(load_relaxed(pmd));
 	pte_lock(pt);
@@ -1064,8 +1066,12 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 			spin_unlock(&mm->page_table_lock);
 			continue;
 		}
-		if (pmd_is_huge(v))
+		if (pmd_is_huge(v)) {
 			split_huge_pmd_address(mm, o);	/* misaligned: per page */
+			/* A file's huge page is gone with its mapping: nothing to move. */
+			if (!load_acquire(opmd))	/* pairs with P1 */
+				continue;
+		}
 		npt = pte_table_reserved(mm, npmd, res);
 		move_ptes(pmd_pte_table(load_acquire(opmd)), npt, o, n, extent);	/* pairs with P1 */
 	}

@@ -432,6 +432,14 @@ static int cold_or_pageout_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned lo
 	folio_clear(folio, PG_referenced);
 	if (folio_test(folio, PG_unevictable))
 		return 0;	/* put back: folio_putback_lru */
+	if (!folio_is_anon(folio)) {
+		/* A shmem huge page: unmapped (try_to_unmap), then the cache decides. */
+		folio_get(folio);
+		zap_huge_pmd(mm, pmd);
+		w->unmapped = folio;
+		w->resume = end;
+		return 1;
+	}
 	if (!folio_test(folio, PG_swapbacked)) {
 		split_huge_pmd_locked(mm, pmd);
 		w->resume = start;	/* again, as PTEs: pageout_ptes takes the folio whole */
@@ -769,6 +777,9 @@ static void reclaim_walk_range(struct mm *mm, unsigned long start, unsigned long
 			if (!w.split_pmd && folio_mapcount(folio) == mapped)
 				w.resume += w.split_nr * PAGE_SIZE;
 		} else if (folio) {
+			/* A shmem huge page's PMD mapping goes first (split_folio's unmap). */
+			if (w.split_pmd)
+				split_huge_pmd_address(mm, w.split_pmd);
 			split_file_folio(folio);
 		}
 		if (folio)

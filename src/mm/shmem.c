@@ -14,7 +14,9 @@
  */
 #include "mm/file.h"
 #include "mm/folio.h"
+#include "mm/huge_memory.h"
 #include "mm/shmem.h"
+#include "mm/vma.h"
 #include "mm/swap.h"
 #include "sync/spinlock.h"
 #include "util/compiler.h"
@@ -79,6 +81,9 @@ bool shmem_writeout(struct vml_file *file, struct folio *folio)
 	unsigned long slot;
 	bool moved = false;
 
+	/* Divergence: the kernel splits a large folio to swap it out; the model keeps it. */
+	if (folio->order)
+		return false;
 	slot = swap_alloc(file->sys);
 	if (!slot)
 		return false;
@@ -123,4 +128,76 @@ bool shmem_zero_unmap_drains(struct vml_file *file)
 	cached = file->nr_cached != 0;
 	spin_unlock(&file->i_pages_lock);
 	return cached;
+}
+
+/* Would a huge page at @index lie within the file's size (shmem_get_orders_within_size)? */
+static bool within_size(unsigned long index, unsigned long write_end, unsigned long i_size)
+{
+	unsigned long aligned = (index + HPAGE_PMD_NR) & ~(HPAGE_PMD_NR - 1);
+	unsigned long size = write_end > i_size ? write_end : i_size;
+
+	return (size + PAGE_SIZE - 1) >> PAGE_SHIFT >= aligned;
+}
+
+/*
+ * The mount's huge= policy (shmem_huge_global_enabled): the internal
+ * mount's is shmem_enabled; the model's other tmpfs files stand for a mount
+ * with huge=never, which only "force" overrides.
+ */
+static bool shmem_huge_global(struct vml_file *file, unsigned long index, unsigned long write_end,
+			      unsigned long i_size, unsigned long vm_flags)
+{
+	enum vml_shmem_huge mode = file->sys->cfg.shmem_huge;
+
+	if (mode == VML_SHMEM_HUGE_DENY)
+		return false;
+	if (mode == VML_SHMEM_HUGE_FORCE)
+		return true;
+	if (!file->shm_mnt)
+		return false;
+	switch (mode) {
+	case VML_SHMEM_HUGE_ALWAYS:
+		return true;
+	case VML_SHMEM_HUGE_WITHIN_SIZE:
+		return within_size(index, write_end, i_size);
+	case VML_SHMEM_HUGE_ADVISE:
+		return vm_flags & VM_HUGEPAGE;
+	default:
+		return false;
+	}
+}
+
+bool shmem_huge_pmd_allowed(struct vml_file *file, struct vma *vma, unsigned long index,
+			    unsigned long write_end, unsigned long i_size)
+{
+	const struct vml_sys_config *cfg = &file->sys->cfg;
+	unsigned long vm_flags = vma ? vma->vm_flags : 0;
+	bool global;
+
+	if (!file->shmem || (vm_flags & VM_NOHUGEPAGE))
+		return false;
+	global = shmem_huge_global(file, index, write_end, i_size, vm_flags);
+	/*
+	 * tmpfs files, and write(), follow the mount; in a VMA, the internal
+	 * mount's objects - shared anonymous memory, and (as measured on 6.18)
+	 * memfd too - follow the per-size mode.
+	 */
+	if (!vma || !file->shm_mnt)
+		return global;
+	if (cfg->shmem_huge == VML_SHMEM_HUGE_DENY)
+		return false;
+	if (cfg->shmem_huge == VML_SHMEM_HUGE_FORCE)
+		return cfg->shmem_pmd == VML_SHMEM_PMD_INHERIT;
+	switch (cfg->shmem_pmd) {
+	case VML_SHMEM_PMD_ALWAYS:
+		return true;
+	case VML_SHMEM_PMD_WITHIN_SIZE:
+		return within_size(index, 0, i_size);
+	case VML_SHMEM_PMD_ADVISE:
+		return vm_flags & VM_HUGEPAGE;
+	case VML_SHMEM_PMD_INHERIT:
+		return global;
+	default:
+		return false;
+	}
 }

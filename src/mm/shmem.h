@@ -27,5 +27,13 @@ bool shmem_writeout(struct vml_file *file, struct folio *folio);
  * Context: the VMA is off file->i_mmap already.
  */
 bool shmem_zero_unmap_drains(struct vml_file *file);
+/*
+ * shmem_huge_pmd_allowed - may page @index of shmem @file get a PMD-sized
+ * folio (6.18 shmem_allowable_huge_orders for the PMD order)? @vma: the
+ * faulting VMA, or NULL for write(); @write_end: where the write ends
+ * (bytes; 0 for a fault); @i_size: the file's size before it.
+ */
+bool shmem_huge_pmd_allowed(struct vml_file *file, struct vma *vma, unsigned long index,
+			    unsigned long write_end, unsigned long i_size);
 
 #endif /* VML_MM_SHMEM_H */

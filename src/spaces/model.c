@@ -89,7 +89,8 @@ static int model_file(struct target *t, const struct op *op, struct target_file 
 	struct vml_file *f;
 
 	/* A memfd is a tmpfs file whose maps name is file->path ("/memfd:NAME (deleted)"). */
-	*ret = vml_file_create(m->sys, file->path, op->size, op->shmem ? VML_FILE_SHMEM : 0, &f);
+	*ret = vml_file_create(m->sys, file->path, op->size,
+			       (op->shmem ? VML_FILE_SHMEM : 0) | (op->memfd ? VML_FILE_MEMFD : 0), &f);
 	if (!*ret)
 		file->priv = f;
 	return 0;
