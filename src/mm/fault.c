@@ -671,13 +671,14 @@ static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsi
 	}
 	if (write)
 		folio_set(folio, PG_dirty);
-	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
-		mlock_folio(folio);
 	/* The lookup's reference becomes the mapping's. */
 	huge_pmd_install(mm, pmd, folio, NULL,
 			 PT_YOUNG | (write ? PT_DIRTY : 0) |
 			 ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0));
 	spin_unlock(&mm->page_table_lock);
+	/* A large folio goes through the mlock batch at once (mlock_vma_folio). */
+	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
+		mlock_folio(mm->sys, folio);
 	return 0;
 }
 
