@@ -14,6 +14,11 @@
  * forks the address space over and over, writes into the child and lets
  * it go, so large folios are shared, copied on write and unshared (their
  * mm slots, folio->mapcount_lock) under the zaps and faults.
+ *
+ * With VML_SHMEM=1 the region is shared anonymous memory with shmem THP
+ * "always": faults map the objects' 2 MiB folios by PMD (or small pages
+ * where a partial zap left a table), racing in the page cache and at the
+ * PMD, and a partial zap drops a whole file PMD.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,6 +40,15 @@ static struct vml_mm *mm;
 static uint64_t seed;
 static atomic_bool stop;
 static atomic_ulong zaps, faults, remaps, forks;
+static bool shmem;
+
+/* The region's memory: private anonymous, or shared (VML_SHMEM=1). */
+static int map_region(unsigned long addr, unsigned long len)
+{
+	return vml_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
+			(shmem ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_FIXED, NULL, 0,
+			NULL);
+}
 
 /* A range inside one PMD range, rarely aligned to anything: a partial zap. */
 static void pick(struct vml_rand *r, unsigned long *a, unsigned long *len)
@@ -107,7 +121,7 @@ static void *unmapper(void *arg)
 
 		/* Frees the range's page tables: its PMD entry is empty until the next fault. */
 		may_fail(vml_munmap(mm, pmd, M2));
-		map_anon(mm, pmd, M2, PROT_READ | PROT_WRITE);
+		map_region(pmd, M2);
 		atomic_fetch_add(&remaps, 1);
 		usleep(100);
 	}
@@ -124,12 +138,16 @@ int main(void)
 	bool mthp = env && !strcmp(env, "1");
 	long mapped;
 
+	env = getenv("VML_SHMEM");
+	shmem = env && !strcmp(env, "1");
+	if (shmem)
+		cfg.shmem_huge = VML_SHMEM_HUGE_ALWAYS;
 	seed = tap_seed();
 	if (mthp)
 		cfg.thp_anon[2] = cfg.thp_anon[4] = VML_MTHP_ALWAYS;	/* 16 and 64 KiB */
 	if (vml_sys_create(&cfg, &sys) || vml_mm_create(sys, &mm))
 		return 1;
-	map_anon(mm, REGION, RANGES * M2, PROT_READ | PROT_WRITE);
+	map_region(REGION, RANGES * M2);
 
 	run_threads((const struct thread_group[]){ { zapper, 2 }, { faulter, 2 }, { unmapper, 1 },
 						    { forker, mthp ? 1 : 0 } },
