@@ -265,7 +265,7 @@ int shmem_get_folio(struct vml_file *file, struct vma *vma, unsigned long addr,
 		return 0;
 	}
 	if (!file->shmem || !thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER) ||
-	    !shmem_huge_pmd_allowed(file, vma, index, 0, file->size))
+	    !shmem_huge_pmd_allowed(file, vma, index, 0, file_nr_pages(file) << PAGE_SHIFT))
 		return filemap_get_or_create(file, index, nid, out);
 	spin_lock(&file->i_pages_lock);
 	empty = file_range_empty(file, hindex, HPAGE_PMD_NR);

@@ -65,7 +65,7 @@ static unsigned long shmem_vma_orders(struct vma *vma, unsigned long vm_flags,
 
 	if (!(orders & (1UL << HPAGE_PMD_ORDER)) || !file || !file->shmem ||
 	    (vm_flags & (VM_SPECIAL | VM_HUGETLB)) ||
-	    !shmem_huge_pmd_allowed(file, vma, vma->vm_pgoff, 0, file->size))
+	    !shmem_huge_pmd_allowed(file, vma, vma->vm_pgoff, 0, file_nr_pages(file) << PAGE_SHIFT))
 		return 0;
 	if (type == TVA_SMAPS &&
 	    !thp_vma_suitable_order(vma, vma->vm_end - PMD_SIZE, HPAGE_PMD_ORDER))
