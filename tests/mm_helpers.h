@@ -51,6 +51,17 @@ static char *maps_of(struct vml_mm *mm)
 }
 
 /* mmap anonymous private at a fixed address; returns the errno-style result. */
+/* A new address space of @sys; a test cannot go on without one. */
+__attribute__((unused))
+static struct vml_mm *mm_of_sys(struct vml_sys *sys)
+{
+	struct vml_mm *mm;
+
+	if (vml_mm_create(sys, &mm))
+		abort();
+	return mm;
+}
+
 __attribute__((unused))
 static int map_anon(struct vml_mm *mm, unsigned long addr, unsigned long len, int prot)
 {

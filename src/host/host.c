@@ -37,6 +37,7 @@
 
 #include "host/host.h"
 #include "util/json.h"
+#include "util/vocab.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41
@@ -616,52 +617,31 @@ int host_probe(struct host_profile *p, const char *tmpdir)
 	return ret;
 }
 
-/* An anonymous mTHP size's mode by its word; "" (no such file) and unknown words: never. */
-static enum vml_mthp_mode mthp_mode(const char *word)
+/* The sysfs words of the THP modes the model is configured with (util/vocab.h). */
+#define W(word, mode) { .name = (word), .value = (mode) }
+static const struct vml_vocab mthp_vocab = { "mTHP mode", (const struct vml_word[]){
+	W("always", VML_MTHP_ALWAYS), W("madvise", VML_MTHP_MADVISE),
+	W("inherit", VML_MTHP_INHERIT), W("never", VML_MTHP_NEVER), { .name = NULL } } };
+static const struct vml_vocab shmem_huge_vocab = { "shmem_enabled", (const struct vml_word[]){
+	W("never", VML_SHMEM_HUGE_NEVER), W("always", VML_SHMEM_HUGE_ALWAYS),
+	W("within_size", VML_SHMEM_HUGE_WITHIN_SIZE), W("advise", VML_SHMEM_HUGE_ADVISE),
+	W("deny", VML_SHMEM_HUGE_DENY), W("force", VML_SHMEM_HUGE_FORCE), { .name = NULL } } };
+static const struct vml_vocab shmem_pmd_vocab = { "2048kB shmem_enabled", (const struct vml_word[]){
+	W("inherit", VML_SHMEM_PMD_INHERIT), W("never", VML_SHMEM_PMD_NEVER),
+	W("always", VML_SHMEM_PMD_ALWAYS), W("within_size", VML_SHMEM_PMD_WITHIN_SIZE),
+	W("advise", VML_SHMEM_PMD_ADVISE), { .name = NULL } } };
+#undef W
+
+/*
+ * The value of sysfs @word in @v, or @fallback for "" (no such file) and
+ * words the model does not know: never for an mTHP size and shmem_enabled,
+ * the boot default inherit for the PMD size's shmem mode.
+ */
+static int sysfs_mode(const struct vml_vocab *v, const char *word, int fallback)
 {
-	static const struct {
-		const char *word;
-		enum vml_mthp_mode mode;
-	} modes[] = {
-		{ "always", VML_MTHP_ALWAYS },
-		{ "madvise", VML_MTHP_MADVISE },
-		{ "inherit", VML_MTHP_INHERIT },
-	};
+	const struct vml_word *w = vocab_find(v, word, strlen(word));
 
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-		if (!strcmp(word, modes[i].word))
-			return modes[i].mode;
-	return VML_MTHP_NEVER;
-}
-
-/* transparent_hugepage/shmem_enabled's word (an unknown one reads as never). */
-static enum vml_shmem_huge shmem_huge_mode(const char *word)
-{
-	static const char *const words[] = {
-		[VML_SHMEM_HUGE_NEVER] = "never", [VML_SHMEM_HUGE_ALWAYS] = "always",
-		[VML_SHMEM_HUGE_WITHIN_SIZE] = "within_size", [VML_SHMEM_HUGE_ADVISE] = "advise",
-		[VML_SHMEM_HUGE_DENY] = "deny", [VML_SHMEM_HUGE_FORCE] = "force",
-	};
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(word, words[i]))
-			return (enum vml_shmem_huge)i;
-	return VML_SHMEM_HUGE_NEVER;
-}
-
-/* hugepages-2048kB/shmem_enabled's word; empty (no such file): the default, inherit. */
-static enum vml_shmem_pmd_mode shmem_pmd_mode(const char *word)
-{
-	static const char *const words[] = {
-		[VML_SHMEM_PMD_INHERIT] = "inherit", [VML_SHMEM_PMD_NEVER] = "never",
-		[VML_SHMEM_PMD_ALWAYS] = "always", [VML_SHMEM_PMD_WITHIN_SIZE] = "within_size",
-		[VML_SHMEM_PMD_ADVISE] = "advise",
-	};
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(word, words[i]))
-			return (enum vml_shmem_pmd_mode)i;
-	return VML_SHMEM_PMD_INHERIT;
+	return w ? w->value : fallback;
 }
 
 /* The folio order of a size in KiB, or -1 if it is no power-of-two multiple of pages. */
@@ -693,15 +673,16 @@ void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_by
 	cfg->ram_pages = p->ram_bytes / p->page_size;
 	cfg->stack_rlimit = p->stack_rlimit > ULONG_MAX ? ULONG_MAX : p->stack_rlimit;
 	cfg->overcommit = (enum vml_overcommit)p->overcommit_memory;
-	cfg->shmem_huge = shmem_huge_mode(p->thp_shmem_enabled);
+	cfg->shmem_huge = sysfs_mode(&shmem_huge_vocab, p->thp_shmem_enabled, VML_SHMEM_HUGE_NEVER);
 	/* Each anonymous size the host has; a profile listing none keeps the boot default. */
 	for (unsigned int i = 0; i < p->nr_mthp; i++) {
 		int order = mthp_order(p, p->mthp[i].kb);
 
 		if (order >= 2 && order < VML_THP_ORDERS)
-			cfg->thp_anon[order] = mthp_mode(p->mthp[i].enabled);
+			cfg->thp_anon[order] = sysfs_mode(&mthp_vocab, p->mthp[i].enabled, VML_MTHP_NEVER);
 		if (order == 9)	/* 2 MiB: the only shmem size the model has */
-			cfg->shmem_pmd = shmem_pmd_mode(p->mthp[i].shmem_enabled);
+			cfg->shmem_pmd = sysfs_mode(&shmem_pmd_vocab, p->mthp[i].shmem_enabled,
+						   VML_SHMEM_PMD_INHERIT);
 	}
 }
 

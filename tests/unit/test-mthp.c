@@ -29,15 +29,6 @@ static struct vml_sys *new_sys(enum vml_thp_mode thp, bool zero_page, const int 
 	return sys;
 }
 
-static struct vml_mm *new_mm(struct vml_sys *sys)
-{
-	struct vml_mm *mm;
-
-	if (vml_mm_create(sys, &mm))
-		abort();
-	return mm;
-}
-
 /* The value (kB) of @field in the first smaps record of @mm, or -1. */
 static long smaps_kb(struct vml_mm *mm, const char *field)
 {
@@ -82,7 +73,7 @@ static void test_config(void)
 static void test_fault_order(void)
 {
 	struct vml_sys *sys = new_sys(VML_THP_MADVISE, true, only64);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 
 	must_succeed(map_anon(mm, BASE, 1UL << 20, PROT_READ | PROT_WRITE));
 	is_int(smaps_kb(mm, "THPeligible"), 1, "64K always: a 1M VMA is eligible");
@@ -107,7 +98,7 @@ static void test_fault_order(void)
 static void test_fallback(void)
 {
 	struct vml_sys *sys = new_sys(VML_THP_MADVISE, true, all_small);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 
 	/* [BASE+32K, BASE+96K): 64K long, but no aligned 64K block fits in it. */
 	must_succeed(map_anon(mm, BASE + 0x8000, K64, PROT_READ | PROT_WRITE));
@@ -131,7 +122,7 @@ static void test_modes(void)
 	static const int madv64[VML_THP_ORDERS] = { [4] = VML_MTHP_MADVISE };
 	static const int inherit64[VML_THP_ORDERS] = { [4] = VML_MTHP_INHERIT };
 	struct vml_sys *sys = new_sys(VML_THP_NEVER, true, madv64);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 
 	must_succeed(map_anon(mm, BASE, 2 * K64, PROT_READ | PROT_WRITE));
 	is_int(smaps_kb(mm, "THPeligible"), 0, "madvise mode, not advised: not eligible");
@@ -145,7 +136,7 @@ static void test_modes(void)
 	vml_sys_destroy(sys);
 
 	sys = new_sys(VML_THP_MADVISE, true, inherit64);
-	mm = new_mm(sys);
+	mm = mm_of_sys(sys);
 	must_succeed(map_anon(mm, BASE, K64, PROT_READ | PROT_WRITE));
 	is_int(smaps_kb(mm, "THPeligible"), 0, "inherit from madvise, not advised: no");
 	must_succeed(vml_madvise(mm, BASE, K64, MADV_HUGEPAGE));
@@ -158,7 +149,7 @@ static void test_modes(void)
 static void test_cow(void)
 {
 	struct vml_sys *sys = new_sys(VML_THP_MADVISE, true, only64);
-	struct vml_mm *mm = new_mm(sys), *child;
+	struct vml_mm *mm = mm_of_sys(sys), *child;
 
 	must_succeed(map_anon(mm, BASE, K64, PROT_READ | PROT_WRITE));
 	must_succeed(vml_touch(mm, BASE, K64, VML_TOUCH_WRITE));	/* data in every page */
@@ -186,7 +177,7 @@ static void test_cow(void)
 static void test_split_zero(void)
 {
 	struct vml_sys *sys = new_sys(VML_THP_MADVISE, false, only64);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 
 	must_succeed(map_anon(mm, BASE, K64, PROT_READ | PROT_WRITE));
 	must_succeed(vml_touch(mm, BASE + 0x3000, 1, VML_TOUCH_WRITE));
@@ -206,7 +197,7 @@ static void test_split_zero(void)
 static void test_partial(void)
 {
 	struct vml_sys *sys = new_sys(VML_THP_MADVISE, true, only64);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 
 	must_succeed(map_anon(mm, BASE, K64, PROT_READ | PROT_WRITE));
 	must_succeed(vml_touch(mm, BASE, 1, VML_TOUCH_WRITE));
@@ -226,7 +217,7 @@ static void test_partial(void)
 static void test_locked(void)
 {
 	struct vml_sys *sys = new_sys(VML_THP_MADVISE, true, only64);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 
 	must_succeed(vml_mmap(mm, BASE, K64, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_LOCKED, NULL, 0, NULL));

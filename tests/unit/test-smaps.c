@@ -24,15 +24,6 @@ static struct vml_sys *new_sys(unsigned long swap_pages, unsigned int nodes)
 	return sys;
 }
 
-static struct vml_mm *new_mm(struct vml_sys *sys)
-{
-	struct vml_mm *mm;
-
-	if (vml_mm_create(sys, &mm))
-		abort();
-	return mm;
-}
-
 /* The value (kB) of @field in the smaps record starting at @start, or -1. */
 static long field_kb(const char *text, unsigned long start, const char *field)
 {
@@ -132,7 +123,7 @@ static const char anon_rollup[] =
 static void test_formats(void)
 {
 	struct vml_sys *sys = new_sys(0, 0);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 	char *t;
 
 	/* Empty: no records; the rollup of nothing spans 0-0. */
@@ -174,7 +165,7 @@ static void test_formats(void)
 static void test_vmflags(void)
 {
 	struct vml_sys *sys = new_sys(0, 0);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 	char *t;
 
 	/* In bit order, each followed by a space: dc (17) ac (20) wf (25) dd (26). */
@@ -212,7 +203,7 @@ static void test_vmflags(void)
 static void test_swap(void)
 {
 	struct vml_sys *sys = new_sys(64, 0);
-	struct vml_mm *mm = new_mm(sys), *child;
+	struct vml_mm *mm = mm_of_sys(sys), *child;
 
 	is_int(map_anon(mm, BASE, 4 * PG, PROT_READ | PROT_WRITE), 0, "map 16K");
 	is_int(vml_touch(mm, BASE, 4 * PG, VML_TOUCH_WRITE), 0, "write it");
@@ -247,7 +238,7 @@ static void test_swap(void)
 static void test_shmem_swap(void)
 {
 	struct vml_sys *sys = new_sys(64, 0);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 	const unsigned long A = BASE, B = BASE + 256 * PG, C = BASE + 512 * PG;
 	struct vml_file *f;
 
@@ -285,7 +276,7 @@ static void test_shmem_swap(void)
 static void test_pss_split(void)
 {
 	struct vml_sys *sys = new_sys(0, 0);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 	struct vml_file *shm, *reg;
 
 	is_int(vml_file_create(sys, "/dev/shm/s", 2 * PG, VML_FILE_SHMEM, &shm), 0, "shmem file");
@@ -340,7 +331,7 @@ static void *touch_on_cpu(void *arg)
 static void test_numa(void)
 {
 	struct vml_sys *sys = new_sys(0, 2);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 	struct pinned_touch a = { mm, BASE, 2 * PG, 0, 0 }, b = { mm, BASE + 2 * PG, 2 * PG, 1, 0 };
 	cpu_set_t set;
 	pthread_t t;
@@ -375,7 +366,7 @@ static void test_numa(void)
 static void test_numa_fields(void)
 {
 	struct vml_sys *sys = new_sys(0, 0);
-	struct vml_mm *mm = new_mm(sys);
+	struct vml_mm *mm = mm_of_sys(sys);
 	struct vml_file *f;
 	char *s;
 
@@ -407,7 +398,7 @@ static void test_numa_fields(void)
 static void test_thp(void)
 {
 	struct vml_sys *sys = new_sys(0, 0);
-	struct vml_mm *mm = new_mm(sys), *child;
+	struct vml_mm *mm = mm_of_sys(sys), *child;
 	const unsigned long M2 = 2UL << 20;
 	char *s;
 
