@@ -80,15 +80,18 @@ enum vml_shmem_huge {
 };
 
 /*
- * The PMD size's own shmem mode for shared anonymous memory
- * (hugepages-2048kB/shmem_enabled). Zero is the boot default, inherit.
+ * One size of shmem THP for the internal mount's objects - shared anonymous
+ * memory and memfd - in a mapping (transparent_hugepage/hugepages-NkB/
+ * shmem_enabled). Zero is the kernel's boot default: "inherit" for the PMD
+ * size, "never" for every smaller one.
  */
-enum vml_shmem_pmd_mode {
-	VML_SHMEM_PMD_INHERIT = 0,	/* as shmem_enabled says */
-	VML_SHMEM_PMD_NEVER,
-	VML_SHMEM_PMD_ALWAYS,
-	VML_SHMEM_PMD_WITHIN_SIZE,
-	VML_SHMEM_PMD_ADVISE,
+enum vml_shmem_mthp_mode {
+	VML_SHMEM_MTHP_DEFAULT = 0,
+	VML_SHMEM_MTHP_NEVER,
+	VML_SHMEM_MTHP_ALWAYS,
+	VML_SHMEM_MTHP_WITHIN_SIZE,	/* only a folio that lies within the object's size */
+	VML_SHMEM_MTHP_ADVISE,		/* only in VMAs advised MADV_HUGEPAGE */
+	VML_SHMEM_MTHP_INHERIT,		/* as shmem_enabled says, and alone under "force" */
 };
 
 /* Folio orders 0..9 (4 KiB .. 2 MiB); anonymous THP has orders 2..9. */
@@ -186,7 +189,12 @@ struct vml_sys_config {
 	 */
 	enum vml_mthp_mode thp_anon[VML_THP_ORDERS];
 	enum vml_shmem_huge shmem_huge;	/* never */
-	enum vml_shmem_pmd_mode shmem_pmd;	/* inherit */
+	/*
+	 * shmem THP per size, indexed by folio order (1: 8 KiB .. 9: 2 MiB),
+	 * as thp_anon. All zero: the boot default (PMD inherits, no other
+	 * size). Order 0 must be zero or never.
+	 */
+	enum vml_shmem_mthp_mode shmem_mthp[VML_THP_ORDERS];
 };
 
 /* Context: any thread, several at once; allocates, takes no lock, never sleeps. */

@@ -626,16 +626,16 @@ static const struct vml_vocab shmem_huge_vocab = { "shmem_enabled", (const struc
 	W("never", VML_SHMEM_HUGE_NEVER), W("always", VML_SHMEM_HUGE_ALWAYS),
 	W("within_size", VML_SHMEM_HUGE_WITHIN_SIZE), W("advise", VML_SHMEM_HUGE_ADVISE),
 	W("deny", VML_SHMEM_HUGE_DENY), W("force", VML_SHMEM_HUGE_FORCE), { .name = NULL } } };
-static const struct vml_vocab shmem_pmd_vocab = { "2048kB shmem_enabled", (const struct vml_word[]){
-	W("inherit", VML_SHMEM_PMD_INHERIT), W("never", VML_SHMEM_PMD_NEVER),
-	W("always", VML_SHMEM_PMD_ALWAYS), W("within_size", VML_SHMEM_PMD_WITHIN_SIZE),
-	W("advise", VML_SHMEM_PMD_ADVISE), { .name = NULL } } };
+static const struct vml_vocab shmem_mthp_vocab = { "mTHP shmem_enabled", (const struct vml_word[]){
+	W("inherit", VML_SHMEM_MTHP_INHERIT), W("never", VML_SHMEM_MTHP_NEVER),
+	W("always", VML_SHMEM_MTHP_ALWAYS), W("within_size", VML_SHMEM_MTHP_WITHIN_SIZE),
+	W("advise", VML_SHMEM_MTHP_ADVISE), { .name = NULL } } };
 #undef W
 
 /*
  * The value of sysfs @word in @v, or @fallback for "" (no such file) and
  * words the model does not know: never for an mTHP size and shmem_enabled,
- * the boot default inherit for the PMD size's shmem mode.
+ * the boot default for a size's shmem mode.
  */
 static int sysfs_mode(const struct vml_vocab *v, const char *word, int fallback)
 {
@@ -674,15 +674,16 @@ void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_by
 	cfg->stack_rlimit = p->stack_rlimit > ULONG_MAX ? ULONG_MAX : p->stack_rlimit;
 	cfg->overcommit = (enum vml_overcommit)p->overcommit_memory;
 	cfg->shmem_huge = sysfs_mode(&shmem_huge_vocab, p->thp_shmem_enabled, VML_SHMEM_HUGE_NEVER);
-	/* Each anonymous size the host has; a profile listing none keeps the boot default. */
+	/* Each size the host has; a profile listing none keeps the boot defaults. */
 	for (unsigned int i = 0; i < p->nr_mthp; i++) {
 		int order = mthp_order(p, p->mthp[i].kb);
 
 		if (order >= 2 && order < VML_THP_ORDERS)
 			cfg->thp_anon[order] = sysfs_mode(&mthp_vocab, p->mthp[i].enabled, VML_MTHP_NEVER);
-		if (order == 9)	/* 2 MiB: the only shmem size the model has */
-			cfg->shmem_pmd = sysfs_mode(&shmem_pmd_vocab, p->mthp[i].shmem_enabled,
-						   VML_SHMEM_PMD_INHERIT);
+		if (order >= 1 && order < VML_THP_ORDERS)
+			cfg->shmem_mthp[order] = sysfs_mode(&shmem_mthp_vocab,
+							    p->mthp[i].shmem_enabled,
+							    VML_SHMEM_MTHP_DEFAULT);
 	}
 }
 
@@ -784,19 +785,15 @@ int host_profile_unmodelled(const struct host_profile *p, char *buf, size_t len)
 	if (p->page_size != 4096)
 		diff_add(&d, "page size %lu (the model has 4096)", p->page_size);
 	/*
-	 * Anonymous THP of every size is modelled (vml_sys_config.thp_anon);
-	 * shmem THP at the PMD size (shmem_huge, shmem_pmd). Smaller shmem
-	 * sizes only take effect for shared anonymous memory, and then only
-	 * with their own mode set or with "inherit" under "force".
+	 * THP of every size is modelled, anonymous (vml_sys_config.thp_anon)
+	 * and shmem (shmem_huge, shmem_mthp); the sizes must be folio orders.
 	 */
 	for (unsigned int i = 0; i < p->nr_mthp; i++) {
-		const struct host_mthp *m = &p->mthp[i];
+		int order = mthp_order(p, p->mthp[i].kb);
 
-		if (m->kb == 2048 || !*m->shmem_enabled || !strcmp(m->shmem_enabled, "never"))
-			continue;
-		if (strcmp(m->shmem_enabled, "inherit") || !strcmp(p->thp_shmem_enabled, "force"))
-			diff_add(&d, "shmem %ukB THP is %s (the model's shmem has 4 KiB and "
-				 "2 MiB folios only)", m->kb, m->shmem_enabled);
+		if (order < 1 || order >= VML_THP_ORDERS)
+			diff_add(&d, "THP size %u kB (the model's folios are 4 KiB to 2 MiB)",
+				 p->mthp[i].kb);
 	}
 	if (p->overcommit_memory == 2)
 		diff_add(&d, "vm.overcommit_memory=2 (the model cannot know the system's "

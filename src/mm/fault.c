@@ -392,6 +392,22 @@ static void finish_fault(struct vma *vma, struct pte_table *pt, unsigned long ad
 }
 
 /*
+ * The page-cache folio a fault at @addr finds or brings in: shmem's fault
+ * may allocate a large folio (shmem_get_folio). Divergence: a private
+ * mapping of shmem takes small folios (the kernel's may be PMD-sized).
+ */
+static int fault_get_folio(struct vma *vma, unsigned long addr, unsigned long index,
+			   struct folio **out)
+{
+	struct vml_file *file = vma->vm_file;
+	int nid = fault_nid(vma->vm_mm);
+
+	if (file->shmem && (vma->vm_flags & VM_SHARED))
+		return shmem_get_folio(file, vma, addr, index, nid, out);
+	return filemap_get_or_create(file, index, nid, out);
+}
+
+/*
  * Read fault on a file mapping. Fault-around comes first (->map_pages, then
  * ->fault as the fallback), so a read beyond EOF fails with SIGBUS only after
  * the cached pages around it, up to EOF, have been mapped. The faulting page
@@ -410,7 +426,7 @@ static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned 
 		return 0;	/* fault-around mapped it */
 	if (file_index_beyond_eof(file, index))
 		return VM_FAULT_SIGBUS;
-	if (filemap_get_or_create(file, index, fault_nid(vma->vm_mm), &folio))
+	if (fault_get_folio(vma, addr, index, &folio))
 		return VM_FAULT_OOM;
 	finish_fault(vma, pt, addr, folio, index, read_fault_pte_flags(vma));
 	folio_put(folio);
@@ -457,7 +473,7 @@ static vm_fault_t do_shared_fault(struct vma *vma, struct pte_table *pt, unsigne
 
 	if (file_index_beyond_eof(vma->vm_file, index))
 		return VM_FAULT_SIGBUS;
-	if (filemap_get_or_create(vma->vm_file, index, fault_nid(vma->vm_mm), &folio))
+	if (fault_get_folio(vma, addr, index, &folio))
 		return VM_FAULT_OOM;
 	folio_set(folio, PG_dirty);	/* the whole folio, however large */
 	/* A large folio is mapped whole, every page writable and dirty (set_pte_range). */

@@ -61,6 +61,25 @@ static bool file_range_empty(struct vml_file *file, unsigned long index, unsigne
 }
 
 /*
+ * The largest of @orders whose naturally aligned block around @index the
+ * page cache holds nothing of - no folio, no swap entry - or 0
+ * (shmem_suitable_orders: a conflict tries the next smaller order).
+ */
+static unsigned int shmem_pick_order(struct vml_file *file, unsigned long index,
+				     unsigned long orders)
+{
+	unsigned int order = orders ? highest_order(orders) : 0;
+
+	spin_lock(&file->i_pages_lock);
+	/* Ends: each step takes one order out of @orders. */
+	for (; orders; order = next_order(&orders, order))
+		if (file_range_empty(file, index & ~((1UL << order) - 1), 1UL << order))
+			break;
+	spin_unlock(&file->i_pages_lock);
+	return orders ? order : 0;
+}
+
+/*
  * Put a new folio of @order at @index (aligned) into the page cache.
  * Return: 0, -ENOMEM, or -EEXIST if a slot of its range is taken (a race).
  */
@@ -121,7 +140,8 @@ static unsigned int write_folio_order(unsigned long index, unsigned long len)
  * 64 KiB write()s (src/spaces/target.c): each write_begin asks for a folio
  * as large as what is left of the write (a power of two, at most the
  * write, naturally aligned), so a 64 KiB chunk is one order-4 folio and a
- * tail of 24 KiB is 16 + 8 KiB. tmpfs (huge=never) uses single pages. The
+ * tail of 24 KiB is 16 + 8 KiB. tmpfs (huge=never) uses single pages, the
+ * internal mount (memfd) what its huge= policy allows (shmem_pick_order). The
  * folio size is visible: a write through a shared mapping dirties the whole
  * folio, and MADV_COLD/PAGEOUT of part of one splits it (reclaim.c).
  */
@@ -143,16 +163,13 @@ static int file_fill_cache(struct vml_file *file)
 
 		folio = file->shmem ? file_folio_at(file, index) : NULL;
 		found = folio;
-		if (!folio && file->shmem &&
-		    shmem_huge_pmd_allowed(file, NULL, index, pos + left, pos) &&
-		    file_range_empty(file, index & ~(HPAGE_PMD_NR - 1), HPAGE_PMD_NR)) {
-			/* A huge page around @index (i_size is what was written so far). */
-			index &= ~(HPAGE_PMD_NR - 1);
-			order = HPAGE_PMD_ORDER;
+		if (!folio && file->shmem) {
+			/* i_size is what was written so far */
+			order = shmem_pick_order(file, index, shmem_allowable_huge_orders(
+							file, NULL, index, pos + left, pos));
+			index &= ~((1UL << order) - 1);
 		}
-		if (folio) {
-			order = folio->order;	/* a huge page an earlier chunk allocated */
-		} else {
+		if (!folio) {
 			err = filemap_add_folio(file, index, order, &folio);
 			if (err)
 				return err;
@@ -168,7 +185,8 @@ static int file_fill_cache(struct vml_file *file)
 			folio_set(folio, PG_referenced);
 		if (file->shmem)
 			folio_set(folio, PG_dirty);
-		pos = file->shmem && order ? pos + left : (index + (1UL << order)) << PAGE_SHIFT;
+		/* up to the end of the folio, or of the chunk if that comes first */
+		pos = VML_MIN(pos + left, (folio->index + folio_nr_pages(folio)) << PAGE_SHIFT);
 	}
 	return 0;
 }
@@ -255,23 +273,20 @@ bool file_index_beyond_eof(struct vml_file *file, unsigned long index)
 int shmem_get_folio(struct vml_file *file, struct vma *vma, unsigned long addr,
 		    unsigned long index, int nid, struct folio **out)
 {
-	unsigned long hindex = index & ~(HPAGE_PMD_NR - 1);
+	unsigned long orders;
+	unsigned int order;
 	struct folio *folio;
-	bool empty;
 
 	folio = filemap_get_folio(file, index);
 	if (folio) {
 		*out = folio;
 		return 0;
 	}
-	if (!file->shmem || !thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER) ||
-	    !shmem_huge_pmd_allowed(file, vma, index, 0, file_nr_pages(file) << PAGE_SHIFT))
-		return filemap_get_or_create(file, index, nid, out);
-	spin_lock(&file->i_pages_lock);
-	empty = file_range_empty(file, hindex, HPAGE_PMD_NR);
-	spin_unlock(&file->i_pages_lock);
+	orders = file->shmem ? shmem_allowable_huge_orders(file, vma, index, 0,
+							   file_nr_pages(file) << PAGE_SHIFT) : 0;
+	order = shmem_pick_order(file, index, thp_vma_suitable_orders(vma, addr, orders));
 	/* A racing fault may fill the range meanwhile: filemap_add_folio then fails (-EEXIST). */
-	if (!empty || filemap_add_folio(file, hindex, HPAGE_PMD_ORDER, &folio))
+	if (!order || filemap_add_folio(file, index & ~((1UL << order) - 1), order, &folio))
 		return filemap_get_or_create(file, index, nid, out);
 	folio_get(folio);	/* the caller's; the cache keeps the allocation's */
 	*out = folio;

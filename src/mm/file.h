@@ -181,9 +181,10 @@ struct folio *filemap_get_folio(struct vml_file *file, unsigned long index);	/* 
 int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, struct folio **out);
 /*
  * shmem_get_folio - the folio of page @index of shmem @file for a fault at
- * @addr in @vma, a reference taken: the cached one, or a new one - PMD-sized
- * where shmem THP allows it here and the huge page's range is free in the
- * page cache (shmem_alloc_and_add_folio), else a small one.
+ * @addr in @vma, a reference taken: the cached one, or a new one - of the
+ * largest order shmem THP allows here whose naturally aligned block lies in
+ * the VMA and is free in the page cache (shmem_alloc_and_add_folio), else a
+ * small one.
  */
 int shmem_get_folio(struct vml_file *file, struct vma *vma, unsigned long addr,
 		    unsigned long index, int nid, struct folio **out);

@@ -54,23 +54,42 @@ unsigned long thp_vma_suitable_orders(struct vma *vma, unsigned long addr, unsig
 }
 
 /*
- * A shmem VMA's PMD order (shmem_allowable_huge_orders at the VMA's offset;
- * smaps asks whether the VMA holds a whole aligned huge page). khugepaged
- * does not collapse file memory in the model.
+ * The orders of which @vma holds a whole aligned block: the last one before
+ * its end (outside a fault; a fault checks its own range). If an order
+ * fits, every smaller one does.
+ */
+static unsigned long orders_in_vma(struct vma *vma, unsigned long orders)
+{
+	unsigned long left = orders;
+
+	/* Ends: each step takes one order out of @left. */
+	while (left) {
+		unsigned int order = highest_order(left);
+
+		left &= ~(1UL << order);
+		if (!thp_vma_suitable_order(vma, vma->vm_end - (PAGE_SIZE << order), order))
+			orders &= ~(1UL << order);
+	}
+	return orders;
+}
+
+/*
+ * A shmem VMA's orders (shmem_allowable_huge_orders at the VMA's offset,
+ * after the orders the VMA can hold). khugepaged does not collapse file
+ * memory in the model.
  */
 static unsigned long shmem_vma_orders(struct vma *vma, unsigned long vm_flags,
 				      enum tva_type type, unsigned long orders)
 {
 	struct vml_file *file = vma->vm_file;
 
-	if (!(orders & (1UL << HPAGE_PMD_ORDER)) || !file || !file->shmem ||
-	    (vm_flags & (VM_SPECIAL | VM_HUGETLB)) ||
-	    !shmem_huge_pmd_allowed(file, vma, vma->vm_pgoff, 0, file_nr_pages(file) << PAGE_SHIFT))
+	orders &= THP_ORDERS_ALL_FILE;
+	if (!orders || !file || !file->shmem || (vm_flags & (VM_SPECIAL | VM_HUGETLB)))
 		return 0;
-	if (type == TVA_SMAPS &&
-	    !thp_vma_suitable_order(vma, vma->vm_end - PMD_SIZE, HPAGE_PMD_ORDER))
-		return 0;
-	return 1UL << HPAGE_PMD_ORDER;
+	if (type != TVA_PAGEFAULT)
+		orders = orders_in_vma(vma, orders);
+	return orders ? orders & shmem_allowable_huge_orders(file, vma, vma->vm_pgoff, 0,
+							     file_nr_pages(file) << PAGE_SHIFT) : 0;
 }
 
 unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
@@ -90,23 +109,7 @@ unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
 	orders &= mask & THP_ORDERS_ALL_ANON;
 	if (!orders || (vm_flags & (VM_NOHUGEPAGE | VM_SPECIAL | VM_HUGETLB)))
 		return 0;
-	/*
-	 * Outside a fault, the orders of which the VMA holds a whole aligned
-	 * block: the last one before its end (a fault checks its own range).
-	 */
-	if (type != TVA_PAGEFAULT) {
-		unsigned long left = orders;
-
-		/* Ends: each step takes one order out of @left. */
-		while (left) {
-			unsigned int order = highest_order(left);
-
-			left &= ~(1UL << order);
-			if (!thp_vma_suitable_order(vma, vma->vm_end - (PAGE_SIZE << order), order))
-				orders &= ~(1UL << order);
-		}
-	}
-	return orders;
+	return type == TVA_PAGEFAULT ? orders : orders_in_vma(vma, orders);
 }
 
 /*

@@ -20,6 +20,9 @@ enum tva_type {
 
 /* The orders anonymous THP comes in on x86-64: 16 KiB (order 2) to 2 MiB. */
 #define THP_ORDERS_ALL_ANON (((1UL << (HPAGE_PMD_ORDER + 1)) - 1) & ~3UL)
+/* The page cache's large folios (THP_ORDERS_ALL_FILE_DEFAULT): orders 1..9. */
+#define THP_ORDERS_ALL_FILE (((1UL << (HPAGE_PMD_ORDER + 1)) - 1) & ~1UL)
+#define THP_ORDERS_ALL (THP_ORDERS_ALL_ANON | THP_ORDERS_ALL_FILE)
 
 /*
  * thp_vma_allowable_orders - which of @orders may @vma's anonymous memory

@@ -340,6 +340,11 @@ struct vml_sys {
 	unsigned long thp_anon_always;	/* [I] */
 	unsigned long thp_anon_madvise;	/* [I] */
 	unsigned long thp_anon_inherit;	/* [I] */
+	/* cfg.shmem_mthp as masks of orders, in the same way (huge_shmem_orders_*). */
+	unsigned long shmem_orders_always;	/* [I] */
+	unsigned long shmem_orders_within_size;	/* [I] */
+	unsigned long shmem_orders_madvise;	/* [I] */
+	unsigned long shmem_orders_inherit;	/* [I] */
 	_Atomic uint64_t next_inode;	/* [atomic] inode numbers for files */
 	_Atomic long nr_mms;		/* [atomic] live mms (destroy asserts zero) */
 	_Atomic long nr_files;		/* [atomic] live files */

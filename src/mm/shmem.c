@@ -130,74 +130,88 @@ bool shmem_zero_unmap_drains(struct vml_file *file)
 	return cached;
 }
 
-/* Would a huge page at @index lie within the file's size (shmem_get_orders_within_size)? */
-static bool within_size(unsigned long index, unsigned long write_end, unsigned long i_size)
+/*
+ * The orders of @orders whose naturally aligned folio around @index lies
+ * within the file's size, or within the write (shmem_get_orders_within_size):
+ * the largest that does and every smaller one.
+ */
+static unsigned long orders_within_size(unsigned long orders, unsigned long index,
+					unsigned long write_end, unsigned long i_size)
 {
-	unsigned long aligned = (index + HPAGE_PMD_NR) & ~(HPAGE_PMD_NR - 1);
 	unsigned long size = write_end > i_size ? write_end : i_size;
+	unsigned long pages = (size + PAGE_SIZE - 1) >> PAGE_SHIFT;
 
-	return (size + PAGE_SIZE - 1) >> PAGE_SHIFT >= aligned;
+	/* Ends: each step takes one order out of @orders. */
+	for (unsigned int order = orders ? highest_order(orders) : 0; orders;
+	     order = next_order(&orders, order)) {
+		unsigned long nr = 1UL << order;
+
+		if (pages >= ((index + nr) & ~(nr - 1)))
+			return orders;
+	}
+	return 0;
 }
 
 /*
- * The mount's huge= policy (shmem_huge_global_enabled): the internal
- * mount's is shmem_enabled; the model's other tmpfs files stand for a mount
- * with huge=never, which only "force" overrides.
+ * The mount's huge= policy (shmem_huge_global_enabled), as orders: the
+ * internal mount's is shmem_enabled; the model's other tmpfs files stand
+ * for a mount with huge=never, which only "force" overrides, and that with
+ * the PMD size alone. A fault has no write to size a folio by, so it asks
+ * for the PMD size alone; write() for every size, the largest tried first
+ * (6.18: "always try PMD-sized order first").
  */
-static bool shmem_huge_global(struct vml_file *file, unsigned long index, unsigned long write_end,
-			      unsigned long i_size, unsigned long vm_flags)
+static unsigned long shmem_huge_global(struct vml_file *file, struct vma *vma,
+				       unsigned long index, unsigned long write_end,
+				       unsigned long i_size, unsigned long vm_flags)
 {
 	enum vml_shmem_huge mode = file->sys->cfg.shmem_huge;
+	unsigned long orders = vma ? 1UL << HPAGE_PMD_ORDER : THP_ORDERS_ALL_FILE;
 
 	if (mode == VML_SHMEM_HUGE_DENY)
-		return false;
+		return 0;
 	if (mode == VML_SHMEM_HUGE_FORCE)
-		return true;
+		return 1UL << HPAGE_PMD_ORDER;
 	if (!file->shm_mnt)
-		return false;
+		return 0;
 	switch (mode) {
 	case VML_SHMEM_HUGE_ALWAYS:
-		return true;
+		return orders;
 	case VML_SHMEM_HUGE_WITHIN_SIZE:
-		return within_size(index, write_end, i_size);
+		return orders_within_size(orders, index, write_end, i_size);
 	case VML_SHMEM_HUGE_ADVISE:
-		return vm_flags & VM_HUGEPAGE;
+		return vm_flags & VM_HUGEPAGE ? orders : 0;
 	default:
-		return false;
+		return 0;
 	}
 }
 
-bool shmem_huge_pmd_allowed(struct vml_file *file, struct vma *vma, unsigned long index,
-			    unsigned long write_end, unsigned long i_size)
+unsigned long shmem_allowable_huge_orders(struct vml_file *file, struct vma *vma,
+					  unsigned long index, unsigned long write_end,
+					  unsigned long i_size)
 {
-	const struct vml_sys_config *cfg = &file->sys->cfg;
-	unsigned long vm_flags = vma ? vma->vm_flags : 0;
-	bool global;
+	const struct vml_sys *sys = file->sys;
+	unsigned long vm_flags = vma ? vma->vm_flags : 0, global, mask;
 
 	if (!file->shmem || (vm_flags & VM_NOHUGEPAGE))
-		return false;
-	global = shmem_huge_global(file, index, write_end, i_size, vm_flags);
+		return 0;
+	global = shmem_huge_global(file, vma, index, write_end, i_size, vm_flags);
 	/*
 	 * tmpfs files, and write(), follow the mount; in a VMA, the internal
 	 * mount's objects - shared anonymous memory, and (as measured on 6.18)
-	 * memfd too - follow the per-size mode.
+	 * memfd too - follow the per-size modes.
 	 */
 	if (!vma || !file->shm_mnt)
 		return global;
-	if (cfg->shmem_huge == VML_SHMEM_HUGE_DENY)
-		return false;
-	if (cfg->shmem_huge == VML_SHMEM_HUGE_FORCE)
-		return cfg->shmem_pmd == VML_SHMEM_PMD_INHERIT;
-	switch (cfg->shmem_pmd) {
-	case VML_SHMEM_PMD_ALWAYS:
-		return true;
-	case VML_SHMEM_PMD_WITHIN_SIZE:
-		return within_size(index, 0, i_size);
-	case VML_SHMEM_PMD_ADVISE:
-		return vm_flags & VM_HUGEPAGE;
-	case VML_SHMEM_PMD_INHERIT:
-		return global;
-	default:
-		return false;
-	}
+	if (sys->cfg.shmem_huge == VML_SHMEM_HUGE_DENY)
+		return 0;
+	/* Under "force" only the sizes that inherit it; a size's own mode cannot beat a mount. */
+	if (sys->cfg.shmem_huge == VML_SHMEM_HUGE_FORCE)
+		return sys->shmem_orders_inherit;
+	mask = sys->shmem_orders_always |
+	       orders_within_size(sys->shmem_orders_within_size, index, 0, i_size);
+	if (vm_flags & VM_HUGEPAGE)
+		mask |= sys->shmem_orders_madvise;
+	if (global)
+		mask |= sys->shmem_orders_inherit;
+	return mask & THP_ORDERS_ALL_FILE;
 }

@@ -28,12 +28,17 @@ bool shmem_writeout(struct vml_file *file, struct folio *folio);
  */
 bool shmem_zero_unmap_drains(struct vml_file *file);
 /*
- * shmem_huge_pmd_allowed - may page @index of shmem @file get a PMD-sized
- * folio (6.18 shmem_allowable_huge_orders for the PMD order)? @vma: the
- * faulting VMA, or NULL for write(); @write_end: where the write ends
- * (bytes; 0 for a fault); @i_size: the file's size before it.
+ * shmem_allowable_huge_orders - the folio orders page @index of shmem @file
+ * may get (6.18 shmem_allowable_huge_orders), a mask of orders 1..9:
+ * tmpfs files and write() follow the mount's huge= policy (the PMD order
+ * alone); in a VMA the internal mount's objects follow the per-size
+ * shmem modes. @vma: the faulting VMA, or NULL for write(); @write_end:
+ * where the write ends (bytes; 0 for a fault); @i_size: the file's size
+ * before it. Whether the VMA holds a folio of each order is the caller's to
+ * check (thp_vma_suitable_orders).
  */
-bool shmem_huge_pmd_allowed(struct vml_file *file, struct vma *vma, unsigned long index,
-			    unsigned long write_end, unsigned long i_size);
+unsigned long shmem_allowable_huge_orders(struct vml_file *file, struct vma *vma,
+					  unsigned long index, unsigned long write_end,
+					  unsigned long i_size);
 
 #endif /* VML_MM_SHMEM_H */

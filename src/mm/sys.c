@@ -42,6 +42,33 @@ static int thp_anon_masks(struct vml_sys *sys)
 	return 0;
 }
 
+/*
+ * The per-size shmem THP modes as the kernel keeps them (huge_shmem_orders_
+ * always, _within_size, _madvise, _inherit). Return: 0, or -EINVAL for a
+ * mode out of range or one set for order 0.
+ */
+static int shmem_mthp_masks(struct vml_sys *sys)
+{
+	for (unsigned int order = 0; order < VML_THP_ORDERS; order++) {
+		enum vml_shmem_mthp_mode mode = sys->cfg.shmem_mthp[order];
+		unsigned long bit = 1UL << order;
+
+		if (mode == VML_SHMEM_MTHP_DEFAULT)
+			mode = order == HPAGE_PMD_ORDER ? VML_SHMEM_MTHP_INHERIT : VML_SHMEM_MTHP_NEVER;
+		if (mode > VML_SHMEM_MTHP_INHERIT || (!order && mode != VML_SHMEM_MTHP_NEVER))
+			return -EINVAL;
+		if (mode == VML_SHMEM_MTHP_ALWAYS)
+			sys->shmem_orders_always |= bit;
+		else if (mode == VML_SHMEM_MTHP_WITHIN_SIZE)
+			sys->shmem_orders_within_size |= bit;
+		else if (mode == VML_SHMEM_MTHP_ADVISE)
+			sys->shmem_orders_madvise |= bit;
+		else if (mode == VML_SHMEM_MTHP_INHERIT)
+			sys->shmem_orders_inherit |= bit;
+	}
+	return 0;
+}
+
 int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 {
 	struct vml_sys *sys;
@@ -51,7 +78,7 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 	if (cfg && (cfg->thp > VML_THP_NEVER || cfg->mmap_lock_steal > VML_STEAL_NOSTEAL_RETAKE ||
 		    cfg->overcommit > VML_OVERCOMMIT_NEVER || cfg->i_mmap_order > VML_I_MMAP_PRE ||
 		    cfg->shmem_swap_usage > VML_SHMEM_SWAP_PER_PAGE ||
-		    cfg->shmem_huge > VML_SHMEM_HUGE_FORCE || cfg->shmem_pmd > VML_SHMEM_PMD_ADVISE ||
+		    cfg->shmem_huge > VML_SHMEM_HUGE_FORCE ||
 		    (cfg->fault_around_bytes & (cfg->fault_around_bytes - 1)) ||
 		    cfg->fault_around_bytes > (1UL << 21) || cfg->numa_nodes > 64))
 		return -EINVAL;
@@ -60,7 +87,7 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 		return -ENOMEM;
 	if (cfg)
 		sys->cfg = *cfg;
-	if (thp_anon_masks(sys)) {
+	if (thp_anon_masks(sys) || shmem_mthp_masks(sys)) {
 		vml_free(sys);
 		return -EINVAL;
 	}

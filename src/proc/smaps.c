@@ -366,7 +366,7 @@ static int show_smap(struct seq_file *m, void *v)
 	__show_smap(m, &mss, false);
 	/* Any order at all: an mTHP size counts as much as the PMD size. */
 	seq_printf(m, "THPeligible:    %8u\n",
-		   thp_vma_allowable_orders(vma, vma->vm_flags, TVA_SMAPS, THP_ORDERS_ALL_ANON) ? 1 : 0);
+		   thp_vma_allowable_orders(vma, vma->vm_flags, TVA_SMAPS, THP_ORDERS_ALL) ? 1 : 0);
 	if (vma->vm_mm->sys->cfg.pkeys)
 		seq_printf(m, "ProtectionKey:  %8u\n", vma_pkey(vma));
 	show_smap_vma_flags(m, vma);

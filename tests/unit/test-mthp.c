@@ -5,8 +5,11 @@
  * the VMA and is all empty), THPeligible, copy-on-write after fork, the
  * large folio's mm slots (maybe mapped shared, and exclusive again once the
  * child is gone), zero-filled pages going to the zero page when a folio
- * is split, partial unmap, and a locked VMA. Expected values are
+ * is split, partial unmap, and a locked VMA; and shmem THP below the PMD
+ * size in shared anonymous memory (docs/kernel.md §15): the size a fault
+ * takes, within_size, and force. Expected values are
  * worked out in the comments; the corpus scripts tests/scripts/mthp-*.ops
+ * and shmem-mthp-*.ops
  * check the same rules against the live kernel.
  */
 #include <stdio.h>
@@ -228,6 +231,99 @@ static void test_locked(void)
 	vml_sys_destroy(sys);
 }
 
+/* A model with shmem_enabled @huge and these shmem sizes (order -> mode). */
+static struct vml_sys *new_shmem_sys(enum vml_shmem_huge huge, const int *modes)
+{
+	struct vml_sys_config cfg = { .thp = VML_THP_MADVISE, .shmem_huge = huge };
+	struct vml_sys *sys;
+
+	for (unsigned int o = 0; o < VML_THP_ORDERS; o++)
+		cfg.shmem_mthp[o] = (enum vml_shmem_mthp_mode)modes[o];
+	if (vml_sys_create(&cfg, &sys))
+		abort();
+	return sys;
+}
+
+static int map_shared_anon(struct vml_mm *mm, unsigned long addr, unsigned long len)
+{
+	return vml_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL);
+}
+
+static void test_shmem_config(void)
+{
+	struct vml_sys_config cfg = { 0 };
+	struct vml_sys *sys;
+
+	cfg.shmem_mthp[0] = VML_SHMEM_MTHP_ALWAYS;
+	is_int(vml_sys_create(&cfg, &sys), -EINVAL, "order 0 has no shmem THP: EINVAL");
+	cfg.shmem_mthp[0] = VML_SHMEM_MTHP_NEVER;
+	cfg.shmem_mthp[1] = (enum vml_shmem_mthp_mode)(VML_SHMEM_MTHP_INHERIT + 1);
+	is_int(vml_sys_create(&cfg, &sys), -EINVAL, "a shmem mode out of range: EINVAL");
+	cfg.shmem_mthp[1] = VML_SHMEM_MTHP_ALWAYS;	/* 8 KiB: shmem has order 1 */
+	is_int(vml_sys_create(&cfg, &sys), 0, "8 KiB shmem THP: accepted");
+	vml_sys_destroy(sys);
+}
+
+/* Shared anonymous memory with 64, 16 and 8 KiB shmem THP always (corpus shmem-mthp-fault). */
+static void test_shmem_fault_order(void)
+{
+	static const int modes[VML_THP_ORDERS] = {
+		[1] = VML_SHMEM_MTHP_ALWAYS, [2] = VML_SHMEM_MTHP_ALWAYS, [4] = VML_SHMEM_MTHP_ALWAYS,
+	};
+	struct vml_sys *sys = new_shmem_sys(VML_SHMEM_HUGE_NEVER, modes);
+	struct vml_mm *mm = mm_of_sys(sys);
+
+	must_succeed(map_shared_anon(mm, BASE, 4 * K64));
+	is_int(smaps_kb(mm, "THPeligible"), 1, "64K shmem always: eligible");
+	must_succeed(vml_touch(mm, BASE + 0x5000, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 64, "a write maps its whole 64 kB folio");
+	must_succeed(vml_madvise(mm, BASE + 0x4000, 0x2000, MADV_DONTNEED));
+	must_succeed(vml_touch(mm, BASE + 0x4000, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 60, "a zapped page faults back alone: the folio is cached");
+	vml_mm_destroy(mm);
+	/* 24 KiB: no 64K block fits; the 16K block, then the 8K one after it. */
+	mm = mm_of_sys(sys);
+	must_succeed(map_shared_anon(mm, BASE, 0x6000));
+	must_succeed(vml_touch(mm, BASE, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 16, "24K VMA: a 16 kB folio at its start");
+	must_succeed(vml_touch(mm, BASE + 0x4000, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 24, "and an 8 kB one after it");
+	vml_mm_destroy(mm);
+	/* 4 KiB: nothing fits, so not eligible. */
+	mm = mm_of_sys(sys);
+	must_succeed(map_shared_anon(mm, BASE, PG));
+	is_int(smaps_kb(mm, "THPeligible"), 0, "a 4K VMA holds no shmem THP");
+	vml_mm_destroy(mm);
+	vml_sys_destroy(sys);
+}
+
+/* within_size, and force allowing only the sizes that inherit it. */
+static void test_shmem_modes(void)
+{
+	static const int within[VML_THP_ORDERS] = { [4] = VML_SHMEM_MTHP_WITHIN_SIZE };
+	static const int always32[VML_THP_ORDERS] = { [3] = VML_SHMEM_MTHP_ALWAYS };
+	struct vml_sys *sys = new_shmem_sys(VML_SHMEM_HUGE_NEVER, within);
+	struct vml_mm *mm = mm_of_sys(sys);
+
+	/* 100 KiB: the first 64K block ends within the object, the second does not. */
+	must_succeed(map_shared_anon(mm, BASE, 100UL << 10));
+	must_succeed(vml_touch(mm, BASE, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 64, "within_size: a 64 kB folio within the size");
+	must_succeed(vml_touch(mm, BASE + K64, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 68, "beyond the size: a page");
+	vml_mm_destroy(mm);
+	vml_sys_destroy(sys);
+
+	sys = new_shmem_sys(VML_SHMEM_HUGE_FORCE, always32);
+	mm = mm_of_sys(sys);
+	must_succeed(map_shared_anon(mm, BASE, 4 * K64));
+	must_succeed(vml_touch(mm, BASE, 1, VML_TOUCH_WRITE));
+	is_int(smaps_kb(mm, "Rss"), 4, "force: 32K always does not count, a page");
+	vml_mm_destroy(mm);
+	vml_sys_destroy(sys);
+}
+
 int main(void)
 {
 	test_config();
@@ -238,5 +334,8 @@ int main(void)
 	test_split_zero();
 	test_partial();
 	test_locked();
+	test_shmem_config();
+	test_shmem_fault_order();
+	test_shmem_modes();
 	return tap_done();
 }
