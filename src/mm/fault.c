@@ -215,8 +215,8 @@ static bool folio_within_vma(struct folio *folio, struct vma *vma)
 /*
  * Map pages @first .. @first + @nr - 1 of @folio from @addr on, each where
  * its PTE is still none (set_pte_range), with @pte_flags; each mapped page
- * takes a folio reference. With @all, map nothing unless every one of those
- * PTEs is none.
+ * takes a folio reference, and a large folio mapped whole into a locked VMA
+ * is mlocked. With @all, map nothing unless every one of those PTEs is none.
  * The range lies in @pt. Context: caller holds no ptl.
  * Return: the number of pages mapped.
  */
@@ -247,6 +247,14 @@ static unsigned long map_folio_pages(struct vma *vma, struct pte_table *pt, unsi
 		store_relaxed(ptep, mk_pte(page, pte_flags));
 		done++;
 	}
+	/*
+	 * A large folio mapped whole at once into a locked VMA is mlocked
+	 * (6.18 __folio_add_file_rmap: "only mlock it if the folio is fully
+	 * mapped to the VMA"); one mapped piece by piece is left to reclaim.
+	 */
+	if (folio->order && done == folio_nr_pages(folio) &&
+	    (vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
+		mlock_folio(mm->sys, folio);
 	pte_unlock(pt);
 	return done;
 }
