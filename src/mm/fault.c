@@ -401,8 +401,8 @@ static void finish_fault(struct vma *vma, struct pte_table *pt, unsigned long ad
 
 /*
  * The page-cache folio a fault at @addr finds or brings in: shmem's fault
- * may allocate a large folio (shmem_get_folio). Divergence: a private
- * mapping of shmem takes small folios (the kernel's may be PMD-sized).
+ * may allocate a large folio (shmem_get_folio), also for a private
+ * mapping's copy-on-write.
  */
 static int fault_get_folio(struct vma *vma, unsigned long addr, unsigned long index,
 			   struct folio **out)
@@ -410,7 +410,7 @@ static int fault_get_folio(struct vma *vma, unsigned long addr, unsigned long in
 	struct vml_file *file = vma->vm_file;
 	int nid = fault_nid(vma->vm_mm);
 
-	if (file->shmem && (vma->vm_flags & VM_SHARED))
+	if (file->shmem)
 		return shmem_get_folio(file, vma, addr, index, nid, out);
 	return filemap_get_or_create(file, index, nid, out);
 }
@@ -459,7 +459,7 @@ static vm_fault_t do_cow_fault(struct vma *vma, struct pte_table *pt, unsigned l
 		return ret;
 	if (file_index_beyond_eof(vma->vm_file, index))
 		return VM_FAULT_SIGBUS;
-	if (filemap_get_or_create(vma->vm_file, index, fault_nid(vma->vm_mm), &cache))
+	if (fault_get_folio(vma, addr, index, &cache))
 		return VM_FAULT_OOM;
 	folio_put(cache);	/* read, copied, and left in the page cache */
 	folio = alloc_anon_folio(vma, addr);
@@ -662,12 +662,12 @@ static vm_fault_t do_swap_page(struct vma *vma, struct pte_table *pt, unsigned l
  * A fault in a shared shmem mapping where no page table is: a PMD-sized
  * folio of the object - cached, or allocated now where shmem THP allows it
  * (shmem_get_folio) - is mapped by the PMD (finish_fault's do_set_pmd, and
- * filemap_map_pmd for a read's fault-around): writable with VM_WRITE
- * (shmem needs no write notification), dirty only for a write. Anything
- * else falls back to the page-table path, which finds a small or
- * mis-placed folio in the cache again. Divergence: a private mapping of a
- * shmem file is never mapped by its PMD here (the kernel maps it read-only
- * and splits it on the first write).
+ * filemap_map_pmd for a read's fault-around): in a shared mapping writable
+ * with VM_WRITE (shmem needs no write notification), dirty only for a
+ * write; in a private one read-only, for a read - a write copies a page
+ * (do_cow_fault), and a write to the read-only PMD zaps it first
+ * (do_huge_pmd_wp_page). Anything else falls back to the page-table path,
+ * which finds a small or mis-placed folio in the cache again.
  */
 static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsigned long addr,
 				    bool write)
@@ -677,7 +677,7 @@ static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsi
 	struct mm *mm = vma->vm_mm;
 	struct folio *folio;
 
-	if (!file || !file->shmem || !(vma->vm_flags & VM_SHARED) ||
+	if (!file || !file->shmem || (write && !(vma->vm_flags & VM_SHARED)) ||
 	    !thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER) ||
 	    file_index_beyond_eof(file, index))
 		return VM_FAULT_FALLBACK;
@@ -698,7 +698,8 @@ static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsi
 	/* The lookup's reference becomes the mapping's. */
 	huge_pmd_install(mm, pmd, folio, NULL,
 			 PT_YOUNG | (write ? PT_DIRTY : 0) |
-			 ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0));
+			 ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == (VM_WRITE | VM_SHARED) ?
+			  PT_WRITE : 0));
 	spin_unlock(&mm->page_table_lock);
 	/* A large folio goes through the mlock batch at once (mlock_vma_folio). */
 	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)

@@ -44,6 +44,11 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 
 		/* acquire: pairs with pgtable.c's P1 releases */
 		if (spmd && pmd_is_huge(load_acquire(spmd))) {
+			/* A file's huge page is not copied: the child faults it in (copy_huge_pmd). */
+			if (!vma_is_anonymous(vma)) {
+				addr = next;
+				continue;
+			}
 			/* The VMA holds the whole aligned range: share the huge page. */
 			dpmd = pmd_offset(dst, addr, true, &err);
 			if (!dpmd || copy_huge_pmd(dst, src, dpmd, spmd, vma))

@@ -26,9 +26,10 @@
  *
  * Large folios: one the range covers only in part is split first (split_folio),
  * unless it may be mapped by another process. An anonymous one is split in
- * place: its pages stay mapped, each now its own folio. A page-cache folio
- * is split only when clean (its buffers can be released) and the split
- * unmaps it everywhere (split_file_folio). A whole PMD-mapped THP keeps its
+ * place: its pages stay mapped, each now its own folio. A regular file's
+ * page-cache folio is split only when clean (its buffers can be released),
+ * a shmem one dirty or not, and the split unmaps it everywhere
+ * (split_file_folio). A whole PMD-mapped THP keeps its
  * mapping for COLD and FREE; PAGEOUT without swap splits it, and every page
  * goes back active - a whole PTE-mapped anonymous one (mTHP) too; with swap
  * either is split and swapped out page by page, as the kernel falls back to
@@ -84,15 +85,17 @@ static unsigned long folio_pte_batch(struct pte_table *pt, unsigned long a, unsi
 
 /*
  * A large folio only partly in the range: leave the walk to split it,
- * unless it may be mapped elsewhere or is a dirty page-cache folio. An
+ * unless it may be mapped elsewhere or is a dirty page-cache folio of a
+ * regular file (shmem splits dirty). An
  * anonymous folio stays mapped, so the walk goes on from @a; a file folio's
  * mappings are gone after its split, so past them. Return true to leave.
  */
 static bool want_split(struct reclaim_walk *w, struct folio *folio, unsigned long a,
 		       unsigned long nr)
 {
+	/* A dirty shmem folio has no buffers to release: it splits too. */
 	if (folio_maybe_mapped_shared(folio) ||
-	    (!folio_is_anon(folio) && folio_test(folio, PG_dirty)))
+	    (!folio_test(folio, PG_swapbacked) && folio_test(folio, PG_dirty)))
 		return false;
 	folio_get(folio);
 	w->split = folio;
