@@ -147,17 +147,36 @@ static unsigned int write_folio_order(unsigned long index, unsigned long len)
  */
 #define FILE_WRITE_CHUNK (64UL << 10)
 
+/*
+ * How much of a write() one step of the kernel's copy loop takes
+ * (generic_perform_write: at most the mapping's largest folio). A tmpfs
+ * mapping supports large folios only if its mount's huge= allowed them when
+ * the inode was made: the internal mount's follows shmem_enabled except
+ * deny and force, the model's other tmpfs files stand for huge=never - so
+ * even a huge folio "force" gives them is written page by page, and the
+ * second page finds it cached and activates it.
+ */
+static unsigned long file_write_step(struct vml_file *file)
+{
+	enum vml_shmem_huge mode = file->sys->cfg.shmem_huge;
+
+	if (!file->shmem ||
+	    (file->shm_mnt && (mode == VML_SHMEM_HUGE_ALWAYS || mode == VML_SHMEM_HUGE_WITHIN_SIZE ||
+			       mode == VML_SHMEM_HUGE_ADVISE)))
+		return FILE_WRITE_CHUNK;
+	return PAGE_SIZE;
+}
+
 static int file_fill_cache(struct vml_file *file)
 {
-	unsigned long size = file->size, pos = 0;
+	unsigned long size = file->size, pos = 0, step = file_write_step(file);
 	struct folio *folio;
 	bool found;
 	int err;
 
 	/* Ends: pos grows by at least a page each step until it passes size. */
 	while (pos < size) {
-		unsigned long left = VML_MIN(size - pos, FILE_WRITE_CHUNK -
-					     (pos & (FILE_WRITE_CHUNK - 1)));
+		unsigned long left = VML_MIN(size - pos, step - (pos & (step - 1)));
 		unsigned long index = pos >> PAGE_SHIFT;
 		unsigned int order = file->shmem ? 0 : write_folio_order(index, left);
 
