@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "scriptrun.h"
 #include "host/host.h"
+#include "system/keeper.h"
 #include "system/settings.h"
 #include "system/syslock.h"
 #include "util/json.h"
@@ -92,6 +93,8 @@ static int run_with_settings(struct host_opts *h)
 		for (int i = 0; i < 3; i++)
 			sigaction(sigs[i], &old[i], NULL);
 		setenv(SYSLOCK_ENV, "held", 1);
+		/* A vmalock in COMMAND: our keeper waits for its keeper (keeper.h). */
+		keeper_pass_hold();
 		execvp(h->cmd[0], h->cmd);
 		fprintf(stderr, "vmalock host: %s: %s\n", h->cmd[0], strerror(errno));
 		_exit(127);
@@ -103,6 +106,8 @@ static int run_with_settings(struct host_opts *h)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
+	/* A vmalock nested in COMMAND puts back its values (over ours) first. */
+	keeper_wait_nested();
 	setting_pop_all();
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);

@@ -52,6 +52,11 @@ ok $? "THP mode restored after vmalock was SIGKILLed under host --set"
 shm=/sys/kernel/mm/transparent_hugepage/shmem_enabled
 s64=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/shmem_enabled
 sel() { sed 's/.*\[\(.*\)\].*/\1/' "$1"; }
+# The values before and after are read under the system lock: another run's
+# temporary values are not ours to expect.
+lockf=/run/lock/vmalock.lock
+[ -w /run/lock ] || lockf=/tmp/vmalock.lock
+lsel() { flock "$lockf" sed 's/.*\[\(.*\)\].*/\1/' "$1"; }
 # two words for $1's file, other than its current one
 others() {
 	cur=$(sel "$1")
@@ -106,27 +111,28 @@ run_case() {
 	return $(( on || $? ))
 }
 if [ -w "$shm" ]; then
-	sbefore=$(sel "$shm")
+	sbefore=$(lsel "$shm")
 	set -- $(others "$shm")
 	sa=$1 sb=$2
 	for c in outer inner both inner-done; do
 		export D="$tmp/n"
+		sbefore=$(lsel "$shm")
 		nested $c "--set thp_shmem=$sa" -- host --set thp_shmem=$sb -- sh -c "$inner_cmd"
 		run_case $c
 		ran=$?
-		now=$(sel "$shm")
+		now=$(lsel "$shm")
 		[ $ran -eq 0 ] && [ "$now" = "$sbefore" ]
 		ok $? "nested host --set thp_shmem=$sa, thp_shmem=$sb, $c SIGKILLed: $sbefore again (is $now)"
 	done
 	if [ -w "$s64" ]; then
-		s64before=$(sel "$s64")
 		set -- $(others "$s64")
 		for c in outer both; do
+			sbefore=$(lsel "$shm") s64before=$(lsel "$s64")
 			nested $c "--set thp_shmem=$sa" -- host --set hugepages-64kB.shmem=$1 \
 				--set thp_shmem=$sb -- sh -c "$inner_cmd"
 			run_case $c
 			ran=$?
-			now="$(sel "$shm") $(sel "$s64")"
+			now="$(lsel "$shm") $(lsel "$s64")"
 			[ $ran -eq 0 ] && [ "$now" = "$sbefore $s64before" ]
 			ok $? "nested host --set, other knobs inside, $c SIGKILLed: $sbefore $s64before again (is $now)"
 		done
@@ -139,6 +145,7 @@ if [ -w "$shm" ]; then
 	  for i in $(seq 2000); do echo "touch 0x100000000000 16M write";
 	  echo "madvise 0x100000000000 16M dontneed"; done; } > "$tmp/nk.ops"
 	for c in outer both; do
+		sbefore=$(lsel "$shm")
 		nested $c "--set thp_shmem=$sa" -- replay "$tmp/nk.ops" --target live
 		wait_for grep -q "\[$sb\]" "$shm" && touch "$tmp/n/inner-on"
 		outer=$(cat "$tmp/n/outer") inner=$(cat "$tmp/n/inner")
@@ -146,7 +153,7 @@ if [ -w "$shm" ]; then
 		[ $c = outer ] && { kill -9 "$outer"; wait_for sh -c "! kill -0 $outer 2>/dev/null"; }
 		run_case both
 		ran=$?
-		now=$(sel "$shm")
+		now=$(lsel "$shm")
 		[ $ran -eq 0 ] && [ "$now" = "$sbefore" ]
 		ok $? "replay with knobs thp_shmem=$sb under host --set thp_shmem=$sa, $c SIGKILLed: $sbefore again (is $now)"
 	done
