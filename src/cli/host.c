@@ -154,6 +154,9 @@ static void help(FILE *f)
 "\n"
 "With --set ... -- COMMAND, the system-state lock is held for COMMAND: other\n"
 "vmalock runs on the live kernel wait (vmalock processes under COMMAND do not).\n"
+"Nested --set (a vmalock under COMMAND changing a setting again) puts back the\n"
+"value it found first; the values of before the outermost run come back last,\n"
+"whichever run is killed.\n"
 "\n"
 "Exit status: 0 success; 1 a measurement failed or --compare found a\n"
 "difference; 2 bad usage or an unreadable profile; with COMMAND, its status.\n");
