@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "scriptrun.h"
 #include "host/host.h"
+#include "system/keeper.h"
 #include "system/settings.h"
 #include "system/syslock.h"
 #include "util/json.h"
@@ -92,6 +93,8 @@ static int run_with_settings(struct host_opts *h)
 		for (int i = 0; i < 3; i++)
 			sigaction(sigs[i], &old[i], NULL);
 		setenv(SYSLOCK_ENV, "held", 1);
+		/* A vmalock in COMMAND: our keeper waits for its keeper (keeper.h). */
+		keeper_pass_hold();
 		execvp(h->cmd[0], h->cmd);
 		fprintf(stderr, "vmalock host: %s: %s\n", h->cmd[0], strerror(errno));
 		_exit(127);
@@ -103,6 +106,8 @@ static int run_with_settings(struct host_opts *h)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
+	/* A vmalock nested in COMMAND puts back its values (over ours) first. */
+	keeper_wait_nested();
 	setting_pop_all();
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
@@ -149,6 +154,9 @@ static void help(FILE *f)
 "\n"
 "With --set ... -- COMMAND, the system-state lock is held for COMMAND: other\n"
 "vmalock runs on the live kernel wait (vmalock processes under COMMAND do not).\n"
+"Nested --set (a vmalock under COMMAND changing a setting again) puts back the\n"
+"value it found first; the values of before the outermost run come back last,\n"
+"whichever run is killed.\n"
 "\n"
 "Exit status: 0 success; 1 a measurement failed or --compare found a\n"
 "difference; 2 bad usage or an unreadable profile; with COMMAND, its status.\n");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "system/keeper.h"
 
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "the headline experiment, with defaults" },
@@ -30,6 +31,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* Before any thread or child: a nest pipe of the run we are nested in. */
+	keeper_adopt_hold();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -27,4 +27,30 @@ long keeper_add(enum keeper_undo what, const char *path, const char *value);
 /* The caller undid it; forget it. 0 and negative handles are ignored. */
 void keeper_done(long handle);
 
+/*
+ * Nested runs: `vmalock host --set ... -- COMMAND` names its keeper's nest
+ * pipe in COMMAND's environment ($VMALOCK_KEEPER_HOLD, a /proc/PID/fd path).
+ * A vmalock in COMMAND opens it at start and holds it, and so does its
+ * keeper, until that keeper has undone what it had to. The outer run, and
+ * its keeper if it was killed, wait for the pipe's end of file before they
+ * put anything back: the values of before the outer run are written last,
+ * whichever run is killed and when.
+ */
+#define KEEPER_HOLD_ENV "VMALOCK_KEEPER_HOLD"
+
+/*
+ * At start, before any thread or child: hold $VMALOCK_KEEPER_HOLD's pipe.
+ * If it is gone (the outer run was killed), unset SYSLOCK_ENV too: the lock
+ * is then not held for us.
+ */
+void keeper_adopt_hold(void);
+/*
+ * keeper_pass_hold - in the child between fork() and exec() of COMMAND:
+ * name our nest pipe in its environment.
+ * Return: 0, or -1 (no keeper of the parent's: nothing to wait for).
+ */
+int keeper_pass_hold(void);
+/* Wait until the vmalocks nested in ours and their keepers are gone. */
+void keeper_wait_nested(void);
+
 #endif /* VML_SYSTEM_KEEPER_H */

@@ -13,14 +13,24 @@
  *
  * The keeper runs in a session of its own and ignores the signals a
  * terminal or a test runner sends to vmalock's process group, so that it is
- * still there to clean up after them. Records are lines (shorter than
- * PIPE_BUF, so each write is atomic), fields separated by tabs:
+ * still there to clean up after them. Its standard input is a
+ * SOCK_SEQPACKET socket: one record a message (shorter than PIPE_BUF),
+ * fields separated by tabs:
  *
  *   add ID dir PATH            remove PATH and the files in it
  *   add ID file PATH           unlink PATH
  *   add ID swap PATH           swapoff PATH, then unlink it
  *   add ID write PATH VALUE    write VALUE to PATH (restore a setting)
  *   done ID                    forget ID: vmalock undid it itself
+ *   fd nest|lock|hold          with a descriptor (SCM_RIGHTS): the read end
+ *                              of our nest pipe; the system lock and the
+ *                              parent run's nest pipe, kept open until we
+ *                              exit (keeper.c, keeper_start)
+ *
+ * A keeper with something left to undo at end of file first waits for end
+ * of file on the nest pipe: runs nested in ours (`host --set` under `host
+ * --set`) put back their changes before we put back ours, so the values of
+ * before the outermost run are the last written.
  *
  * libc only, like the rest of vmalock-child.
  */
@@ -32,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/swap.h>
 #include <unistd.h>
 
@@ -96,11 +107,36 @@ static void take(char *line)
 	nr_items++;
 }
 
+/*
+ * One record from the socket, with the descriptor it may carry.
+ * Return: its length (0 at end of file), or -1 on an error.
+ */
+static ssize_t receive(char *buf, size_t len, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	do
+		n = recvmsg(STDIN_FILENO, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	*fd = -1;
+	for (c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
 int keeper_main(void)
 {
-	static char buf[KEEPER_MAX_RECORD * 4];
-	size_t len = 0;
-	int devnull;
+	static char buf[KEEPER_MAX_RECORD + 1];
+	int devnull, fd, nest = -1, live = 0;
 
 	setsid();
 	signal(SIGINT, SIG_IGN);
@@ -112,26 +148,38 @@ int keeper_main(void)
 		dup2(devnull, STDOUT_FILENO);
 		close(devnull);
 	}
-	for (int fd = 3; fd < 1024; fd++)
+	for (fd = 3; fd < 1024; fd++)
 		close(fd);
 	for (;;) {
-		ssize_t n = read(STDIN_FILENO, buf + len, sizeof(buf) - 1 - len);
-		char *nl;
+		/* One record a message (SOCK_SEQPACKET). */
+		ssize_t n = receive(buf, sizeof(buf) - 1, &fd);
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n <= 0)
 			break;	/* vmalock is gone: undo what it left */
-		len += (size_t)n;
-		buf[len] = '\0';
-		while ((nl = memchr(buf, '\n', len))) {
-			*nl = '\0';
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		/*
+		 * "fd nest": our nest pipe's read end. "fd lock", "fd hold": the
+		 * system lock and the parent run's nest pipe, held until we exit.
+		 */
+		if (fd >= 0 && !strcmp(buf, "fd\tnest") && nest < 0)
+			nest = fd;
+		else if (fd < 0)
 			take(buf);
-			len -= (size_t)(nl + 1 - buf);
-			memmove(buf, nl + 1, len);
-		}
-		if (len == sizeof(buf) - 1)
-			len = 0;	/* a record too long to be ours */
+	}
+	for (int i = 0; i < nr_items; i++)
+		live |= items[i].live;
+	/*
+	 * Nested runs (vmalock host --set under ours) changed what we changed
+	 * over our values: they put theirs back first. Their vmalocks and
+	 * keepers hold the nest pipe until then; only a run that died leaves
+	 * us anything to undo, so a normal exit never waits here.
+	 */
+	while (live && nest >= 0) {
+		ssize_t n = read(nest, buf, 1);
+
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
 	}
 	for (int i = nr_items - 1; i >= 0; i--)
 		if (items[i].live)

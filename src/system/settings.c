@@ -106,16 +106,21 @@ int setting_push(const char *path, const char *value, char *err, size_t errlen)
 		snprintf(err, errlen, "changing %s needs root", path);
 		return -EPERM;
 	}
+	/*
+	 * The lock first, then the value before: read while waiting for the
+	 * lock, it was the holder's temporary value, and ours would have put
+	 * that back for good.
+	 */
+	ret = syslock_take();
+	if (ret) {
+		snprintf(err, errlen, "system-state lock: %s", strerror(-ret));
+		return ret;
+	}
 	p = &pushed[nr_pushed];
 	snprintf(p->path, sizeof(p->path), "%s", path);
 	ret = read_value(path, p->old, sizeof(p->old));
 	if (ret) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
-	ret = syslock_take();
-	if (ret) {
-		snprintf(err, errlen, "system-state lock: %s", strerror(-ret));
 		return ret;
 	}
 	/* The old value is registered before the new one is written. */

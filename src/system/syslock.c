@@ -19,7 +19,7 @@
 #define WAIT_QUIET_S 30
 
 static pthread_mutex_t syslock_mutex = PTHREAD_MUTEX_INITIALIZER;
-static int syslock_fd = -1;	/* [syslock_mutex] held while >= 0 */
+static int held_fd = -1;	/* [syslock_mutex] held while >= 0 */
 
 const char *syslock_path(void)
 {
@@ -111,7 +111,7 @@ static int take(void)
 	char pid[32];
 	int fd, n;
 
-	if ((held && !strcmp(held, "held")) || syslock_fd >= 0)
+	if ((held && !strcmp(held, "held")) || held_fd >= 0)
 		return 0;	/* our parent holds it for us, or we do */
 	fd = open(syslock_path(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (fd >= 0) {
@@ -134,7 +134,7 @@ static int take(void)
 	n = snprintf(pid, sizeof(pid), "pid %d\n", (int)getpid());
 	if (ftruncate(fd, 0) == 0)
 		(void)!pwrite(fd, pid, (size_t)n, 0);
-	syslock_fd = fd;
+	held_fd = fd;
 	return 0;
 }
 
@@ -146,4 +146,14 @@ int syslock_take(void)
 	ret = take();
 	pthread_mutex_unlock(&syslock_mutex);
 	return ret;
+}
+
+int syslock_fd(void)
+{
+	int fd;
+
+	pthread_mutex_lock(&syslock_mutex);
+	fd = held_fd;
+	pthread_mutex_unlock(&syslock_mutex);
+	return fd;
 }

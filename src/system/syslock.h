@@ -27,6 +27,14 @@ const char *syslock_path(void);
  */
 int syslock_take(void);
 
+/*
+ * syslock_fd - the lock's file descriptor if this process took it, else -1.
+ * The keeper holds a copy (keeper.c), so that the lock outlives a killed
+ * vmalock until the keeper has put back what it changed: another run must
+ * not read a killed run's values as the ones to restore.
+ */
+int syslock_fd(void);
+
 /* For a command run under a hold: its environment says so. */
 #define SYSLOCK_ENV "VMALOCK_SYSLOCK"
 
