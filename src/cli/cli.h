@@ -60,6 +60,7 @@ struct fuzz_cli {
 	bool smaps;		/* --compare maps,smaps */
 	unsigned int max_failures;
 	unsigned long swap_bytes;	/* --swap: 0 none */
+	bool mthp;		/* --mthp: THP knobs drawn per pair of targets */
 	bool seed_given;
 	bool help;
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "race/differential.h"
@@ -71,6 +72,12 @@ static const struct cli_opt fuzz_opt_table[] = {
 	  "turn on a swap file of SIZE for the run (root), so that\n"
 	  "MADV_PAGEOUT swaps on both targets; saved scripts get\n"
 	  "`swap SIZE` [no swap of ours]" },
+	{ "--mthp", NULL, cli_set_flag, F(mthp), 0, 0, NULL,
+	  "draw the THP knobs too (root): a knob set from the seed each\n"
+	  "time the targets are made afresh, written on this machine for\n"
+	  "them and given to the model; ops shaped for 64 KiB and 2 MiB\n"
+	  "folios (below); saved scripts get `knobs ...` [the host's\n"
+	  "settings as they are]" },
 	CLI_OPT_END,
 };
 #undef F
@@ -112,7 +119,25 @@ static void help(FILE *f)
 "(khugepaged drains the LRU batches at each wake-up, DAMON marks sampled pages\n"
 "young; vmalock replay --help).\n"
 "\n"
-"Exit status: 0 no difference; 1 a difference (or a target failed); 2 bad usage.\n");
+"With --mthp, every pair of targets (made afresh every %d sequences, and\n"
+"after a difference) runs with a knob set drawn from the seed and the\n"
+"sequence number, printed as a `knobs` line when drawn: thp (always, madvise,\n"
+"never), thp_shmem (always, within_size, advise, never, deny, force), and for\n"
+"64, 16, 128 and 2048 kB, where the host has them, hugepages-NkB (always,\n"
+"inherit, madvise, never) and hugepages-NkB.shmem (always, inherit,\n"
+"within_size, advise, never). The model's shmem has no folios between 4 KiB\n"
+"and 2 MiB yet, so hugepages-NkB.shmem below 2048 kB is drawn only as never,\n"
+"or inherit while thp_shmem is never or deny (where the kernel does not use\n"
+"it either; FUZZ_SHMEM_MIN_KB in src/race/fuzz_gen.c). Other sizes and knobs\n"
+"keep the host's values. The knobs are written under the system-state lock\n"
+"and put back when the targets go, also if vmalock is killed (the keeper).\n"
+"The ops then also collide in a 4 MiB window at a 2 MiB boundary (half the\n"
+"sequences), with addresses rounded to 64 KiB and 2 MiB, lengths of whole\n"
+"blocks, madvise hugepage/nohugepage more often, touches of a whole block,\n"
+"and a 4 MiB tmpfs file.\n"
+"\n"
+"Exit status: 0 no difference; 1 a difference (or a target failed); 2 bad usage.\n",
+		PAIR_RUNS);
 }
 
 int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli)
@@ -265,12 +290,13 @@ static bool async_lines_only(const char *what)
  */
 static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struct op *ops,
 			     size_t nr, const struct fuzz_diff *first, unsigned long run,
+			     const struct script_knob *knobs, size_t knobs_nr,
 			     char *path, size_t pathlen)
 {
 	struct fuzz_diff d = *first;
 	int *expect = vml_malloc((nr + 1) * sizeof(*expect));
 	struct op *whole = vml_malloc((nr + 1) * sizeof(*whole));
-	char header[1600], *text = NULL, swap_line[48] = "";
+	char header[2400], *text = NULL, swap_line[48] = "", knobs_line[512] = "";
 	size_t before = nr;
 	bool not_reproduced = false;
 	FILE *f;
@@ -283,6 +309,11 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 	memcpy(whole, ops, nr * sizeof(*whole));	/* the shrinker edits @ops in place */
 	if (cli->swap_bytes)
 		snprintf(swap_line, sizeof(swap_line), "swap %luK\n", cli->swap_bytes >> 10);
+	if (knobs_nr) {
+		/* the pair's knobs, which fuzz_set_knobs() gave the fresh pairs too */
+		fuzz_knobs_line(knobs, knobs_nr, knobs_line, sizeof(knobs_line) - 1);
+		strcat(knobs_line, "\n");
+	}
 	fprintf(stderr, "vmalock fuzz: run %lu: %s\n", run, first->what);
 	ret = fuzz_shrink(pair, ops, &nr, cli->smaps, &d);
 	if (ret)
@@ -320,12 +351,12 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 		 "# vmalock fuzz --seed %llu: run %lu, shrunk from %zu to %zu ops.\n"
 		 "# Difference (%s) at the last op; expect= is what the live kernel returned.\n"
 		 "%s"
-		 "# Replay: vmalock replay THIS --target both --compare maps%s\n%s",
+		 "# Replay: vmalock replay THIS --target both --compare maps%s\n%s%s",
 		 (unsigned long long)cli->seed, run, before, nr,
 		 fuzz_diff_name(d.kind),
 		 not_reproduced ? "# Not reproduced on fresh targets, shrunk or whole: the difference\n"
 				  "# depends on what earlier sequences left on the same targets.\n" : "",
-		 cli->smaps ? ",smaps" : "", swap_line);
+		 cli->smaps ? ",smaps" : "", swap_line, knobs_line);
 	text = fuzz_script_text(ops, expect, nr, header);
 	if (!text) {
 		ret = -ENOMEM;
@@ -363,7 +394,38 @@ struct fuzz_run {
 	unsigned long runs_on_pair;
 	struct saved saved;
 	unsigned long run, applied, differences, transient;
+	/* --mthp: the sizes this host has, and the knobs of the current pair */
+	unsigned int host_kb[HOST_MAX_MTHP];
+	size_t nr_host_kb;
+	struct script_knob knobs[FUZZ_MAX_KNOBS];
+	size_t nr_knobs;
+	unsigned long knob_sets;	/* pairs made with a drawn set */
 };
+
+/*
+ * --mthp: root (it writes the THP knobs), and the mTHP sizes this host has.
+ * Return: 0, or the exit status to leave with.
+ */
+static int fuzz_prepare_mthp(struct fuzz_run *fr)
+{
+	const struct host_profile *hp;
+	int ret;
+
+	if (!fr->cli.mthp)
+		return 0;
+	if (geteuid() != 0) {
+		fprintf(stderr, "vmalock fuzz: --mthp: writing the THP knobs needs root\n");
+		return EXIT_USAGE;
+	}
+	ret = host_profile_current(&hp);
+	if (ret) {
+		fprintf(stderr, "vmalock fuzz: probing this host: %s\n", host_probe_failure(ret));
+		return EXIT_CHECK_FAILED;
+	}
+	for (unsigned int i = 0; i < hp->nr_mthp && fr->nr_host_kb < HOST_MAX_MTHP; i++)
+		fr->host_kb[fr->nr_host_kb++] = hp->mthp[i].kb;
+	return 0;
+}
 
 /*
  * Everything before the first sequence: the CPU, the host's profile, swap,
@@ -377,6 +439,9 @@ static int fuzz_prepare(struct fuzz_run *fr, struct target_swap **swap)
 	int ret;
 
 	cli_pin_to_this_cpu();
+	ret = fuzz_prepare_mthp(fr);
+	if (ret)
+		return ret;
 	fr->names = !host_profile_current(&hp) && hp->anon_vma_name;
 	if (cli->swap_bytes) {
 		char err[256];
@@ -409,11 +474,33 @@ static int fuzz_prepare(struct fuzz_run *fr, struct target_swap **swap)
 	fr->ops = vml_malloc((cli->ops + 2) * sizeof(*fr->ops));
 	if (!fr->ops)
 		return EXIT_CHECK_FAILED;
-	printf("vmalock fuzz: seed %llu, %lu runs of %u ops, comparing %s\n",
+	printf("vmalock fuzz: seed %llu, %lu runs of %u ops, comparing %s%s\n",
 	       (unsigned long long)cli->seed, cli->runs, cli->ops,
-	       cli->smaps ? "maps,smaps" : "maps");
+	       cli->smaps ? "maps,smaps" : "maps",
+	       cli->mthp ? ", THP knobs drawn for each pair of targets (--mthp)" : "");
 	fflush(stdout);
 	return 0;
+}
+
+/*
+ * --mthp: the knobs of the pair about to be made, from the seed and the
+ * sequence number alone (so that a run repeats), printed as the `knobs`
+ * line a script would carry.
+ * Return: 0 or -errno.
+ */
+static int fuzz_draw_knobs(struct fuzz_run *fr)
+{
+	char line[512];
+
+	if (!fr->cli.mthp)
+		return 0;
+	fr->nr_knobs = fuzz_gen_knobs(fr->cli.seed, fr->run, fr->host_kb, fr->nr_host_kb,
+				      fr->knobs);
+	fr->knob_sets++;
+	fuzz_knobs_line(fr->knobs, fr->nr_knobs, line, sizeof(line));
+	printf("vmalock fuzz: run %lu: %s\n", fr->run, line);
+	fflush(stdout);
+	return fuzz_set_knobs(fr->knobs, fr->nr_knobs);
 }
 
 /*
@@ -425,7 +512,7 @@ static int fuzz_sequence(struct fuzz_run *fr, struct fuzz_diff *d)
 {
 	struct op *ops = fr->ops;
 	struct fuzz_gen gen;
-	size_t nr = fuzz_gen_prologue(ops, 2), total = nr + fr->cli.ops;
+	size_t nr = fuzz_gen_prologue(ops, 2, fr->cli.mthp), total = nr + fr->cli.ops;
 	int ret;
 
 	if (fr->pair &&
@@ -434,7 +521,9 @@ static int fuzz_sequence(struct fuzz_run *fr, struct fuzz_diff *d)
 		fr->pair = NULL;
 	}
 	if (!fr->pair) {
-		ret = fuzz_pair_create(&fr->pair);
+		ret = fuzz_draw_knobs(fr);
+		if (!ret)
+			ret = fuzz_pair_create(&fr->pair);
 		fr->runs_on_pair = 0;
 	} else {
 		ret = fuzz_pair_reset(fr->pair);
@@ -442,6 +531,8 @@ static int fuzz_sequence(struct fuzz_run *fr, struct fuzz_diff *d)
 	if (ret || (ret = fuzz_gen_init(&gen, fr->cli.seed, fr->run)))
 		return ret;
 	gen.names = fr->names;
+	if (fr->cli.mthp)
+		fuzz_gen_thp(&gen);
 	fr->runs_on_pair++;
 	for (size_t k = 0; k < total && !ret; k++) {
 		if (k >= nr) {
@@ -506,8 +597,8 @@ static int fuzz_difference(struct fuzz_run *fr, const struct fuzz_diff *d)
 		return FUZZ_NEXT_RUN;
 	if (saved->nr > fr->cli.max_failures)
 		return FUZZ_STOP;
-	ret = handle_difference(&fr->cli, fr->pair, fr->ops, d->op + 1, d, fr->run, sg->path,
-				sizeof(sg->path));
+	ret = handle_difference(&fr->cli, fr->pair, fr->ops, d->op + 1, d, fr->run, fr->knobs,
+				fr->nr_knobs, sg->path, sizeof(sg->path));
 	/* the shrinking left the reused targets in some state: start afresh */
 	fuzz_pair_destroy(fr->pair);
 	fr->pair = NULL;
@@ -560,6 +651,8 @@ static void fuzz_summary(const struct fuzz_run *fr, uint64_t ns)
 
 	printf("fuzz: %lu runs, %lu ops in %.1f s, %lu differences", fr->run, fr->applied,
 	       (double)ns / NSEC_PER_SEC, fr->differences);
+	if (fr->cli.mthp)
+		printf(" (%lu THP knob sets drawn)", fr->knob_sets);
 	if (fr->transient)
 		printf(" (and %lu transient ones: Referenced/LazyFree only, not reproduced)",
 		       fr->transient);
@@ -616,8 +709,8 @@ int cmd_fuzz(int argc, char **argv)
 	fuzz_summary(&fr, vml_now_ns() - t0);
 	saved_free(&fr.saved);
 	if (ret) {
-		fprintf(stderr, "vmalock fuzz: %s\n", ret == -ECHILD ?
-			"the live child died" : strerror(-ret));
+		fprintf(stderr, "vmalock fuzz: %s\n", ret == -ECHILD ? "the live child died" :
+			*fuzz_pair_error() ? fuzz_pair_error() : strerror(-ret));
 		return EXIT_CHECK_FAILED;
 	}
 	if (fuzz_stop) {

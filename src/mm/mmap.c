@@ -90,14 +90,61 @@ static long unmapped_area_topdown(struct mm *mm, unsigned long len, unsigned lon
 	}
 }
 
+/* Is the hint @addr (0: none) free for @len bytes? Context: mmap_lock held. */
+static bool hint_fits(struct mm *mm, unsigned long addr, unsigned long len)
+{
+	struct vma *vma, *prev;
+
+	if (!addr)
+		return false;
+	addr = PAGE_ALIGN(addr);
+	vma = find_vma(mm, addr);
+	prev = find_vma_prev(mm, vma ? vma->vm_start : TASK_SIZE);
+	return TASK_SIZE - len >= addr && addr >= MMAP_MIN_ADDR &&
+	       (!vma || addr + len <= vm_start_gap(vma)) && (!prev || addr >= prev->vm_end);
+}
+
+/*
+ * thp_file_area - where a regular (not tmpfs) file's mapping goes: the
+ * kernel's disk filesystems place it with thp_get_unmapped_area()
+ * (mm/huge_memory.c __thp_get_unmapped_area). When the mapping covers a
+ * whole PMD-sized block of the file, a range one PMD longer is looked for,
+ * at the hint too - so a hint free for @len but not for @len + 2 MiB is
+ * not taken - and the address is moved up in it to agree with the file
+ * offset modulo 2 MiB (topdown: a whole PMD up when it already agrees).
+ * Context: mmap_lock held.
+ * Return: the address, or 0: the plain rule applies (no such block, or no
+ *         room for the longer range).
+ */
+static long thp_file_area(struct mm *mm, unsigned long addr, unsigned long len,
+			  unsigned long pgoff)
+{
+	unsigned long off = pgoff << PAGE_SHIFT, off_end = off + len;
+	unsigned long off_align = (off + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+	unsigned long len_pad = len + PMD_SIZE, off_sub;
+	long ret;
+
+	if (off_end <= off_align || off_end - off_align < PMD_SIZE)
+		return 0;
+	if (len_pad < len || off + len_pad < off || len_pad > TASK_SIZE - MMAP_MIN_ADDR)
+		return 0;
+	if (hint_fits(mm, addr, len_pad))
+		return (long)PAGE_ALIGN(addr);	/* ret == addr: taken as it is */
+	ret = unmapped_area_topdown(mm, len_pad, PAGE_SIZE, mm->mmap_base, PAGE_SIZE);
+	if (ret < 0)
+		ret = unmapped_area_topdown(mm, len_pad, PAGE_SIZE, TASK_SIZE, PAGE_SIZE);
+	if (ret < 0)
+		return 0;
+	off_sub = (off - (unsigned long)ret) & (PMD_SIZE - 1);
+	return off_sub ? ret + (long)off_sub : ret + (long)PMD_SIZE;
+}
+
 long get_unmapped_area(struct mm *mm, struct vml_file *file, unsigned long addr, unsigned long len,
 		       unsigned long pgoff, int flags, unsigned long vm_flags)
 {
 	unsigned long align = PAGE_SIZE;
-	struct vma *vma, *prev;
 	long found;
 
-	(void)pgoff;
 	(void)vm_flags;
 	mmap_assert_locked(mm);
 	if (len > TASK_SIZE - MMAP_MIN_ADDR)
@@ -109,14 +156,13 @@ long get_unmapped_area(struct mm *mm, struct vml_file *file, unsigned long addr,
 			return -EINVAL;
 		return (long)addr;
 	}
-	if (addr) {
-		addr = PAGE_ALIGN(addr);
-		vma = find_vma(mm, addr);
-		prev = find_vma_prev(mm, vma ? vma->vm_start : TASK_SIZE);
-		if (TASK_SIZE - len >= addr && addr >= MMAP_MIN_ADDR &&
-		    (!vma || addr + len <= vm_start_gap(vma)) && (!prev || addr >= prev->vm_end))
-			return (long)addr;
+	if (file && !file->shmem) {
+		found = thp_file_area(mm, addr, len, pgoff);
+		if (found)
+			return found;
 	}
+	if (hint_fits(mm, addr, len))
+		return (long)PAGE_ALIGN(addr);
 	/* Larger anonymous mappings are THP-aligned (mm: align larger anonymous mappings). */
 	if (!file && !(flags & MAP_SHARED) && !(len & (PMD_SIZE - 1)) && !addr)
 		align = PMD_SIZE;

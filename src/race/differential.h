@@ -43,6 +43,9 @@ struct fuzz_gen {
 	unsigned int forks;		/* forks drawn in this sequence */
 	bool future_locked;		/* an mlockall(MCL_FUTURE) drawn and not undone */
 	bool names;			/* draw `name` ops (the host has anon VMA names) */
+	bool thp;			/* --mthp: ops shaped for huge pages (fuzz_gen_thp) */
+	unsigned long win_lo;		/* the window most addresses fall in */
+	unsigned long win_pages;
 	/* the VMAs of the script range, from the model's maps before the op */
 	unsigned long *start, *end;
 	size_t nr, cap;
@@ -52,8 +55,38 @@ struct fuzz_gen {
 int fuzz_gen_init(struct fuzz_gen *g, uint64_t seed, uint64_t seq);
 void fuzz_gen_free(struct fuzz_gen *g);
 
-/* The ops every sequence starts with: its files (file names live in static storage). */
-size_t fuzz_gen_prologue(struct op *ops, size_t max);
+/*
+ * The ops every sequence starts with: its files (file names live in static
+ * storage); with @thp (--mthp) the tmpfs file is 4 MiB, room for huge pages.
+ */
+size_t fuzz_gen_prologue(struct op *ops, size_t max, bool thp);
+
+/*
+ * fuzz_gen_thp - shape this sequence's ops for huge pages (--mthp): a 4 MiB
+ * window at a 2 MiB boundary half the time, addresses rounded to 64 KiB
+ * and 2 MiB, lengths of whole blocks, madvise hugepage/nohugepage more
+ * often, touches of a whole block, file offsets 0 and 2 MiB. Call right
+ * after fuzz_gen_init(); without it a seed draws what it always drew.
+ */
+void fuzz_gen_thp(struct fuzz_gen *g);
+
+/* The most knobs fuzz_gen_knobs() draws: thp, thp_shmem, two per size. */
+#define FUZZ_MAX_KNOBS (2 + 2 * 4)
+
+/*
+ * fuzz_gen_knobs - the THP knob set for the pair of targets created at
+ * sequence @seq of run @seed (--mthp): thp, thp_shmem, and for 64, 16, 128
+ * and 2048 kB - those of @host_kb (the sizes this host has) -
+ * hugepages-NkB and hugepages-NkB.shmem, in the order to write them.
+ * Shmem sizes below FUZZ_SHMEM_MIN_KB (fuzz_gen.c) get only values that
+ * leave them unused, as the model has no such shmem folios yet.
+ * Return: how many knobs it wrote to @out (FUZZ_MAX_KNOBS room).
+ */
+size_t fuzz_gen_knobs(uint64_t seed, uint64_t seq, const unsigned int *host_kb, size_t nr_host,
+		      struct script_knob *out);
+
+/* "knobs NAME=VALUE ..." for a script. Return: 0, or -ENOSPC (@len too small). */
+int fuzz_knobs_line(const struct script_knob *knobs, size_t nr, char *buf, size_t len);
 
 /*
  * fuzz_gen_next - draw the next op, knowing the layout from @maps (the
@@ -89,6 +122,17 @@ int fuzz_pair_create(struct fuzz_pair **out);
  * the caller's: target_swap_on). 0: none of ours.
  */
 void fuzz_set_swap(uint64_t bytes);
+/*
+ * fuzz_set_knobs - the THP knobs (@nr of @knobs, copied) every pair created
+ * from now on runs with: written on this machine while the pair lives
+ * (target_env_set_knobs: root, the system-state lock, the keeper), and the
+ * model configured as if the host had them. Also the fresh pairs that
+ * confirm a difference, so set them before the pair that found it.
+ * Return: 0 or -E2BIG (more than FUZZ_MAX_KNOBS).
+ */
+int fuzz_set_knobs(const struct script_knob *knobs, size_t nr);
+/* Why the last fuzz_pair_create() failed, or "" (e.g. a knob the kernel refused). */
+const char *fuzz_pair_error(void);
 void fuzz_pair_destroy(struct fuzz_pair *p);
 
 /* Forget the last sequence: unmap what it mapped. Return: 0 or -errno (a target failed). */

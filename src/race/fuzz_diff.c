@@ -25,6 +25,9 @@ struct fuzz_pair {
 	int out_target[MAX_OUTSIDE];
 	size_t nr_out;
 	unsigned int forks;		/* fork ops since the targets were created */
+	/* its THP knobs (--mthp): the environment points here */
+	struct script_knob knobs[FUZZ_MAX_KNOBS];
+	size_t nr_knobs;
 };
 
 static const char *const diff_names[] = {
@@ -58,17 +61,44 @@ void fuzz_set_swap(uint64_t bytes)
 	fuzz_swap_bytes = bytes;
 }
 
+/* Set by the command before it creates a pair (the main thread only). */
+static struct script_knob fuzz_knobs[FUZZ_MAX_KNOBS];
+static size_t fuzz_nr_knobs;
+static char pair_err[256];	/* why the last fuzz_pair_create() failed */
+
+int fuzz_set_knobs(const struct script_knob *knobs, size_t nr)
+{
+	if (nr > FUZZ_MAX_KNOBS)
+		return -E2BIG;
+	memcpy(fuzz_knobs, knobs, nr * sizeof(*knobs));
+	fuzz_nr_knobs = nr;
+	return 0;
+}
+
+const char *fuzz_pair_error(void)
+{
+	return pair_err;
+}
+
 int fuzz_pair_create(struct fuzz_pair **out)
 {
 	struct fuzz_pair *p = vml_zalloc(sizeof(*p));
-	char err[256];
 	int ret;
 
+	pair_err[0] = '\0';
 	if (!p)
 		return -ENOMEM;
 	ret = target_env_create(&p->env);
 	if (!ret && fuzz_swap_bytes)
-		ret = target_env_set_swap(p->env, fuzz_swap_bytes, false, err, sizeof(err));
+		ret = target_env_set_swap(p->env, fuzz_swap_bytes, false, pair_err,
+					  sizeof(pair_err));
+	if (!ret && fuzz_nr_knobs) {
+		/* the pair's own copy: the environment keeps a pointer to it */
+		memcpy(p->knobs, fuzz_knobs, fuzz_nr_knobs * sizeof(*p->knobs));
+		p->nr_knobs = fuzz_nr_knobs;
+		ret = target_env_set_knobs(p->env, p->knobs, p->nr_knobs, true, pair_err,
+					   sizeof(pair_err));
+	}
 	if (!ret)
 		ret = target_create(TARGET_MODEL, p->env, &p->t[0]);
 	if (!ret)

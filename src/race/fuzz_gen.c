@@ -11,6 +11,7 @@
  * acts on the whole process, as the model's whole address space.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -21,8 +22,10 @@
 #include "util/linux_compat.h"
 
 #define PG 4096UL
-#define WIN_LO SCRIPT_RANGE_LO
-#define WIN_HI (SCRIPT_RANGE_LO + FUZZ_WINDOW_PAGES * PG)
+#define SZ_64K (64UL << 10)
+#define PMD_SZ (2UL << 20)
+#define THP_WINDOW_PAGES 1024	/* --mthp's 2 MiB-aligned window: 4 MiB */
+#define THP_FILE_SIZE (4UL << 20)	/* --mthp's tmpfs file: room for PMD-mapped pages */
 
 static const char *const file_names[2] = { "f0", "s0" };
 
@@ -30,6 +33,8 @@ int fuzz_gen_init(struct fuzz_gen *g, uint64_t seed, uint64_t seq)
 {
 	memset(g, 0, sizeof(*g));
 	g->rnd = vml_rand_init(seed, seq + 1);
+	g->win_lo = SCRIPT_RANGE_LO;
+	g->win_pages = FUZZ_WINDOW_PAGES;
 	g->cap = 64;
 	g->start = vml_malloc(g->cap * sizeof(*g->start));
 	g->end = vml_malloc(g->cap * sizeof(*g->end));
@@ -47,13 +52,13 @@ void fuzz_gen_free(struct fuzz_gen *g)
 	g->start = g->end = NULL;
 }
 
-size_t fuzz_gen_prologue(struct op *ops, size_t max)
+size_t fuzz_gen_prologue(struct op *ops, size_t max, bool thp)
 {
 	if (max < 2)
 		return 0;
 	ops[0] = (struct op){ .kind = OP_FILE, .file = file_names[0], .size = FUZZ_FILE_SIZE };
-	ops[1] = (struct op){ .kind = OP_FILE, .file = file_names[1], .size = FUZZ_FILE_SIZE,
-			      .shmem = true };
+	ops[1] = (struct op){ .kind = OP_FILE, .file = file_names[1],
+			      .size = thp ? THP_FILE_SIZE : FUZZ_FILE_SIZE, .shmem = true };
 	return 2;
 }
 
@@ -103,6 +108,26 @@ static bool chance(struct fuzz_gen *g, unsigned int pct)
 	return below(g, 100) < pct;
 }
 
+/*
+ * --mthp: half the sequences collide in a 4 MiB window at a 2 MiB boundary
+ * above the usual one, where whole PMD-sized blocks fit; the others keep
+ * the 256 KiB window. Only --mthp calls it, so that without it every seed
+ * draws what it drew before.
+ */
+void fuzz_gen_thp(struct fuzz_gen *g)
+{
+	g->thp = true;
+	if (chance(g, 50)) {
+		g->win_lo = SCRIPT_RANGE_LO + (1 + below(g, 8)) * PMD_SZ;
+		g->win_pages = THP_WINDOW_PAGES;
+	}
+}
+
+static unsigned long win_hi(const struct fuzz_gen *g)
+{
+	return g->win_lo + g->win_pages * PG;
+}
+
 static unsigned long pick_addr(struct fuzz_gen *g)
 {
 	unsigned long a;
@@ -119,14 +144,17 @@ static unsigned long pick_addr(struct fuzz_gen *g)
 
 		a = g->start[i] + below(g, (g->end[i] - g->start[i]) / PG) * PG;
 	} else if (r < 92) {
-		a = WIN_LO + below(g, FUZZ_WINDOW_PAGES) * PG;
+		a = g->win_lo + below(g, g->win_pages) * PG;
 	} else if (r < 96) {
-		a = WIN_LO + below(g, FUZZ_WINDOW_PAGES) * PG + 1 + below(g, PG - 1);
+		a = g->win_lo + below(g, g->win_pages) * PG + 1 + below(g, PG - 1);
 	} else {
-		a = chance(g, 50) ? WIN_HI + below(g, 8) * PG : WIN_LO + 0x40000000UL;
+		a = chance(g, 50) ? win_hi(g) + below(g, 8) * PG : g->win_lo + 0x40000000UL;
 	}
+	/* --mthp: blocks a 64 KiB or a 2 MiB folio fits in, at their boundaries */
+	if (g->thp && r < 92 && chance(g, 40))
+		a &= ~(chance(g, 30) ? PMD_SZ - 1 : SZ_64K - 1);
 	if (a < SCRIPT_RANGE_LO || a >= SCRIPT_RANGE_HI)
-		a = WIN_LO;
+		a = g->win_lo;
 	return a;
 }
 
@@ -144,12 +172,24 @@ static unsigned long next_boundary(struct fuzz_gen *g, unsigned long addr)
 	return best;
 }
 
+/* --mthp: lengths that hold a whole 64 KiB or 2 MiB block, or just miss one */
+static unsigned long thp_len(struct fuzz_gen *g)
+{
+	static const unsigned long lens[] = {
+		SZ_64K, 2 * SZ_64K, PMD_SZ, PMD_SZ, 2 * PMD_SZ, PMD_SZ + SZ_64K, PMD_SZ - SZ_64K,
+	};
+
+	return lens[below(g, ARRAY_SIZE(lens))];
+}
+
 static unsigned long pick_len(struct fuzz_gen *g, unsigned long addr)
 {
 	unsigned int r = below(g, 100);
 	unsigned long len, b;
 
-	if (r < 45) {
+	if (g->thp && r < 20) {
+		len = thp_len(g);
+	} else if (r < 45) {
 		len = (1 + below(g, 8)) * PG;
 	} else if (r < 65) {
 		b = next_boundary(g, addr);
@@ -165,7 +205,7 @@ static unsigned long pick_len(struct fuzz_gen *g, unsigned long addr)
 	} else if (r < 93) {
 		len = 2UL << 20;
 	} else if (r < 99) {
-		len = WIN_HI + (1UL << 20) - addr;	/* past the window */
+		len = win_hi(g) + (1UL << 20) - addr;	/* past the window */
 	} else {
 		/* to the end of the script range: rare, the model walks it page by page */
 		len = SCRIPT_RANGE_HI - addr;
@@ -184,6 +224,21 @@ static int pick_prot(struct fuzz_gen *g)
 	};
 
 	return prots[below(g, ARRAY_SIZE(prots))];
+}
+
+/*
+ * --mthp: a mapping huge pages can fault into - writable, at a 2 MiB
+ * boundary of the window, whole blocks long - keeping the drawn kind
+ * (private or shared, anonymous or a file) and placement.
+ */
+static void thp_mmap(struct fuzz_gen *g, struct op *op)
+{
+	op->addr = g->win_lo + below(g, g->win_pages * PG / PMD_SZ + 1) * PMD_SZ;
+	op->len = thp_len(g);
+	op->prot = PROT_READ | PROT_WRITE;
+	op->flags &= ~(MAP_POPULATE | MAP_LOCKED | MAP_GROWSDOWN);	/* small ones only */
+	if (op->addr + op->len > SCRIPT_RANGE_HI)
+		op->len = SCRIPT_RANGE_HI - op->addr;
 }
 
 static void gen_mmap(struct fuzz_gen *g, struct op *op)
@@ -212,6 +267,9 @@ static void gen_mmap(struct fuzz_gen *g, struct op *op)
 			op->offset += 1 + below(g, PG - 1);
 		if (chance(g, 5))
 			op->flags |= MAP_ANONYMOUS;
+		/* --mthp: file offsets a PMD-aligned address can map a huge page at */
+		if (g->thp && chance(g, 40))
+			op->offset = chance(g, 50) ? 0 : PMD_SZ;
 	} else if (chance(g, 96)) {
 		op->flags |= MAP_ANONYMOUS;
 	}
@@ -230,6 +288,8 @@ static void gen_mmap(struct fuzz_gen *g, struct op *op)
 	r = below(g, 100);
 	op->placement = r < 55 ? OP_PLACE_AUTO : r < 80 ? OP_PLACE_FIXED :
 			r < 95 ? OP_PLACE_NOREPLACE : OP_PLACE_HINT;
+	if (g->thp && chance(g, 40))
+		thp_mmap(g, op);
 }
 
 static void gen_mremap(struct fuzz_gen *g, struct op *op)
@@ -268,7 +328,7 @@ static void gen_mremap(struct fuzz_gen *g, struct op *op)
 	if (op->new_len > 64 * PG)
 		op->new_len = 64 * PG;
 	if (op->new_addr && op->new_addr + op->new_len > SCRIPT_RANGE_HI)
-		op->new_addr = WIN_LO;
+		op->new_addr = g->win_lo;
 }
 
 /* Any advice the script language names (script.c's list: the parser's own). */
@@ -314,6 +374,9 @@ static void draw_args(struct fuzz_gen *g, struct op *op)
 /* madvise or process_madvise, after draw_args(). */
 static void clamp_guard(struct fuzz_gen *g, struct op *op)
 {
+	/* --mthp: the advice that switches THP per VMA, more often than 2 in 9 */
+	if (g->thp && op->kind == OP_MADVISE && chance(g, 25))
+		op->advice = chance(g, 60) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE;
 	/* guard markers take a page-table entry each: small ranges only */
 	if (op->advice == MADV_GUARD_INSTALL && op->len > 64 * PG)
 		op->len = (1 + below(g, 16)) * PG;
@@ -362,6 +425,19 @@ static void gen_touch(struct fuzz_gen *g, struct op *op)
 {
 	op->addr = pick_addr(g);
 	op->len = (1 + below(g, 16)) * PG;
+	/*
+	 * --mthp: in a mapping, at a block boundary (a fault there can map a
+	 * whole folio), a page or the whole block
+	 */
+	if (g->thp && g->nr && chance(g, 40)) {
+		size_t i = below(g, g->nr);
+		unsigned long block = chance(g, 50) ? PMD_SZ : SZ_64K;
+
+		op->addr = (g->start[i] + below(g, (g->end[i] - g->start[i]) / PG) * PG) &
+			   ~(block - 1);
+		op->addr = op->addr < g->start[i] ? g->start[i] : op->addr;
+		op->len = chance(g, 50) ? block : PG;
+	}
 	if (op->addr + op->len > SCRIPT_RANGE_HI)
 		op->len = SCRIPT_RANGE_HI - op->addr;
 	op->access = chance(g, 60) ? OP_ACCESS_WRITE : OP_ACCESS_READ;
@@ -453,4 +529,96 @@ int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 	if (d->gen)
 		d->gen(g, op);
 	return 0;
+}
+
+/* ---- THP knob sets (--mthp) ---- */
+
+/*
+ * FUZZ_SHMEM_MIN_KB - the smallest shmem THP size the model allocates. The
+ * model's shmem has 4 KiB and PMD-sized (2048 kB) folios only for now, so a
+ * smaller size's hugepages-NkB.shmem is drawn only with a value under which
+ * the kernel never uses that size: `never`, or `inherit` while thp_shmem is
+ * `never` or `deny` (6.18's shmem_allowable_huge_orders() lets the inherit
+ * sizes into shared anonymous memory wherever always, within_size or advise
+ * allows huge pages: a 4 KiB write faults in a 64 KiB folio). Lower it when
+ * src/mm/shmem.c allocates the smaller sizes: nothing else changes.
+ */
+#define FUZZ_SHMEM_MIN_KB 2048
+
+/* The mTHP sizes whose knobs are drawn, where the host has them. */
+static const unsigned int knob_sizes_kb[] = { 64, 16, 128, 2048 };
+
+static const char *const thp_words[] = { "always", "madvise", "never" };
+static const char *const thp_shmem_words[] = {
+	"always", "within_size", "advise", "never", "deny", "force",
+};
+static const char *const mthp_words[] = { "always", "inherit", "madvise", "never" };
+static const char *const mthp_shmem_words[] = {
+	"always", "inherit", "within_size", "advise", "never",
+};
+
+static void add_knob(struct script_knob *out, size_t *nr, const char *name, const char *value)
+{
+	snprintf(out[*nr].name, sizeof(out[*nr].name), "%s", name);
+	snprintf(out[*nr].value, sizeof(out[*nr].value), "%s", value);
+	(*nr)++;
+}
+
+/*
+ * A shmem value for size @kb under top-level @shmem. Besides the model's
+ * limit above, the kernel's own: under force it refuses `inherit` for a
+ * size other than the PMD size (the write fails with EINVAL).
+ */
+static const char *draw_mthp_shmem(struct fuzz_gen *g, unsigned int kb, const char *shmem)
+{
+	bool inherit_ok = kb == 2048 || strcmp(shmem, "force");
+
+	if (kb < FUZZ_SHMEM_MIN_KB) {
+		bool inherit_unused = !strcmp(shmem, "never") || !strcmp(shmem, "deny");
+
+		return inherit_unused && chance(g, 50) ? "inherit" : "never";
+	}
+	for (;;) {	/* ends: "never" is always allowed, one draw in five */
+		const char *w = mthp_shmem_words[below(g, ARRAY_SIZE(mthp_shmem_words))];
+
+		if (inherit_ok || strcmp(w, "inherit"))
+			return w;
+	}
+}
+
+size_t fuzz_gen_knobs(uint64_t seed, uint64_t seq, const unsigned int *host_kb, size_t nr_host,
+		      struct script_knob *out)
+{
+	/* a stream of its own: a sequence's ops draw from stream seq + 1 */
+	struct fuzz_gen g = { .rnd = vml_rand_init(seed, ~seq) };
+	const char *shmem;
+	size_t nr = 0;
+	char name[32];
+
+	add_knob(out, &nr, "thp", thp_words[below(&g, ARRAY_SIZE(thp_words))]);
+	shmem = thp_shmem_words[below(&g, ARRAY_SIZE(thp_shmem_words))];
+	add_knob(out, &nr, "thp_shmem", shmem);
+	for (size_t i = 0; i < ARRAY_SIZE(knob_sizes_kb); i++) {
+		unsigned int kb = knob_sizes_kb[i];
+		bool has = false;
+
+		for (size_t k = 0; k < nr_host; k++)
+			has |= host_kb[k] == kb;
+		if (!has)
+			continue;
+		snprintf(name, sizeof(name), "hugepages-%ukB", kb);
+		add_knob(out, &nr, name, mthp_words[below(&g, ARRAY_SIZE(mthp_words))]);
+		snprintf(name, sizeof(name), "hugepages-%ukB.shmem", kb);
+		add_knob(out, &nr, name, draw_mthp_shmem(&g, kb, shmem));
+	}
+	return nr;
+}
+
+int fuzz_knobs_line(const struct script_knob *knobs, size_t nr, char *buf, size_t len)
+{
+	size_t n = snprintf(buf, len, "knobs");
+
+	for (size_t i = 0; i < nr && n < len; i++)
+		n += snprintf(buf + n, len - n, " %s=%s", knobs[i].name, knobs[i].value);
+	return n < len ? 0 : -ENOSPC;
 }
