@@ -98,11 +98,15 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 				folio_add_rmap_pte(folio, pte_page(pte), dst);
 				mm_inc_counter(dst, folio_mm_counter(folio));
 			}
-			/* The child's entry starts old; a shared mapping's also clean (copy_present_pte). */
-			if ((vma->vm_flags & VM_SHARED) && (pte & PT_DIRTY)) {
-				folio_set(folio, PG_dirty);
+			/*
+			 * The child's entry starts old; a shared mapping's also
+			 * clean (copy_present_ptes), and the folio stays as it was:
+			 * a page the hardware dirtied through a writable clean
+			 * entry (shmem needs no write notification) is dirty in
+			 * the parent's view only.
+			 */
+			if (vma->vm_flags & VM_SHARED)
 				pte &= ~PT_DIRTY;
-			}
 			store_relaxed(&dpt->e[pte_index(addr)], pte & ~PT_YOUNG);
 		}
 		pte_unlock(spt);

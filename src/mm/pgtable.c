@@ -744,20 +744,70 @@ static uint64_t protect_entry(uint64_t pte, const struct protect_args *a)
 	return bits;
 }
 
+/*
+ * The PTEs from @a (before @end) that mprotect changes together with @pte
+ * (mprotect_folio_pte_batch): consecutive pages of one large folio, with
+ * the same bits but for young and dirty (FPB_RESPECT_WRITE: the same write
+ * bit too); 1 for a small folio.
+ */
+static unsigned long protect_batch(struct pte_table *pt, unsigned long a, unsigned long end,
+				   uint64_t pte)
+{
+	struct page *page = pte_page(pte);
+	struct folio *folio = page_folio(page);
+	const uint64_t ignore = PT_YOUNG | PT_DIRTY;
+	unsigned long nr = 1;
+
+	if (!folio->order || folio_is_zero(folio))
+		return 1;
+	while (a + nr * PAGE_SIZE < end && page->index + nr < folio_nr_pages(folio)) {
+		uint64_t next = load_relaxed(&pt->e[pte_index(a + nr * PAGE_SIZE)]);
+
+		if (!pte_present(next) || pte_page(next) != page + nr ||
+		    ((next ^ pte) & (PT_FLAGS_MASK | PT_HIGH_MASK) & ~ignore))
+			break;
+		nr++;
+	}
+	return nr;
+}
+
+/*
+ * Change @nr entries from @ptep. A batch is taken down and put back as one
+ * (modify_prot_start_ptes): young and dirty of any of its entries end up
+ * in every one - a write to one page of a large folio makes all its pages
+ * dirty once mprotect has passed (6.18).
+ */
+static void protect_ptes(_Atomic uint64_t *ptep, unsigned long nr, const struct protect_args *args)
+{
+	uint64_t gathered = 0;
+
+	for (unsigned long i = 0; nr > 1 && i < nr; i++)
+		gathered |= load_relaxed(&ptep[i]) & (PT_YOUNG | PT_DIRTY);
+	for (unsigned long i = 0; i < nr; i++) {
+		uint64_t pte = load_relaxed(&ptep[i]);
+
+		/* CAS: the access path may be setting dirty/young concurrently. */
+		while (protect_entry(pte | gathered, args) != pte &&
+		       !cas_relaxed(&ptep[i], &pte, protect_entry(pte | gathered, args)))
+			;
+	}
+}
+
 static int protect_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			     unsigned long end, void *priv)
 {
 	const struct protect_args *args = priv;
 
 	(void)mm;
-	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
-		_Atomic uint64_t *ptep = &pt->e[pte_index(a)];
-		uint64_t pte = load_relaxed(ptep);
+	/* Ends: each step goes at least a page on. */
+	for (unsigned long a = start, nr; a < end; a += nr * PAGE_SIZE) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 
-		/* CAS: the access path may be setting dirty/young concurrently. */
-		while (pte_present(pte) && protect_entry(pte, args) != pte &&
-		       !cas_relaxed(ptep, &pte, protect_entry(pte, args)))
-			;
+		nr = 1;
+		if (!pte_present(pte))
+			continue;
+		nr = protect_batch(pt, a, end, pte);
+		protect_ptes(&pt->e[pte_index(a)], nr, args);
 	}
 	return 0;
 }

@@ -640,6 +640,18 @@ static unsigned long split_anon_folio_vma(struct vma *vma, struct folio *folio, 
  * faults), unless its VMA is locked or the folio mlocked: it leaves Rss.
  * Context: mmap_lock(W); the folio is mapped by @mm only; no ptl.
  */
+/*
+ * May @vma map anonymous @folio? Its own anon_vma's, or - a fork child's
+ * VMA, whose anon_vma the kernel chains to its parent's - an ancestor's
+ * (the PTE walk then finds out).
+ */
+static bool vma_may_map_anon_folio(struct vma *vma, struct folio *folio)
+{
+	struct anon_vma *av = vma_anon_vma(vma);
+
+	return av && (av == folio->mapping || vma->fork_child);
+}
+
 static void split_anon_folio(struct mm *mm, struct folio *folio)
 {
 	unsigned long nr = folio_nr_pages(folio), dropped = 0;
@@ -648,7 +660,7 @@ static void split_anon_folio(struct mm *mm, struct folio *folio)
 
 	vma_iter_init(&vmi, mm, 0);
 	for_each_vma(vmi, vma) {
-		if (vma_anon_vma(vma) != folio->mapping)
+		if (!vma_may_map_anon_folio(vma, folio))
 			continue;
 		for (unsigned long i = 0; i < nr && !folio_test(folio, PG_dirty); i++) {
 			uint64_t pte;
@@ -666,7 +678,7 @@ static void split_anon_folio(struct mm *mm, struct folio *folio)
 		/* try_to_map_unused_to_zeropage: never in a locked VMA, nor for an mlocked folio */
 		bool zero_ok = !(vma->vm_flags & VM_LOCKED) && !folio_test(folio, PG_unevictable);
 
-		if (vma_anon_vma(vma) == folio->mapping)
+		if (vma_may_map_anon_folio(vma, folio))
 			dropped += split_anon_folio_vma(vma, folio, zero_ok);
 	}
 	while (dropped--)

@@ -177,7 +177,10 @@ static unsigned long shmem_huge_global(struct vml_file *file, struct vma *vma,
 	case VML_SHMEM_HUGE_ALWAYS:
 		return orders;
 	case VML_SHMEM_HUGE_WITHIN_SIZE:
-		return orders_within_size(orders, index, write_end, i_size);
+		/* "Also respect madvise() hints" (transhuge.rst): advise where nothing fits */
+		if (orders_within_size(orders, index, write_end, i_size))
+			return orders_within_size(orders, index, write_end, i_size);
+		return vm_flags & VM_HUGEPAGE ? orders : 0;
 	case VML_SHMEM_HUGE_ADVISE:
 		return vm_flags & VM_HUGEPAGE ? orders : 0;
 	default:

@@ -78,8 +78,8 @@ void fuzz_gen_thp(struct fuzz_gen *g);
  * sequence @seq of run @seed (--mthp): thp, thp_shmem, and for 64, 16, 128
  * and 2048 kB - those of @host_kb (the sizes this host has) -
  * hugepages-NkB and hugepages-NkB.shmem, in the order to write them.
- * Shmem sizes below FUZZ_SHMEM_MIN_KB (fuzz_gen.c) get only values that
- * leave them unused, as the model has no such shmem folios yet.
+ * A smaller size's shmem mode is never `inherit` under force (the kernel
+ * refuses it).
  * Return: how many knobs it wrote to @out (FUZZ_MAX_KNOBS room).
  */
 size_t fuzz_gen_knobs(uint64_t seed, uint64_t seq, const unsigned int *host_kb, size_t nr_host,

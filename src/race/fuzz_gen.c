@@ -534,16 +534,11 @@ int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 /* ---- THP knob sets (--mthp) ---- */
 
 /*
- * FUZZ_SHMEM_MIN_KB - the smallest shmem THP size the model allocates. The
- * model's shmem has 4 KiB and PMD-sized (2048 kB) folios only for now, so a
- * smaller size's hugepages-NkB.shmem is drawn only with a value under which
- * the kernel never uses that size: `never`, or `inherit` while thp_shmem is
- * `never` or `deny` (6.18's shmem_allowable_huge_orders() lets the inherit
- * sizes into shared anonymous memory wherever always, within_size or advise
- * allows huge pages: a 4 KiB write faults in a 64 KiB folio). Lower it when
- * src/mm/shmem.c allocates the smaller sizes: nothing else changes.
+ * Every shmem THP size is drawn with every value: the model allocates each
+ * (docs/kernel.md §15). 6.18's shmem_allowable_huge_orders() lets the
+ * inherit sizes into shared anonymous memory wherever always, within_size
+ * or advise allows huge pages, and under force alone.
  */
-#define FUZZ_SHMEM_MIN_KB 2048
 
 /* The mTHP sizes whose knobs are drawn, where the host has them. */
 static const unsigned int knob_sizes_kb[] = { 64, 16, 128, 2048 };
@@ -565,19 +560,14 @@ static void add_knob(struct script_knob *out, size_t *nr, const char *name, cons
 }
 
 /*
- * A shmem value for size @kb under top-level @shmem. Besides the model's
- * limit above, the kernel's own: under force it refuses `inherit` for a
- * size other than the PMD size (the write fails with EINVAL).
+ * A shmem value for size @kb under top-level @shmem, as the kernel takes
+ * it: under force it refuses `inherit` for a size other than the PMD size
+ * (the write fails with EINVAL).
  */
 static const char *draw_mthp_shmem(struct fuzz_gen *g, unsigned int kb, const char *shmem)
 {
 	bool inherit_ok = kb == 2048 || strcmp(shmem, "force");
 
-	if (kb < FUZZ_SHMEM_MIN_KB) {
-		bool inherit_unused = !strcmp(shmem, "never") || !strcmp(shmem, "deny");
-
-		return inherit_unused && chance(g, 50) ? "inherit" : "never";
-	}
 	for (;;) {	/* ends: "never" is always allowed, one draw in five */
 		const char *w = mthp_shmem_words[below(g, ARRAY_SIZE(mthp_shmem_words))];
 
