@@ -146,6 +146,12 @@ struct vml_sys_config {
 	unsigned int numa_nodes;	/* 1 */
 	unsigned long swap_pages;	/* 0: no swap device */
 	unsigned long fault_around_bytes; /* 65536 */
+	/*
+	 * Pages a fault that misses a regular file's page cache reads in
+	 * around it (the device's read-ahead window; mmap read-around). 0: the
+	 * page alone.
+	 */
+	unsigned long file_ra_pages;
 	enum vml_steal_policy mmap_lock_steal;	/* kernel */
 	uint64_t mmap_lock_handoff_ns;	/* 4 ms (RWSEM_WAIT_TIMEOUT at HZ=250) */
 	bool anon_vma_name;		/* false: PR_SET_VMA_ANON_NAME fails with EINVAL,

@@ -55,6 +55,7 @@ struct fuzz_cli {
 	uint64_t seed;
 	unsigned int ops;	/* per sequence, after the file prologue */
 	unsigned long runs;	/* sequences */
+	unsigned long first_run;	/* the first sequence's number (--first-run) */
 	const char *save;	/* where minimal failing scripts go */
 	const char *known;	/* a file of known difference signatures, or NULL */
 	bool smaps;		/* --compare maps,smaps */

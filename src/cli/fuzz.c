@@ -56,6 +56,10 @@ static const struct cli_opt fuzz_opt_table[] = {
 	  "ops a sequence, after its two `file` ops [20]" },
 	{ "--runs", "K", cli_set_ulong, F(runs), 1, 100000000, NULL,
 	  "sequences [100]" },
+	{ "--first-run", "N", cli_set_ulong, F(first_run), 0, 100000000, NULL,
+	  "number the sequences from N [0]: with the seed, replays a run's\n"
+	  "sequences from where its pair of targets was made (a saved script\n"
+	  "that does not differ on fresh targets names the command)" },
 	{ "--compare", "VIEWS", set_compare, F(smaps), 0, 0, NULL,
 	  "maps,smaps [default], or maps alone" },
 	{ "--save", "DIR", cli_set_string, F(save), 0, 0, NULL,
@@ -288,13 +292,14 @@ static bool async_lines_only(const char *what)
  */
 static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struct op *ops,
 			     size_t nr, const struct fuzz_diff *first, unsigned long run,
-			     const struct script_knob *knobs, size_t knobs_nr,
-			     char *path, size_t pathlen)
+			     unsigned long pair_first, const struct script_knob *knobs,
+			     size_t knobs_nr, char *path, size_t pathlen)
 {
 	struct fuzz_diff d = *first;
 	int *expect = vml_malloc((nr + 1) * sizeof(*expect));
 	struct op *whole = vml_malloc((nr + 1) * sizeof(*whole));
-	char header[2400], *text = NULL, swap_line[48] = "", knobs_line[512] = "";
+	char header[2800], *text = NULL, swap_line[48] = "", knobs_line[512] = "";
+	char history[400] = "";
 	size_t before = nr;
 	bool not_reproduced = false;
 	FILE *f;
@@ -343,8 +348,16 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 		goto out;
 	}
 	nr = d.kind ? d.op + 1 : nr;
-	if (not_reproduced)
+	if (not_reproduced) {
 		d.kind = first->kind;	/* what the run saw, for the header and the summary */
+		snprintf(history, sizeof(history),
+			 "# Not reproduced on fresh targets, shrunk or whole: the difference\n"
+			 "# depends on what earlier sequences left on the same targets. They\n"
+			 "# run again, from where the pair was made, with:\n"
+			 "#   vmalock fuzz --seed %llu%s --first-run %lu --runs %lu\n",
+			 (unsigned long long)cli->seed, cli->mthp ? " --mthp" : "", pair_first,
+			 run - pair_first + 1);
+	}
 	snprintf(header, sizeof(header),
 		 "# vmalock fuzz --seed %llu: run %lu, shrunk from %zu to %zu ops.\n"
 		 "# Difference (%s) at the last op; expect= is what the live kernel returned.\n"
@@ -352,8 +365,7 @@ static int handle_difference(struct fuzz_cli *cli, struct fuzz_pair *pair, struc
 		 "# Replay: vmalock replay THIS --target both --compare maps%s\n%s%s",
 		 (unsigned long long)cli->seed, run, before, nr,
 		 fuzz_diff_name(d.kind),
-		 not_reproduced ? "# Not reproduced on fresh targets, shrunk or whole: the difference\n"
-				  "# depends on what earlier sequences left on the same targets.\n" : "",
+		 history,
 		 cli->smaps ? ",smaps" : "", swap_line, knobs_line);
 	text = fuzz_script_text(ops, expect, nr, header);
 	if (!text) {
@@ -390,6 +402,7 @@ struct fuzz_run {
 	struct op *ops;			/* the sequence: its prologue, then cli.ops ops */
 	struct fuzz_pair *pair;		/* the targets: afresh every PAIR_RUNS sequences */
 	unsigned long runs_on_pair;
+	unsigned long pair_first;	/* the run the pair was made for */
 	struct saved saved;
 	unsigned long run, applied, differences, transient;
 	/* --mthp: the sizes this host has, and the knobs of the current pair */
@@ -523,6 +536,7 @@ static int fuzz_sequence(struct fuzz_run *fr, struct fuzz_diff *d)
 		if (!ret)
 			ret = fuzz_pair_create(&fr->pair);
 		fr->runs_on_pair = 0;
+		fr->pair_first = fr->run;
 	} else {
 		ret = fuzz_pair_reset(fr->pair);
 	}
@@ -595,8 +609,8 @@ static int fuzz_difference(struct fuzz_run *fr, const struct fuzz_diff *d)
 		return FUZZ_NEXT_RUN;
 	if (saved->nr > fr->cli.max_failures)
 		return FUZZ_STOP;
-	ret = handle_difference(&fr->cli, fr->pair, fr->ops, d->op + 1, d, fr->run, fr->knobs,
-				fr->nr_knobs, sg->path, sizeof(sg->path));
+	ret = handle_difference(&fr->cli, fr->pair, fr->ops, d->op + 1, d, fr->run,
+				fr->pair_first, fr->knobs, fr->nr_knobs, sg->path, sizeof(sg->path));
 	/* the shrinking left the reused targets in some state: start afresh */
 	fuzz_pair_destroy(fr->pair);
 	fr->pair = NULL;
@@ -615,7 +629,8 @@ static int fuzz_runs(struct fuzz_run *fr, uint64_t t0)
 	uint64_t last = t0;
 	int ret = 0;
 
-	for (fr->run = 0; fr->run < fr->cli.runs && !fuzz_stop; fr->run++) {
+	for (fr->run = fr->cli.first_run; fr->run - fr->cli.first_run < fr->cli.runs && !fuzz_stop;
+	     fr->run++) {
 		struct fuzz_diff d = { 0 };
 
 		ret = fuzz_sequence(fr, &d);
@@ -637,7 +652,7 @@ static int fuzz_runs(struct fuzz_run *fr, uint64_t t0)
 		if (vml_now_ns() - last > 5 * NSEC_PER_SEC) {
 			last = vml_now_ns();
 			fprintf(stderr, "vmalock fuzz: %lu runs, %lu ops, %lu differences\n",
-				fr->run + 1, fr->applied, fr->differences);
+				fr->run - fr->cli.first_run + 1, fr->applied, fr->differences);
 		}
 	}
 	return ret;
@@ -647,7 +662,8 @@ static void fuzz_summary(const struct fuzz_run *fr, uint64_t ns)
 {
 	const struct saved *saved = &fr->saved;
 
-	printf("fuzz: %lu runs, %lu ops in %.1f s, %lu differences", fr->run, fr->applied,
+	printf("fuzz: %lu runs, %lu ops in %.1f s, %lu differences", fr->run - fr->cli.first_run,
+	       fr->applied,
 	       (double)ns / NSEC_PER_SEC, fr->differences);
 	if (fr->cli.mthp)
 		printf(" (%lu THP knob sets drawn)", fr->knob_sets);

@@ -30,6 +30,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -556,6 +558,32 @@ static int probe_fault_around(struct host_profile *p, const char *tmpdir)
 
 /* ---- the profile ---- */
 
+/*
+ * The read-ahead window of the block device under @dir: its queue's
+ * read_ahead_kb (the bdi's, which mmap read-around uses), the whole disk's
+ * for a partition. 0 if there is none (tmpfs, a device without a queue).
+ */
+static unsigned long probe_readahead_kb(const char *dir)
+{
+	static const char *const paths[] = {
+		"/sys/dev/block/%u:%u/queue/read_ahead_kb",
+		"/sys/dev/block/%u:%u/../queue/read_ahead_kb",
+		"/sys/class/bdi/%u:%u/read_ahead_kb",
+	};
+	struct stat st;
+	char path[128];
+	unsigned long kb;
+
+	if (stat(dir, &st))
+		return 0;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(path, sizeof(path), paths[i], major(st.st_dev), minor(st.st_dev));
+		if (!read_ulong(path, &kb))
+			return kb;
+	}
+	return 0;
+}
+
 int host_probe(struct host_profile *p, const char *tmpdir)
 {
 	struct utsname u;
@@ -609,6 +637,7 @@ int host_probe(struct host_profile *p, const char *tmpdir)
 	ret = probe_zero_pages(p);
 	if (ret && !probe_failure[0])
 		probe_failed("the zero page: %s", strerror(-ret));
+	p->readahead_kb = probe_readahead_kb(tmpdir);
 	if (!ret) {
 		ret = probe_fault_around(p, tmpdir);
 		if (ret && !probe_failure[0])
@@ -664,6 +693,7 @@ void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_by
 	cfg->numa_nodes = p->numa_nodes;
 	cfg->swap_pages = (p->swap_free_bytes + extra_swap_bytes) / p->page_size;
 	cfg->fault_around_bytes = p->fault_around_bytes;
+	cfg->file_ra_pages = p->readahead_kb * 1024 / p->page_size;
 	cfg->mmap_lock_handoff_ns = p->handoff_ns;
 	cfg->mmap_lock_tick_ns = p->hz ? 1000000000ull / p->hz : 0;
 	cfg->anon_vma_name = p->anon_vma_name;
@@ -821,6 +851,11 @@ void host_profile_print(const struct host_profile *p, FILE *f)
 	fprintf(f, "%-22s %s\n", "pkeys", yesno(p->pkeys));
 	fprintf(f, "%-22s %s\n", "anon_vma_name", yesno(p->anon_vma_name));
 	fprintf(f, "%-22s %lu\n", "fault_around_bytes", p->fault_around_bytes);
+	if (p->readahead_kb)
+		fprintf(f, "%-22s %lu\n", "readahead_kb", p->readahead_kb);
+	else
+		fprintf(f, "%-22s none found (a page-cache miss reads the page alone)\n",
+			"readahead_kb");
 	fprintf(f, "%-22s %s\n", "thp_enabled", p->thp_enabled);
 	fprintf(f, "%-22s %s\n", "thp_defrag", p->thp_defrag);
 	fprintf(f, "%-22s %s\n", "thp_shmem_enabled", p->thp_shmem_enabled);
@@ -887,6 +922,7 @@ int host_profile_save(const struct host_profile *p, const char *path)
 	json_set_bool(doc, "pkeys", p->pkeys);
 	json_set_bool(doc, "anon_vma_name", p->anon_vma_name);
 	json_set_u64(doc, "fault_around_bytes", p->fault_around_bytes);
+	json_set_u64(doc, "readahead_kb", p->readahead_kb);
 	json_set_str(doc, "thp_enabled", p->thp_enabled);
 	json_set_str(doc, "thp_defrag", p->thp_defrag);
 	json_set_str(doc, "thp_shmem_enabled", p->thp_shmem_enabled);
@@ -1064,6 +1100,7 @@ static void check_loaded(struct loader *l, const struct host_profile *p)
 int host_profile_load(const char *path, struct host_profile *p, char *err, size_t errlen)
 {
 	struct loader l = { .path = path, .err = err, .errlen = errlen };
+	uint64_t ra = 0;
 	json_t *doc;
 	int ret;
 
@@ -1090,6 +1127,9 @@ int host_profile_load(const char *path, struct host_profile *p, char *err, size_
 	p->pkeys = get_bool(&l, "pkeys");
 	p->anon_vma_name = get_bool(&l, "anon_vma_name");
 	p->fault_around_bytes = get_u64(&l, "fault_around_bytes");
+	/* absent in a profile saved before it was measured: no read-around, as then */
+	if (json_get_u64(l.obj, "readahead_kb", &ra) == 0)
+		p->readahead_kb = ra;
 	get_str(&l, "thp_enabled", p->thp_enabled, sizeof(p->thp_enabled));
 	get_str(&l, "thp_defrag", p->thp_defrag, sizeof(p->thp_defrag));
 	get_str(&l, "thp_shmem_enabled", p->thp_shmem_enabled, sizeof(p->thp_shmem_enabled));

@@ -50,6 +50,11 @@ struct host_profile {
 	bool pkeys;			/* smaps prints ProtectionKey: */
 	bool anon_vma_name;		/* PR_SET_VMA_ANON_NAME works (CONFIG_ANON_VMA_NAME) */
 	unsigned long fault_around_bytes;
+	/*
+	 * The read-ahead window of the device under the script's regular files
+	 * (its block queue's read_ahead_kb); 0: not found, no read-around.
+	 */
+	unsigned long readahead_kb;
 
 	/* Transparent huge pages (sysfs, the selected word of each file). */
 	char thp_enabled[HOST_WORD];

@@ -402,7 +402,9 @@ static void finish_fault(struct vma *vma, struct pte_table *pt, unsigned long ad
 /*
  * The page-cache folio a fault at @addr finds or brings in: shmem's fault
  * may allocate a large folio (shmem_get_folio), also for a private
- * mapping's copy-on-write.
+ * mapping's copy-on-write; a regular file's miss reads around it first.
+ * Divergence: in a VMA advised MADV_HUGEPAGE the kernel reads ahead in
+ * PMD-sized folios; the model reads the page alone there.
  */
 static int fault_get_folio(struct vma *vma, unsigned long addr, unsigned long index,
 			   struct folio **out)
@@ -412,6 +414,8 @@ static int fault_get_folio(struct vma *vma, unsigned long addr, unsigned long in
 
 	if (file->shmem)
 		return shmem_get_folio(file, vma, addr, index, nid, out);
+	if (!(vma->vm_flags & VM_HUGEPAGE))
+		filemap_read_around(file, index, nid);
 	return filemap_get_or_create(file, index, nid, out);
 }
 
@@ -434,6 +438,16 @@ static vm_fault_t do_read_fault(struct vma *vma, struct pte_table *pt, unsigned 
 		return 0;	/* fault-around mapped it */
 	if (file_index_beyond_eof(file, index))
 		return VM_FAULT_SIGBUS;
+	/*
+	 * A miss reads the pages around in, and the fault, whose lock went
+	 * for the I/O, is retried: fault-around first again, now mapping them.
+	 */
+	if (!(vma->vm_flags & VM_HUGEPAGE) &&
+	    filemap_read_around(file, index, fault_nid(vma->vm_mm))) {
+		do_fault_around(vma, pt, addr, pt_was_none);
+		if (load_relaxed(&pt->e[pte_index(addr)]))
+			return 0;
+	}
 	if (fault_get_folio(vma, addr, index, &folio))
 		return VM_FAULT_OOM;
 	finish_fault(vma, pt, addr, folio, index, read_fault_pte_flags(vma));

@@ -312,6 +312,31 @@ int shmem_get_folio(struct vml_file *file, struct vma *vma, unsigned long addr,
 	return 0;
 }
 
+bool filemap_read_around(struct vml_file *file, unsigned long index, int nid)
+{
+	unsigned long ra = file->sys->cfg.file_ra_pages, start, end;
+	struct folio *folio;
+	bool read = false;
+
+	if (file->shmem || !ra)
+		return false;
+	folio = filemap_get_folio(file, index);
+	if (folio) {
+		folio_put(folio);
+		return false;
+	}
+	start = index > ra / 2 ? index - ra / 2 : 0;
+	end = VML_MIN(start + ra, file_nr_pages(file));
+	/* Ends: i grows by one each step up to @end. */
+	for (unsigned long i = start; i < end; i++) {
+		if (filemap_get_or_create(file, i, nid, &folio))
+			break;	/* no memory: read-ahead stops where it is */
+		folio_put(folio);
+		read = true;
+	}
+	return read;
+}
+
 struct folio *filemap_get_folio(struct vml_file *file, unsigned long index)
 {
 	struct folio *folio = NULL;

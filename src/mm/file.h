@@ -177,6 +177,14 @@ static inline unsigned long file_swap_at(struct vml_file *file, unsigned long in
 
 
 struct folio *filemap_get_folio(struct vml_file *file, unsigned long index);	/* with a reference */
+/*
+ * filemap_read_around - a fault at page @index of regular @file misses the
+ * page cache: read in the pages around it that are not cached, small
+ * folios, file_ra_pages of them centred on @index and clipped to EOF (mmap
+ * read-around, do_sync_mmap_readahead). Return: true if it read (then the
+ * kernel's fault, which dropped its lock for the I/O, is retried).
+ */
+bool filemap_read_around(struct vml_file *file, unsigned long index, int nid);
 /* Find or create the page-cache folio at @index (a new one is clean, uptodate). */
 int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, struct folio **out);
 /*
