@@ -218,16 +218,24 @@ static void mlock_apply(struct folio *folio, enum lru_op op)
 	if (op == LRU_MLOCK_NEW) {	/* __mlock_new_folio */
 		folio_clear(folio, PG_lru_batch);
 		folio_set(folio, PG_unevictable);
+		folio->mlock_count = 1;
 		return;
 	}
 	if (folio_test(folio, PG_lru_batch))
 		return;
 	if (op == LRU_MLOCK) {		/* __mlock_folio */
-		if (!folio_test(folio, PG_unevictable)) {
+		if (folio_test(folio, PG_unevictable)) {
+			folio->mlock_count++;
+		} else {
 			folio_clear(folio, PG_active);
 			folio_set(folio, PG_unevictable);
+			folio->mlock_count = 1;
 		}
 	} else {			/* __munlock_folio */
+		/* another locked mapping still holds it: it stays put */
+		if (folio_test(folio, PG_unevictable) && folio->mlock_count &&
+		    --folio->mlock_count)
+			return;
 		folio_clear(folio, PG_unevictable);
 	}
 }

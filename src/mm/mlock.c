@@ -48,15 +48,24 @@ static int mlock_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 {
 	const unsigned long *range = priv;	/* [start, end, lock] */
 
-	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+	/* Ends: each step goes at least a page on. */
+	for (unsigned long a = start, step; a < end; a += step * PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 		struct folio *folio;
 
+		step = 1;
 		if (!pte_present(pte))
 			continue;
 		folio = page_folio(pte_page(pte));
-		if (folio_is_zero(folio) ||
-		    (range[2] && !folio_in_range(folio, pte_page(pte), a, range[0], range[1])))
+		if (folio_is_zero(folio))
+			continue;
+		/* A large folio's run of entries counts once (folio_mlock_step). */
+		while (folio->order && a + step * PAGE_SIZE < end &&
+		       pte_page(load_relaxed(&pt->e[pte_index(a + step * PAGE_SIZE)])) ==
+		       pte_page(pte) + step &&
+		       pte_present(load_relaxed(&pt->e[pte_index(a + step * PAGE_SIZE)])))
+			step++;
+		if (range[2] && !folio_in_range(folio, pte_page(pte), a, range[0], range[1]))
 			continue;
 		if (range[2])
 			mlock_folio(mm->sys, folio);
@@ -262,6 +271,10 @@ static int apply_mlockall_flags(struct mm *mm, int flags)
 	}
 	if (flags & MCL_CURRENT)
 		to_add = VM_LOCKED | ((flags & MCL_ONFAULT) ? VM_LOCKONFAULT : 0);
+	if (mm->rest_locked != !!to_add) {
+		mm->rest_locked = to_add;
+		lru_add_drain(mm->sys);	/* their mlock_vma_pages_range */
+	}
 	vma_txn_begin(&t, mm);
 	/* Ends: each step moves past a VMA (merges only make it end later). */
 	for (vma = vt_next(&t, 0); vma; vma = vt_next(&t, end)) {

@@ -248,6 +248,12 @@ struct folio {
 	void *mapping;			/* [I] struct anon_vma * (anon) or struct vml_file * (file/shmem) */
 	unsigned long index;		/* [I] page index in the file (file folios) */
 	unsigned long swap;		/* [swap_lock] its swap slot while PG_swapcache */
+	/*
+	 * While unevictable: how many mlocks hold it (the kernel's
+	 * folio->mlock_count, "might undercount"); the munlock that takes it
+	 * to 0 makes the folio evictable again.
+	 */
+	unsigned int mlock_count;	/* [sys->lru_lock] */
 	struct page pages[];
 };
 
@@ -316,6 +322,13 @@ struct mm {
 	unsigned long locked_vm;	/* [M] pages in VM_LOCKED VMAs */
 	unsigned long def_flags;	/* [M] added to every new mapping's flags: VM_LOCKED
 					 * (and VM_LOCKONFAULT) after mlockall(MCL_FUTURE) */
+	/*
+	 * The VMAs a real process has besides the script's - its code,
+	 * libraries, stack - locked by mlockall(MCL_CURRENT) and unlocked by
+	 * munlockall(): a change of their VM_LOCKED runs mlock_fixup on them,
+	 * which drains this CPU's LRU batches, whatever the script maps.
+	 */
+	bool rest_locked;		/* [M] */
 	int execute_only_pkey;		/* [M] the pkey of PROT_EXEC-only mappings; -1: none
 					 * allocated yet (mm->context.execute_only_pkey) */
 

@@ -332,7 +332,7 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 /* What a zap does besides clearing entries (zap_details). */
 struct zap_details {
 	bool drop_guard;		/* an unmap: guard markers go too */
-	bool munlock_large;		/* an unmap of VM_LOCKED VMAs (zap_unmapped_range) */
+	bool munlock;			/* an unmap of VM_LOCKED VMAs (zap_unmapped_range) */
 	struct mmu_gather *tlb;		/* free the pages through it; NULL: at once */
 };
 
@@ -427,7 +427,8 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_deta
 		 */
 		if ((pte & PT_DIRTY) && !folio_is_anon(folio))
 			folio_set(folio, PG_dirty);
-		if (d->munlock_large && folio->order)
+		/* munlock_vma_folio: a large folio whole, even for a page of it */
+		if (d->munlock)
 			munlock_folio(mm->sys, folio);
 		folio_remove_rmap_pte(folio, page, mm);
 		mm_dec_counter(mm, folio_mm_counter(folio));
@@ -496,9 +497,15 @@ static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long star
 static int zap_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
 			unsigned long end, void *priv)
 {
+	const struct zap_details *d = priv;
 	struct pte_table *pt;
 
 	if (!(start & ~PMD_MASK) && end - start == PMD_SIZE) {
+		/* an unmapped range: no fault can map anything here meanwhile */
+		struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
+
+		if (d->munlock && !folio_is_zero(folio))
+			munlock_folio(mm->sys, folio);	/* munlock_vma_folio */
 		zap_huge_pmd(mm, pmd);
 		return 0;
 	}
@@ -539,7 +546,7 @@ void zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 void zap_unmapped_range(struct mm *mm, unsigned long start, unsigned long end, bool locked)
 {
 	zap_range(mm, start, end, &(struct zap_details){ .drop_guard = true,
-							 .munlock_large = locked });
+							 .munlock = locked });
 }
 
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end)
