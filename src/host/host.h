@@ -7,7 +7,7 @@
  *
  * Whatever the kernel decides from its boot options and sysfs is probed,
  * by experiment where no file says it (the zero page, fault-around,
- * protection keys in smaps, anonymous VMA names). docs/host-profile.md
+ * protection keys in smaps, anonymous VMA names, page-cache folio sizes). docs/host-profile.md
  * lists every field, how it is found and what it changes in the model.
  */
 #ifndef VML_HOST_HOST_H
