@@ -580,7 +580,7 @@ static int probe_fault_around(struct host_profile *p, const char *tmpdir)
  */
 #define PROBE_CHUNK (64UL << 10)
 #define PROBE_FILE_SIZE ((256UL + 24) << 10)
-#define KPF_COMPOUND_HEAD (1ULL << 15)
+/* A head (KPF_COMPOUND_HEAD, bit 15) starts a run as a small page does: only tails count. */
 #define KPF_COMPOUND_TAIL (1ULL << 16)
 #define PM_PRESENT (1ULL << 63)
 #define PM_PFN_MASK ((1ULL << 55) - 1)
