@@ -152,6 +152,10 @@ struct vml_sys_config {
 	 * page alone.
 	 */
 	unsigned long file_ra_pages;
+	unsigned long file_folio_max_bytes; /* 0: 65536 (ext4 with large folios): the
+					 * largest page-cache folio write() gives a regular
+					 * file; PAGE_SIZE: small pages only. A power of two;
+					 * a 64 KiB write chunk bounds it anyway */
 	enum vml_steal_policy mmap_lock_steal;	/* kernel */
 	uint64_t mmap_lock_handoff_ns;	/* 4 ms (RWSEM_WAIT_TIMEOUT at HZ=250) */
 	bool anon_vma_name;		/* false: PR_SET_VMA_ANON_NAME fails with EINVAL,

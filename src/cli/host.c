@@ -143,11 +143,11 @@ static void help(FILE *f)
 "usage: vmalock host [options]\n"
 "\n"
 "Measure what this machine's kernel does that changes what its /proc views\n"
-"show (the zero pages, protection keys, THP modes, fault-around, swap, NUMA\n"
-"nodes, limits, the mmap_lock hand-off time, DAMON) and print it. Every\n"
-"vmalock command configures the model from this profile, so that model and\n"
-"live kernel are compared like with like; docs/host-profile.md lists the\n"
-"fields and how each is found.\n"
+"show (the zero pages, protection keys, THP modes, fault-around, page-cache\n"
+"folio sizes, swap, NUMA nodes, limits, the mmap_lock hand-off time, DAMON)\n"
+"and print it. Every vmalock command configures the model from this\n"
+"profile, so that model and live kernel are compared like with like;\n"
+"docs/host-profile.md lists the fields and how each is found.\n"
 "\n");
 	cli_print_opts(f, host_tables);
 	fprintf(f,

@@ -15,6 +15,8 @@
  *   anon VMA names  does prctl(PR_SET_VMA_ANON_NAME) succeed?
  *   fault-around    read one page in the middle of a cached 2 MiB file
  *                   mapping: the Rss of the mapping is the window
+ *   file folios     write a file as the live side writes its files, map it
+ *                   and read each page's folio from pagemap + kpageflags
  *
  * The experiments take a few milliseconds. Nothing here changes the system.
  */
@@ -32,6 +34,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -466,11 +469,11 @@ static bool probe_anon_vma_name(long ps)
  * (then none was dropped meanwhile: nothing but our writes brings one back),
  * and the window is the largest Rss of three reads that count.
  */
-static bool all_cached(const char *a, long ps, unsigned char *vec)
+static bool all_cached(const char *a, unsigned long len, long ps, unsigned char *vec)
 {
-	if (mincore((void *)a, SZ_2M, vec))
+	if (mincore((void *)a, len, vec))
 		return false;
-	for (unsigned long i = 0; i < SZ_2M / ps; i++)
+	for (unsigned long i = 0; i < len / ps; i++)
 		if (!(vec[i] & 1))
 			return false;
 	return true;
@@ -501,7 +504,7 @@ static int probe_fault_around_once(int fd, const char *page, long ps, long *rss,
 		*rss = smaps_kb((unsigned long)a, "Rss");
 		if (*rss <= 0)
 			ret = -EIO;
-		*counts = all_cached(a, ps, vec);
+		*counts = all_cached(a, SZ_2M, ps, vec);
 	}
 out:
 	munmap(res, 2 * SZ_2M);
@@ -554,6 +557,224 @@ static int probe_fault_around(struct host_profile *p, const char *tmpdir)
 		return -EIO;
 	}
 	return 0;
+}
+
+/*
+ * Page-cache folio sizes. The live side writes a script's regular files in
+ * 64 KiB write()s into $VMALOCK_TMPDIR or /tmp (src/spaces/target.c), and
+ * the folios the filesystem makes for them show in smaps: a write fault
+ * through a shared mapping dirties a whole folio, fault-around and mlock
+ * treat a large folio as one. So the probe writes a file there the same way
+ * - 256 KiB and a 24 KiB tail - maps it, reads every page and looks up each
+ * page's frame in /proc/self/pagemap and its flags in /proc/kpageflags: a
+ * compound head followed by tails at the next frames is one folio. The
+ * largest is the filesystem's limit for a write chunk (ext4 with large
+ * folios: 64+64+64+64+16+8 kB; small pages only: 4 kB each). Frames are
+ * root's to see (pagemap gives 0 otherwise): without them it stays unknown.
+ *
+ * The pages must all be the written ones when they are looked up: a page
+ * reclaim dropped (DAMON's pageout, see probe_fault_around) would come back
+ * by readahead, in its own sizes. So the file is not synced (reclaim outside
+ * kswapd does not write dirty pages back), and a look counts only if
+ * mincore() finds every page cached before the reads and after the lookup.
+ */
+#define PROBE_CHUNK (64UL << 10)
+#define PROBE_FILE_SIZE ((256UL + 24) << 10)
+/* A head (KPF_COMPOUND_HEAD, bit 15) starts a run as a small page does: only tails count. */
+#define KPF_COMPOUND_TAIL (1ULL << 16)
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN_MASK ((1ULL << 55) - 1)
+
+/* The folio sizes in pages, in file order, of @nr mapped pages at @a. Return: 0 or -errno. */
+static int folio_runs(const char *a, unsigned long nr, long ps, unsigned int *runs,
+		      unsigned int *nr_runs)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int kf = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	uint64_t prev_pfn = 0;
+	int ret = 0;
+
+	*nr_runs = 0;
+	if (pm < 0 || kf < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (unsigned long i = 0; i < nr && !ret; i++) {
+		uint64_t ent, flags, pfn;
+
+		if (pread(pm, &ent, 8, (off_t)((unsigned long)a / ps + i) * 8) != 8) {
+			ret = -EIO;
+			break;
+		}
+		pfn = ent & PM_PFN_MASK;
+		if (!(ent & PM_PRESENT) || !pfn) {
+			ret = (ent & PM_PRESENT) ? -EPERM : -EAGAIN;	/* 0: not root */
+			break;
+		}
+		if (pread(kf, &flags, 8, (off_t)pfn * 8) != 8) {
+			ret = -EIO;
+			break;
+		}
+		/* A tail continues the folio before it only at the next frame. */
+		if ((flags & KPF_COMPOUND_TAIL) && *nr_runs && pfn == prev_pfn + 1)
+			runs[*nr_runs - 1]++;
+		else if (flags & KPF_COMPOUND_TAIL)
+			ret = -EAGAIN;		/* split or freed meanwhile: look again */
+		else
+			runs[(*nr_runs)++] = 1;
+		prev_pfn = pfn;
+	}
+out:
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return ret;
+}
+
+/* What the model makes of @size bytes written in chunks with folios up to @max pages. */
+static bool runs_follow_rule(const unsigned int *runs, unsigned int nr_runs, unsigned long size,
+			     long ps, unsigned int max)
+{
+	unsigned long pos = 0, page = (unsigned long)ps;
+	unsigned int i = 0;
+
+	/* Ends: every step takes at least a page, and there are size / ps of them. */
+	while (pos < size) {
+		unsigned long left = PROBE_CHUNK - pos % PROBE_CHUNK, idx = pos / page;
+		unsigned int pages = 1;
+
+		left = left < size - pos ? left : size - pos;
+		while (pages * 2 <= max && pages * 2 * page <= left && !(idx & (pages * 2 - 1)))
+			pages *= 2;
+		if (i == nr_runs || runs[i++] != pages)
+			return false;
+		pos += pages * page;
+	}
+	return i == nr_runs;
+}
+
+/* The filesystem's name for the probe line, from statfs's magic. */
+static const char *fs_name(int fd)
+{
+	struct statfs s;
+
+	if (fstatfs(fd, &s))
+		return "?";
+	switch ((unsigned long)s.f_type) {
+	case 0xEF53: return "ext4";
+	case 0x58465342: return "xfs";
+	case 0x9123683E: return "btrfs";
+	case 0x01021994: return "tmpfs";
+	case 0xF2F52010: return "f2fs";
+	case 0x2FC12FC1: return "zfs";
+	case 0x794C7630: return "overlayfs";
+	default: return "?";
+	}
+}
+
+/* One look at the mapped file: the folio runs, or -EAGAIN if a page came or went. */
+static int probe_file_folios_once(int fd, long ps, unsigned int *runs, unsigned int *nr_runs)
+{
+	unsigned long nr = PROBE_FILE_SIZE / ps;
+	unsigned char vec[PROBE_FILE_SIZE / 4096];	/* a page is at least 4 KiB */
+	char *a = mmap(NULL, PROBE_FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	char sink = 0;
+	int ret = 0;
+
+	if (a == MAP_FAILED)
+		return -errno;
+	if (!all_cached(a, PROBE_FILE_SIZE, ps, vec))
+		ret = -EAGAIN;
+	for (unsigned long i = 0; i < nr && !ret; i++)
+		sink += *(volatile char *)(a + i * ps);
+	(void)sink;
+	if (!ret)
+		ret = folio_runs(a, nr, ps, runs, nr_runs);
+	if (!ret && !all_cached(a, PROBE_FILE_SIZE, ps, vec))
+		ret = -EAGAIN;
+	munmap(a, PROBE_FILE_SIZE);
+	return ret;
+}
+
+/* "ext4: 64+64+16+8 kB" into p->file_folio_probe; 3 or more alike as "70*4". */
+static void note_runs(struct host_profile *p, const char *fs, const unsigned int *runs,
+		      unsigned int nr_runs, const char *why)
+{
+	char *b = p->file_folio_probe;
+	size_t len = sizeof(p->file_folio_probe);
+	size_t n = (size_t)snprintf(b, len, "%s: ", fs);
+
+	for (unsigned int i = 0, j; i < nr_runs && n < len; i = j) {
+		unsigned long kb = runs[i] * p->page_size / 1024;
+
+		for (j = i + 1; j < nr_runs && runs[j] == runs[i]; j++)
+			;
+		if (j - i >= 3)
+			n += (size_t)snprintf(b + n, len - n, "%s%u*%lu", i ? "+" : "", j - i, kb);
+		else
+			for (j = i; j < nr_runs && runs[j] == runs[i] && n < len; j++)
+				n += (size_t)snprintf(b + n, len - n, "%s%lu", j ? "+" : "", kb);
+	}
+	if (n < len)
+		snprintf(b + n, len - n, " kB%s", why);
+}
+
+/* Never fails the profile: what it cannot measure it leaves unknown, saying why. */
+static void probe_file_folios(struct host_profile *p)
+{
+	const char *base = getenv("VMALOCK_TMPDIR");
+	unsigned int runs[PROBE_FILE_SIZE / 4096], nr_runs = 0, max = 0;
+	long ps = (long)p->page_size;
+	char path[PATH_MAX], *chunk;
+	const char *fs;
+	int fd, ret = 0;
+
+	p->file_folio_max_kb = 0;
+	if (!base || !*base)
+		base = "/tmp";
+	snprintf(path, sizeof(path), "%s/vmalock-probe.XXXXXX", base);
+	fd = mkstemp(path);
+	chunk = malloc(PROBE_CHUNK);
+	if (fd < 0 || !chunk) {
+		snprintf(p->file_folio_probe, sizeof(p->file_folio_probe),
+			 "a file in %s: %s", base, strerror(fd < 0 ? errno : ENOMEM));
+		goto out;
+	}
+	unlink(path);
+	fs = fs_name(fd);
+	for (unsigned long i = 0; i < PROBE_CHUNK; i++)
+		chunk[i] = (char)('a' + i % 26);
+	for (unsigned long off = 0; off < PROBE_FILE_SIZE && !ret; off += PROBE_CHUNK) {
+		size_t n = PROBE_FILE_SIZE - off < PROBE_CHUNK ? PROBE_FILE_SIZE - off : PROBE_CHUNK;
+
+		if (write(fd, chunk, n) != (ssize_t)n)
+			ret = -EIO;
+	}
+	/* Ends: at most 5 looks. */
+	for (int i = 0; i < 5 && !ret; i++) {
+		ret = probe_file_folios_once(fd, ps, runs, &nr_runs);
+		if (ret != -EAGAIN)
+			break;
+	}
+	if (ret) {
+		snprintf(p->file_folio_probe, sizeof(p->file_folio_probe), "%s: %s", fs,
+			 ret == -EPERM || ret == -EACCES ? "page frames need root" :
+			 ret == -EAGAIN ? "its pages kept changing" : strerror(-ret));
+		goto out;
+	}
+	for (unsigned int i = 0; i < nr_runs; i++)
+		max = runs[i] > max ? runs[i] : max;
+	if (!runs_follow_rule(runs, nr_runs, PROBE_FILE_SIZE, ps, max)) {
+		note_runs(p, fs, runs, nr_runs, ", which no largest size explains");
+		goto out;
+	}
+	p->file_folio_max_kb = (unsigned int)(max * ps / 1024);
+	note_runs(p, fs, runs, nr_runs, "");
+out:
+	free(chunk);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* ---- the profile ---- */
@@ -634,6 +855,7 @@ int host_probe(struct host_profile *p, const char *tmpdir)
 
 	p->pkeys = probe_pkeys();
 	p->anon_vma_name = probe_anon_vma_name((long)p->page_size);
+	probe_file_folios(p);
 	ret = probe_zero_pages(p);
 	if (ret && !probe_failure[0])
 		probe_failed("the zero page: %s", strerror(-ret));
@@ -694,6 +916,8 @@ void host_profile_to_config(const struct host_profile *p, uint64_t extra_swap_by
 	cfg->swap_pages = (p->swap_free_bytes + extra_swap_bytes) / p->page_size;
 	cfg->fault_around_bytes = p->fault_around_bytes;
 	cfg->file_ra_pages = p->readahead_kb * 1024 / p->page_size;
+	/* unknown (0): the model's default, ext4's 64 KiB */
+	cfg->file_folio_max_bytes = (unsigned long)p->file_folio_max_kb * 1024;
 	cfg->mmap_lock_handoff_ns = p->handoff_ns;
 	cfg->mmap_lock_tick_ns = p->hz ? 1000000000ull / p->hz : 0;
 	cfg->anon_vma_name = p->anon_vma_name;
@@ -764,6 +988,12 @@ static const struct host_mthp *find_mthp(const struct host_profile *p, unsigned 
 	return NULL;
 }
 
+/* What the model uses for @p's file folios: unknown is its default, 64 KiB (vml_sys_config). */
+static unsigned int file_folio_kb(const struct host_profile *p)
+{
+	return p->file_folio_max_kb ? p->file_folio_max_kb : 64;
+}
+
 int host_profile_differences(const struct host_profile *a, const struct host_profile *b,
 			     char *buf, size_t len)
 {
@@ -781,6 +1011,8 @@ int host_profile_differences(const struct host_profile *a, const struct host_pro
 	DIFF_BOOL(pkeys);
 	DIFF_BOOL(anon_vma_name);
 	DIFF_ULONG(fault_around_bytes);
+	if (file_folio_kb(a) != file_folio_kb(b))
+		diff_add(&d, "file_folio_max_kb: %u vs %u", file_folio_kb(a), file_folio_kb(b));
 	DIFF_STR(thp_enabled);
 	DIFF_STR(thp_shmem_enabled);
 	for (unsigned int i = 0; i < a->nr_mthp; i++) {
@@ -856,6 +1088,12 @@ void host_profile_print(const struct host_profile *p, FILE *f)
 	else
 		fprintf(f, "%-22s none found (a page-cache miss reads the page alone)\n",
 			"readahead_kb");
+	if (p->file_folio_max_kb)
+		fprintf(f, "%-22s %u (%s)\n", "file_folio_max_kb", p->file_folio_max_kb,
+			p->file_folio_probe);
+	else
+		fprintf(f, "%-22s unknown (%s): the model keeps 64\n", "file_folio_max_kb",
+			p->file_folio_probe);
 	fprintf(f, "%-22s %s\n", "thp_enabled", p->thp_enabled);
 	fprintf(f, "%-22s %s\n", "thp_defrag", p->thp_defrag);
 	fprintf(f, "%-22s %s\n", "thp_shmem_enabled", p->thp_shmem_enabled);
@@ -923,6 +1161,11 @@ int host_profile_save(const struct host_profile *p, const char *path)
 	json_set_bool(doc, "anon_vma_name", p->anon_vma_name);
 	json_set_u64(doc, "fault_around_bytes", p->fault_around_bytes);
 	json_set_u64(doc, "readahead_kb", p->readahead_kb);
+	if (p->file_folio_max_kb)
+		json_set_u64(doc, "file_folio_max_kb", p->file_folio_max_kb);
+	else
+		json_set_str(doc, "file_folio_max_kb", "unknown");
+	json_set_str(doc, "file_folio_probe", p->file_folio_probe);
 	json_set_str(doc, "thp_enabled", p->thp_enabled);
 	json_set_str(doc, "thp_defrag", p->thp_defrag);
 	json_set_str(doc, "thp_shmem_enabled", p->thp_shmem_enabled);
@@ -1079,6 +1322,10 @@ static void load_special(struct loader *l, struct host_profile *p)
 		p->stack_rlimit = UINT64_MAX;
 	else
 		p->stack_rlimit = get_u64(l, "stack_rlimit");
+	if (!json_get_str(l->obj, "file_folio_max_kb", &s) && !strcmp(s, "unknown"))
+		p->file_folio_max_kb = 0;
+	else
+		p->file_folio_max_kb = (unsigned int)get_u64(l, "file_folio_max_kb");
 }
 
 /* Values the model cannot be configured with, though well-formed JSON. */
@@ -1090,6 +1337,10 @@ static void check_loaded(struct loader *l, const struct host_profile *p)
 			(p->fault_around_bytes & (p->fault_around_bytes - 1)) ||
 			p->fault_around_bytes > 512 * p->page_size))
 		bad_field(l, "fault_around_bytes", -EINVAL);
+	/* in kB: 0 (unknown) or a power-of-two number of pages up to 2 MiB */
+	if (!l->ret && p->file_folio_max_kb &&
+	    (mthp_order(p, p->file_folio_max_kb) < 0 || p->file_folio_max_kb > 2048))
+		bad_field(l, "file_folio_max_kb", -EINVAL);
 	if (!l->ret && (!p->numa_nodes || p->numa_nodes > 64))
 		bad_field(l, "numa_nodes", -EINVAL);
 	if (!l->ret && strcmp(p->thp_enabled, "always") && strcmp(p->thp_enabled, "madvise") &&
@@ -1130,6 +1381,7 @@ int host_profile_load(const char *path, struct host_profile *p, char *err, size_
 	/* absent in a profile saved before it was measured: no read-around, as then */
 	if (json_get_u64(l.obj, "readahead_kb", &ra) == 0)
 		p->readahead_kb = ra;
+	get_str(&l, "file_folio_probe", p->file_folio_probe, sizeof(p->file_folio_probe));
 	get_str(&l, "thp_enabled", p->thp_enabled, sizeof(p->thp_enabled));
 	get_str(&l, "thp_defrag", p->thp_defrag, sizeof(p->thp_defrag));
 	get_str(&l, "thp_shmem_enabled", p->thp_shmem_enabled, sizeof(p->thp_shmem_enabled));

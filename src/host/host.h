@@ -7,7 +7,7 @@
  *
  * Whatever the kernel decides from its boot options and sysfs is probed,
  * by experiment where no file says it (the zero page, fault-around,
- * protection keys in smaps, anonymous VMA names). docs/host-profile.md
+ * protection keys in smaps, anonymous VMA names, page-cache folio sizes). docs/host-profile.md
  * lists every field, how it is found and what it changes in the model.
  */
 #ifndef VML_HOST_HOST_H
@@ -55,6 +55,13 @@ struct host_profile {
 	 * (its block queue's read_ahead_kb); 0: not found, no read-around.
 	 */
 	unsigned long readahead_kb;
+	/*
+	 * The largest page-cache folio a write() of 64 KiB gives a regular
+	 * file in the live side's directory, in kB (4: small pages only);
+	 * 0: unknown (not root, or a layout no rule of the model's explains).
+	 */
+	unsigned int file_folio_max_kb;
+	char file_folio_probe[96];	/* how it was found: "ext4: 64+64+16+8 kB", or why not */
 
 	/* Transparent huge pages (sysfs, the selected word of each file). */
 	char thp_enabled[HOST_WORD];

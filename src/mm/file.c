@@ -117,12 +117,18 @@ static int filemap_add_folio(struct vml_file *file, unsigned long index, unsigne
 	return 0;
 }
 
-/* The largest order write() gives a folio for @len bytes at page @index (fgf_set_order). */
-static unsigned int write_folio_order(unsigned long index, unsigned long len)
+/*
+ * The largest order write() gives a folio for @len bytes at page @index
+ * (fgf_set_order), on a filesystem whose folios are at most @max_bytes
+ * (vml_sys_config.file_folio_max_bytes: PAGE_SIZE where the mapping has no
+ * large folios).
+ */
+static unsigned int write_folio_order(unsigned long index, unsigned long len,
+				      unsigned long max_bytes)
 {
 	unsigned int order = 0;
 
-	while (order < 9 && (2UL << order) * PAGE_SIZE <= len)
+	while (order < 9 && (2UL << order) * PAGE_SIZE <= VML_MIN(len, max_bytes))
 		order++;
 	/* An unaligned index gets a smaller folio. */
 	while (order && (index & ((1UL << order) - 1)))
@@ -136,14 +142,17 @@ static unsigned int write_folio_order(unsigned long index, unsigned long len)
  * (shmem pages are never written back, and start referenced). Fault-around
  * and smaps depend on it.
  *
- * The folios are those the live machine's ext4 makes for a file written in
- * 64 KiB write()s (src/spaces/target.c): each write_begin asks for a folio
- * as large as what is left of the write (a power of two, at most the
- * write, naturally aligned), so a 64 KiB chunk is one order-4 folio and a
- * tail of 24 KiB is 16 + 8 KiB. tmpfs (huge=never) uses single pages, the
- * internal mount (memfd) what its huge= policy allows (shmem_pick_order). The
- * folio size is visible: a write through a shared mapping dirties the whole
- * folio, and MADV_COLD/PAGEOUT of part of one splits it (reclaim.c).
+ * The folios are those the live machine's filesystem makes for a file
+ * written in 64 KiB write()s (src/spaces/target.c): on a filesystem with
+ * large folios (ext4 since 6.16, xfs) each write_begin asks for a folio as
+ * large as what is left of the write (a power of two, at most the write,
+ * naturally aligned), so a 64 KiB chunk is one order-4 folio and a tail of
+ * 24 KiB is 16 + 8 KiB; the host profile measures the largest size
+ * (file_folio_max_bytes: 4 KiB where the filesystem has no large folios).
+ * tmpfs (huge=never) uses single pages, the internal mount (memfd) what its
+ * huge= policy allows (shmem_pick_order). The folio size is visible: a
+ * write through a shared mapping dirties the whole folio, and MADV_COLD/
+ * PAGEOUT of part of one splits it (reclaim.c).
  */
 #define FILE_WRITE_CHUNK (64UL << 10)
 
@@ -178,7 +187,8 @@ static int file_fill_cache(struct vml_file *file)
 	while (pos < size) {
 		unsigned long left = VML_MIN(size - pos, step - (pos & (step - 1)));
 		unsigned long index = pos >> PAGE_SHIFT;
-		unsigned int order = file->shmem ? 0 : write_folio_order(index, left);
+		unsigned int order = file->shmem ? 0 :
+				     write_folio_order(index, left, file->sys->cfg.file_folio_max_bytes);
 
 		folio = file->shmem ? file_folio_at(file, index) : NULL;
 		found = folio;

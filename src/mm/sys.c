@@ -16,6 +16,8 @@
 
 #define DEFAULT_MAX_MAP_COUNT 65530UL
 #define DEFAULT_FAULT_AROUND_BYTES 65536UL
+/* ext4 on 6.18 (large folios since 6.16): a 64 KiB write() makes one 64 KiB folio */
+#define DEFAULT_FILE_FOLIO_MAX_BYTES 65536UL
 
 /*
  * The per-size anonymous THP modes as the kernel keeps them: one mask of
@@ -80,7 +82,10 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 		    cfg->shmem_swap_usage > VML_SHMEM_SWAP_PER_PAGE ||
 		    cfg->shmem_huge > VML_SHMEM_HUGE_FORCE ||
 		    (cfg->fault_around_bytes & (cfg->fault_around_bytes - 1)) ||
-		    cfg->fault_around_bytes > (1UL << 21) || cfg->numa_nodes > 64))
+		    cfg->fault_around_bytes > (1UL << 21) || cfg->numa_nodes > 64 ||
+		    (cfg->file_folio_max_bytes & (cfg->file_folio_max_bytes - 1)) ||
+		    (cfg->file_folio_max_bytes && cfg->file_folio_max_bytes < PAGE_SIZE) ||
+		    cfg->file_folio_max_bytes > (1UL << 21)))
 		return -EINVAL;
 	sys = vml_zalloc(sizeof(*sys));
 	if (!sys)
@@ -97,6 +102,8 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 		sys->cfg.numa_nodes = 1;
 	if (!sys->cfg.fault_around_bytes)
 		sys->cfg.fault_around_bytes = DEFAULT_FAULT_AROUND_BYTES;
+	if (!sys->cfg.file_folio_max_bytes)
+		sys->cfg.file_folio_max_bytes = DEFAULT_FILE_FOLIO_MAX_BYTES;
 	if (!sys->cfg.ram_pages) {
 		long n = sysconf(_SC_PHYS_PAGES);
 

@@ -169,6 +169,26 @@ vml host --compare prof2.json
 [ $? -eq 1 ] && grep -q 'zero_page' out
 ok $? "host --compare names the setting that differs (exit 1)"
 
+# Page-cache folio sizes follow the profile: on ext4 with large folios a
+# 64 KiB write() makes one 64 KiB folio, and a write fault through a shared
+# mapping dirties it whole (shared-write-whole-folio.ops); under a profile of
+# a filesystem with small pages only, one page.
+vml host
+[ $? -eq 0 ] && grep -Eq '^file_folio_max_kb +([0-9]+ \(.*: .* kB\)|unknown \(.*\): the model keeps 64)$' out
+ok $? "host prints file_folio_max_kb, measured or unknown"
+python3 -c 'import json; d=json.load(open("prof.json")); d["file_folio_max_kb"]=4; json.dump(d,open("small.json","w"))'
+python3 -c 'import json; d=json.load(open("prof.json")); d["file_folio_max_kb"]=64; json.dump(d,open("large.json","w"))'
+printf 'file f0 64K\nmmap 0x100000014000 72K rw- shared file=f0\ntouch 0x100000017000 4K write\n' >folio.ops
+vml show smaps folio.ops --target model --profile large.json
+[ $? -eq 0 ] && grep -q '^Private_Dirty: *64 kB' out
+ok $? "a 64 kB file folio: one 4 kB write dirties 64 kB"
+vml show smaps folio.ops --target model --profile small.json
+[ $? -eq 0 ] && grep -q '^Private_Dirty: *4 kB' out && grep -q '^Rss: *4 kB' out
+ok $? "small file folios (file_folio_max_kb 4): it dirties 4 kB"
+vml host --profile small.json --compare large.json
+[ $? -eq 1 ] && grep -q 'file_folio_max_kb: 64 vs 4' out
+ok $? "host --compare names file_folio_max_kb"
+
 # The name op follows the profile: with anonymous VMA names (a saved profile
 # that has them) the model names the VMA; where the profile lacks them, EINVAL.
 python3 -c 'import json; d=json.load(open("prof.json")); d["anon_vma_name"]=True; json.dump(d,open("names.json","w"))'
@@ -217,8 +237,13 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
 	vml show maps anon.ops --target live
 	[ "$(stat -c %a "$lock")" = 666 ]
 	ok $? "a live run leaves the lock file writable by every user"
+	# Page frames are root's: without them the folio sizes stay unknown.
+	(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$vmalock" host) >out 2>/dev/null
+	grep -q '^file_folio_max_kb *unknown (.*root): the model keeps 64$' out
+	ok $? "host as another user: file_folio_max_kb unknown, the model keeps 64"
 else
-	n=$((n + 2))
+	n=$((n + 3))
+	echo "ok $((n - 2)) # skip not root, no setpriv, or nobody cannot run $vmalock"
 	echo "ok $((n - 1)) # skip not root, no setpriv, or nobody cannot run $vmalock"
 	echo "ok $n # skip not root, no setpriv, or nobody cannot run $vmalock"
 fi

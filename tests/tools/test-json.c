@@ -185,6 +185,44 @@ static void test_bench_schema(void)
 	}
 }
 
+/*
+ * file_folio_max_kb: measured here as root (64 on ext4 with large folios),
+ * it survives the round trip, and so does "unknown" (0), which configures
+ * the model's default and so differs from no 64.
+ */
+static void test_profile_file_folios(const struct host_profile *p, const char *path)
+{
+	struct host_profile q = *p, r;
+	struct vml_sys_config cfg;
+	char err[512], diff[512];
+
+	ok(p->file_folio_max_kb || geteuid(), "measured as root: %u kB (%s)", p->file_folio_max_kb,
+	   p->file_folio_probe);
+	q.file_folio_max_kb = 4;
+	is_int(host_profile_save(&q, path), 0, "a profile of small file folios is saved");
+	is_int(host_profile_load(path, &r, err, sizeof(err)), 0, "and loaded (%s)", err);
+	is_int(r.file_folio_max_kb, 4, "file_folio_max_kb 4 comes back");
+	ok(!strcmp(r.file_folio_probe, p->file_folio_probe), "and how it was found");
+	host_profile_to_config(&r, 0, &cfg);
+	is_int((long)cfg.file_folio_max_bytes, 4096, "the model's folios: one page");
+	q.file_folio_max_kb = 64;
+	is_int(host_profile_differences(&q, &r, diff, sizeof(diff)), 1, "4 vs 64 differs");
+	ok(strstr(diff, "file_folio_max_kb: 64 vs 4") != NULL, "named: %s", diff);
+	q.file_folio_max_kb = 0;
+	is_int(host_profile_save(&q, path), 0, "an unknown size is saved");
+	is_int(host_profile_load(path, &r, err, sizeof(err)), 0, "and loaded (%s)", err);
+	is_int(r.file_folio_max_kb, 0, "as unknown");
+	host_profile_to_config(&r, 0, &cfg);
+	is_int((long)cfg.file_folio_max_bytes, 0, "which leaves the model its default");
+	q.file_folio_max_kb = 64;
+	is_int(host_profile_differences(&q, &r, diff, sizeof(diff)), 0,
+	       "the default is 64: unknown differs from no 64 (%s)", diff);
+	q.file_folio_max_kb = 48;
+	is_int(host_profile_save(&q, path), 0, "a size of no power of two is saved");
+	ok(host_profile_load(path, &r, err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "file_folio_max_kb"), "but refused when loaded: %s", err);
+}
+
 static void test_profile(void)
 {
 	struct host_profile p, q;
@@ -205,6 +243,7 @@ static void test_profile(void)
 	is_int(host_profile_differences(&p, &q, diff, sizeof(diff)), 2,
 	       "two changed settings are two differences");
 	ok(strstr(diff, "zero_page") && strstr(diff, "pkeys"), "named: %s", diff);
+	test_profile_file_folios(&p, path);
 }
 
 int main(int argc, char **argv)

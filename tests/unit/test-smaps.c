@@ -303,6 +303,56 @@ static void test_pss_split(void)
 	vml_sys_destroy(sys);
 }
 
+/*
+ * The page cache's folio sizes follow file_folio_max_bytes (the host
+ * profile's file_folio_max_kb): a write fault through a shared mapping maps
+ * and dirties the page's whole folio (tests/scripts/shared-write-whole-folio.ops).
+ * An 88 KiB file is written as a 64 KiB chunk and a 24 KiB one: under the
+ * default (ext4 with large folios) folios of 64 + 16 + 8 KiB; with small
+ * pages only, 22 pages; with larger folios than the chunk, still 64 + 16 + 8.
+ */
+static void test_file_folio_sizes(void)
+{
+	static const struct {
+		unsigned long max;
+		long first, tail;	/* kB dirtied by a write to page 3, to page 21 */
+	} cases[] = {
+		{ 0, 64, 8 }, { PG, 4, 4 }, { 4 * PG, 16, 8 }, { 1UL << 20, 64, 8 },
+	};
+	static const unsigned long bad[] = { 3000, 3 * PG, 4UL << 20 };
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct vml_sys_config cfg = { .file_folio_max_bytes = cases[i].max };
+		unsigned long max = cases[i].max;
+		struct vml_sys *sys;
+		struct vml_file *f;
+		struct vml_mm *mm;
+
+		if (vml_sys_create(&cfg, &sys))
+			abort();
+		mm = mm_of_sys(sys);
+		is_int(vml_file_create(sys, "/tmp/f", 22 * PG, 0, &f), 0, "max %lu: an 88K file", max);
+		is_int(vml_mmap(mm, BASE, 22 * PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f,
+				0, NULL), 0, "shared mapping of it");
+		is_int(vml_touch(mm, BASE + 3 * PG, PG, VML_TOUCH_WRITE), 0, "write to page 3");
+		is_int(smaps_kb(mm, BASE, "Private_Dirty"), cases[i].first,
+		       "max %lu: page 3's folio is dirty, %ld kB", max, cases[i].first);
+		is_int(vml_touch(mm, BASE + 21 * PG, PG, VML_TOUCH_WRITE), 0, "write to page 21");
+		is_int(smaps_kb(mm, BASE, "Private_Dirty"), cases[i].first + cases[i].tail,
+		       "max %lu: and page 21's, %ld kB more", max, cases[i].tail);
+		vml_file_put(f);
+		vml_mm_destroy(mm);
+		vml_sys_destroy(sys);
+	}
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		struct vml_sys_config cfg = { .file_folio_max_bytes = bad[i] };
+		struct vml_sys *sys = NULL;
+
+		is_int(vml_sys_create(&cfg, &sys), -EINVAL,
+		       "file_folio_max_bytes %lu refused (no power of two of pages to 2 MiB)", bad[i]);
+	}
+}
+
 struct pinned_touch {
 	struct vml_mm *mm;
 	unsigned long addr, len;
@@ -427,6 +477,7 @@ int main(void)
 	test_swap();
 	test_shmem_swap();
 	test_pss_split();
+	test_file_folio_sizes();
 	test_numa();
 	test_numa_fields();
 	test_thp();
