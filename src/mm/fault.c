@@ -589,6 +589,9 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 	store_relaxed(ptep, mk_pte(&folio->pages[0], PT_WRITE | PT_DIRTY | PT_YOUNG));
 	if (!folio_is_zero(old)) {
 		folio_remove_rmap_pte(old, page, mm);
+		/* munlock_vma_folio: a page copied away from a locked VMA is munlocked */
+		if (vma->vm_flags & VM_LOCKED)
+			munlock_folio(mm->sys, old);
 		mm_dec_counter(mm, folio_mm_counter(old));
 		free_swap_cache(mm->sys, old);
 		folio_put(old);	/* the mapping's reference */

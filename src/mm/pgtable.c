@@ -1094,6 +1094,9 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 	unsigned long extent;
 	int err = 0;
 
+	/* An OLDLEN of 0 duplicates a shared mapping: nothing moves, no huge page splits. */
+	if (!len)
+		return;
 	split_huge_pmd_range_edges(mm, old_addr, old_addr + len);
 	/* Step by step as far as the next PMD boundary; both VMAs are write-locked. */
 	for (unsigned long off = 0; off < len; off += extent) {
