@@ -56,6 +56,7 @@ struct fuzz_cli {
 	unsigned int ops;	/* per sequence, after the file prologue */
 	unsigned long runs;	/* sequences */
 	unsigned long first_run;	/* the first sequence's number (--first-run) */
+	const char *only;	/* --only: the sequences to run besides the first, or NULL */
 	const char *save;	/* where minimal failing scripts go */
 	const char *known;	/* a file of known difference signatures, or NULL */
 	bool smaps;		/* --compare maps,smaps */

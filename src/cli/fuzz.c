@@ -48,6 +48,41 @@ static int set_compare(const char *cmd, const struct cli_opt *o, const char *val
 	return 0;
 }
 
+/*
+ * Is sequence @run in @list ("A-B,C,...", numbers and ranges)? NULL: every
+ * sequence is.
+ */
+static bool run_listed(const char *list, unsigned long run)
+{
+	/* Ends: each step consumes a number or range and its comma. */
+	while (list && *list) {
+		char *end;
+		unsigned long a = strtoul(list, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		if (run >= a && run <= b)
+			return true;
+		list = *end ? end + 1 : end;
+	}
+	return !list;
+}
+
+static int set_only(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	const char *p = val;
+
+	/* Ends: each step consumes a digit, a dash or a comma. */
+	for (; *p; p++)
+		if ((*p < '0' || *p > '9') && *p != '-' && *p != ',')
+			break;
+	if (!*val || *p)
+		return cli_usage_error(cmd, "%s: '%s' (sequence numbers and ranges: 2035,2064-2070)",
+				       o->name, val);
+	*(const char **)dst = val;
+	return 0;
+}
+
 #define F(f) offsetof(struct fuzz_cli, f)
 static const struct cli_opt fuzz_opt_table[] = {
 	{ "--seed", "N", set_seed, 0, 0, 0, NULL,
@@ -60,6 +95,10 @@ static const struct cli_opt fuzz_opt_table[] = {
 	  "number the sequences from N [0]: with the seed, replays a run's\n"
 	  "sequences from where its pair of targets was made (a saved script\n"
 	  "that does not differ on fresh targets names the command)" },
+	{ "--only", "LIST", set_only, F(only), 0, 0, NULL,
+	  "with --first-run: run only these sequences (2035,2064-2070) besides\n"
+	  "the first, which makes the pair: which earlier ones a difference\n"
+	  "needs is found by leaving others out" },
 	{ "--compare", "VIEWS", set_compare, F(smaps), 0, 0, NULL,
 	  "maps,smaps [default], or maps alone" },
 	{ "--save", "DIR", cli_set_string, F(save), 0, 0, NULL,
@@ -633,6 +672,8 @@ static int fuzz_runs(struct fuzz_run *fr, uint64_t t0)
 	     fr->run++) {
 		struct fuzz_diff d = { 0 };
 
+		if (fr->run != fr->cli.first_run && !run_listed(fr->cli.only, fr->run))
+			continue;
 		ret = fuzz_sequence(fr, &d);
 		if (ret)
 			break;

@@ -98,12 +98,18 @@ void mmput(struct mm *mm)
 
 void exit_mmap(struct mm *mm)
 {
+	struct vma_iterator vmi;
 	struct vma_txn t;
 	struct vma *vma;
 	int err = 0;
 
 	mmap_write_lock(mm);
 	mm->exiting = true;
+	/* unmap_vmas: a locked VMA's folios are munlocked as they go (munlock_vma_folio) */
+	vma_iter_init(&vmi, mm, 0);
+	for_each_vma(vmi, vma)
+		if (vma->vm_flags & VM_LOCKED)
+			zap_unmapped_range(mm, vma->vm_start, vma->vm_end, true);
 	vma_txn_begin(&t, mm);
 	/* Removing never allocates more than a path copy; retry until memory is there. */
 	while ((vma = vt_next(&t, 0)) != NULL) {

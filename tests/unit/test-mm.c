@@ -465,6 +465,39 @@ static void test_thp(void)
 	vml_mm_destroy(mm);
 }
 
+/*
+ * An mm that exits with a locked VMA munlocks its pages (exit_mmap's
+ * unmap_vmas): a shmem page another process mapped locked is evictable -
+ * inactive in numa_maps - once that process is gone.
+ */
+static void test_exit_munlocks(void)
+{
+	struct vml_mm *locker = new_mm(), *mm = new_mm();
+	struct vml_file *f;
+	char *t;
+
+	is_int(vml_file_create(sys, "/dev/shm/s0", 4 * PG, VML_FILE_SHMEM, &f), 0, "shmem file");
+	is_int(vml_mmap(locker, BASE, 4 * PG, PROT_READ, MAP_SHARED | MAP_FIXED | MAP_LOCKED, f, 0,
+			NULL), 0, "mapped locked (populated, mlocked)");
+	is_int(vml_mmap(mm, BASE, 4 * PG, PROT_READ, MAP_SHARED | MAP_FIXED, f, 0, NULL), 0,
+	       "mapped by another mm");
+	must_succeed(vml_touch(mm, BASE, 4 * PG, VML_TOUCH_READ));
+	t = read_view(mm, VML_VIEW_NUMA_MAPS, VML_LOCK_VMA, 4096);
+	ok(t && !strstr(t, "active="), "while the locker lives the pages are unevictable");
+	free(t);
+	vml_mm_destroy(locker);
+	/* mlock drains this CPU's batches first: the exit's munlocks show */
+	is_int(map_anon(mm, BASE + 0x100000, PG, PROT_READ | PROT_WRITE), 0, "an anonymous page");
+	is_int(vml_mlock(mm, BASE + 0x100000, PG), 0, "mlocked");
+	t = read_view(mm, VML_VIEW_NUMA_MAPS, VML_LOCK_VMA, 4096);
+	ok(t && strstr(t, "active=0"), "after the locker's exit they are inactive");
+	if (t && !strstr(t, "active=0"))
+		tap_diag("%s", t);
+	free(t);
+	vml_mm_destroy(mm);
+	vml_file_put(f);
+}
+
 int main(void)
 {
 	/* These tests follow mainline, which maps the zero page on reads. */
@@ -479,6 +512,7 @@ int main(void)
 	test_mremap_multi_vma();
 	test_faults();
 	test_mlock_and_madvise();
+	test_exit_munlocks();
 	test_anon_names();
 	test_files_and_shared();
 	test_map_count_limit();
