@@ -203,7 +203,7 @@ struct page {
  * page flags. The model keeps no page contents, only whether a page may
  * hold data: an anonymous page is zero-filled until a user write (touch)
  * stores into it, or it is a copy of such a page. A split of an anonymous
- * large folio maps zero-filled pages to the zero page (docs/kernel.md §14).
+ * large folio maps zero-filled pages to the zero page (docs/kernel-folios.md §14).
  */
 #define PAGE_DATA	0x1U
 /*

@@ -535,7 +535,7 @@ int fuzz_gen_next(struct fuzz_gen *g, const char *maps, struct op *op)
 
 /*
  * Every shmem THP size is drawn with every value: the model allocates each
- * (docs/kernel.md §15). 6.18's shmem_allowable_huge_orders() lets the
+ * (docs/kernel-folios.md §15). 6.18's shmem_allowable_huge_orders() lets the
  * inherit sizes into shared anonymous memory wherever always, within_size
  * or advise allows huge pages, and under force alone.
  */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Anonymous multi-size THP on the model (docs/kernel.md §14): which folio
+ * Anonymous multi-size THP on the model (docs/kernel-folios.md §14): which folio
  * size a fault allocates (the largest allowed whose aligned block lies in
  * the VMA and is all empty), THPeligible, copy-on-write after fork, the
  * large folio's mm slots (maybe mapped shared, and exclusive again once the
  * child is gone), zero-filled pages going to the zero page when a folio
  * is split, partial unmap, and a locked VMA; and shmem THP below the PMD
- * size in shared anonymous memory (docs/kernel.md §15): the size a fault
+ * size in shared anonymous memory (docs/kernel-folios.md §15): the size a fault
  * takes, within_size, and force. Expected values are
  * worked out in the comments; the corpus scripts tests/scripts/mthp-*.ops
  * and shmem-mthp-*.ops
