@@ -60,11 +60,8 @@ static int mlock_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 		if (folio_is_zero(folio))
 			continue;
 		/* A large folio's run of entries counts once (folio_mlock_step). */
-		while (folio->order && a + step * PAGE_SIZE < end &&
-		       pte_page(load_relaxed(&pt->e[pte_index(a + step * PAGE_SIZE)])) ==
-		       pte_page(pte) + step &&
-		       pte_present(load_relaxed(&pt->e[pte_index(a + step * PAGE_SIZE)])))
-			step++;
+		if (folio->order)
+			step = folio_pte_batch(pt, a, end, folio, pte_page(pte));
 		if (range[2] && !folio_in_range(folio, pte_page(pte), a, range[0], range[1]))
 			continue;
 		if (range[2])

@@ -440,6 +440,25 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_deta
 }
 
 /*
+ * The PTEs from @a (before @end, inside @pt) mapping consecutive pages of
+ * @folio starting with @page (madvise_folio_pte_batch).
+ */
+unsigned long folio_pte_batch(struct pte_table *pt, unsigned long a, unsigned long end,
+				     struct folio *folio, struct page *page)
+{
+	unsigned long nr = 0;
+
+	while (a + nr * PAGE_SIZE < end && page->index + nr < folio_nr_pages(folio)) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a + nr * PAGE_SIZE)]);
+
+		if (!pte_present(pte) || pte_page(pte) != page + nr)
+			break;
+		nr++;
+	}
+	return nr;
+}
+
+/*
  * The file folio mapped at @a and how many entries from @a on map its next
  * pages (zap_present_ptes' folio_pte_batch, up to @end), with whether any
  * of them is young. Return: the folio, or NULL (not present, anonymous, the

@@ -199,4 +199,12 @@ void pgt_reserve_release(struct pgt_reserve *res);
 void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_addr,
 		      unsigned long len, struct pgt_reserve *res);
 
+/*
+ * folio_pte_batch - the entries from @a (before @end, inside @pt) that map
+ * consecutive pages of @folio starting with @page, at least 1 (madvise's and
+ * mlock's folio_pte_batch). Context: the table is stable (ptl or mmap_lock).
+ */
+unsigned long folio_pte_batch(struct pte_table *pt, unsigned long a, unsigned long end,
+			      struct folio *folio, struct page *page);
+
 #endif /* VML_MM_PGTABLE_H */

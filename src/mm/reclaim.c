@@ -65,25 +65,6 @@ struct reclaim_walk {
 };
 
 /*
- * The PTEs from @a (before @end, inside @pt) mapping consecutive pages of
- * @folio starting with @page (madvise_folio_pte_batch).
- */
-static unsigned long folio_pte_batch(struct pte_table *pt, unsigned long a, unsigned long end,
-				     struct folio *folio, struct page *page)
-{
-	unsigned long nr = 0;
-
-	while (a + nr * PAGE_SIZE < end && page->index + nr < folio_nr_pages(folio)) {
-		uint64_t pte = load_relaxed(&pt->e[pte_index(a + nr * PAGE_SIZE)]);
-
-		if (!pte_present(pte) || pte_page(pte) != page + nr)
-			break;
-		nr++;
-	}
-	return nr;
-}
-
-/*
  * A large folio only partly in the range: leave the walk to split it,
  * unless it may be mapped elsewhere or is a dirty page-cache folio of a
  * regular file (shmem splits dirty). An

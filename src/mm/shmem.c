@@ -165,7 +165,7 @@ static unsigned long shmem_huge_global(struct vml_file *file, struct vma *vma,
 				       unsigned long i_size, unsigned long vm_flags)
 {
 	enum vml_shmem_huge mode = file->sys->cfg.shmem_huge;
-	unsigned long orders = vma ? 1UL << HPAGE_PMD_ORDER : THP_ORDERS_ALL_FILE;
+	unsigned long orders = vma ? 1UL << HPAGE_PMD_ORDER : THP_ORDERS_ALL_FILE, within;
 
 	if (mode == VML_SHMEM_HUGE_DENY)
 		return 0;
@@ -178,9 +178,8 @@ static unsigned long shmem_huge_global(struct vml_file *file, struct vma *vma,
 		return orders;
 	case VML_SHMEM_HUGE_WITHIN_SIZE:
 		/* "Also respect madvise() hints" (transhuge.rst): advise where nothing fits */
-		if (orders_within_size(orders, index, write_end, i_size))
-			return orders_within_size(orders, index, write_end, i_size);
-		return vm_flags & VM_HUGEPAGE ? orders : 0;
+		within = orders_within_size(orders, index, write_end, i_size);
+		return within ? within : (vm_flags & VM_HUGEPAGE ? orders : 0);
 	case VML_SHMEM_HUGE_ADVISE:
 		return vm_flags & VM_HUGEPAGE ? orders : 0;
 	default:
