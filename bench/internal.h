@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "platform/platform.h"
 #include "scenario.h"
 #include "spaces/child_proto.h"
 #include "spaces/target.h"
@@ -219,7 +220,7 @@ int bench_nice_thread(int nice);	/* setpriority on this thread's tid */
 
 /* Paul's busywait: normal-priority threads spinning on one CPU. */
 struct bench_hogs {
-	pthread_t *threads;
+	struct plat_thread *threads;
 	unsigned int nr;
 	int cpu;
 	uint64_t spin_ns;		/* 0: spin continuously */

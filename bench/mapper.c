@@ -25,7 +25,6 @@ void *bench_model_mapper_main(void *arg)
 	struct bench_mapper *m = arg;
 	unsigned long pages = m->mb * (1024 * 1024 / MAPPER_PAGE);
 	struct vml_rand rnd = vml_rand_init(m->seed, 0);
-	struct timespec pause_ts = vml_ns_to_timespec(BENCH_MAPPER_SLEEP_NS);
 	uint64_t end;
 
 	bench_pin_thread(m->cpu);
@@ -38,25 +37,25 @@ void *bench_model_mapper_main(void *arg)
 	 */
 	if (!m->rcu_anywhere && m->cpu >= 0)
 		vml_rcu_thread_callbacks(m->cpu, 19);
-	end = vml_now_ns() + (uint64_t)(m->duration_s * NSEC_PER_SEC);
+	end = plat_now_ns() + (uint64_t)(m->duration_s * NSEC_PER_SEC);
 	do {	/* at least one call, however late we are scheduled */
 		uint64_t x = vml_rand_next(&rnd), t0, t1;
 		unsigned long a = m->region + (x & (pages - 1)) * MAPPER_PAGE;
 		int ret;
 
-		t0 = vml_now_ns();
+		t0 = plat_now_ns();
 		if (x & (1ULL << 40))
 			ret = vml_mmap(m->mm, a, MAPPER_PAGE, PROT_READ | PROT_WRITE,
 				       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
 				       NULL, 0, NULL);
 		else
 			ret = vml_munmap(m->mm, a, MAPPER_PAGE);
-		t1 = vml_now_ns();
+		t1 = plat_now_ns();
 		if (ret)
 			m->fails++;
 		lat_hist_record(m->hist, t1 - t0);
-		nanosleep(&pause_ts, NULL);
-	} while (vml_now_ns() < end);
+		plat_sleep_ns(BENCH_MAPPER_SLEEP_NS);
+	} while (plat_now_ns() < end);
 	return NULL;
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "platform/platform.h"
 #include "sync/atomic.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -46,13 +47,7 @@ void bench_pick_cpus(int *mapper_cpu, int *reader_cpu)
 
 int bench_pin_thread(int cpu)
 {
-	cpu_set_t set;
-
-	if (cpu < 0)
-		return 0;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -EINVAL : 0;
+	return plat_pin_self(cpu);
 }
 
 int bench_pin_pid(pid_t pid, int cpu)
@@ -68,16 +63,12 @@ int bench_pin_pid(pid_t pid, int cpu)
 
 int bench_nice_thread(int nice)
 {
-	/* Linux: PRIO_PROCESS with a thread id sets that one thread's nice value. */
-	return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice) ? -errno : 0;
+	return plat_nice_self(nice);
 }
 
 void bench_sleep_ns(uint64_t ns)
 {
-	struct timespec ts = vml_ns_to_timespec(ns);
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	plat_sleep_ns(ns);
 }
 
 void bench_crew_in(struct bench_crew *c)
@@ -129,10 +120,14 @@ static void *hog_main(void *arg)
 	bench_pin_thread(h->cpu);
 	/* pairs with bench_hogs_stop()'s store_release(&h->stop): nothing rides on it */
 	while (!load_acquire(&h->stop)) {
-		uint64_t end = vml_now_ns() + (h->spin_ns ? h->spin_ns : NSEC_PER_MSEC);
+		uint64_t spin = h->spin_ns ? h->spin_ns : NSEC_PER_MSEC, end;
 
-		while (vml_now_ns() < end)
-			cpu_relax();
+		if (plat_simulated()) {
+			plat_charge_ns(spin, PLAT_USER);	/* user-mode work: preemptible anywhere */
+		} else {
+			for (end = vml_now_ns() + spin; vml_now_ns() < end;)
+				cpu_relax();
+		}
 		if (h->spin_ns)
 			bench_sleep_ns(NSEC_PER_MSEC);
 	}
@@ -153,10 +148,12 @@ int bench_hogs_start(struct bench_hogs *h, unsigned int n, int cpu, double busyd
 	if (!h->threads)
 		return -ENOMEM;
 	for (; h->nr < n; h->nr++) {
-		ret = pthread_create(&h->threads[h->nr], NULL, hog_main, h);
+		ret = plat_thread_create(&h->threads[h->nr],
+					 &(struct plat_thread_opts){ .cpu = -1, .name = "hog" },
+					 hog_main, h);
 		if (ret) {
 			bench_hogs_stop(h);
-			return -ret;
+			return ret;
 		}
 	}
 	return 0;
@@ -166,7 +163,7 @@ void bench_hogs_stop(struct bench_hogs *h)
 {
 	store_release(&h->stop, true);	/* pairs with hog_main()'s load_acquire(&h->stop) */
 	for (unsigned int i = 0; i < h->nr; i++)
-		pthread_join(h->threads[i], NULL);
+		plat_thread_join(&h->threads[i]);
 	vml_free(h->threads);
 	h->threads = NULL;
 	h->nr = 0;

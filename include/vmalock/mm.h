@@ -205,6 +205,19 @@ struct vml_sys_config {
 	 * size). Order 0 must be zero or never.
 	 */
 	enum vml_shmem_mthp_mode shmem_mthp[VML_THP_ORDERS];
+	/*
+	 * What the kernel spends on each step, charged as CPU time where the
+	 * kernel spends it (all 0: nothing is charged, the model runs at its
+	 * own speed). The simulated machine sets them from measurements of
+	 * the live kernel (docs/simulation.md); on real threads a charge is a
+	 * busy spin.
+	 */
+	struct vml_kernel_costs {
+		uint64_t syscall_ns;	/* a system call's entry and exit, outside any lock */
+		uint64_t mmap_ns;	/* mmap()'s work under mmap_lock (write): one VMA */
+		uint64_t munmap_ns;	/* munmap()'s work under mmap_lock (write): one VMA */
+		uint64_t fault_ns;	/* a page fault that maps one page, under its lock */
+	} costs;
 };
 
 /* Context: any thread, several at once; allocates, takes no lock, never sleeps. */

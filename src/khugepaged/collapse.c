@@ -12,6 +12,7 @@
  * page with the emptied table deposited for a later split, and unlock.
  * Lock order: mmap_lock(W) -> VMA write lock -> page_table_lock -> ptl.
  */
+#include "platform/platform.h"
 #include "khugepaged/collapse.h"
 #include "mm/folio.h"
 #include "mm/swap.h"
@@ -38,7 +39,7 @@ bool collapse_vma_eligible(struct vma *vma)
 
 static void read_unlock(struct mm *mm, struct collapse_control *cc)
 {
-	uint64_t now = vml_now_ns(), cpu = vml_thread_cpu_ns();
+	uint64_t now = plat_now_ns(), cpu = plat_thread_cpu_ns();
 
 	mmap_read_unlock(mm);
 	if (cc->note_unlock)
@@ -48,8 +49,8 @@ static void read_unlock(struct mm *mm, struct collapse_control *cc)
 static void read_lock(struct mm *mm, struct collapse_control *cc)
 {
 	mmap_read_lock(mm);
-	cc->lock_taken_ns = vml_now_ns();
-	cc->lock_taken_cpu = vml_thread_cpu_ns();
+	cc->lock_taken_ns = plat_now_ns();
+	cc->lock_taken_cpu = plat_thread_cpu_ns();
 }
 
 struct scan_counts {

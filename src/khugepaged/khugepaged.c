@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
 #include "khugepaged/collapse.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
@@ -55,7 +56,7 @@ struct vml_khugepaged {
 	unsigned long address;				/* [lock] to reset, [scanner] to advance:
 							 * MAINLINE's global cursor address */
 
-	pthread_t thread;
+	struct plat_thread thread;
 	bool running;					/* [owner] */
 	_Atomic uint32_t stop;				/* futex word: 1 asks the thread to end */
 
@@ -141,14 +142,14 @@ static void note_unlock(void *arg, uint64_t held, uint64_t held_cpu)
 /* The scanner's read lock is (re)taken now: note when, in both clocks. */
 static void note_lock(struct collapse_control *cc)
 {
-	cc->lock_taken_ns = vml_now_ns();
-	cc->lock_taken_cpu = vml_thread_cpu_ns();
+	cc->lock_taken_ns = plat_now_ns();
+	cc->lock_taken_cpu = plat_thread_cpu_ns();
 }
 
 /* ...and released now. */
 static void note_release(struct vml_khugepaged *k, const struct collapse_control *cc)
 {
-	note_unlock(k, vml_now_ns() - cc->lock_taken_ns, vml_thread_cpu_ns() - cc->lock_taken_cpu);
+	note_unlock(k, plat_now_ns() - cc->lock_taken_ns, plat_thread_cpu_ns() - cc->lock_taken_cpu);
 }
 
 /*
@@ -169,7 +170,7 @@ static void drop_read_lock(struct vml_khugepaged *k, struct mm *mm, struct colla
 	 * whenever it does, so it has no equivalent to call - sched_yield()
 	 * would give the CPU away every time on a busy host.
 	 */
-	t0 = vml_now_ns();
+	t0 = plat_now_ns();
 	if (mmap_retake_nosteal(mm))
 		mmap_read_lock_nosteal(mm);
 	else
@@ -342,7 +343,6 @@ static void *khugepaged_thread(void *arg)
 {
 	struct vml_khugepaged *k = arg;
 
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);	/* nice 19, as the kernel's */
 	/* acquire: pairs with the store_release in vml_khugepaged_stop() */
 	while (!load_acquire(&k->stop)) {
 		vml_khugepaged_scan(k);
@@ -357,7 +357,9 @@ int vml_khugepaged_start(struct vml_khugepaged *k)
 		return -EINVAL;
 	/* release: pairs with the thread's load_acquire (pthread_create orders it as well) */
 	store_release(&k->stop, 0);
-	if (pthread_create(&k->thread, NULL, khugepaged_thread, k))
+	/* nice 19, as the kernel's */
+	if (plat_thread_create(&k->thread, &(struct plat_thread_opts){ .cpu = -1, .nice = 19,
+				.name = "khugepaged" }, khugepaged_thread, k))
 		return -EAGAIN;
 	k->running = true;
 	return 0;
@@ -370,7 +372,7 @@ void vml_khugepaged_stop(struct vml_khugepaged *k)
 	/* release: pairs with the load_acquire in khugepaged_thread() */
 	store_release(&k->stop, 1);
 	futex_wake(&k->stop, 1);
-	pthread_join(k->thread, NULL);
+	plat_thread_join(&k->thread);
 	k->running = false;
 }
 

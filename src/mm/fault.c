@@ -20,6 +20,7 @@
 #include "mm/rmap.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
+#include "platform/platform.h"
 #include "util/compiler.h"
 
 /*
@@ -744,6 +745,7 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	int err = 0;
 
 	stat_inc(&mm->stats.faults);
+	plat_charge_ns(mm->sys->cfg.costs.fault_ns, PLAT_KERNEL);
 	pmd = pmd_offset(mm, addr, true, &err);
 	if (!pmd)
 		return VM_FAULT_OOM;

@@ -21,6 +21,7 @@
 #ifndef VML_MM_FILE_H
 #define VML_MM_FILE_H
 
+#include "platform/platform.h"
 #include "mm/mm_types.h"
 #include "mm/xmap.h"
 #include "sync/lockdep.h"
@@ -89,13 +90,13 @@ static inline void i_mmap_unlock_read(struct vml_file *file)
  */
 static inline void i_mmap_lock_write(struct vml_file *file)
 {
-	uint64_t t0 = vml_i_mmap_timed() ? vml_now_ns() : 0;
+	uint64_t t0 = vml_i_mmap_timed() ? plat_now_ns() : 0;
 
 	lockdep_acquire(LOCK_CLASS_I_MMAP, &file->i_mmap_rwsem, 0);
 	down_write(&file->i_mmap_rwsem);
 	file->i_mmap_since_ns = 0;
 	if (unlikely(t0)) {
-		file->i_mmap_since_ns = vml_now_ns();
+		file->i_mmap_since_ns = plat_now_ns();
 		file->i_mmap_wait_ns = file->i_mmap_since_ns - t0;
 	}
 }
@@ -105,7 +106,7 @@ static inline void i_mmap_unlock_write(struct vml_file *file)
 	uint64_t since = file->i_mmap_since_ns, wait = file->i_mmap_wait_ns, held = 0;
 
 	if (unlikely(since))
-		held = vml_now_ns() - since;
+		held = plat_now_ns() - since;
 	lockdep_release(LOCK_CLASS_I_MMAP, &file->i_mmap_rwsem);
 	up_write(&file->i_mmap_rwsem);
 	if (unlikely(since))

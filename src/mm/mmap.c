@@ -15,6 +15,7 @@
 #include "mm/pgtable.h"
 #include "mm/rmap.h"
 #include "mm/vma.h"
+#include "platform/platform.h"
 #include "util/compiler.h"
 #include "util/linux_compat.h"
 
@@ -636,8 +637,10 @@ int vml_mmap(struct vml_mm *umm, unsigned long addr, unsigned long len, int prot
 		file = NULL;
 	else if (!file)
 		return -EBADF;
+	plat_charge_ns(mm->sys->cfg.costs.syscall_ns, PLAT_KERNEL);
 	mmap_write_lock(mm);
 	ret = do_mmap(mm, file, addr, len, prot, flags, offset >> PAGE_SHIFT, &populate);
+	plat_charge_ns(mm->sys->cfg.costs.mmap_ns, PLAT_KERNEL);
 	mmap_write_unlock(mm);
 	if (ret < 0)
 		return (int)ret;
@@ -656,8 +659,10 @@ int vml_munmap(struct vml_mm *umm, unsigned long addr, unsigned long len)
 
 	if (!mm)
 		return -EINVAL;
+	plat_charge_ns(mm->sys->cfg.costs.syscall_ns, PLAT_KERNEL);
 	mmap_write_lock(mm);
 	err = do_munmap_downgrade(mm, addr, len, &downgraded);
+	plat_charge_ns(mm->sys->cfg.costs.munmap_ns, PLAT_KERNEL);
 	if (downgraded)
 		mmap_read_unlock(mm);
 	else

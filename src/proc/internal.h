@@ -24,6 +24,7 @@
 #ifndef VML_PROC_INTERNAL_H
 #define VML_PROC_INTERNAL_H
 
+#include "platform/platform.h"
 #include "mm/debug.h"
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
@@ -71,7 +72,7 @@ struct proc_maps_private {
 static inline void proc_walk_charge(const struct proc_maps_private *priv, unsigned long entries)
 {
 	if (unlikely(priv->page_ns) && entries)
-		vml_spin_ns(priv->page_ns * entries);
+		plat_charge_ns(priv->page_ns * entries, PLAT_KERNEL);
 }
 
 /*

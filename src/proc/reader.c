@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 
+#include "platform/platform.h"
 #include "mm/mm.h"
 #include "proc/internal.h"
 #include "util/alloc.h"
@@ -66,7 +67,7 @@ ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len)
 	if (!r || (!buf && len))
 		return -EINVAL;
 	if (unlikely(r->call_ns))
-		vml_spin_ns(r->call_ns);
+		plat_charge_ns(r->call_ns, PLAT_KERNEL);
 	return seq_read(&r->seq, buf, len);
 }
 

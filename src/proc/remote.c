@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 
+#include "platform/platform.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "util/debug.h"
@@ -20,7 +21,7 @@ int vml_access_remote_vm(struct vml_mm *umm, uint64_t copy_ns)
 		return -EINVAL;
 	mm = to_mm(umm);
 	mmap_read_lock(mm);
-	vml_spin_ns(copy_ns);	/* get_user_pages_remote() and the copy */
+	plat_charge_ns(copy_ns, PLAT_KERNEL);	/* get_user_pages_remote() and the copy */
 	mmap_read_unlock(mm);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "platform/platform.h"
 #include "proc/seq.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -179,7 +180,7 @@ static int seq_show(struct seq_file *m, void *p)
 	int err = m->op->show(m, p);
 
 	if (unlikely(m->record_ns))
-		vml_spin_ns(m->record_ns);
+		plat_charge_ns(m->record_ns, PLAT_KERNEL);
 	return err;
 }
 

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 
+#include "platform/platform.h"
 #include "mm/file.h"
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
@@ -399,7 +400,7 @@ static void rollup_gather(struct seq_file *m, struct proc_maps_private *priv, st
 	 * each): here, under the lock, not once for the one record.
 	 */
 	if (unlikely(m->record_ns))
-		vml_spin_ns(m->record_ns);
+		plat_charge_ns(m->record_ns, PLAT_KERNEL);
 }
 
 /*

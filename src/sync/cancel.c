@@ -4,6 +4,7 @@
  * release store; waiters poll it between futex sleeps of at most 1 ms, so
  * nobody has to know where they sleep.
  */
+#include "platform/platform.h"
 #include "sync/atomic.h"
 #include "sync/cancel.h"
 #include "util/clock.h"
@@ -21,5 +22,5 @@ bool vml_cancel_pending(const struct vml_cancel *c)
 	/* acquire: pairs with the store_release in vml_cancel_fire() */
 	if (load_acquire((_Atomic uint32_t *)&c->fired))
 		return true;
-	return c->deadline_ns && vml_now_ns() >= c->deadline_ns;
+	return c->deadline_ns && plat_now_ns() >= c->deadline_ns;
 }

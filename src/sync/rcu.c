@@ -38,6 +38,7 @@
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 
+#include "platform/sim_calls.h"
 #include "sync/rcu.h"
 #include "util/compiler.h"
 
@@ -97,8 +98,21 @@ static inline void rcu_register_self(void)
 	rcu_state = RCU_THREAD_OURS;
 }
 
+_Static_assert(offsetof(struct vml_rcu_head, urcu.next) == offsetof(struct sim_rcu_node, next) &&
+	       offsetof(struct vml_rcu_head, urcu.func) == offsetof(struct sim_rcu_node, fn),
+	       "vml_rcu_head.urcu must hold a simulator's sim_rcu_node");
+
+/*
+ * A simulated task (platform.h) takes the simulator's RCU: liburcu's grace
+ * periods would wait on the host for readers that cannot run without the
+ * baton (platform/sim_rcu.c).
+ */
 void vml_rcu_read_lock(void)
 {
+	if (plat_simulated()) {
+		sim_rcu_read_lock();
+		return;
+	}
 	rcu_register_self();
 	urcu_memb_read_lock();
 	rcu_nesting++;
@@ -106,6 +120,10 @@ void vml_rcu_read_lock(void)
 
 void vml_rcu_read_unlock(void)
 {
+	if (plat_simulated()) {
+		sim_rcu_read_unlock();
+		return;
+	}
 	vml_assert(rcu_nesting > 0);
 	rcu_nesting--;
 	/*
@@ -118,6 +136,8 @@ void vml_rcu_read_unlock(void)
 
 bool vml_rcu_read_held(void)
 {
+	if (plat_simulated())
+		return sim_rcu_read_held();
 	return rcu_nesting > 0;
 }
 
@@ -135,9 +155,21 @@ static void rcu_trampoline(struct rcu_head *rh)
 	tsan_release(cb_token);
 }
 
+static void sim_trampoline(struct sim_rcu_node *node)
+{
+	struct vml_rcu_head *head = container_of((void *)node, struct vml_rcu_head, urcu);
+
+	head->cb(head);
+}
+
 void vml_call_rcu(struct vml_rcu_head *head, vml_rcu_cb cb)
 {
 	vml_assert(cb);
+	if (plat_simulated()) {
+		head->cb = cb;
+		sim_rcu_call((struct sim_rcu_node *)(void *)&head->urcu, sim_trampoline);
+		return;
+	}
 	rcu_register_self();
 	head->cb = cb;
 	/* The caller's accesses (and head->cb) precede the callback: pairs with rcu_trampoline's acquire. */
@@ -177,6 +209,8 @@ int vml_rcu_thread_callbacks(int cpu, int nice)
 
 	if (cpu < 0 || nice < -20 || nice > 19)
 		return -EINVAL;
+	if (plat_simulated())
+		return 0;	/* the simulator's worker runs them (platform/sim_rcu.c) */
 	pthread_mutex_lock(&rcu_workers_lock);
 	for (i = 0; i < nr_rcu_workers; i++)
 		if (rcu_workers[i].cpu == cpu && rcu_workers[i].nice == nice)
@@ -201,6 +235,10 @@ int vml_rcu_thread_callbacks(int cpu, int nice)
 
 void vml_synchronize_rcu(void)
 {
+	if (plat_simulated()) {
+		sim_rcu_synchronize();
+		return;
+	}
 	vml_assert(rcu_nesting == 0);
 	urcu_memb_synchronize_rcu();
 	/* Pairs with every reader's release before read-unlock. */
@@ -209,6 +247,10 @@ void vml_synchronize_rcu(void)
 
 void vml_rcu_barrier(void)
 {
+	if (plat_simulated()) {
+		sim_rcu_barrier();
+		return;
+	}
 	vml_assert(rcu_nesting == 0);
 	vml_assert(rcu_state != RCU_THREAD_URCU);	/* would wait for itself */
 	urcu_memb_barrier();

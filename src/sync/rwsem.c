@@ -95,6 +95,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "platform/platform.h"
 #include "sync/atomic.h"
 #include "sync/futex.h"
 #include "sync/rwsem.h"
@@ -106,6 +107,23 @@
 #define RWSEM_MAX_READERS_WAKEUP	256
 #define RWSEM_SPIN_NS			(10 * NSEC_PER_USEC)
 #define RWSEM_CANCEL_SLICE_NS		NSEC_PER_MSEC
+
+/*
+ * wait_lock. On the host a pthread mutex; a simulated task never blocks in
+ * the host's kernel while it holds the baton, so it spins through the
+ * platform instead (wait_lock's sections make no platform call, so a
+ * simulated holder is never switched out inside one and this never spins
+ * today; it is the safe form if one ever does).
+ */
+static inline void wait_lock_lock(struct rwsem *sem)
+{
+	if (!plat_simulated()) {
+		pthread_mutex_lock(&sem->wait_lock);
+		return;
+	}
+	while (pthread_mutex_trylock(&sem->wait_lock))
+		plat_yield();
+}
 
 enum rwsem_waiter_type {
 	RWSEM_WAITING_FOR_WRITE,
@@ -191,7 +209,7 @@ uint64_t rwsem_waiter_timeout(const struct rwsem *sem, uint64_t now)
 
 static void rwsem_account_wait(struct rwsem *sem, uint64_t start)
 {
-	uint64_t d = vml_now_ns() - start;
+	uint64_t d = plat_now_ns() - start;
 
 	fetch_add_relaxed(&sem->stats.wait_ns_total, d);
 	stat_record_max(&sem->stats.wait_ns_max, d);
@@ -205,7 +223,7 @@ static uint64_t rwsem_wait_slice(const struct vml_cancel *cancel)
 	if (!cancel)
 		return 0;
 	if (cancel->deadline_ns) {
-		now = vml_now_ns();
+		now = plat_now_ns();
 		if (cancel->deadline_ns <= now)
 			return 1;
 		slice = VML_MIN(slice, cancel->deadline_ns - now);
@@ -302,7 +320,7 @@ static void rwsem_mark_wake(struct rwsem *sem, enum rwsem_wake_type type, struct
 		old = fetch_add_acq_rel(&sem->count, adjustment);
 		if (old & RWSEM_WRITER_LOCKED) {
 			/* A reader queued too long forces the issue, as a writer would. */
-			if (vml_now_ns() > first->timeout) {
+			if (plat_now_ns() > first->timeout) {
 				if (!(old & RWSEM_FLAG_HANDOFF)) {
 					adjustment -= RWSEM_FLAG_HANDOFF;
 					rwsem_stat_inc(sem, handoff);
@@ -383,7 +401,7 @@ static void rwsem_wake(struct rwsem *sem)
 	struct wake_q wq;
 
 	wq.n = 0;
-	pthread_mutex_lock(&sem->wait_lock);
+	wait_lock_lock(sem);
 	if (!list_empty(&sem->wait_list))
 		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wq);
 	pthread_mutex_unlock(&sem->wait_lock);
@@ -433,7 +451,7 @@ static int rwsem_down_read_slowpath(struct rwsem *sem, uint64_t count,
 			rwsem_stat_inc(sem, read_steal);
 		/* The first reader in lets queued readers at the head in too. */
 		if (rcnt == 1 && (count & RWSEM_FLAG_WAITERS)) {
-			pthread_mutex_lock(&sem->wait_lock);
+			wait_lock_lock(sem);
 			if (!list_empty(&sem->wait_list))
 				rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wq);
 			pthread_mutex_unlock(&sem->wait_lock);
@@ -447,10 +465,10 @@ queue:
 	waiter.handoff_set = false;
 	waiter.tid = vml_trace_enabled() ? vml_gettid() : 0;
 	store_relaxed(&waiter.futex, 1);
-	start = vml_now_ns();
+	start = plat_now_ns();
 	waiter.timeout = rwsem_waiter_timeout(sem, start);
 
-	pthread_mutex_lock(&sem->wait_lock);
+	wait_lock_lock(sem);
 	if (list_empty(&sem->wait_list)) {
 		/*
 		 * Nobody queued and no writer: our bias already holds the lock.
@@ -482,7 +500,7 @@ queue:
 		if (!load_acquire(&waiter.futex))
 			break;
 		if (cancel && vml_cancel_pending(cancel)) {
-			pthread_mutex_lock(&sem->wait_lock);
+			wait_lock_lock(sem);
 			if (load_relaxed(&waiter.futex)) {
 				rwsem_del_wake_waiter(sem, &waiter, &wq);
 				rwsem_account_wait(sem, start);
@@ -503,6 +521,7 @@ queue:
 
 static int __down_read(struct rwsem *sem, const struct vml_cancel *cancel, bool nosteal)
 {
+	plat_sync_point();	/* the simulator may switch tasks here */
 	/* Acquire pairs with the release in up_write/downgrade_write. */
 	uint64_t count = fetch_add_acquire(&sem->count, RWSEM_READER_BIAS) + RWSEM_READER_BIAS;
 
@@ -536,7 +555,10 @@ int down_read_killable_nosteal(struct rwsem *sem, const struct vml_cancel *cance
 
 bool down_read_trylock(struct rwsem *sem)
 {
-	uint64_t c = load_relaxed(&sem->count);
+	uint64_t c;
+
+	plat_sync_point();	/* the simulator may switch tasks here */
+	c = load_relaxed(&sem->count);
 
 	while (!(c & RWSEM_READ_FAILED_MASK)) {
 		/* acquire: pairs with the release in up_write/downgrade_write */
@@ -552,6 +574,7 @@ bool down_read_trylock(struct rwsem *sem)
 
 void up_read(struct rwsem *sem)
 {
+	plat_sync_point();	/* the simulator may switch tasks here */
 	/* Release pairs with the next writer's acquire. */
 	uint64_t c = fetch_sub_release(&sem->count, RWSEM_READER_BIAS);
 
@@ -592,7 +615,7 @@ static bool rwsem_try_write_lock_unqueued(struct rwsem *sem)
  */
 static bool rwsem_optimistic_spin(struct rwsem *sem)
 {
-	uint64_t start = vml_now_ns(), c, readers, rspin;
+	uint64_t start = plat_now_ns(), c, readers, rspin;
 
 	if (load_relaxed(&sem->nonspinnable))
 		return false;
@@ -603,7 +626,7 @@ static bool rwsem_optimistic_spin(struct rwsem *sem)
 		if (c & RWSEM_FLAG_HANDOFF)
 			return false;
 		if (!(i & 31)) {
-			uint64_t spun = vml_now_ns() - start;
+			uint64_t spun = plat_now_ns() - start;
 
 			if ((c & RWSEM_READER_MASK) && !(c & RWSEM_WRITER_LOCKED)) {
 				/* rwsem_rspin_threshold: (10 + readers / 2) us, at most 25 us */
@@ -619,7 +642,7 @@ static bool rwsem_optimistic_spin(struct rwsem *sem)
 				return false;
 			}
 		}
-		cpu_relax();
+		plat_cpu_relax();
 	}
 }
 
@@ -649,7 +672,7 @@ static bool rwsem_try_write_lock(struct rwsem *sem, struct rwsem_waiter *w)
 			return false;
 		new = count;
 		if (count & RWSEM_LOCK_MASK) {
-			if (has_handoff || vml_now_ns() <= w->timeout)
+			if (has_handoff || plat_now_ns() <= w->timeout)
 				return false;
 			new |= RWSEM_FLAG_HANDOFF;
 		} else {
@@ -692,10 +715,10 @@ static int rwsem_down_write_slowpath(struct rwsem *sem, const struct vml_cancel 
 	waiter.handoff_set = false;
 	waiter.tid = vml_trace_enabled() ? vml_gettid() : 0;
 	store_relaxed(&waiter.futex, 0);
-	start = vml_now_ns();
+	start = plat_now_ns();
 	waiter.timeout = rwsem_waiter_timeout(sem, start);
 
-	pthread_mutex_lock(&sem->wait_lock);
+	wait_lock_lock(sem);
 	list_add_tail(&waiter.list, &sem->wait_list);
 	fetch_add_relaxed(&sem->nr_waiters, 1);
 	if (rwsem_first_waiter(sem) != &waiter) {
@@ -704,7 +727,7 @@ static int rwsem_down_write_slowpath(struct rwsem *sem, const struct vml_cancel 
 		if (wq.n) {
 			pthread_mutex_unlock(&sem->wait_lock);
 			wake_q_flush(&wq);
-			pthread_mutex_lock(&sem->wait_lock);
+			wait_lock_lock(sem);
 		}
 	} else {
 		/* acq_rel: pairs with the lock and unlock RMWs of count ("Ordering") */
@@ -724,7 +747,7 @@ static int rwsem_down_write_slowpath(struct rwsem *sem, const struct vml_cancel 
 			futex_wait(&waiter.futex, seq, rwsem_wait_slice(cancel));
 		}
 		vml_trace_running();
-		pthread_mutex_lock(&sem->wait_lock);
+		wait_lock_lock(sem);
 		if (rwsem_try_write_lock(sem, &waiter))
 			break;
 		rwsem_stat_inc(sem, write_retry_fail);
@@ -735,7 +758,7 @@ static int rwsem_down_write_slowpath(struct rwsem *sem, const struct vml_cancel 
 	return 0;
 
 out_nolock:
-	pthread_mutex_lock(&sem->wait_lock);
+	wait_lock_lock(sem);
 	rwsem_del_wake_waiter(sem, &waiter, &wq);
 	rwsem_account_wait(sem, start);
 	rwsem_stat_inc(sem, killed);
@@ -745,6 +768,8 @@ out_nolock:
 static int __down_write(struct rwsem *sem, const struct vml_cancel *cancel)
 {
 	uint64_t c = 0;
+
+	plat_sync_point();	/* the simulator may switch tasks here */
 
 	/* acquire: pairs with the releases in up_read/up_write */
 	if (likely(cas_acquire(&sem->count, &c, RWSEM_WRITER_LOCKED))) {
@@ -769,6 +794,8 @@ bool down_write_trylock(struct rwsem *sem)
 {
 	uint64_t c = 0;
 
+	plat_sync_point();	/* the simulator may switch tasks here */
+
 	/* Strong CAS: a weak one could fail spuriously on a free lock. Pairs with up_read/up_write. */
 	if (atomic_compare_exchange_strong_explicit(&sem->count, &c, RWSEM_WRITER_LOCKED,
 						    memory_order_acquire, memory_order_relaxed)) {
@@ -784,6 +811,8 @@ void up_write(struct rwsem *sem)
 {
 	uint64_t c;
 
+	plat_sync_point();	/* the simulator may switch tasks here */
+
 	vml_assert(rwsem_is_write_locked_by_me(sem));
 	/* Cleared before the release, so the next writer's store wins. */
 	store_relaxed(&sem->owner, 0);
@@ -798,13 +827,15 @@ void downgrade_write(struct rwsem *sem)
 	struct wake_q wq;
 	uint64_t c;
 
+	plat_sync_point();	/* the simulator may switch tasks here */
+
 	vml_assert(rwsem_is_write_locked_by_me(sem));
 	/* release: pairs with the acquire of the readers who share it now (fast path, grant) */
 	c = fetch_add_release(&sem->count, RWSEM_READER_BIAS - RWSEM_WRITER_LOCKED);
 	rwsem_set_reader_owned(sem);
 	if (c & RWSEM_FLAG_WAITERS) {
 		wq.n = 0;
-		pthread_mutex_lock(&sem->wait_lock);
+		wait_lock_lock(sem);
 		if (!list_empty(&sem->wait_list))
 			rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wq);
 		pthread_mutex_unlock(&sem->wait_lock);

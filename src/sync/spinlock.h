@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "platform/platform.h"
 #include "sync/atomic.h"
 #include "sync/lockdep.h"
 #include "util/compiler.h"
@@ -66,9 +67,9 @@ static inline void spin_lock(spinlock_t *lock)
 	while (!__spin_trylock(lock)) {
 		while (load_relaxed(&lock->locked)) {
 			if (++spins < 128)
-				cpu_relax();
+				plat_cpu_relax();
 			else
-				sched_yield();
+				plat_yield();
 		}
 	}
 }

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
 #include "sync/rcu.h"
 #include "sync/trace_emit.h"
 #include "util/alloc.h"
@@ -133,7 +134,7 @@ void __vml_trace_emit(uint8_t kind, uint64_t mm, uint8_t flags, int32_t pid, int
 	}
 	ev = &b->ev[b->len++];
 	memset(ev, 0, sizeof(*ev));
-	ev->ts = vml_now_ns();
+	ev->ts = plat_now_ns();
 	ev->mm = mm;
 	ev->kind = kind;
 	ev->flags = flags;

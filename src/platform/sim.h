@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sim.h - the simulated machine: N virtual CPUs in virtual time, on which
+ * the model's own code runs unchanged (docs/simulation.md).
+ *
+ * Functional model and timing model. The model's code decides who holds
+ * what; time passes only through charges (platform.h: plat_charge_ns), the
+ * scheduler's own costs (a context switch, a wake-up, an idle CPU's exit
+ * from idle) and sleeps. How fast our C code runs never enters a result, so
+ * the same command with the same seed gives the same figures on any machine
+ * and under any load.
+ *
+ * Tasks are real threads, but only the one holding the baton runs; the
+ * scheduler hands it over at platform calls (real threads keep TLS,
+ * liburcu's and the sanitizers' bookkeeping working). The scheduler is the
+ * kernel's in outline: per-CPU run queues picked by EEVDF with the kernel's
+ * nice weights, wake-up placement and idle balancing, HZ ticks, the
+ * preemption model, and wake-up latency that grows with how long the target
+ * CPU idled.
+ */
+#ifndef VML_PLATFORM_SIM_H
+#define VML_PLATFORM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SIM_MAX_CPUS 1024
+/* Idle-time buckets of the wake-up latency curve: upper bounds, in us (last: open). */
+#define SIM_IDLE_BUCKETS 8
+extern const unsigned int sim_idle_bucket_us[SIM_IDLE_BUCKETS];
+
+enum sim_preempt {
+	SIM_PREEMPT_NONE,	/* kernel work is preempted at its cond_resched() points only */
+	SIM_PREEMPT_VOLUNTARY,	/* the same, for what we model */
+	SIM_PREEMPT_FULL,	/* anywhere */
+	SIM_PREEMPT_LAZY,	/* anywhere, but a fair task's wake-up waits for the tick */
+};
+
+/*
+ * struct sim_costs - what the scheduler's own steps cost, in virtual ns.
+ * Each is measured on the live kernel (bench/simcost.c) or read from a
+ * saved table; docs/simulation.md says what each stands for.
+ */
+struct sim_costs {
+	uint64_t ctxsw_ns;		/* switching tasks on a busy CPU */
+	uint64_t wake_busy_ns;		/* a wake-up's delay to a CPU that is running */
+	uint64_t idle_wake_ns[SIM_IDLE_BUCKETS];	/* ...to a CPU idle for a bucket's time */
+	uint64_t relax_ns;		/* one cpu_relax() (PAUSE) */
+	uint64_t timer_slack_ns;	/* a sleep's timer slack (/proc/self/timerslack_ns) */
+	uint64_t tick_ns;		/* 1/HZ */
+	uint64_t base_slice_ns;		/* EEVDF request; 0: the kernel's default for the CPU count */
+	enum sim_preempt preempt;
+};
+
+enum sim_explore {
+	SIM_EXPLORE_OFF,	/* the scheduler model alone */
+	SIM_EXPLORE_RANDOM,	/* at each sync point, switch with probability 1/2... */
+	SIM_EXPLORE_PCT,	/* PCT: random priorities, d-1 change points */
+};
+
+struct sim_config {
+	unsigned int cpus;
+	uint64_t seed;			/* ties and exploration; same seed, same run */
+	struct sim_costs costs;
+	enum sim_explore explore;
+	unsigned int pct_depth;		/* PCT's d (>= 1) */
+	uint64_t pct_steps;		/* PCT: the expected number of sync points in a run */
+};
+
+struct sim_stats {
+	uint64_t events;		/* scheduler events processed */
+	uint64_t switches;		/* context switches */
+	uint64_t wakeups;
+	uint64_t handoffs;		/* baton hand-offs between threads */
+	uint64_t sync_points;		/* plat_sync_point calls */
+	uint64_t preemptions;		/* exploration-forced switches */
+	uint64_t tasks;			/* tasks created */
+	uint64_t virtual_ns;		/* virtual time at the end */
+	uint64_t wall_ns;		/* host time the run took */
+	uint64_t busy_ns;		/* CPU time charged over all CPUs */
+};
+
+/*
+ * sim_run - run @main(@arg) as the first task of a fresh simulated machine
+ * and return when every task it started has ended. The calling thread is
+ * the host: it waits. One machine at a time per process.
+ * Return: 0, -EINVAL for a bad config, or -errno (threads).
+ */
+int sim_run(const struct sim_config *cfg, void *(*main)(void *), void *arg,
+	    struct sim_stats *stats);
+
+/* The base slice the kernel uses on @cpus CPUs: 0.75 ms x (1 + ilog2(min(cpus, 8))). */
+uint64_t sim_default_base_slice(unsigned int cpus);
+
+/* The wake-up delay to a CPU that has been idle for @idle_ns. */
+uint64_t sim_idle_wake_ns(const struct sim_costs *c, uint64_t idle_ns);
+
+/* Names for reports. */
+const char *sim_preempt_name(enum sim_preempt p);
+int sim_preempt_parse(const char *s, enum sim_preempt *out);
+
+/*
+ * While a simulation runs: the calling task's CPU and id (-1 on the host),
+ * and whether task @id is on a CPU now (the rwsem owner's spin test).
+ */
+int sim_task_cpu(void);
+int sim_task_id(void);
+
+/* The last violation-free run's decisions: for --explore reports. */
+uint64_t sim_current_seed(void);
+
+#endif /* VML_PLATFORM_SIM_H */

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-sim.c - the simulated machine (platform/sim.h): virtual time, the
+ * scheduler's shares and placement, futexes, RCU, the mmap_lock on it, and
+ * that the same seed gives the same run.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "platform/platform.h"
+#include "platform/sim.h"
+#include "sync/atomic.h"
+#include "sync/futex.h"
+#include "sync/rcu.h"
+#include "sync/rwsem.h"
+#include "tap.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+#define US NSEC_PER_USEC
+#define MS NSEC_PER_MSEC
+
+static struct sim_config config(unsigned int cpus, uint64_t seed)
+{
+	struct sim_config c = {
+		.cpus = cpus,
+		.seed = seed,
+		.costs = {
+			.ctxsw_ns = 2 * US,
+			.wake_busy_ns = 5 * US,
+			.idle_wake_ns = { 6 * US, 6 * US, 7 * US, 10 * US, 20 * US, 25 * US,
+					  34 * US, 50 * US },
+			.relax_ns = 50,
+			.timer_slack_ns = 50 * US,
+			.tick_ns = 4 * MS,
+			.preempt = SIM_PREEMPT_NONE,
+		},
+	};
+	return c;
+}
+
+/* ---- charges on separate CPUs overlap; on one CPU they add up ---- */
+
+struct burner {
+	uint64_t ns, chunk;
+	enum plat_charge_kind kind;
+	uint64_t end, cpu_ns;
+};
+
+static void *burn_main(void *arg)
+{
+	struct burner *b = arg;
+
+	for (uint64_t done = 0; done < b->ns; done += b->chunk)
+		plat_charge_ns(b->chunk, b->kind);
+	b->end = plat_now_ns();
+	b->cpu_ns = plat_thread_cpu_ns();
+	return NULL;
+}
+
+struct pair {
+	int cpu[2];
+	int nice[2];
+	struct burner b[2];
+};
+
+static void *pair_main(void *arg)
+{
+	struct pair *p = arg;
+	struct plat_thread t[2];
+
+	for (int i = 0; i < 2; i++) {
+		struct plat_thread_opts o = { .cpu = p->cpu[i], .nice = p->nice[i], .name = "burn" };
+
+		if (plat_thread_create(&t[i], &o, burn_main, &p->b[i]))
+			return (void *)1;
+	}
+	for (int i = 0; i < 2; i++)
+		plat_thread_join(&t[i]);
+	return NULL;
+}
+
+static void test_overlap(void)
+{
+	struct sim_config c = config(2, 1);
+	struct pair p = { .cpu = { 0, 1 },
+			  .b = { { 10 * MS, MS, PLAT_KERNEL }, { 10 * MS, MS, PLAT_KERNEL } } };
+	struct sim_stats st;
+
+	is_int(sim_run(&c, pair_main, &p, &st), 0, "two CPUs: the machine runs");
+	/* each ends 10 ms after it arrived: a wake-up (<= 50 us) plus its work */
+	ok(p.b[0].end >= 10 * MS && p.b[0].end < 10 * MS + 200 * US &&
+	   p.b[1].end >= 10 * MS && p.b[1].end < 10 * MS + 200 * US,
+	   "two CPUs: 10 ms of work each ends after ~10 ms (%llu, %llu ns)",
+	   (unsigned long long)p.b[0].end, (unsigned long long)p.b[1].end);
+	is_int((int)(p.b[0].cpu_ns / US), 10000, "a task's CPU time is what it was charged");
+
+	p = (struct pair){ .cpu = { 0, 0 },
+			   .b = { { 10 * MS, MS, PLAT_USER }, { 10 * MS, MS, PLAT_USER } } };
+	is_int(sim_run(&c, pair_main, &p, &st), 0, "one CPU: the machine runs");
+	ok(VML_MAX(p.b[0].end, p.b[1].end) >= 20 * MS &&
+	   VML_MAX(p.b[0].end, p.b[1].end) < 21 * MS,
+	   "one CPU: the two tasks' 20 ms end after 20 ms and some switches (%llu ns)",
+	   (unsigned long long)VML_MAX(p.b[0].end, p.b[1].end));
+	ok(st.switches >= 2, "one CPU: the tasks took turns (%llu switches)",
+	   (unsigned long long)st.switches);
+}
+
+/* ---- nice 15 against nice 0 on one CPU: the weights decide the shares ---- */
+
+struct share {
+	atomic_bool stop;
+	uint64_t cpu_ns[2];
+};
+
+static struct share share_state;
+
+static void *spin_until_stop(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	while (!load_relaxed(&share_state.stop))
+		plat_charge_ns(100 * US, PLAT_USER);
+	share_state.cpu_ns[i] = plat_thread_cpu_ns();
+	return NULL;
+}
+
+static void *share_main(void *arg)
+{
+	struct plat_thread t[2];
+
+	(void)arg;
+	for (int i = 0; i < 2; i++) {
+		struct plat_thread_opts o = { .cpu = 1, .nice = i ? 15 : 0, .name = "spin" };
+
+		plat_thread_create(&t[i], &o, spin_until_stop, (void *)(intptr_t)i);
+	}
+	plat_sleep_ns(2000 * MS);
+	store_relaxed(&share_state.stop, true);
+	for (int i = 0; i < 2; i++)
+		plat_thread_join(&t[i]);
+	return NULL;
+}
+
+static void test_nice_share(void)
+{
+	struct sim_config c = config(2, 1);
+	double f;
+
+	memset(&share_state, 0, sizeof(share_state));
+	is_int(sim_run(&c, share_main, NULL, NULL), 0, "nice: the machine runs");
+	f = (double)share_state.cpu_ns[1] / (double)(share_state.cpu_ns[0] + share_state.cpu_ns[1]);
+	/* 36 / (1024 + 36) = 3.4%: EEVDF gives it whole slices, so about that over 2 s */
+	ok(f > 0.015 && f < 0.08, "nice 15 beside nice 0 gets %.1f%% of the CPU (weights: 3.4%%)",
+	   f * 100);
+}
+
+/* ---- futex ping-pong across CPUs: every hand-off pays a wake-up ---- */
+
+struct pingpong {
+	_Atomic uint32_t word;
+	unsigned int rounds;
+	uint64_t end;
+};
+
+static void *pong_main(void *arg)
+{
+	struct pingpong *p = arg;
+
+	for (unsigned int i = 0; i < p->rounds; i++) {
+		while (load_acquire(&p->word) != 2 * i + 1)	/* pairs with ping's store_release */
+			futex_wait(&p->word, 2 * i, 0);
+		store_release(&p->word, 2 * i + 2);	/* pairs with ping's load_acquire */
+		futex_wake(&p->word, 1);
+	}
+	return NULL;
+}
+
+static void *ping_main(void *arg)
+{
+	struct pingpong *p = arg;
+	struct plat_thread t;
+
+	plat_thread_create(&t, &(struct plat_thread_opts){ .cpu = 1, .name = "pong" }, pong_main, p);
+	plat_pin_self(0);
+	for (unsigned int i = 0; i < p->rounds; i++) {
+		store_release(&p->word, 2 * i + 1);	/* pairs with pong's load_acquire */
+		futex_wake(&p->word, 1);
+		while (load_acquire(&p->word) != 2 * i + 2)	/* pairs with pong's store_release */
+			futex_wait(&p->word, 2 * i + 1, 0);
+	}
+	p->end = plat_now_ns();
+	plat_thread_join(&t);
+	return NULL;
+}
+
+static void test_pingpong(void)
+{
+	struct sim_config c = config(2, 7);
+	struct pingpong p = { .rounds = 1000 }, q = { .rounds = 1000 };
+	struct sim_stats a, b;
+
+	is_int(sim_run(&c, ping_main, &p, &a), 0, "ping-pong: the machine runs");
+	/* each of 2000 hand-offs wakes a CPU idle for a few us: 6 us each */
+	ok(p.end >= 2000 * 6 * US && p.end < 2000 * 8 * US,
+	   "ping-pong: 2000 wake-ups of a just-idle CPU take 6-8 us each (%.2f us)",
+	   (double)p.end / 2000 / US);
+	is_int(sim_run(&c, ping_main, &q, &b), 0, "ping-pong again");
+	ok(p.end == q.end && a.events == b.events && a.switches == b.switches &&
+	   a.virtual_ns == b.virtual_ns, "the same seed gives the same run (%llu events)",
+	   (unsigned long long)a.events);
+	tap_diag("ping-pong: %llu events, %llu hand-offs in %.1f ms of host time",
+		 (unsigned long long)a.events, (unsigned long long)a.handoffs, a.wall_ns / 1e6);
+}
+
+/* ---- RCU: callbacks run after the readers that were inside ---- */
+
+struct rcu_obj {
+	struct vml_rcu_head rcu;
+	atomic_bool *freed;
+};
+
+static void obj_free(struct vml_rcu_head *h)
+{
+	struct rcu_obj *o = container_of(h, struct rcu_obj, rcu);
+
+	store_relaxed(o->freed, true);
+	vml_free(o);
+}
+
+struct rcu_test {
+	atomic_bool freed, reader_in, seen_freed_inside;
+	bool freed_after_sync;
+};
+
+static void *rcu_reader(void *arg)
+{
+	struct rcu_test *r = arg;
+
+	vml_rcu_read_lock();
+	store_relaxed(&r->reader_in, true);
+	plat_charge_ns(5 * MS, PLAT_KERNEL);	/* a long read-side section */
+	if (load_relaxed(&r->freed))
+		store_relaxed(&r->seen_freed_inside, true);
+	vml_rcu_read_unlock();
+	return NULL;
+}
+
+static void *rcu_main(void *arg)
+{
+	struct rcu_test *r = arg;
+	struct rcu_obj *o = vml_zalloc(sizeof(*o));
+	struct plat_thread t;
+
+	o->freed = &r->freed;
+	plat_thread_create(&t, &(struct plat_thread_opts){ .cpu = 1, .name = "reader" },
+			   rcu_reader, r);
+	while (!load_relaxed(&r->reader_in))
+		plat_sleep_ns(10 * US);
+	vml_call_rcu(&o->rcu, obj_free);
+	vml_synchronize_rcu();
+	vml_rcu_barrier();
+	r->freed_after_sync = load_relaxed(&r->freed);
+	plat_thread_join(&t);
+	return NULL;
+}
+
+static void test_rcu(void)
+{
+	struct sim_config c = config(2, 3);
+	struct rcu_test r = { 0 };
+
+	is_int(sim_run(&c, rcu_main, &r, NULL), 0, "rcu: the machine runs");
+	ok(!load_relaxed(&r.seen_freed_inside), "rcu: no callback runs inside a reader that was there");
+	ok(r.freed_after_sync, "rcu: synchronize_rcu and rcu_barrier return after the callback");
+}
+
+/* ---- the mmap_lock on the machine: a writer and readers, invariants held ---- */
+
+struct lock_test {
+	struct rwsem sem;
+	atomic_int readers_in, writers_in;
+	atomic_bool violated, stop;
+	uint64_t writes, reads;
+};
+
+static void *lock_reader(void *arg)
+{
+	struct lock_test *l = arg;
+
+	while (!load_relaxed(&l->stop)) {
+		down_read(&l->sem);
+		fetch_add_relaxed(&l->readers_in, 1);
+		if (load_relaxed(&l->writers_in))
+			store_relaxed(&l->violated, true);
+		plat_charge_ns(300 * US, PLAT_KERNEL);
+		fetch_sub_relaxed(&l->readers_in, 1);
+		up_read(&l->sem);
+		l->reads++;
+		plat_charge_ns(20 * US, PLAT_KERNEL);
+	}
+	return NULL;
+}
+
+static void *lock_main(void *arg)
+{
+	struct lock_test *l = arg;
+	struct plat_thread t[3];
+	uint64_t end;
+
+	for (int i = 0; i < 3; i++)
+		plat_thread_create(&t[i], &(struct plat_thread_opts){ .cpu = 1 + i % 2, .nice = 15,
+				   .name = "reader" }, lock_reader, l);
+	plat_pin_self(0);
+	end = plat_now_ns() + 200 * MS;
+	while (plat_now_ns() < end) {
+		down_write(&l->sem);
+		fetch_add_relaxed(&l->writers_in, 1);
+		if (load_relaxed(&l->readers_in) || load_relaxed(&l->writers_in) != 1)
+			store_relaxed(&l->violated, true);
+		plat_charge_ns(5 * US, PLAT_KERNEL);
+		fetch_sub_relaxed(&l->writers_in, 1);
+		up_write(&l->sem);
+		l->writes++;
+		plat_sleep_ns(10 * US);
+	}
+	store_relaxed(&l->stop, true);
+	for (int i = 0; i < 3; i++)
+		plat_thread_join(&t[i]);
+	return NULL;
+}
+
+static void test_rwsem(void)
+{
+	struct sim_config c = config(3, 11);
+	struct lock_test *l = vml_zalloc(sizeof(*l)), *m = vml_zalloc(sizeof(*m));
+	struct sim_stats a, b;
+
+	rwsem_init(&l->sem, NULL);
+	rwsem_init(&m->sem, NULL);
+	is_int(sim_run(&c, lock_main, l, &a), 0, "rwsem: the machine runs");
+	ok(!load_relaxed(&l->violated), "rwsem: never a reader beside a writer, or two writers");
+	ok(l->writes > 100 && l->reads > 100, "rwsem: both sides progressed (%llu writes, %llu reads)",
+	   (unsigned long long)l->writes, (unsigned long long)l->reads);
+	is_int(sim_run(&c, lock_main, m, &b), 0, "rwsem again");
+	ok(l->writes == m->writes && l->reads == m->reads && a.events == b.events,
+	   "rwsem: the same seed gives the same run");
+	tap_diag("rwsem: %llu events, %llu hand-offs, %.1f ms host for %.1f ms virtual",
+		 (unsigned long long)a.events, (unsigned long long)a.handoffs, a.wall_ns / 1e6,
+		 a.virtual_ns / 1e6);
+	rwsem_destroy(&l->sem);
+	rwsem_destroy(&m->sem);
+	vml_free(l);
+	vml_free(m);
+}
+
+static void test_bad_config(void)
+{
+	struct sim_config c = config(0, 1);
+
+	is_int(sim_run(&c, share_main, NULL, NULL), -EINVAL, "no CPUs: EINVAL");
+	c = config(SIM_MAX_CPUS + 1, 1);
+	is_int(sim_run(&c, share_main, NULL, NULL), -EINVAL, "too many CPUs: EINVAL");
+}
+
+int main(void)
+{
+	test_bad_config();
+	test_overlap();
+	test_nice_share();
+	test_pingpong();
+	test_rcu();
+	test_rwsem();
+	return tap_done();
+}
