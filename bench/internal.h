@@ -134,6 +134,10 @@ unsigned long bench_mirror_pages(const struct bench_mirror *mi);	/* resident */
  * names in @sys) and fault in as many pages of each. NULL @mi: nothing.
  */
 int bench_mirror_apply(const struct bench_mirror *mi, struct vml_sys *sys, struct vml_mm *mm);
+/* As JSON ("sim_layout" of a simulated run's document), and back (@err says what is wrong). */
+struct json_t *bench_mirror_json(const struct bench_mirror *mi);
+int bench_mirror_from_json(const struct json_t *arr, struct bench_mirror **out, char *err,
+			   size_t errlen);
 
 /* ---- the model's mapper (mapper.c) ---- */
 

@@ -26,6 +26,7 @@
 
 #include "internal.h"
 #include "spaces/target.h"
+#include "util/json.h"
 #include "spaces/view.h"
 #include "util/alloc.h"
 #include "vmalock/mm.h"
@@ -177,4 +178,66 @@ int bench_mirror_apply(const struct bench_mirror *mi, struct vml_sys *sys, struc
 	}
 	vml_free(files);
 	return ret;
+}
+
+/* ---- saved with a simulated run, so that a rerun maps the same (simcost.h) ---- */
+
+json_t *bench_mirror_json(const struct bench_mirror *mi)
+{
+	json_t *arr = json_array();
+
+	for (unsigned int i = 0; mi && i < mi->nr; i++) {
+		const struct mirror_vma *m = &mi->v[i];
+		json_t *o = json_object();
+
+		json_set_u64(o, "start", m->start);
+		json_set_u64(o, "end", m->end);
+		json_set_u64(o, "offset", m->offset);
+		json_set_i64(o, "prot", m->prot);
+		json_set_bool(o, "shared", m->shared);
+		json_set_u64(o, "rss_pages", m->rss_pages);
+		json_set_str(o, "path", m->path);
+		json_push_new(arr, o);
+	}
+	return arr;
+}
+
+int bench_mirror_from_json(const json_t *arr, struct bench_mirror **out, char *err, size_t errlen)
+{
+	struct bench_mirror *mi;
+	size_t n = json_array_size(arr);
+
+	if (!json_is_array(arr) || n > MIRROR_MAX) {
+		snprintf(err, errlen, "sim_layout: not an array of at most %d mappings", MIRROR_MAX);
+		return -EINVAL;
+	}
+	mi = vml_zalloc(sizeof(*mi));
+	if (!mi)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *o = json_array_get(arr, i);
+		struct mirror_vma *m = &mi->v[i];
+		const char *path;
+		int64_t prot;
+
+		if (json_get_u64(o, "start", (uint64_t *)&m->start) ||
+		    json_get_u64(o, "end", (uint64_t *)&m->end) ||
+		    json_get_u64(o, "offset", (uint64_t *)&m->offset) ||
+		    json_get_i64(o, "prot", &prot) || json_get_bool(o, "shared", &m->shared) ||
+		    json_get_u64(o, "rss_pages", (uint64_t *)&m->rss_pages) ||
+		    json_get_str(o, "path", &path) || m->end <= m->start ||
+		    m->end > MIRROR_TASK_SIZE || (m->start | m->end) & 4095 ||
+		    strlen(path) >= MIRROR_PATH_MAX ||
+		    m->rss_pages > (m->end - m->start) / 4096) {
+			snprintf(err, errlen, "sim_layout[%zu]: not a mapping (start, end, offset, "
+				 "prot, shared, rss_pages, path)", i);
+			vml_free(mi);
+			return -EINVAL;
+		}
+		m->prot = (int)prot;
+		snprintf(m->path, sizeof(m->path), "%s", path);
+	}
+	mi->nr = (unsigned int)n;
+	*out = mi;
+	return 0;
 }

@@ -48,6 +48,12 @@ struct pvm_run {
 	enum vml_lock_policy lock;	/* model */
 	enum vml_steal_policy steal;	/* model */
 	int mapper_cpu, reader_cpu;
+	unsigned int busy_cpus;		/* simulated: readers and hogs on the last busy_cpus CPUs */
+	bool sim;			/* a sample on the simulated machine */
+	unsigned int cpus;		/* ...of this many CPUs */
+	const struct bench_sim_costs *simcosts;	/* ...charged these */
+	atomic_uint next_reader;	/* readers number themselves */
+	uint64_t sim_seed;		/* ...the simulated machine's, for this sample */
 	uint64_t seed;
 	struct vml_mm *mm;		/* model */
 	uint64_t record_ns;		/* model readers' calibration charge */
@@ -72,13 +78,22 @@ struct pvm_run {
 	atomic_uint ntids;
 };
 
+/* Reader @idx's CPU: the readers' CPU, or one of the busy CPUs in turn (simulated rows). */
+static int reader_cpu_of(const struct pvm_run *r, unsigned int idx)
+{
+	if (r->sim && r->busy_cpus)
+		return (int)(r->cpus - r->busy_cpus + idx % r->busy_cpus);
+	return r->reader_cpu;
+}
+
 static void *reader_main(void *arg)
 {
 	struct pvm_run *r = arg;
+	unsigned int idx = fetch_add_relaxed(&r->next_reader, 1);
 	struct view_reader vr;
 	int ret;
 
-	bench_pin_thread(r->reader_cpu);
+	bench_pin_thread(reader_cpu_of(r, idx));
 	bench_nice_thread(15);
 	if (r->tids)
 		r->tids[fetch_add_relaxed(&r->ntids, 1)] = vml_gettid();
@@ -117,14 +132,16 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static int start_readers(struct pvm_run *r, unsigned int n, pthread_t *th, unsigned int *started)
+static int start_readers(struct pvm_run *r, unsigned int n, struct plat_thread *th,
+			 unsigned int *started)
 {
 	int ret;
 
 	for (*started = 0; *started < n; (*started)++) {
-		ret = pthread_create(&th[*started], NULL, reader_main, r);
+		ret = plat_thread_create(&th[*started], &(struct plat_thread_opts){ .cpu = -1,
+					 .name = "reader" }, reader_main, r);
 		if (ret)
-			return -ret;
+			return ret;
 	}
 	/*
 	 * Every reader has its view open (or failed) before the mapper starts:
@@ -135,11 +152,35 @@ static int start_readers(struct pvm_run *r, unsigned int n, pthread_t *th, unsig
 	return atomic_load(&r->error);
 }
 
-static void stop_readers(struct pvm_run *r, pthread_t *th, unsigned int n)
+static void stop_readers(struct pvm_run *r, struct plat_thread *th, unsigned int n)
 {
 	store_release(&r->stop, true);	/* pairs with reader_main()'s load_acquire(&r->stop) */
 	for (unsigned int i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
+		plat_thread_join(&th[i]);
+}
+
+/* Hogs: on the readers' CPU, or --busy of them on each busy CPU (simulated rows). */
+#define MAX_HOG_CPUS 64
+
+static int hogs_start(struct pvm_run *r, struct bench_hogs *hogs, unsigned int *nr)
+{
+	unsigned int n = r->sim && r->busy_cpus ? VML_MIN(r->busy_cpus, MAX_HOG_CPUS) : 1;
+	int ret = 0;
+
+	for (*nr = 0; *nr < n && !ret; (*nr)++) {
+		int cpu = r->sim && r->busy_cpus ? (int)(r->cpus - r->busy_cpus + *nr) : r->reader_cpu;
+
+		ret = bench_hogs_start(&hogs[*nr], r->o->busy, cpu, r->o->busyduration_ms);
+	}
+	if (ret)
+		(*nr)--;
+	return ret;
+}
+
+static void hogs_stop(struct bench_hogs *hogs, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		bench_hogs_stop(&hogs[i]);
 }
 
 static const char *errstr(int err)
@@ -153,17 +194,19 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 {
 	struct vml_sys_config cfg;	/* this host's (or --profile's) */
 	struct vml_mm_stats st;
-	struct bench_hogs hogs;
+	struct bench_hogs hogs[MAX_HOG_CPUS];
 	struct bench_mapper m;
 	struct vml_sys *sys;
-	pthread_t *th, mapper;
-	unsigned int started = 0;
+	struct plat_thread *th, mapper;
+	unsigned int started = 0, nhogs = 0;
 	int ret = host_current_config(0, &cfg);
 
 	if (ret)
 		return ret;
 	cfg.kernel_transients = r->o->kernel_transients;
 	cfg.mmap_lock_steal = r->steal;
+	if (r->sim)
+		cfg.costs = r->simcosts->kernel;
 	th = vml_zalloc((nreaders + 1) * sizeof(*th));
 	if (!th)
 		return -ENOMEM;
@@ -193,9 +236,9 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 			errstr(ret));
 		goto out_readers;
 	}
-	ret = bench_hogs_start(&hogs, r->o->busy, r->reader_cpu, r->o->busyduration_ms);
+	ret = hogs_start(r, hogs, &nhogs);
 	if (ret)
-		goto out_readers;
+		goto out_hogs;
 	m = (struct bench_mapper){
 		.mm = r->mm, .region = r->region, .mb = r->o->mapper.mb, .seed = r->seed,
 		.duration_s = r->o->mapper.duration_s, .cpu = r->mapper_cpu,
@@ -203,15 +246,17 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 	};
 	bench_sleep_ns(SETTLE_NS);
 	pvm_trace_model_start(r->tr);
-	ret = -pthread_create(&mapper, NULL, bench_model_mapper_main, &m);
+	ret = plat_thread_create(&mapper, &(struct plat_thread_opts){ .cpu = -1, .name = "mapper" },
+				 bench_model_mapper_main, &m);
 	if (!ret)
-		pthread_join(mapper, NULL);
+		plat_thread_join(&mapper);
 	r->fails = m.fails;
 	if (r->tr && !ret && !vml_mm_stats(r->mm, &st))
 		ret = pvm_trace_model_end(r->tr, r->dyn, (const void *)r->mm, m.tid, r->tids,
 					  load_relaxed(&r->ntids), r->o->mapper.duration_s,
 					  st.mmap_handoffs);
-	bench_hogs_stop(&hogs);
+out_hogs:
+	hogs_stop(hogs, nhogs);
 out_readers:
 	stop_readers(r, th, started);
 	if (!ret && atomic_load(&r->error)) {
@@ -231,6 +276,49 @@ out_sys:
 out_free:
 	vml_free(th);
 	return ret;
+}
+
+/* One sample on the simulated machine: model_sample() as its first task. */
+struct sim_sample {
+	struct pvm_run *r;
+	unsigned int nreaders;
+	uint64_t vmas, fallbacks;
+	int ret;
+};
+
+static void *sim_sample_main(void *arg)
+{
+	struct sim_sample *s = arg;
+
+	s->ret = model_sample(s->r, s->nreaders, &s->vmas, &s->fallbacks);
+	return NULL;
+}
+
+static int sim_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas,
+		      uint64_t *fallbacks, struct sim_stats *total)
+{
+	struct sim_sample s = { .r = r, .nreaders = nreaders };
+	/* one seed per sample, from the run's and the sample's own */
+	struct sim_config cfg = bench_sim_config(r->simcosts, r->cpus, r->sim_seed);
+	struct sim_stats st;
+	int ret;
+
+	r->mapper_cpu = 0;
+	r->reader_cpu = r->cpus > 1 ? 1 : 0;
+	ret = sim_run(&cfg, sim_sample_main, &s, &st);
+	if (ret) {
+		fprintf(stderr, "vmalock bench: simulated machine of %u CPUs: %s\n", r->cpus,
+			errstr(ret));
+		return ret;
+	}
+	total->events += st.events;
+	total->switches += st.switches;
+	total->handoffs += st.handoffs;
+	total->virtual_ns += st.virtual_ns;
+	total->wall_ns += st.wall_ns;
+	*vmas = s.vmas;
+	*fallbacks = s.fallbacks;
+	return s.ret;
 }
 
 /*
@@ -288,7 +376,7 @@ static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 	unsigned int started = 0;
 	struct bench_hogs hogs;
 	struct target *t = NULL;
-	pthread_t *th = vml_zalloc((nreaders + 1) * sizeof(*th));
+	struct plat_thread *th = vml_zalloc((nreaders + 1) * sizeof(*th));
 	long n;
 	int ret = -ENOMEM;
 
@@ -398,11 +486,22 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 		.record_ns = (uint64_t)res->record_ns,
 		.call_ns = (uint64_t)res->call_ns,
 		.page_ns = (uint64_t)res->page_ns,
+		.sim = row->sim,
+		.cpus = row->cpus,
+		.busy_cpus = o->busy_cpus,
+		.simcosts = &res->simcosts,
 	};
 	uint64_t vmas = 0, fallbacks = 0;
 	int ret;
 
-	if (res->paired_page_ns && row->target == TARGET_LIVE) {
+	if (row->sim) {
+		/* the kernel's whole costs: nothing of the model's own speed counts */
+		r.record_ns = res->simcosts.record_ns;
+		r.call_ns = res->simcosts.call_ns;
+		r.page_ns = bench_view_walks_pages(res->view) ? res->simcosts.page_ns : 0;
+		r.sim_seed = c->sim_seed * 0xd1b54a32d192ed03ULL + i;
+		r.tr = NULL;
+	} else if (res->paired_page_ns && row->target == TARGET_LIVE) {
 		r.probe_walk = true;
 		r.live_record_ns = res->cal.live_ns;
 	} else if (res->paired_page_ns) {
@@ -416,6 +515,7 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 	atomic_init(&r.passes, 0);
 	atomic_init(&r.error, 0);
 	atomic_init(&r.ntids, 0);
+	atomic_init(&r.next_reader, 0);
 	if (r.tr) {
 		r.tids = vml_zalloc((row->readers + 1) * sizeof(*r.tids));
 		if (!r.tids)
@@ -429,11 +529,13 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 	/* a line saying what runs now, where it is rewritten by the result */
 	bench_progress(c->quiet || !bench_progress_tty(),
 		       "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u ...", done, total,
-		       target_kind_name(row->target), pvm_lock_label(row), pvm_steal_label(row),
+		       pvm_target_label(row), pvm_lock_label(row), pvm_steal_label(row),
 		       row->readers, i + 1, c->samples);
 	pvm_trace_label(r.tr, target_kind_name(row->target), pvm_lock_label(row),
 			pvm_steal_label(row));
-	if (row->target == TARGET_MODEL)
+	if (row->sim)
+		ret = sim_sample(&r, row->readers, &vmas, &fallbacks, &res->simstats);
+	else if (row->target == TARGET_MODEL)
 		ret = model_sample(&r, row->readers, &vmas, &fallbacks);
 	else
 		ret = live_sample(&r, row->readers, &vmas);
@@ -454,14 +556,15 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 	row->nr++;
 	bench_progress(c->quiet, "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u: "
 		       "p50 %.1f us, max %.1f us, %lu ops", done, total,
-		       target_kind_name(row->target), pvm_lock_label(row), pvm_steal_label(row),
+		       pvm_target_label(row), pvm_lock_label(row), pvm_steal_label(row),
 		       row->readers, i + 1, c->samples, s->p50_us,
 		       s->max_us, (unsigned long)s->ops);
 	return 0;
 }
 
 /* Model rows: per lock policy, steal policy and reader count, in the vocabularies' order. */
-static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned int *k)
+static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned int *k,
+			   unsigned int sim_cpus)
 {
 	const struct cli_ulist *readers = &res->o->readers;
 
@@ -473,6 +576,8 @@ static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned 
 				struct pvm_row *row = &res->rows[(*k)++];
 
 				row->target = TARGET_MODEL;
+				row->sim = sim_cpus > 0;
+				row->cpus = sim_cpus;
 				row->lock = (enum vml_lock_policy)l->value;
 				row->steal = (enum vml_steal_policy)s->value;
 				row->readers = (unsigned int)readers->v[i];
@@ -502,8 +607,26 @@ static int pvm_run_rows(struct bench_run *br)
 	if (c->trace && pvm_tracer_open(c, o->mapper.duration_s, &res->tracer))
 		return EXIT_FAILURE;
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
-	if (c->model && (ch->record_ns < 0 || ch->call_ns < 0) && o->view != TARGET_VIEW_QUERY &&
-	    target_live_available()) {
+	if (c->sim && c->sim_costs) {
+		char err[256];
+
+		ret = bench_sim_costs_load(c->sim_costs, &res->simcosts, err, sizeof(err));
+		if (!ret && !o->region_only)
+			ret = bench_sim_layout_load(c->sim_costs, &res->mirror, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "vmalock bench: --sim-costs %s: %s\n", c->sim_costs,
+				ret == -EINVAL ? err : strerror(-ret));
+			return EXIT_FAILURE;
+		}
+	} else if (c->sim && (o->view == TARGET_VIEW_QUERY || !target_live_available())) {
+		fprintf(stderr, "vmalock bench: --cpus: the simulated machine's charges are "
+				"measured on the live kernel, which %s; give --sim-costs FILE\n",
+			o->view == TARGET_VIEW_QUERY ? "PROCMAP_QUERY has no calibration for" :
+			"is not available here");
+		return EXIT_FAILURE;
+	}
+	if ((c->model || (c->sim && !c->sim_costs)) && (ch->record_ns < 0 || ch->call_ns < 0) &&
+	    o->view != TARGET_VIEW_QUERY && target_live_available()) {
 		bench_progress(c->quiet, "proc-vs-map: calibrating %s record cost against the live "
 			       "kernel ...", bench_view_name(o->view));
 		ret = bench_calibrate_record(o->view, &res->cal);
@@ -519,7 +642,25 @@ static int pvm_run_rows(struct bench_run *br)
 	}
 	bench_charges(ch, o->view, res->cal.done ? &res->cal : NULL, &res->record_ns,
 		      &res->page_ns, &res->call_ns);
-	if (c->model && !o->region_only && target_live_available()) {
+	if (c->sim && !c->sim_costs) {
+		bench_progress(c->quiet, "proc-vs-map: measuring the simulated machine's charges "
+			       "on the live kernel ...");
+		ret = bench_sim_costs_measure(&res->cal, &res->simcosts);
+		if (ret) {
+			bench_progress_done(c->quiet);
+			fprintf(stderr, "vmalock bench: measuring the simulated machine's charges: "
+					"%s (give --sim-costs FILE)\n", strerror(-ret));
+			return EXIT_FAILURE;
+		}
+		/* --record-ns and friends set the simulated readers' whole cost too */
+		if (ch->record_ns >= 0)
+			res->simcosts.record_ns = (uint64_t)ch->record_ns;
+		if (ch->page_ns >= 0)
+			res->simcosts.page_ns = (uint64_t)ch->page_ns;
+		if (ch->call_ns >= 0)
+			res->simcosts.call_ns = (uint64_t)ch->call_ns;
+	}
+	if ((c->model || c->sim) && !o->region_only && !res->mirror && target_live_available()) {
 		struct target *t;
 
 		ret = target_create(TARGET_LIVE, NULL, &t);
@@ -534,12 +675,15 @@ static int pvm_run_rows(struct bench_run *br)
 		}
 	}
 	nsteal = (unsigned int)__builtin_popcount(res->steals);
-	res->nr_rows = ((c->model ? nlocks * nsteal : 0) + c->live) * nreaders;
+	res->nr_rows = ((c->model ? nlocks * nsteal : 0) + (c->sim ? nlocks * nsteal : 0) +
+			c->live) * nreaders;
 	res->rows = vml_zalloc(res->nr_rows * sizeof(*res->rows));
 	if (!res->rows)
 		return EXIT_FAILURE;
 	if (c->model)
-		add_model_rows(res, locks, &k);
+		add_model_rows(res, locks, &k, 0);
+	if (c->sim)
+		add_model_rows(res, locks, &k, c->cpus);
 	/* live rows: the kernel's own policies, once */
 	for (unsigned int i = 0; c->live && i < nreaders; i++)
 		res->rows[k++] = (struct pvm_row){ .target = TARGET_LIVE,
@@ -601,11 +745,29 @@ const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind ta
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 
-		if (row->target == target && (target == TARGET_LIVE || row->lock == lock) &&
-		    row->readers == readers && row->nr)
+		if (row->target == target && !row->sim &&
+		    (target == TARGET_LIVE || row->lock == lock) && row->readers == readers &&
+		    row->nr)
 			return row;
 	}
 	return NULL;
+}
+
+const struct pvm_row *pvm_find_sim(const struct pvm_result *res, enum vml_lock_policy lock,
+				   unsigned int readers)
+{
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *row = &res->rows[k];
+
+		if (row->sim && row->lock == lock && row->readers == readers && row->nr)
+			return row;
+	}
+	return NULL;
+}
+
+const char *pvm_target_label(const struct pvm_row *row)
+{
+	return row->sim ? "sim" : target_kind_name(row->target);
 }
 
 const char *pvm_lock_label(const struct pvm_row *row)
@@ -636,7 +798,11 @@ static int pvm_check(const char *cmd, const struct bench_common *c, void *opts)
 {
 	const struct pvm_opts *o = opts;
 
-	(void)c;
+	if (o->busy_cpus && !c->cpus)
+		return cli_usage_error(cmd, "--busy-cpus: needs --cpus N (a simulated machine)");
+	if (o->busy_cpus && o->busy_cpus >= c->cpus)
+		return cli_usage_error(cmd, "--busy-cpus %u: at most %u with --cpus %u (CPU 0 is "
+				       "the mapper's)", o->busy_cpus, c->cpus - 1, c->cpus);
 	return bench_check_mb(cmd, o->mapper.mb);
 }
 
@@ -651,6 +817,10 @@ static const struct cli_opt pvm_opts_table[] = {
 	BENCH_MAPPER_OPTS(struct pvm_opts, mapper),
 	{ "--busy", "N", cli_set_uint, P(busy), 0, 1024, NULL,
 	  "CPU hogs on the readers' CPU [0]" },
+	{ "--busy-cpus", "K", cli_set_uint, P(busy_cpus), 1, SIM_MAX_CPUS, NULL,
+	  "simulated rows (--cpus N): Paul's layout - the mapper on CPU 0,\n"
+	  "the readers spread over the last K CPUs, --busy hogs on each\n"
+	  "(run-proc-vs-map.sh --nbusycpus K) [the readers' CPU only]" },
 	{ "--busyduration", "MS", cli_set_seconds, P(busyduration_ms), 0, 1e6, NULL,
 	  "hogs spin MS then sleep 1 ms; 0 spins on [0]" },
 	BENCH_CHARGE_OPTS(struct pvm_opts, charge),
@@ -687,6 +857,7 @@ const struct bench_scenario bench_proc_vs_map = {
 		  VOCAB_BIT(VML_STEAL_NOT_BEHIND_WRITER) | VOCAB_BIT(VML_STEAL_NEVER),
 	.default_steals = VOCAB_BIT(VML_STEAL_KERNEL),
 	.trace = true,
+	.sim = true,
 	.check = pvm_check,
 	.run = pvm_run_rows,
 	.print = pvm_print,

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "internal.h"
+#include "simcost.h"
 
 struct pvm_opts {
 	enum vml_view view;		/* --view; TARGET_VIEW_QUERY for PROCMAP_QUERY */
@@ -27,6 +28,8 @@ struct pvm_opts {
 	bool kernel_transients;		/* --kernel-transients (model rows) */
 	bool region_only;		/* --region-only: the model mm without the live
 					 * mapper's own mappings (mirror.c) */
+	unsigned int busy_cpus;		/* --busy-cpus K: simulated rows spread the readers
+					 * over the last K CPUs, each with --busy hogs */
 };
 
 extern const struct bench_scenario bench_proc_vs_map;
@@ -56,6 +59,8 @@ struct pvm_row {
 	enum target_kind target;
 	enum vml_lock_policy lock;	/* model rows */
 	enum vml_steal_policy steal;	/* model rows (a live row's are the kernel's) */
+	bool sim;			/* a model row on the simulated machine */
+	unsigned int cpus;		/* ...of this many CPUs */
 	struct pvm_dyn *dyn;		/* --trace: what the traces said, else NULL */
 	unsigned int readers;
 	struct pvm_sample *s;		/* [samples], nr filled */
@@ -82,6 +87,8 @@ struct pvm_result {
 	unsigned int nr_rows;
 	int mapper_cpu, reader_cpu;	/* -1: not pinned */
 	struct pvm_tracer *tracer;	/* --trace */
+	struct bench_sim_costs simcosts;	/* simulated rows' charges */
+	struct sim_stats simstats;	/* summed over the simulated samples */
 	struct bench_mirror *mirror;	/* the live mapper's own mappings, for the model's
 					 * mm; NULL: the model's mm holds the region alone
 					 * (--region-only, or no live kernel) */
@@ -90,6 +97,11 @@ struct pvm_result {
 /* The row for (@target, @lock, @readers), or NULL; a live row has no @lock of its own. */
 const struct pvm_row *pvm_find(const struct pvm_result *res, enum target_kind target,
 			       enum vml_lock_policy lock, unsigned int readers);
+/* The same among the simulated rows. */
+const struct pvm_row *pvm_find_sim(const struct pvm_result *res, enum vml_lock_policy lock,
+				   unsigned int readers);
+/* A row's target as tables write it: "model", "live", "sim". */
+const char *pvm_target_label(const struct pvm_row *row);
 /* A row's lock and steal policy as tables and JSON write them ("kernel": a live row's). */
 const char *pvm_lock_label(const struct pvm_row *row);
 const char *pvm_steal_label(const struct pvm_row *row);

@@ -18,7 +18,7 @@
 
 static void row_label(const struct pvm_row *row, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s/r%u", target_kind_name(row->target), pvm_lock_label(row),
+	snprintf(buf, len, "%s/%s/r%u", pvm_target_label(row), pvm_lock_label(row),
 		 row->readers);
 }
 
@@ -197,6 +197,18 @@ static void print_table(FILE *f, const struct pvm_result *res)
 			   "tree's does)\n");
 	if (c->model)
 		pvm_print_host(f, res);
+	if (c->sim) {
+		fprintf(f, "# sim: the model on a simulated machine of %u CPUs in virtual time "
+			   "(docs/simulation.md), seed %llu; mapper on CPU 0, ", c->cpus,
+			(unsigned long long)c->sim_seed);
+		if (o->busy_cpus)
+			fprintf(f, "readers (nice 15) spread over CPUs %u-%u with %u hog(s) on each\n",
+				c->cpus - o->busy_cpus, c->cpus - 1, o->busy);
+		else
+			fprintf(f, "readers (nice 15) and %u hog(s) on CPU %u\n", o->busy,
+				c->cpus > 1 ? 1 : 0);
+		bench_sim_costs_print(f, &res->simcosts);
+	}
 	fprintf(f, "# latency of the mapper's mmap()/munmap() calls in microseconds:\n"
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"
 		"# p50, p99, avg, ops, vmas, views = medians over samples (avg: a sample's mean,\n"
@@ -210,7 +222,7 @@ static void print_table(FILE *f, const struct pvm_result *res)
 
 		if (!row->nr)
 			continue;
-		bench_text(&t, target_kind_name(row->target));
+		bench_text(&t, pvm_target_label(row));
 		bench_text(&t, pvm_lock_label(row));
 		bench_text(&t, pvm_steal_label(row));
 		bench_num(&t, row->readers);
@@ -250,6 +262,19 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 	json_set_i64(meta, "reader_cpu", res->reader_cpu);
 	json_set_bool(meta, "kernel_transients", o->kernel_transients);
 	json_set_u64(meta, "model_own_mappings", bench_mirror_count(res->mirror));
+	if (res->c->sim) {
+		json_t *sim = json_object();
+
+		json_set_u64(sim, "cpus", res->c->cpus);
+		json_set_u64(sim, "seed", res->c->sim_seed);
+		json_set_u64(sim, "busy_cpus", o->busy_cpus);
+		json_set_u64(sim, "events", res->simstats.events);
+		json_set_u64(sim, "switches", res->simstats.switches);
+		json_set_new(meta, "sim", sim);
+		json_set_new(doc, "sim_costs", bench_sim_costs_json(&res->simcosts));
+		if (res->mirror)
+			json_set_new(doc, "sim_layout", bench_mirror_json(res->mirror));
+	}
 	if (res->c->model) {
 		/* what model readers were charged; with what it was measured from, if it was */
 		json_t *cal = json_object();
@@ -283,6 +308,9 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 		r = bench_doc_row(doc, target_kind_name(row->target));
 		json_set_str(r, "lock", pvm_lock_label(row));
 		json_set_str(r, "steal", pvm_steal_label(row));
+		json_set_bool(r, "sim", row->sim);
+		if (row->sim)
+			json_set_u64(r, "cpus", row->cpus);
 		json_set_u64(r, "readers", row->readers);
 		json_set_double(r, "p50_us", row->p50_us);
 		json_set_double(r, "p99_us", row->p99_us);
@@ -518,6 +546,55 @@ static void verdict_fidelity(FILE *f, const struct pvm_result *res, enum vml_loc
  * readers, and, per statistic, how far the model's policy the kernel uses
  * is from the kernel.
  */
+static const char *within2(double sim, double live)
+{
+	double q = live > 0 ? sim / live : 0;
+
+	return live > 0 && (q > 2 || q < 0.5) ? "*" : "";
+}
+
+/*
+ * The simulated rows: the policies against each other, and - the validation
+ * at the host's own size - the policy the kernel uses against the kernel,
+ * per reader count: avg, p99 and max, '*' beyond 2x.
+ */
+static void verdict_sim(FILE *f, const struct pvm_result *res, enum vml_lock_policy like)
+{
+	const struct pvm_row *m1 = pvm_find_sim(res, VML_LOCK_MMAP, 1);
+	const struct pvm_row *v1 = pvm_find_sim(res, VML_LOCK_VMA, 1);
+	char a[16], b[16], c[16];
+	bool any = false;
+
+	if (m1 && v1) {
+		bench_ratio(a, sizeof(a), m1->p50_us, v1->p50_us);
+		bench_ratio(b, sizeof(b), m1->avg_us, v1->avg_us);
+		bench_ratio(c, sizeof(c), m1->max_us, v1->max_us);
+		fprintf(f, "verdict (simulated, %u CPUs, %s, 1 reader): mmap/vma: p50 %s, avg %s, "
+			"max %s.\n", res->c->cpus, bench_view_name(res->view), a, b, c);
+	}
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		const struct pvm_row *l = &res->rows[k], *s;
+
+		if (l->target != TARGET_LIVE || !l->nr)
+			continue;
+		s = pvm_find_sim(res, like, l->readers);
+		if (!s)
+			continue;
+		if (!any)
+			fprintf(f, "verdict (simulated %s policy over the kernel, %u CPUs against "
+				"this host's):", vocab_name(&lock_policy_vocab, like), res->c->cpus);
+		bench_ratio(a, sizeof(a), s->avg_us, l->avg_us);
+		bench_ratio(b, sizeof(b), s->p99_us, l->p99_us);
+		bench_ratio(c, sizeof(c), s->max_us, l->max_us);
+		fprintf(f, "%s %u reader%s: avg %s%s, p99 %s%s, max %s%s", any ? ";" : "", l->readers,
+			l->readers == 1 ? "" : "s", a, within2(s->avg_us, l->avg_us),
+			b, within2(s->p99_us, l->p99_us), c, within2(s->max_us, l->max_us));
+		any = true;
+	}
+	if (any)
+		fprintf(f, ".\n");
+}
+
 void pvm_verdict(FILE *f, const struct bench_run *r)
 {
 	const struct pvm_result *res = r->res;
@@ -536,6 +613,10 @@ void pvm_verdict(FILE *f, const struct bench_run *r)
 	const struct pvm_row *like = live_vma ? v1 : m1;
 	char a[16], b[16], c[16], d[16], e[16], g[16], h[16], i[16];
 
+	if (res->c->sim)
+		verdict_sim(f, res, like_lock);
+	if (!res->c->model && !res->c->live)
+		return;
 	if (m0 && m1 && v0 && v1) {
 		bench_ratio(a, sizeof(a), v1->p50_us, v0->p50_us);
 		bench_ratio(b, sizeof(b), m1->p50_us, m0->p50_us);

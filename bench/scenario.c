@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "platform/sim.h"
 #include "util/json.h"
 
 /*
@@ -69,6 +70,19 @@ const struct cli_opt bench_common_opts[] = {
 	  "plot them with gnuplot (the scenarios that have a plot)" },
 	{ "--quiet", NULL, cli_set_flag, C(quiet), 0, 0, NULL,
 	  "no progress line on stderr" },
+	{ "--cpus", "N", cli_set_uint, C(cpus), 1, SIM_MAX_CPUS, NULL,
+	  "proc-vs-map, run: also run the model on a simulated machine of\n"
+	  "N CPUs in virtual time (docs/simulation.md): rows marked\n"
+	  "\"sim\" beside the others" },
+	{ "--sim-seed", "S", cli_set_u64, C(sim_seed), 0, 0, NULL,
+	  "the simulated machine's seed; the same seed and charges give\n"
+	  "the same simulated rows, byte for byte [1]" },
+	{ "--sim-only", NULL, cli_set_flag, C(sim_only), 0, 0, NULL,
+	  "with --cpus: only the simulated rows (no live kernel needed\n"
+	  "with --sim-costs)" },
+	{ "--sim-costs", "FILE", cli_set_string, C(sim_costs), 0, 0, NULL,
+	  "with --cpus: the charges from FILE's \"sim_costs\" (any\n"
+	  "simulated run's --json) instead of measuring them now" },
 	CLI_OPT_END,
 };
 #undef C
@@ -78,6 +92,7 @@ void bench_common_defaults(struct bench_common *c)
 	*c = (struct bench_common){
 		.targets = VOCAB_BIT(TARGET_MODEL) | VOCAB_BIT(TARGET_LIVE),
 		.samples = 5,
+		.sim_seed = 1,
 	};
 }
 
@@ -116,6 +131,12 @@ static bool has_trace(const struct bench_scenario *sc, const void *unused)
 {
 	(void)unused;
 	return sc->trace;
+}
+
+static bool has_sim(const struct bench_scenario *sc, const void *unused)
+{
+	(void)unused;
+	return sc->sim;
 }
 
 /* An option's name: @len characters of @name ("--mb" of "--mb=4"). */
@@ -190,6 +211,19 @@ int bench_check(const char *cmd, const struct bench_scenario *sc, struct bench_c
 	if (c->trace && !sc->trace)
 		return cli_usage_error(cmd, "--trace: only %s %s it", names,
 				       n == 1 ? "has" : "have");
+	n = names_of(has_sim, NULL, names, sizeof(names));
+	if (c->cpus && !sc->sim)
+		return cli_usage_error(cmd, "--cpus: only %s %s a simulated machine yet", names,
+				       n == 1 ? "has" : "have");
+	if ((c->sim_only || c->sim_costs) && !c->cpus)
+		return cli_usage_error(cmd, "%s: needs --cpus N",
+				       c->sim_only ? "--sim-only" : "--sim-costs");
+	if (c->cpus && c->trace)
+		return cli_usage_error(cmd, "--trace: the simulated rows have no trace yet "
+				       "(drop --cpus)");
+	c->sim = c->cpus > 0;
+	if (c->sim_only)
+		c->model = c->live = false;
 	return sc->check ? sc->check(cmd, c, opts) : 0;
 }
 
@@ -255,7 +289,8 @@ void bench_mapper_defaults(struct bench_mapper_opts *m)
 
 int bench_measure(struct bench_run *r)
 {
-	bench_print_load(stdout);
+	/* Simulated rows alone do not depend on the host's load: stdout stays the same, run to run. */
+	bench_print_load(r->c->sim_only ? stderr : stdout);
 	return r->sc->run(r) ? EXIT_FAILURE : 0;
 }
 

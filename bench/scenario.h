@@ -57,6 +57,12 @@ struct bench_common {
 	const char *json;		/* --json FILE */
 	const char *plot;		/* --plot FILE.png|FILE.svg */
 	bool quiet;			/* --quiet: no progress line */
+	/* the simulated machine (docs/simulation.md) */
+	unsigned int cpus;		/* --cpus N: simulated rows on N CPUs; 0: none */
+	uint64_t sim_seed;		/* --sim-seed */
+	bool sim_only;			/* --sim-only: no real-thread model or live rows */
+	const char *sim_costs;		/* --sim-costs FILE; NULL: measure them */
+	bool sim;			/* ...the same, once checked: simulated rows wanted */
 };
 
 struct bench_run;
@@ -80,6 +86,7 @@ struct bench_scenario {
 	unsigned int steals;		/* --steal: the steal policies its rows take; 0: none */
 	unsigned int default_steals;
 	bool trace;			/* --trace and --trace-events */
+	bool sim;			/* --cpus and the other simulation options */
 	const char *needs_live;		/* why it cannot run on the model alone, or NULL */
 
 	/* Checks across its options, after parsing: 0, or a usage error's status. NULL: none. */

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * simcost.c - the simulated machine's charges, measured on this host's live
+ * kernel (simcost.h). Each figure is a median over repeated trials:
+ *
+ *   syscall_ns     getppid(): a system call's entry and exit
+ *   fault_ns       a write fault on untouched private anonymous memory, per page
+ *   mmap_ns        mmap(MAP_FIXED|MAP_POPULATE) of one page over one, less a
+ *                  system call and a fault: its work under mmap_lock
+ *   munmap_ns      munmap() of one page, less a system call
+ *   ctxsw_ns       half a futex ping-pong between two threads on one CPU
+ *   idle_wake_ns[] a futex wake-up of a thread on a CPU idle for a bucket's
+ *                  time: the wake to its first clock read
+ *   wake_busy_ns   the first bucket's (a CPU idle a few us: an IPI and a switch)
+ *   relax_ns       one PAUSE
+ *   timer_slack_ns /proc/self/timerslack_ns
+ *   tick_ns, preempt  CONFIG_HZ and the preemption model (the host profile)
+ *   base_slice_ns  0: the kernel's default for the simulated CPU count
+ *   record/page/call_ns  the readers' whole costs (the scenario's calibration)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "host/host.h"
+#include "internal.h"
+#include "simcost.h"
+#include "sync/atomic.h"
+#include "sync/futex.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/json.h"
+#include "util/rand.h"
+
+#define TRIALS 15
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+static uint64_t measure_syscall(void)
+{
+	uint64_t v[TRIALS];
+
+	for (unsigned int t = 0; t < TRIALS; t++) {
+		uint64_t t0 = vml_now_ns();
+
+		for (int i = 0; i < 1000; i++)
+			syscall(SYS_getppid);
+		v[t] = (vml_now_ns() - t0) / 1000;
+	}
+	return median(v, TRIALS);
+}
+
+static uint64_t measure_relax(void)
+{
+	uint64_t v[TRIALS];
+
+	for (unsigned int t = 0; t < TRIALS; t++) {
+		uint64_t t0 = vml_now_ns();
+
+		for (int i = 0; i < 10000; i++)
+			cpu_relax();
+		v[t] = (vml_now_ns() - t0) / 10000;
+	}
+	return VML_MAX(median(v, TRIALS), (uint64_t)1);
+}
+
+#define REGION_PAGES 4096UL	/* 16 MiB */
+
+/* fault_ns, and the mapper's calls on a populated region as the mapper makes them. */
+static int measure_mm(uint64_t sys_ns, struct vml_kernel_costs *k)
+{
+	uint64_t f[TRIALS], m[TRIALS], u[TRIALS];
+	struct vml_rand rnd = vml_rand_init(1, 0);
+	const long pg = sysconf(_SC_PAGESIZE);
+
+	for (unsigned int t = 0; t < TRIALS; t++) {
+		char *p = mmap(NULL, REGION_PAGES * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t t0, ms = 0, us = 0;
+		unsigned int nm = 0, nu = 0;
+
+		if (p == MAP_FAILED)
+			return -errno;
+		t0 = vml_now_ns();
+		for (unsigned long i = 0; i < REGION_PAGES; i++)
+			p[i * pg] = 1;
+		f[t] = (vml_now_ns() - t0) / REGION_PAGES;
+		for (int i = 0; i < 400; i++) {
+			uint64_t x = vml_rand_next(&rnd);
+			char *a = p + (x % REGION_PAGES) * pg;
+
+			t0 = vml_now_ns();
+			if (x & (1ULL << 40)) {
+				if (mmap(a, pg, PROT_READ | PROT_WRITE,
+					 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+					 0) == MAP_FAILED)
+					break;
+				ms += vml_now_ns() - t0, nm++;
+			} else {
+				munmap(a, pg);
+				us += vml_now_ns() - t0, nu++;
+			}
+		}
+		munmap(p, REGION_PAGES * pg);
+		m[t] = nm ? ms / nm : 0;
+		u[t] = nu ? us / nu : 0;
+	}
+	k->syscall_ns = sys_ns;
+	k->fault_ns = median(f, TRIALS);
+	k->mmap_ns = median(m, TRIALS);
+	k->mmap_ns = k->mmap_ns > sys_ns + k->fault_ns ? k->mmap_ns - sys_ns - k->fault_ns : 0;
+	k->munmap_ns = median(u, TRIALS);
+	k->munmap_ns = k->munmap_ns > sys_ns ? k->munmap_ns - sys_ns : 0;
+	return 0;
+}
+
+/* ---- futex ping-pong on one CPU, and wake-ups of an idle CPU ---- */
+
+struct probe {
+	_Atomic uint32_t word;
+	_Atomic uint32_t asleep;
+	_Atomic uint64_t woke_at;
+	int cpu;
+	unsigned int rounds;
+	bool pong;
+};
+
+static void *probe_main(void *arg)
+{
+	struct probe *p = arg;
+
+	bench_pin_thread(p->cpu);
+	for (uint32_t i = 0; i < p->rounds; i++) {
+		if (p->pong) {
+			/* pairs with the other side's store_release */
+			while (load_acquire(&p->word) != 2 * i + 1)
+				futex_wait(&p->word, 2 * i, 0);
+			store_release(&p->word, 2 * i + 2);	/* pairs with its load_acquire */
+			futex_wake(&p->word, 1);
+		} else {
+			store_release(&p->asleep, i + 1);	/* pairs with the waker's load_acquire */
+			while (load_acquire(&p->word) == i)	/* pairs with the waker's store_release */
+				futex_wait(&p->word, i, 0);
+			store_release(&p->woke_at, vml_now_ns());	/* pairs with the waker's load */
+		}
+	}
+	return NULL;
+}
+
+static int measure_ctxsw(int cpu, uint64_t *out)
+{
+	struct probe p = { .cpu = cpu, .rounds = 2000, .pong = true };
+	pthread_t th;
+	cpu_set_t was;
+	uint64_t t0;
+
+	if (pthread_getaffinity_np(pthread_self(), sizeof(was), &was))
+		return -errno;
+	if (pthread_create(&th, NULL, probe_main, &p))
+		return -EAGAIN;
+	bench_pin_thread(cpu);
+	t0 = vml_now_ns();
+	for (uint32_t i = 0; i < p.rounds; i++) {
+		store_release(&p.word, 2 * i + 1);	/* pairs with probe_main's load_acquire */
+		futex_wake(&p.word, 1);
+		while (load_acquire(&p.word) != 2 * i + 2)	/* pairs with its store_release */
+			futex_wait(&p.word, 2 * i + 1, 0);
+	}
+	*out = (vml_now_ns() - t0) / (2 * p.rounds);
+	pthread_join(th, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+	return 0;
+}
+
+/* The middle of each idle bucket (the last: 5 ms), in us. */
+static const unsigned int idle_probe_us[SIM_IDLE_BUCKETS] = { 12, 37, 75, 150, 300, 700, 2000, 5000 };
+
+static int measure_idle_wake(int waker_cpu, int sleeper_cpu, uint64_t *out)
+{
+	struct probe p = { .cpu = sleeper_cpu, .rounds = SIM_IDLE_BUCKETS * TRIALS };
+	uint64_t v[SIM_IDLE_BUCKETS][TRIALS];
+	pthread_t th;
+	cpu_set_t was;
+
+	if (pthread_getaffinity_np(pthread_self(), sizeof(was), &was))
+		return -errno;
+	if (pthread_create(&th, NULL, probe_main, &p))
+		return -EAGAIN;
+	bench_pin_thread(waker_cpu);
+	for (uint32_t i = 0; i < p.rounds; i++) {
+		unsigned int b = i % SIM_IDLE_BUCKETS;
+		uint64_t t0;
+
+		while (load_acquire(&p.asleep) != i + 1)	/* pairs with probe_main's store_release */
+			bench_sleep_ns(10 * NSEC_PER_USEC);
+		/* its CPU idles from about now */
+		bench_sleep_ns(NSEC_PER_USEC);
+		t0 = vml_now_ns() + idle_probe_us[b] * NSEC_PER_USEC;
+		while (vml_now_ns() < t0)
+			cpu_relax();
+		t0 = vml_now_ns();
+		store_release(&p.word, i + 1);	/* pairs with probe_main's load_acquire */
+		futex_wake(&p.word, 1);
+		while (!load_acquire(&p.woke_at))	/* pairs with probe_main's store_release */
+			cpu_relax();
+		v[b][i / SIM_IDLE_BUCKETS] = load_acquire(&p.woke_at) - t0;	/* pairs as above */
+		store_relaxed(&p.woke_at, 0);
+	}
+	pthread_join(th, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+	for (unsigned int b = 0; b < SIM_IDLE_BUCKETS; b++)
+		out[b] = median(v[b], TRIALS);
+	return 0;
+}
+
+static uint64_t timer_slack(void)
+{
+	FILE *f = fopen("/proc/self/timerslack_ns", "r");
+	unsigned long long v = 50000;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 50000;
+		fclose(f);
+	}
+	return v;
+}
+
+int bench_sim_costs_measure(const struct bench_calibration *cal, struct bench_sim_costs *out)
+{
+	const struct host_profile *hp;
+	int mapper_cpu, reader_cpu, ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = host_profile_current(&hp);
+	if (ret)
+		return ret;
+	bench_pick_cpus(&mapper_cpu, &reader_cpu);
+	if (mapper_cpu < 0)
+		mapper_cpu = reader_cpu = 0;
+	out->sched.tick_ns = NSEC_PER_SEC / (hp->hz ? hp->hz : 250);
+	if (sim_preempt_parse(hp->preempt, &out->sched.preempt))
+		out->sched.preempt = SIM_PREEMPT_VOLUNTARY;
+	out->sched.timer_slack_ns = timer_slack();
+	out->sched.relax_ns = measure_relax();
+	out->kernel.syscall_ns = measure_syscall();
+	ret = measure_mm(out->kernel.syscall_ns, &out->kernel);
+	if (!ret)
+		ret = measure_ctxsw(reader_cpu, &out->sched.ctxsw_ns);
+	if (!ret)
+		ret = measure_idle_wake(reader_cpu, mapper_cpu, out->sched.idle_wake_ns);
+	if (ret)
+		return ret;
+	out->sched.wake_busy_ns = out->sched.idle_wake_ns[0];
+	if (cal && cal->done) {
+		out->record_ns = (uint64_t)cal->live_ns;
+		out->page_ns = (uint64_t)cal->live_page_ns;
+		out->call_ns = (uint64_t)cal->live_call_ns;
+	}
+	snprintf(out->source, sizeof(out->source), "measured on this host's live kernel");
+	return 0;
+}
+
+/* ---- the table as JSON, and back ---- */
+
+#define FIELDS(X)                                                            \
+	X(sched.ctxsw_ns) X(sched.wake_busy_ns) X(sched.relax_ns)                \
+	X(sched.timer_slack_ns) X(sched.tick_ns) X(sched.base_slice_ns)          \
+	X(kernel.syscall_ns) X(kernel.mmap_ns) X(kernel.munmap_ns)               \
+	X(kernel.fault_ns) X(record_ns) X(page_ns) X(call_ns)
+
+static const char *field_key(const char *f)
+{
+	const char *dot = strchr(f, '.');
+
+	return dot ? dot + 1 : f;
+}
+
+json_t *bench_sim_costs_json(const struct bench_sim_costs *c)
+{
+	json_t *o = json_object(), *curve = json_array();
+
+#define SET(f) json_set_u64(o, field_key(#f), c->f);
+	FIELDS(SET)
+#undef SET
+	for (unsigned int i = 0; i < SIM_IDLE_BUCKETS; i++)
+		json_push_new(curve, json_integer((json_int_t)c->sched.idle_wake_ns[i]));
+	json_set_new(o, "idle_wake_ns", curve);
+	json_set_str(o, "preempt", sim_preempt_name(c->sched.preempt));
+	json_set_str(o, "source", c->source);
+	return o;
+}
+
+int bench_sim_costs_load(const char *path, struct bench_sim_costs *out, char *err, size_t errlen)
+{
+	json_t *doc, *o, *curve;
+	const char *pre;
+	int ret = json_read_file(path, &doc, err, errlen);
+
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	o = json_object_get(doc, "sim_costs");
+	curve = o ? json_object_get(o, "idle_wake_ns") : NULL;
+	ret = -EINVAL;
+	if (!o) {
+		snprintf(err, errlen, "no \"sim_costs\" object at the top");
+		goto out;
+	}
+#define GET(f)                                                                       \
+	if (json_get_u64(o, field_key(#f), &out->f)) {                               \
+		snprintf(err, errlen, "sim_costs.%s: missing or not a number", field_key(#f)); \
+		goto out;                                                            \
+	}
+	FIELDS(GET)
+#undef GET
+	if (!json_is_array(curve) || json_array_size(curve) != SIM_IDLE_BUCKETS) {
+		snprintf(err, errlen, "sim_costs.idle_wake_ns: not an array of %u numbers",
+			 SIM_IDLE_BUCKETS);
+		goto out;
+	}
+	for (unsigned int i = 0; i < SIM_IDLE_BUCKETS; i++) {
+		json_t *v = json_array_get(curve, i);
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			snprintf(err, errlen, "sim_costs.idle_wake_ns[%u]: not a number", i);
+			goto out;
+		}
+		out->sched.idle_wake_ns[i] = (uint64_t)json_integer_value(v);
+	}
+	if (json_get_str(o, "preempt", &pre) || sim_preempt_parse(pre, &out->sched.preempt)) {
+		snprintf(err, errlen, "sim_costs.preempt: none, voluntary, full or lazy");
+		goto out;
+	}
+	if (!out->sched.tick_ns) {
+		snprintf(err, errlen, "sim_costs.tick_ns: must be > 0");
+		goto out;
+	}
+	snprintf(out->source, sizeof(out->source), "%s", path);
+	ret = 0;
+out:
+	json_decref(doc);
+	return ret;
+}
+
+int bench_sim_layout_load(const char *path, struct bench_mirror **out, char *err, size_t errlen)
+{
+	json_t *doc, *arr;
+	int ret = json_read_file(path, &doc, err, errlen);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	arr = json_object_get(doc, "sim_layout");
+	ret = arr ? bench_mirror_from_json(arr, out, err, errlen) : 0;
+	json_decref(doc);
+	return ret;
+}
+
+void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
+{
+	fprintf(f, "# simulated machine's charges (ns; %s):\n", c->source);
+	fprintf(f, "#   kernel: syscall %llu, mmap %llu, munmap %llu, fault %llu; readers: "
+		   "record %llu, page %llu, read() %llu\n",
+		(unsigned long long)c->kernel.syscall_ns, (unsigned long long)c->kernel.mmap_ns,
+		(unsigned long long)c->kernel.munmap_ns, (unsigned long long)c->kernel.fault_ns,
+		(unsigned long long)c->record_ns, (unsigned long long)c->page_ns,
+		(unsigned long long)c->call_ns);
+	fprintf(f, "#   sched: context switch %llu, wake-up to a busy CPU %llu, pause %llu, "
+		   "timer slack %llu, tick %llu, preempt %s, base slice %s\n",
+		(unsigned long long)c->sched.ctxsw_ns, (unsigned long long)c->sched.wake_busy_ns,
+		(unsigned long long)c->sched.relax_ns, (unsigned long long)c->sched.timer_slack_ns,
+		(unsigned long long)c->sched.tick_ns, sim_preempt_name(c->sched.preempt),
+		c->sched.base_slice_ns ? "set" : "the kernel's for the CPU count");
+	fprintf(f, "#   wake-up of a CPU idle for <25us..>3ms:");
+	for (unsigned int i = 0; i < SIM_IDLE_BUCKETS; i++)
+		fprintf(f, " %llu", (unsigned long long)c->sched.idle_wake_ns[i]);
+	fprintf(f, "\n");
+}
+
+struct sim_config bench_sim_config(const struct bench_sim_costs *c, unsigned int cpus,
+				   uint64_t seed)
+{
+	return (struct sim_config){ .cpus = cpus, .seed = seed, .costs = c->sched };
+}
