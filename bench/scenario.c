@@ -290,7 +290,8 @@ void bench_mapper_defaults(struct bench_mapper_opts *m)
 int bench_measure(struct bench_run *r)
 {
 	/* Simulated rows alone do not depend on the host's load: stdout stays the same, run to run. */
-	bench_print_load(r->c->sim_only ? stderr : stdout);
+	if (!r->c->sim_only)
+		bench_print_load(stdout);
 	return r->sc->run(r) ? EXIT_FAILURE : 0;
 }
 

@@ -1,0 +1,83 @@
+#!/bin/sh
+# sim.sh VMALOCK COSTS: the simulated machine (docs/simulation.md) through
+# `vmalock run` and `bench proc-vs-map`, on a saved table of charges (COSTS)
+# so that nothing depends on this machine: the same seed gives the same
+# bytes, rows say sim and their CPU count, an 8-CPU machine in Paul's
+# layout runs, and bad options are refused. TAP output.
+set -u
+vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+costs=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+expect 2 "sim-only: needs --cpus N" "--sim-only alone" -- bench proc-vs-map --sim-only
+expect 2 "sim-costs: needs --cpus N" "--sim-costs alone" -- bench proc-vs-map --sim-costs "$costs"
+expect 2 "cpus: only proc-vs-map" "--cpus on a scenario without a simulated machine" -- \
+	bench vma-wait --cpus 4
+expect 2 "cpus: bad value '0'" "zero CPUs" -- bench proc-vs-map --cpus 0
+expect 2 "busy-cpus 4: at most 3 with --cpus 4" "--busy-cpus leaves CPU 0 to the mapper" -- \
+	bench proc-vs-map --cpus 4 --busy-cpus 4
+expect 2 "busy-cpus: needs --cpus N" "--busy-cpus without a simulated machine" -- \
+	bench proc-vs-map --busy-cpus 2
+expect 1 "sim-costs $tmp/none.json" "a missing table is named" -- \
+	bench proc-vs-map --cpus 2 --sim-only --sim-costs "$tmp/none.json"
+echo '{"sim_costs": {"ctxsw_ns": "fast"}}' >bad.json
+expect 1 "sim_costs.ctxsw_ns: missing or not a number" "a bad table says which field" -- \
+	bench proc-vs-map --cpus 2 --sim-only --sim-costs bad.json
+
+# The same command twice: the same bytes on stdout, the same rows in the JSON.
+sim_run() {
+	mkdir -p "$1" && cd "$1" &&
+	vml run --cpus 2 --sim-only --sim-seed 1 --sim-costs "$costs" --duration 0.3 --samples 2 \
+		--quiet
+	rc=$?
+	cd "$tmp" && cp "$1/out" "$1.out" && cp "$1/err" "$1.err"
+	return $rc
+}
+sim_run a; rc_a=$?
+sim_run b; rc_b=$?
+cp a.out out; cp a.err err
+[ $rc_a -eq 0 ] && [ $rc_b -eq 0 ] && cmp -s a.out b.out
+ok $? "run --cpus 2 --sim-seed 1 twice: identical output"
+rows() {
+	python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["rows"], sort_keys=True))' "$1"
+}
+[ -s a/vmalock-run.json ] && [ "$(rows a/vmalock-run.json)" = "$(rows b/vmalock-run.json)" ]
+ok $? "...and identical rows in the JSON"
+python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 6, len(rows)
+for r in rows:
+    assert r["sim"] is True and r["cpus"] == 2 and r["target"] == "model", r
+    assert r["ops"] > 0, r
+' a/vmalock-run.json
+ok $? "every row is simulated, on 2 CPUs, and the mapper made calls"
+grep -q '^verdict (simulated, 2 CPUs, smaps, 1 reader): mmap/vma:' a.out
+ok $? "the verdict puts the simulated policies side by side"
+grep -q '^# simulated machine.s charges (ns; .*sim-costs.json)' a.out
+ok $? "the table of charges is printed, with where it came from"
+
+# Another seed runs too (its figures may differ).
+vml run --cpus 2 --sim-only --sim-seed 7 --sim-costs "$costs" --duration 0.2 --samples 1 \
+	--readers 1 --lock mmap --json c.json --plot c.png --quiet
+ok $? "another seed runs"
+
+# Eight CPUs in Paul's layout: two busy CPUs, a reader and a hog on each.
+vml bench proc-vs-map --cpus 8 --busy-cpus 2 --busy 1 --busyduration 2 --readers 2 \
+	--view smaps --sim-only --sim-costs "$costs" --duration 0.3 --samples 1 --json p.json \
+	--quiet
+rc=$?
+[ $rc -eq 0 ] && grep -q 'readers (nice 15) spread over CPUs 6-7 with 1 hog(s) on each' out &&
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["meta"]["sim"]["cpus"] == 8 and d["meta"]["sim"]["busy_cpus"] == 2, d["meta"]
+for r in d["rows"]:
+    assert r["sim"] and r["cpus"] == 8 and r["ops"] > 0 and r["views_read"] > 0, r
+' p.json
+ok $? "an 8-CPU machine in Paul's layout runs, both policies"
+
+done_tap
