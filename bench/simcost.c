@@ -219,7 +219,8 @@ static int measure_idle_wake(int waker_cpu, int sleeper_cpu, uint64_t *out)
 		futex_wake(&p.word, 1);
 		while (!load_acquire(&p.woke_at))	/* pairs with probe_main's store_release */
 			cpu_relax();
-		v[b][i / SIM_IDLE_BUCKETS] = load_acquire(&p.woke_at) - t0;	/* pairs as above */
+		/* acquire: pairs with probe_main's store_release(&p->woke_at) */
+		v[b][i / SIM_IDLE_BUCKETS] = load_acquire(&p.woke_at) - t0;
 		store_relaxed(&p.woke_at, 0);
 	}
 	pthread_join(th, NULL);

@@ -35,6 +35,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
+#include "platform/platform.h"
 #include "sync/futex.h"
 #include "sync/trace_emit.h"
 #include "util/compiler.h"
@@ -193,6 +194,7 @@ int vma_start_read(struct mm *mm, struct vma *vma)
 	uint32_t old;
 
 	vml_assert(vml_rcu_read_held());
+	plat_sync_point();	/* the simulator may switch tasks here */
 	/* Cheap pre-check; false "locked" answers are fine, the recheck below decides. */
 	if (load_relaxed(&vma->vm_lock_seq) == load_relaxed(&mm->mm_lock_seq.sequence)) {
 		vml_rcu_read_unlock();
@@ -247,6 +249,7 @@ bool vma_start_read_locked(struct vma *vma)
 
 void vma_end_read(struct vma *vma)
 {
+	plat_sync_point();	/* the simulator may switch tasks here */
 	lockdep_release(LOCK_CLASS_VMA, vma);
 	vml_trace_vma_lock(TRACE_LOCK_RELEASED, vma->vm_mm, 0);
 	vma_refcount_put(vma);

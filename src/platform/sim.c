@@ -565,6 +565,11 @@ void sim_sync_point(void)
 	struct sim_world *w = t->w;
 	uint64_t step = w->stats.sync_points++, hold = 0;
 
+	/*
+	 * A lock operation is an atomic read-modify-write: a pause's worth of
+	 * time. It also makes every loop that takes a lock let time pass.
+	 */
+	sim_charge(w->cfg.costs.relax_ns ? w->cfg.costs.relax_ns : 1, PLAT_KERNEL);
 	if (w->cfg.explore == SIM_EXPLORE_OFF)
 		return;
 	if (w->cfg.explore == SIM_EXPLORE_RANDOM) {

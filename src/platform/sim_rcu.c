@@ -117,6 +117,7 @@ static void gp_start(struct sim_world *w)
 
 void sim_rcu_read_lock(void)
 {
+	sim_sync_point();
 	plat_sim_self->rcu_nesting++;
 }
 
@@ -125,6 +126,7 @@ void sim_rcu_read_unlock(void)
 	struct sim_task *t = plat_sim_self;
 
 	VML_BUG_ON(!t->rcu_nesting);
+	sim_sync_point();
 	if (--t->rcu_nesting || !t->rcu_blocks_gp)
 		return;
 	t->rcu_blocks_gp = false;

@@ -102,6 +102,7 @@
 #include "sync/trace_emit.h"
 #include "util/clock.h"
 #include "util/compiler.h"
+#include "util/debug.h"
 
 #define RWSEM_OWNER_READER		((uintptr_t)1)
 #define RWSEM_MAX_READERS_WAKEUP	256
@@ -671,7 +672,9 @@ static bool rwsem_try_write_lock(struct rwsem *sem, struct rwsem_waiter *w)
 		if (has_handoff && first->handoff_set && w != first)
 			return false;
 		new = count;
-		if (count & RWSEM_LOCK_MASK) {
+		if ((count & RWSEM_LOCK_MASK) &&
+		    !(has_handoff && first == w && !(count & RWSEM_WRITER_LOCKED) &&
+		      vml_broken(VML_BROKEN_HANDOFF))) {
 			if (has_handoff || plat_now_ns() <= w->timeout)
 				return false;
 			new |= RWSEM_FLAG_HANDOFF;

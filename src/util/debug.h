@@ -48,6 +48,11 @@
 #define VML_BROKEN_SKIP_FALLBACK 0x1
 /* page-walking views: do not reset the VMA iterator after re-taking RCU. */
 #define VML_BROKEN_SKIP_RESET 0x2
+/*
+ * the mmap_lock's hand-off: the first waiter, a writer whose HANDOFF is set,
+ * takes the lock while readers still hold it (for the simulator's exploration).
+ */
+#define VML_BROKEN_HANDOFF 0x4
 
 extern _Atomic unsigned int vml_debug_broken;
 
