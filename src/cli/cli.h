@@ -49,6 +49,10 @@ struct race_cli {
 	bool views_all;		/* --view all: skip views the target lacks */
 	bool seed_given;
 	bool help;
+	/* the simulated machine */
+	const char *sim_costs;	/* --sim-costs FILE */
+	bool sim_seed_given;
+	int explore_mode;	/* enum sim_explore */
 };
 int race_parse_args(int argc, char **argv, struct race_cli *cli);
 struct fuzz_cli {

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "simcost.h"
 #include "race/run.h"
 #include "scriptrun.h"
 #include "util/debug.h"
@@ -175,8 +176,27 @@ static int set_ulong(const char *cmd, const struct cli_opt *o, const char *val, 
 
 static const struct vml_word broken_words[] = {
 	{ "skip-fallback", VML_BROKEN_SKIP_FALLBACK, NULL, 0 },
+	{ "skip-reset", VML_BROKEN_SKIP_RESET, NULL, 0 },
+	{ "handoff", VML_BROKEN_HANDOFF, NULL, 0 },
 	{ NULL, 0, NULL, 0 },
 };
+
+static const struct vml_word explore_words[] = {
+	{ "random", SIM_EXPLORE_RANDOM, "at a sync point, 1 in 4 chances to be held\n0-10 us", 0 },
+	{ "pct", SIM_EXPLORE_PCT, "PCT: random task priorities, a task held while\n"
+	  "a higher one has work; d-1 random priority drops", 0 },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct vml_vocab explore_vocab = { "mode", explore_words };
+
+static int set_sim_seed(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	struct race_cli *cli = dst;
+	int ret = cli_set_u64(cmd, o, val, &cli->o.sim_seed);
+
+	cli->sim_seed_given |= !ret;
+	return ret;
+}
 static const struct vml_vocab broken_vocab = { "value", broken_words };
 
 #define C(f) offsetof(struct race_cli, f)
@@ -215,9 +235,29 @@ static const struct cli_opt race_opt_table[] = {
 	{ "--regions", "N", set_ulong, C(o.regions), 8, 20000, NULL,
 	  "3-page regions in the layout [129: a page of maps text, as the\n"
 	  "kernel selftest]" },
-	{ "--broken", "skip-fallback", set_broken, 0, 0, 0, &broken_vocab,
-	  "debug: break the model's reader on purpose to prove the test\n"
-	  "catches it (lock_next_vma skips a VMA it cannot lock)" },
+	{ "--broken", "WHAT", set_broken, 0, 0, 0, &broken_vocab,
+	  "debug: break the model on purpose to prove the test catches it:\n"
+	  "skip-fallback (lock_next_vma skips a VMA it cannot lock),\n"
+	  "skip-reset (a page-walking reader keeps its VMA iterator after\n"
+	  "re-taking RCU), handoff (the mmap_lock's hand-off gives a\n"
+	  "waiting writer the lock while readers hold it)" },
+	{ "--cpus", "N", set_ulong, C(o.cpus), 1, SIM_MAX_CPUS, NULL,
+	  "run the model's threads on a simulated machine of N CPUs in\n"
+	  "virtual time (docs/simulation.md); every phase on a fresh\n"
+	  "machine and model per schedule" },
+	{ "--explore", "K", set_ulong, C(o.schedules), 1, 1000000, NULL,
+	  "with --cpus: up to K schedules per phase, seeds S, S+1, ...,\n"
+	  "until one shows a violation; it is printed with its seed [1]" },
+	{ "--explore-mode", "MODE", cli_set_word, C(explore_mode), 0, 0, &explore_vocab,
+	  "how the schedules differ [pct]:" },
+	{ "--pct-depth", "D", set_ulong, C(o.pct_depth), 1, 64, NULL,
+	  "PCT's bug depth d [3]" },
+	{ "--sim-seed", "S", set_sim_seed, 0, 0, 0, NULL,
+	  "the first schedule's seed; a printed violation's seed replays\n"
+	  "it exactly (with the same options) [1]" },
+	{ "--sim-costs", "FILE", cli_set_string, C(sim_costs), 0, 0, NULL,
+	  "the simulated machine's charges from FILE (a simulated bench\n"
+	  "run's --json) [measured now on the live kernel]" },
 	CLI_OPT_END,
 };
 #undef C
@@ -271,9 +311,20 @@ int race_parse_args(int argc, char **argv, struct race_cli *cli)
 	o->locks[0] = VML_LOCK_MMAP;
 	o->locks[1] = VML_LOCK_VMA;
 	o->nr_locks = 2;
+	o->sim_seed = 1;
+	o->pct_depth = 3;
+	cli->explore_mode = SIM_EXPLORE_PCT;
 	ret = cli_parse("race", race_tables, argc, argv, cli, NULL, &cli->help);
 	if (ret || cli->help)
 		return ret;
+	if ((o->schedules || cli->sim_seed_given || cli->sim_costs) && !o->cpus)
+		return cli_usage_error("race", "--%s: needs --cpus N (a simulated machine)",
+				       o->schedules ? "explore" : cli->sim_seed_given ? "sim-seed" :
+				       "sim-costs");
+	if (o->cpus && o->target == TARGET_LIVE)
+		return cli_usage_error("race", "--cpus simulates the model: it needs --target "
+				       "model");
+	o->explore = o->schedules ? (enum sim_explore)cli->explore_mode : SIM_EXPLORE_OFF;
 	if (o->broken && o->target == TARGET_LIVE)
 		return cli_usage_error("race", "--broken breaks the model's reader: it needs "
 				       "--target model");
@@ -288,6 +339,7 @@ int race_parse_args(int argc, char **argv, struct race_cli *cli)
 /* ---- output ---- */
 
 struct report {
+	const struct race_cli *cli;
 	const char *target;
 	uint64_t reads, violations, by_rule[RACE__RULES];
 	unsigned int phases, skipped, failed;
@@ -299,6 +351,32 @@ static const char *lock_label(const struct race_phase *ph)
 {
 	return words_policy_label(&lock_policy_vocab, ph->kernel_lock ? TARGET_LIVE : TARGET_MODEL,
 				  ph->lock);
+}
+
+/* A simulated phase's violation: where it was found, and the command that replays it. */
+static void print_replay(const struct race_cli *cli, const struct race_phase *ph)
+{
+	const struct race_opts *o = &cli->o;
+
+	printf("  found in schedule %u of %u, after %llu reads checked (every schedule's, "
+	       "every reader's); replay: vmalock race --cpus %u --view %s --lock %s --mod %s "
+	       "--duration %g --seed %llu --readers %u --regions %u", ph->schedules,
+	       o->schedules ? o->schedules : 1, (unsigned long long)ph->reads_to_first,
+	       o->cpus, target_view_name(ph->view),
+	       lock_label(ph), race_mod_name(ph->mod), o->seconds,
+	       (unsigned long long)o->seed, o->readers, o->regions);
+	if (o->explore)
+		printf(" --explore 1 --explore-mode %s --pct-depth %u",
+		       vocab_name(&explore_vocab, o->explore), o->pct_depth);
+	if (o->broken)
+		printf(" --broken %s", vocab_name(&broken_vocab, (int)o->broken));
+	if (o->kernel_transients)
+		printf(" --kernel-transients");
+	if (o->noise_us)
+		printf(" --noise %u", o->noise_us);
+	if (cli->sim_costs)
+		printf(" --sim-costs %s", cli->sim_costs);
+	printf(" --sim-seed %llu\n", (unsigned long long)ph->first_seed);
 }
 
 static void on_phase(const struct race_phase *ph, void *arg)
@@ -347,6 +425,11 @@ static void on_phase(const struct race_phase *ph, void *arg)
 	rep->violations += ph->violations;
 	for (int k = 0; k < RACE__RULES; k++)
 		rep->by_rule[k] += ph->by_rule[k];
+	if (ph->first_text && rep->cli->o.cpus)
+		print_replay(rep->cli, ph);
+	else if (ph->first_text)
+		printf("  first violation after %llu reads\n",
+		       (unsigned long long)ph->reads_to_first);
 	if (ph->first_text && !rep->printed_first) {
 		rep->printed_first = true;
 		printf("\nfirst violation (%s, target %s): %s: %s\n", name, rep->target,
@@ -354,6 +437,38 @@ static void on_phase(const struct race_phase *ph, void *arg)
 		printf("%s-- end\n\n", ph->first_text);
 	}
 	fflush(stdout);
+}
+
+/* --cpus: the simulated machine's charges, from --sim-costs or measured now. */
+static int race_sim_costs(struct race_cli *cli)
+{
+	struct bench_sim_costs c;
+	char err[256];
+	int ret;
+
+	if (cli->sim_costs) {
+		ret = bench_sim_costs_load(cli->sim_costs, &c, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "vmalock race: --sim-costs %s: %s\n", cli->sim_costs,
+				ret == -EINVAL ? err : strerror(-ret));
+			return EXIT_CHECK_FAILED;
+		}
+	} else {
+		ret = bench_sim_costs_measure(NULL, &c);
+		if (ret) {
+			fprintf(stderr, "vmalock race: --cpus: measuring the simulated machine's "
+					"charges on the live kernel: %s (give --sim-costs FILE)\n",
+				strerror(-ret));
+			return EXIT_CHECK_FAILED;
+		}
+	}
+	cli->o.sim_sched = c.sched;
+	cli->o.sim_kernel = c.kernel;
+	cli->o.sim_record_ns = c.record_ns;
+	cli->o.sim_page_ns = c.page_ns;
+	/* a read() costs at least a system call, so that readers let time pass */
+	cli->o.sim_call_ns = c.call_ns ? c.call_ns : c.kernel.syscall_ns;
+	return 0;
 }
 
 static volatile sig_atomic_t race_stop;
@@ -417,16 +532,30 @@ int cmd_race(int argc, char **argv)
 	phases = cli.o.nr_views * cli.o.nr_mods *
 		 (cli.o.target == TARGET_LIVE ? 1 : cli.o.nr_locks);
 	cli.o.seconds = cli.duration / phases;
+	if (cli.o.cpus) {
+		ret = race_sim_costs(&cli);
+		if (ret)
+			return ret;
+		/* virtual seconds per schedule */
+		cli.o.seconds /= cli.o.schedules ? cli.o.schedules : 1;
+	}
+	rep.cli = &cli;
 	cli.o.stop = &race_stop;
 	rep.target = target_kind_name(cli.o.target);
 	printf("vmalock race: target %s, seed %llu, %u phases of %.2f s, %u reader%s, "
 	       "%u regions%s%s%s", rep.target, (unsigned long long)cli.o.seed, phases,
 	       cli.o.seconds, cli.o.readers, cli.o.readers == 1 ? "" : "s", cli.o.regions,
 	       cli.o.broken ? ", reader deliberately broken: " : "",
-	       cli.o.broken == VML_BROKEN_SKIP_FALLBACK ? "skip-fallback" : "",
+	       cli.o.broken ? vocab_name(&broken_vocab, (int)cli.o.broken) : "",
 	       cli.o.kernel_transients ? ", kernel transients" : "");
 	if (cli.o.noise_us)
 		printf(", noise %u us", cli.o.noise_us);
+	if (cli.o.cpus)
+		printf(", simulated on %u CPUs, %u schedule%s of %.3f s per phase (%s), sim seed "
+		       "%llu", cli.o.cpus, cli.o.schedules ? cli.o.schedules : 1,
+		       cli.o.schedules > 1 ? "s" : "", cli.o.seconds,
+		       cli.o.explore ? vocab_name(&explore_vocab, cli.o.explore) : "no exploration",
+		       (unsigned long long)cli.o.sim_seed);
 	printf("\n");
 	fflush(stdout);
 

@@ -8,6 +8,7 @@
 #include "mm/mm_types.h"
 #include "mm/pgtable.h"
 #include "mm/vma_txn.h"
+#include "platform/platform.h"
 
 /* Fault flags and results (include/linux/mm_types.h). */
 #define FAULT_FLAG_WRITE	0x01U
@@ -83,5 +84,14 @@ int vm_enough_memory(struct vml_sys *sys, unsigned long pages);
  * Context: mmap_lock(W).
  */
 int expand_stack(struct mm *mm, unsigned long addr);
+
+/*
+ * A system call's entry and exit, outside any lock: what the simulated
+ * machine charges every vml_ call that stands for one (0 on real threads).
+ */
+static inline void syscall_charge(struct mm *mm)
+{
+	plat_charge_ns(mm->sys->cfg.costs.syscall_ns, PLAT_KERNEL);
+}
 
 #endif /* VML_MM_INTERNAL_H */

@@ -462,6 +462,7 @@ int vml_madvise(struct vml_mm *umm, unsigned long addr, unsigned long len, int a
 {
 	if (!umm)
 		return -EINVAL;
+	syscall_charge(to_mm(umm));
 	return do_madvise(to_mm(umm), addr, len, advice, NULL, false);
 }
 

@@ -246,5 +246,6 @@ int vml_mprotect(struct vml_mm *umm, unsigned long addr, unsigned long len, int 
 {
 	if (!umm)
 		return -EINVAL;
+	syscall_charge(to_mm(umm));
 	return do_mprotect(to_mm(umm), addr, len, (unsigned long)(unsigned int)prot);
 }

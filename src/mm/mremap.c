@@ -520,6 +520,7 @@ int vml_mremap(struct vml_mm *umm, unsigned long old_addr, unsigned long old_len
 
 	if (!mm)
 		return -EINVAL;
+	syscall_charge(mm);
 	res = check_mremap_params(mm, &r);
 	if (res)
 		return (int)res;

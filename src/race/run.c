@@ -22,7 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
 #include "race/run.h"
+#include "sync/atomic.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/compiler.h"
@@ -49,6 +51,7 @@ struct phase_ctx {
 	int nr_cycle;
 	atomic_bool stop;		/* [atomic] set by the main thread or a failing thread */
 	atomic_ulong cycles;		/* [atomic] */
+	atomic_ulong reads;		/* [atomic] checked so far, all readers */
 	pthread_mutex_t lock;		/* the first violation and error in *ph */
 	atomic_bool have_first;		/* [atomic] a hint: ph->first_text is set */
 };
@@ -122,9 +125,19 @@ static int reader_open(struct reader *r)
 
 	r->fd = -1;
 	if (is_model(c)) {
+		int ret;
+
 		if (c->ph->view == TARGET_VIEW_QUERY)
 			return 0;
-		return vml_reader_open(target_model_mm(c->t), view, c->ph->lock, &r->vr);
+		ret = vml_reader_open(target_model_mm(c->t), view, c->ph->lock, &r->vr);
+		/* simulated: the kernel's whole costs, so that reads take virtual time */
+		if (!ret && c->o->cpus && c->o->sim_record_ns)
+			ret = vml_reader_set_record_cost(r->vr, c->o->sim_record_ns);
+		if (!ret && c->o->cpus && c->o->sim_call_ns)
+			ret = vml_reader_set_call_cost(r->vr, c->o->sim_call_ns);
+		if (!ret && c->o->cpus && c->o->sim_page_ns)
+			ret = vml_reader_set_page_cost(r->vr, c->o->sim_page_ns);
+		return ret;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)target_pid(c->t),
 		 target_view_name(view));
@@ -235,6 +248,7 @@ static void count(struct reader *r, const struct race_verdict *v, size_t nr, con
 	struct race_phase *ph = r->c->ph;
 
 	r->reads++;
+	fetch_add_relaxed(&r->c->reads, 1);
 	for (int i = 0; i < RACE__NOTES; i++)
 		r->notes[i] += v->note[i];
 	if (v->rule == RACE_OK)
@@ -246,6 +260,7 @@ static void count(struct reader *r, const struct race_verdict *v, size_t nr, con
 	pthread_mutex_lock(&r->c->lock);
 	if (!ph->first_text) {
 		ph->first = *v;
+		ph->reads_to_first = load_relaxed(&r->c->reads);
 		ph->first_text = report_reads(r, v, nr, raw, rawlen);
 		atomic_store_explicit(&r->c->have_first, true, memory_order_relaxed);
 	}
@@ -366,12 +381,10 @@ static _Thread_local struct reader *noise_reader;
 static void noise_hook(unsigned long from)
 {
 	struct reader *r = noise_reader;
-	struct timespec ts;
 
 	if (!r || from < noise.lo || from > noise.hi)
 		return;
-	ts = vml_ns_to_timespec(vml_rand_below(&r->rnd, noise.us + 1) * NSEC_PER_USEC);
-	nanosleep(&ts, NULL);
+	plat_sleep_ns(vml_rand_below(&r->rnd, noise.us + 1) * NSEC_PER_USEC);
 }
 
 /* A few hundred nanoseconds at most, so that steps and reads meet at varying offsets. */
@@ -644,7 +657,7 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph, struct t
 {
 	struct phase_ctx c = { .o = o, .ph = ph, .t = t };
 	struct reader *readers;
-	pthread_t *tids, mod;
+	struct plat_thread *tids, mod;
 	unsigned int nr = o->readers ? o->readers : 1, started = 0;
 	uint64_t t0, deadline;
 	bool mod_started = false;
@@ -666,37 +679,36 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph, struct t
 		noise.us = o->noise_us;
 		atomic_store(&vml_proc_next_hook, noise_hook);
 	}
-	t0 = vml_now_ns();
+	t0 = plat_now_ns();
 	deadline = t0 + (uint64_t)(o->seconds * NSEC_PER_SEC);
 	for (unsigned int i = 0; i < nr; i++) {
 		readers[i].c = &c;
 		readers[i].id = i;
 		readers[i].fd = -1;
 		readers[i].rnd = vml_rand_init(o->seed, i + 1);
-		if (pthread_create(&tids[i], NULL, reader_main, &readers[i])) {
+		if (plat_thread_create(&tids[i], &(struct plat_thread_opts){ .cpu = -1,
+				       .name = "reader" }, reader_main, &readers[i])) {
 			phase_fail(&c, -EAGAIN, "cannot start a reader thread");
 			break;
 		}
 		started++;
 	}
 	if (started == nr) {
-		mod_started = !pthread_create(&mod, NULL, modifier_main, &c);
+		mod_started = !plat_thread_create(&mod, &(struct plat_thread_opts){ .cpu = -1,
+						  .name = "modifier" }, modifier_main, &c);
 		if (!mod_started)
 			phase_fail(&c, -EAGAIN, "cannot start the modifier thread");
 	}
-	while (!atomic_load(&c.stop) && vml_now_ns() < deadline && !(o->stop && *o->stop)) {
-		struct timespec ts = { 0, 10 * NSEC_PER_MSEC };
-
-		nanosleep(&ts, NULL);
-	}
+	while (!atomic_load(&c.stop) && plat_now_ns() < deadline && !(o->stop && *o->stop))
+		plat_sleep_ns(VML_MIN(10 * NSEC_PER_MSEC, deadline - plat_now_ns()));
 	atomic_store(&c.stop, true);
 	if (mod_started)
-		pthread_join(mod, NULL);
+		plat_thread_join(&mod);
 	for (unsigned int i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
+		plat_thread_join(&tids[i]);
 	atomic_store(&vml_debug_broken, 0);
 	atomic_store(&vml_proc_next_hook, NULL);
-	ph->seconds = (double)(vml_now_ns() - t0) / NSEC_PER_SEC;
+	ph->seconds = (double)(plat_now_ns() - t0) / NSEC_PER_SEC;
 	ph->cycles = atomic_load(&c.cycles);
 	for (unsigned int i = 0; i < started; i++) {
 		ph->reads += readers[i].reads;
@@ -740,6 +752,86 @@ int race_views_available(enum target_kind kind, const enum vml_view *views, unsi
 	return 0;
 }
 
+/* ---- the phases on the simulated machine ---- */
+
+struct sim_phase {
+	const struct race_opts *o;
+	struct race_phase *ph;
+	struct target_env *env;
+	int ret;
+};
+
+/* The first task of a fresh machine: a fresh model, the phase on it. */
+static void *sim_phase_main(void *arg)
+{
+	struct sim_phase *s = arg;
+	struct target *t;
+
+	s->ret = target_create(TARGET_MODEL, s->env, &t);
+	if (s->ret)
+		return NULL;
+	run_phase(s->o, s->ph, t);
+	target_destroy(t);
+	return NULL;
+}
+
+/*
+ * Schedules until one shows a violation: each on a fresh machine and a fresh
+ * model, so that its seed replays it exactly (--sim-seed).
+ */
+static void explore_phase(const struct race_opts *o, struct race_phase *ph,
+			  struct target_env *env)
+{
+	unsigned int n = o->schedules ? o->schedules : 1;
+	uint64_t reads = 0;
+
+	for (unsigned int k = 0; k < n && !(o->stop && *o->stop); k++) {
+		struct race_phase one = { .view = ph->view, .kernel_lock = ph->kernel_lock,
+					  .lock = ph->lock, .mod = ph->mod,
+					  .per_read = ph->per_read };
+		struct sim_phase s = { .o = o, .ph = &one, .env = env };
+		struct sim_config cfg = {
+			.cpus = o->cpus, .seed = o->sim_seed + k, .costs = o->sim_sched,
+			.explore = o->explore, .pct_depth = o->pct_depth,
+			.pct_steps = RACE_PCT_STEPS,
+		};
+		int ret = sim_run(&cfg, sim_phase_main, &s, NULL);
+
+		ph->schedules = k + 1;
+		if (!ret)
+			ret = s.ret;
+		if (ret && !one.error) {
+			one.error = ret;
+			snprintf(one.error_why, sizeof(one.error_why), "simulated machine: %s",
+				 strerror(-ret));
+		}
+		ph->boundary = one.boundary;
+		ph->nr_states = one.nr_states;
+		ph->reads += one.reads;
+		ph->violations += one.violations;
+		ph->cycles += one.cycles;
+		ph->seconds += one.seconds;
+		for (int i = 0; i < RACE__RULES; i++)
+			ph->by_rule[i] += one.by_rule[i];
+		for (int i = 0; i < RACE__NOTES; i++)
+			ph->notes[i] += one.notes[i];
+		if (one.error) {
+			ph->error = one.error;
+			memcpy(ph->error_why, one.error_why, sizeof(ph->error_why));
+		}
+		if (one.first_text) {
+			ph->first = one.first;
+			ph->first_text = one.first_text;
+			ph->first_seed = cfg.seed;
+			ph->reads_to_first = reads + one.reads_to_first;
+			break;
+		}
+		reads += one.reads;
+		if (one.error)
+			break;
+	}
+}
+
 int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 {
 	bool live = o->target == TARGET_LIVE;
@@ -751,11 +843,14 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 	if (ret)
 		return ret;
 	target_env_set_kernel_transients(env, o->kernel_transients);
+	if (o->cpus)
+		target_env_set_costs(env, &o->sim_kernel);
 	/* One target for the whole run: creating and tearing down costs more than a phase. */
 	ret = target_create(o->target, env, &t);
-	target_env_put(env);
-	if (ret)
+	if (ret) {
+		target_env_put(env);
 		return ret;
+	}
 	for (unsigned int v = 0; v < o->nr_views; v++) {
 		enum vml_view view = o->views[v];
 		bool avail = view_available(t, view);
@@ -782,6 +877,8 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 						      view != VML_VIEW_SMAPS_ROLLUP;
 				if (!avail)
 					ph.skipped = "the model has no such view yet";
+				else if (o->cpus)
+					explore_phase(o, &ph, env);
 				else
 					run_phase(o, &ph, t);
 				fn(&ph, arg);
@@ -794,5 +891,6 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 	}
 out:
 	target_destroy(t);
+	target_env_put(env);
 	return ret;
 }

@@ -25,11 +25,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "platform/sim.h"
 #include "race/contract.h"
 #include "race/modify.h"
 #include "spaces/target.h"
 
 #define RACE_MAX_VIEWS 5
+/* PCT's priority drops fall among the first this many sync points of a schedule */
+#define RACE_PCT_STEPS 20000
 
 struct race_opts {
 	enum target_kind target;
@@ -49,6 +52,19 @@ struct race_opts {
 	unsigned int regions;			/* 0: RACE_DEFAULT_REGIONS */
 	unsigned int broken;			/* VML_BROKEN_* while readers run (model) */
 	volatile sig_atomic_t *stop;		/* set asynchronously: end early; may be NULL */
+	/*
+	 * The simulated machine (docs/simulation.md): with cpus > 0 each phase
+	 * runs, setup and threads, as a task of a fresh machine, once per
+	 * schedule, on a fresh model, until a schedule shows a violation.
+	 */
+	unsigned int cpus;
+	unsigned int schedules;			/* --explore K: per phase; 0: one */
+	enum sim_explore explore;		/* how schedules differ */
+	unsigned int pct_depth;			/* PCT's d */
+	uint64_t sim_seed;			/* schedule k runs seed sim_seed + k */
+	struct sim_costs sim_sched;		/* the scheduler's charges */
+	struct vml_kernel_costs sim_kernel;	/* the model's system calls and faults */
+	uint64_t sim_record_ns, sim_page_ns, sim_call_ns;	/* the readers' */
 };
 
 struct race_phase {
@@ -67,6 +83,9 @@ struct race_phase {
 	uint64_t by_rule[RACE__RULES];
 	uint64_t notes[RACE__NOTES];	/* reads with each allowed observation */
 	uint64_t cycles;		/* modification cycles completed */
+	uint64_t reads_to_first;	/* reads checked, all readers, up to the first violation */
+	unsigned int schedules;		/* simulated: schedules run */
+	uint64_t first_seed;		/* simulated: the seed of the schedule that showed it */
 	double seconds;
 	struct race_verdict first;	/* the first violation */
 	char *first_text;		/* its reads, annotated; NULL if none */

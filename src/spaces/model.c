@@ -47,6 +47,7 @@ static int model_create(struct target *t)
 	if (ret)
 		return ret;
 	cfg.kernel_transients = target_env_kernel_transients(t->env);
+	cfg.costs = *target_env_costs(t->env);
 	m = vml_zalloc(sizeof(*m));
 	if (!m)
 		return -ENOMEM;

@@ -48,6 +48,7 @@ struct target_env {
 	uint64_t swap_bytes;		/* the script's own swap (model: that many pages) */
 	struct target_swap *swap;	/* live: the swap file turned on for it, or NULL */
 	bool kernel_transients;		/* model: vml_sys_config.kernel_transients */
+	struct vml_kernel_costs costs;	/* model: vml_sys_config.costs */
 	const struct script_knob *knobs;	/* the script's `knobs` (its own) */
 	size_t nr_knobs;
 	int settings_mark;		/* live: setting_depth() before they were set; -1: not set */
@@ -132,6 +133,18 @@ uint64_t target_env_swap_bytes(const struct target_env *env)
 void target_env_set_kernel_transients(struct target_env *env, bool on)
 {
 	env->kernel_transients = on;
+}
+
+void target_env_set_costs(struct target_env *env, const struct vml_kernel_costs *costs)
+{
+	memset(&env->costs, 0, sizeof(env->costs));
+	if (costs)
+		env->costs = *costs;
+}
+
+const struct vml_kernel_costs *target_env_costs(const struct target_env *env)
+{
+	return &env->costs;
 }
 
 bool target_env_kernel_transients(const struct target_env *env)

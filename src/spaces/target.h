@@ -84,7 +84,11 @@ const struct script_knob *target_env_knobs(const struct target_env *env, size_t 
  * ignore it.
  */
 void target_env_set_kernel_transients(struct target_env *env, bool on);
+/* Model targets made from @env charge @costs (vml_sys_config.costs; NULL: none). */
+struct vml_kernel_costs;
+void target_env_set_costs(struct target_env *env, const struct vml_kernel_costs *costs);
 bool target_env_kernel_transients(const struct target_env *env);
+const struct vml_kernel_costs *target_env_costs(const struct target_env *env);
 /* The directory names, for normalising views: "/tmp/vmalock.AbC123". */
 const char *target_env_dir(const struct target_env *env, bool shmem);
 

@@ -579,7 +579,9 @@ void up_read(struct rwsem *sem)
 	/* Release pairs with the next writer's acquire. */
 	uint64_t c = fetch_sub_release(&sem->count, RWSEM_READER_BIAS);
 
-	vml_assert((c & RWSEM_READER_MASK) && !(c & RWSEM_WRITER_LOCKED));
+	/* (VML_BROKEN_HANDOFF lets a writer in beside readers: what race must then catch) */
+	vml_assert((c & RWSEM_READER_MASK) &&
+		   (!(c & RWSEM_WRITER_LOCKED) || vml_broken(VML_BROKEN_HANDOFF)));
 	c -= RWSEM_READER_BIAS;
 	if (unlikely((c & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS)) {
 		/* As the kernel's __up_read: writers may spin again (clear_nonspinnable). */
