@@ -281,15 +281,18 @@ void sim_schedule(struct sim_task *self)
 {
 	struct sim_world *w = self->w;
 	struct sim_task *next = sim_next(w);
+	bool dead;
 
 	if (next == self)
 		return;
 	w->stats.handoffs++;
+	/* read before the hand-off: from then on the world is the next holder's */
+	dead = self->state == TASK_DEAD;
 	if (next)
 		baton_give(&next->baton);
 	else
 		baton_give(&w->host_baton);
-	if (self->state == TASK_DEAD)
+	if (dead)
 		return;
 	baton_take(&self->baton);
 	if (w->ending) {
