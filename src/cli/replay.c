@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "platform/sim.h"
+#include "util/clock.h"
 #include "scriptrun.h"
 #include "spaces/view.h"
 #include "util/alloc.h"
@@ -24,6 +26,8 @@ struct replay_opts {
 	const char *range;
 	unsigned int attempts;		/* fresh targets tried while views differ */
 	bool raw, quiet;
+	unsigned int cpus;		/* --cpus: the model on a simulated machine */
+	uint64_t sim_seed;
 };
 
 static int set_script(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
@@ -58,6 +62,11 @@ static const struct cli_opt replay_opts_table[] = {
 	  "views differ [4] (see below); 1 shows the first difference" },
 	{ "--raw", NULL, cli_set_flag, R(raw), 0, 0, NULL,
 	  "do not normalise device, inode and directory names" },
+	{ "--cpus", "N", cli_set_uint, R(cpus), 1, SIM_MAX_CPUS, NULL,
+	  "run it as a task of a simulated machine of N CPUs (docs/\n"
+	  "simulation.md): the model's views must be the same as without" },
+	{ "--sim-seed", "S", cli_set_u64, R(sim_seed), 0, 0, NULL,
+	  "with --cpus: the simulated machine's seed [1]" },
 	{ "--quiet", NULL, cli_set_flag, R(quiet), 0, 0, NULL,
 	  "print only failures and differences" },
 	CLI_OPT_END,
@@ -319,10 +328,41 @@ static int replay_show(const struct replay_opts *o, const struct replay_plan *pl
 	return run->op_mismatch ? EXIT_CHECK_FAILED : 0;
 }
 
+/* The replay itself: on the host, or as the first task of a simulated machine. */
+struct replay_job {
+	struct replay_opts *o;
+	struct replay_plan *pl;
+	int status;
+};
+
+static void *replay_job(void *arg)
+{
+	struct replay_job *j = arg;
+	struct replay_opts *o = j->o;
+	struct cli_run run;
+	int status;
+
+	if (o->compare) {
+		status = replay_compare(o, j->pl, &run);
+	} else {
+		status = cli_run_start(&run, "replay", o->file, j->pl->kinds, j->pl->nr_kinds);
+		if (!status)
+			status = cli_run_ops(&run);
+		if (!status)
+			status = replay_show(o, j->pl, &run);
+	}
+	cli_run_finish(&run);
+	fflush(stdout);
+	j->status = status;
+	return NULL;
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	struct replay_opts o = { .view = VML_VIEW_MAPS, .locks = VOCAB_BIT(VML_LOCK_VMA) };
+	struct replay_opts o = { .view = VML_VIEW_MAPS, .locks = VOCAB_BIT(VML_LOCK_VMA),
+				 .sim_seed = 1 };
 	struct replay_plan pl = { 0 };
+	struct replay_job job = { &o, &pl, 0 };
 	struct cli_run run;
 	bool help_wanted;
 	int status;
@@ -337,6 +377,19 @@ int cmd_replay(int argc, char **argv)
 	status = replay_plan(&o, &pl);
 	if (status)
 		return status;
+	if (o.cpus) {
+		/* Behaviour only: no charges, so the machine's time is the sync points' */
+		struct sim_config cfg = { .cpus = o.cpus, .seed = o.sim_seed,
+					  .costs = { .relax_ns = 1, .tick_ns = 4 * NSEC_PER_MSEC,
+						     .preempt = SIM_PREEMPT_NONE } };
+		int ret = sim_run(&cfg, replay_job, &job, NULL);
+
+		if (ret) {
+			fprintf(stderr, "vmalock replay: --cpus %u: %s\n", o.cpus, strerror(-ret));
+			return EXIT_CHECK_FAILED;
+		}
+		return job.status;
+	}
 	if (o.compare) {
 		status = replay_compare(&o, &pl, &run);
 	} else {
