@@ -8,7 +8,8 @@
  *                  (a second pass: pages the guest reuses)
  *   mmap_ns        mmap(MAP_FIXED|MAP_POPULATE) of one page over one, less a
  *                  system call and a fault: its work under mmap_lock
- *   munmap_ns      munmap() of one page, less a system call
+ *   munmap_ns      munmap() of one page, less a system call and a page's zap
+ *   zap_ns         MADV_DONTNEED of the populated 16 MiB region, per page
  *   ctxsw_ns       half a futex ping-pong between two threads on one CPU
  *   idle_wake_ns[] a futex wake-up of a thread on a CPU idle for a bucket's
  *                  time: the wake to its first clock read (lower quartile)
@@ -86,7 +87,7 @@ static uint64_t measure_relax(void)
 /* fault_ns, and the mapper's calls on a populated region as the mapper makes them. */
 static int measure_mm(uint64_t sys_ns, struct vml_kernel_costs *k)
 {
-	uint64_t f[TRIALS], m[TRIALS], u[TRIALS];
+	uint64_t f[TRIALS], m[TRIALS], u[TRIALS], z[TRIALS];
 	struct vml_rand rnd = vml_rand_init(1, 0);
 	const long pg = sysconf(_SC_PAGESIZE);
 
@@ -112,6 +113,11 @@ static int measure_mm(uint64_t sys_ns, struct vml_kernel_costs *k)
 				p[i * pg] = 1;
 			f[t] = (vml_now_ns() - t0) / REGION_PAGES;
 		}
+		t0 = vml_now_ns();
+		madvise(p, REGION_PAGES * pg, MADV_DONTNEED);
+		z[t] = (vml_now_ns() - t0) / REGION_PAGES;
+		for (unsigned long i = 0; i < REGION_PAGES; i++)
+			p[i * pg] = 1;
 		for (int i = 0; i < 400; i++) {
 			uint64_t x = vml_rand_next(&rnd);
 			char *a = p + (x % REGION_PAGES) * pg;
@@ -136,8 +142,10 @@ static int measure_mm(uint64_t sys_ns, struct vml_kernel_costs *k)
 	k->fault_ns = median(f, TRIALS);
 	k->mmap_ns = median(m, TRIALS);
 	k->mmap_ns = k->mmap_ns > sys_ns + k->fault_ns ? k->mmap_ns - sys_ns - k->fault_ns : 0;
+	k->zap_ns = median(z, TRIALS);
 	k->munmap_ns = median(u, TRIALS);
-	k->munmap_ns = k->munmap_ns > sys_ns ? k->munmap_ns - sys_ns : 0;
+	/* its one page's zap is charged apart (zap_ns) */
+	k->munmap_ns = k->munmap_ns > sys_ns + k->zap_ns ? k->munmap_ns - sys_ns - k->zap_ns : 0;
 	return 0;
 }
 
@@ -301,7 +309,7 @@ int bench_sim_costs_measure(const struct bench_calibration *cal, struct bench_si
 	X(sched.ctxsw_ns) X(sched.wake_busy_ns) X(sched.relax_ns)                \
 	X(sched.timer_slack_ns) X(sched.tick_ns) X(sched.base_slice_ns)          \
 	X(kernel.syscall_ns) X(kernel.mmap_ns) X(kernel.munmap_ns)               \
-	X(kernel.fault_ns) X(record_ns) X(page_ns) X(call_ns)
+	X(kernel.fault_ns) X(kernel.zap_ns) X(record_ns) X(page_ns) X(call_ns)
 
 static const char *field_key(const char *f)
 {
@@ -394,10 +402,11 @@ int bench_sim_layout_load(const char *path, struct bench_mirror **out, char *err
 void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 {
 	fprintf(f, "# simulated machine's charges (ns; %s):\n", c->source);
-	fprintf(f, "#   kernel: syscall %llu, mmap %llu, munmap %llu, fault %llu; readers: "
-		   "record %llu, page %llu, read() %llu\n",
+	fprintf(f, "#   kernel: syscall %llu, mmap %llu, munmap %llu, fault %llu, zap %llu a "
+		   "page; readers: record %llu, page %llu, read() %llu\n",
 		(unsigned long long)c->kernel.syscall_ns, (unsigned long long)c->kernel.mmap_ns,
 		(unsigned long long)c->kernel.munmap_ns, (unsigned long long)c->kernel.fault_ns,
+		(unsigned long long)c->kernel.zap_ns,
 		(unsigned long long)c->record_ns, (unsigned long long)c->page_ns,
 		(unsigned long long)c->call_ns);
 	fprintf(f, "#   sched: context switch %llu, wake-up to a busy CPU %llu, pause %llu, "

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "simcost.h"
 #include "sync/atomic.h"
 #include "host/host.h"
 #include "util/alloc.h"
@@ -53,6 +54,7 @@ static const char *const case_labels[VW_CASES] = { "inside the zapped VMA",
 /* One target's address space: the region (one VMA) and a one-page VMA apart. */
 struct vw_space {
 	bool live;
+	const struct vml_kernel_costs *costs;	/* simulated: the model's charges */
 	struct vml_sys *sys;		/* model */
 	struct vml_mm *mm;		/* model */
 	unsigned long region, len;	/* the zapped VMA */
@@ -68,8 +70,13 @@ struct vw_sample {
 	bool preempted;			/* the zapper lost its CPU during the zap: not counted */
 };
 
+/* Where a row ran: the model on host threads, the live kernel, the model simulated. */
+enum vw_side { VW_MODEL, VW_LIVE, VW_SIM, VW_SIDES };
+static const char *const side_names[VW_SIDES] = { "model", "live", "sim" };
+
 struct vw_row {
 	bool live;
+	enum vw_side side;
 	enum vw_case kase;
 	struct vw_sample *s;
 	unsigned int nr;
@@ -170,19 +177,20 @@ static void *zapper_main(void *arg)
 
 	bench_pin_thread(z->cpu);
 	while (!load_acquire(&z->go))	/* pairs with run_sample()'s store_release(&z.go) */
-		;
+		plat_cpu_relax();
 	getrusage(RUSAGE_THREAD, &before);
 	/* pairs with run_sample()'s load_acquire(&z.t0): the zap begins now */
-	store_release(&z->t0, vml_now_ns());
+	store_release(&z->t0, plat_now_ns());
 	z->err = space_zap(z->sp);
-	z->t1 = vml_now_ns();
+	z->t1 = plat_now_ns();
 	/*
 	 * Another task took the zapper's CPU (other load on the machine): the
 	 * zap's rest then holds that task's time, before or after the VMA's
 	 * read lock is dropped, and the ratio measures the scheduler.
 	 */
 	getrusage(RUSAGE_THREAD, &after);
-	z->preempted = after.ru_nivcsw != before.ru_nivcsw;
+	/* simulated: nothing else runs on the machine */
+	z->preempted = !plat_simulated() && after.ru_nivcsw != before.ru_nivcsw;
 	return NULL;
 }
 
@@ -195,7 +203,7 @@ static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[
 {
 	struct vw_zapper z = { .sp = sp, .cpu = cpus[1] };
 	unsigned long page;
-	pthread_t th;
+	struct plat_thread th;
 	uint64_t t0, m0 = 0, m1 = 0;
 	int ret = space_map(sp);
 
@@ -203,21 +211,22 @@ static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[
 		return ret;
 	/* The middle of the region: the walk reaches it after the munmap began. */
 	page = kase == VW_OTHER ? sp->other : sp->region + (sp->len / 2 & ~(VW_PAGE - 1));
-	if (pthread_create(&th, NULL, zapper_main, &z)) {
+	if (plat_thread_create(&th, &(struct plat_thread_opts){ .cpu = -1, .name = "zapper" },
+			       zapper_main, &z)) {
 		space_unmap(sp);
 		return -EAGAIN;
 	}
 	store_release(&z.go, 1);	/* pairs with zapper_main()'s load_acquire(&z->go) */
 	while (!(t0 = load_acquire(&z.t0)))	/* pairs with zapper_main()'s store_release */
-		;
+		plat_cpu_relax();
 	if (kase >= 0) {
-		while (vml_now_ns() < t0 + lead_ns)
-			;
-		m0 = vml_now_ns();
+		while (plat_now_ns() < t0 + lead_ns)
+			plat_cpu_relax();
+		m0 = plat_now_ns();
 		ret = space_unmap_page(sp, page);
-		m1 = vml_now_ns();
+		m1 = plat_now_ns();
 	}
-	pthread_join(th, NULL);
+	plat_thread_join(&th);
 	*out = (struct vw_sample){ .zap_ns = z.t1 - t0, .lead_ns = m0 ? m0 - t0 : 0,
 				   .wait_ns = m1 - m0, .err = z.err ? z.err : ret,
 				   .preempted = z.preempted };
@@ -256,7 +265,8 @@ static double row_stat(const struct vw_row *r, enum vw_field f, enum vw_stat st)
 	return x;
 }
 
-static int space_create(struct vw_space *sp, bool live, unsigned long mb)
+static int space_create(struct vw_space *sp, bool live, unsigned long mb,
+			const struct vml_kernel_costs *costs)
 {
 	struct vml_sys_config cfg;	/* this host's (or --profile's) */
 	int ret;
@@ -265,6 +275,8 @@ static int space_create(struct vw_space *sp, bool live, unsigned long mb)
 	if (live)
 		return 0;
 	ret = host_current_config(0, &cfg);
+	if (costs)
+		cfg.costs = *costs;
 	if (!ret)
 		ret = vml_sys_create(&cfg, &sp->sys);
 	if (!ret)
@@ -279,18 +291,19 @@ static void space_destroy(struct vw_space *sp)
 }
 
 /* Pilot zaps, then the samples, each case in turn. */
-static int run_side(const struct bench_run *r, bool live, int cpus[2], struct vw_row *rows,
-		    uint64_t *lead_ns)
+static int run_side(const struct bench_run *r, enum vw_side vs, int cpus[2], struct vw_row *rows,
+		    uint64_t *lead_ns, const struct vml_kernel_costs *costs)
 {
 	const struct vw_opts *o = r->opts;
 	const struct bench_common *cm = r->c;
-	const char *side = live ? "live" : "model";
+	bool live = vs == VW_LIVE;
+	const char *side = side_names[vs];
 	struct vw_space sp;
 	double pilot_ns[VW_PILOTS];
-	int ret = space_create(&sp, live, o->mb);
+	int ret = space_create(&sp, live, o->mb, costs);
 
 	for (int c = 0; c < VW_CASES; c++) {
-		rows[c] = (struct vw_row){ .live = live, .kase = c };
+		rows[c] = (struct vw_row){ .live = live, .side = vs, .kase = c };
 		rows[c].s = vml_zalloc(cm->samples * sizeof(*rows[c].s));
 		if (!rows[c].s)
 			ret = ret ? ret : -ENOMEM;
@@ -339,11 +352,59 @@ static unsigned int row_preempted(const struct vw_row *r)
 
 /* What a run measured: a row per target and case. */
 struct vw_result {
-	struct vw_row rows[2 * VW_CASES];
+	struct vw_row rows[VW_SIDES * VW_CASES];
 	unsigned int nr;
-	uint64_t lead_ns[2];		/* [live] */
+	uint64_t lead_ns[VW_SIDES];
 	int cpus[2];			/* the mapper's, the zapper's */
+	struct bench_sim_costs simcosts;	/* simulated rows' charges */
 };
+
+/* The simulated side: run_side() as the first task of a machine of --cpus CPUs. */
+struct vw_sim {
+	const struct bench_run *r;
+	struct vw_result *res;
+	int ret;
+};
+
+static void *sim_side_main(void *arg)
+{
+	struct vw_sim *s = arg;
+	int cpus[2] = { 0, s->r->c->cpus > 1 ? 1 : 0 };
+
+	bench_pin_thread(cpus[0]);	/* the mapper: this task */
+	s->ret = run_side(s->r, VW_SIM, cpus, &s->res->rows[s->res->nr],
+			  &s->res->lead_ns[VW_SIM], &s->res->simcosts.kernel);
+	return NULL;
+}
+
+static int run_sim(const struct bench_run *r, struct vw_result *res)
+{
+	const struct bench_common *c = r->c;
+	struct vw_sim s = { r, res, 0 };
+	struct sim_config cfg;
+	char err[256];
+	int ret;
+
+	if (c->sim_costs) {
+		ret = bench_sim_costs_load(c->sim_costs, &res->simcosts, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "vmalock bench: --sim-costs %s: %s\n", c->sim_costs,
+				ret == -EINVAL ? err : strerror(-ret));
+			return ret;
+		}
+	} else {
+		bench_progress(c->quiet, "vma-wait: measuring the simulated machine's charges ...");
+		ret = bench_sim_costs_measure(NULL, &res->simcosts);
+		if (ret) {
+			fprintf(stderr, "vmalock bench: measuring the simulated machine's charges: "
+					"%s (give --sim-costs FILE)\n", strerror(-ret));
+			return ret;
+		}
+	}
+	cfg = bench_sim_config(&res->simcosts, c->cpus, c->sim_seed);
+	ret = sim_run(&cfg, sim_side_main, &s, NULL);
+	return ret ? ret : s.ret;
+}
 
 static const struct bench_col columns[] = {
 	BENCH_TEXT("target", -7), BENCH_TEXT("munmap", -22), BENCH_NUM("zap ms", 9, RAW, 2),
@@ -364,6 +425,11 @@ static void vw_print(FILE *f, const struct bench_run *r)
 		"# page; %u samples; kernel %s\n",
 		o->mb, (o->mb << 20) / VW_PAGE, res->cpus[1], res->cpus[0], r->c->samples,
 		bench_kernel());
+	if (r->c->sim) {
+		fprintf(f, "# sim: the model on a simulated machine of %u CPUs (docs/simulation.md), "
+			   "seed %llu\n", r->c->cpus, (unsigned long long)r->c->sim_seed);
+		bench_sim_costs_print(f, &res->simcosts);
+	}
 	fprintf(f, "# waited/left: the munmap's time over what was left of the zap when it\n"
 		"# began (1: it waited for the whole rest; 0: not at all)\n");
 	bench_table_start(&t, f, columns, 0);
@@ -373,10 +439,10 @@ static void vw_print(FILE *f, const struct bench_run *r)
 
 		if (!row->nr)
 			continue;
-		bench_text(&t, row->live ? "kernel" : "model");
+		bench_text(&t, row->live ? "kernel" : side_names[row->side]);
 		bench_text(&t, case_labels[row->kase]);
 		bench_num(&t, row_stat(row, VW_ZAP, VW_MEDIAN) / 1e6);
-		bench_num(&t, (double)res->lead_ns[row->live] / 1e6);
+		bench_num(&t, (double)res->lead_ns[row->side] / 1e6);
 		bench_num(&t, row_stat(row, VW_WAIT, VW_MEDIAN) / 1e3);
 		bench_num(&t, row_stat(row, VW_WAIT, VW_MIN) / 1e3);
 		bench_num(&t, row_stat(row, VW_WAIT, VW_MAX) / 1e3);
@@ -405,8 +471,11 @@ static void vw_json(json_t *doc, const struct bench_run *r)
 		if (!vr->nr)
 			continue;
 		row = bench_doc_row(doc, target_kind_name(vr->live ? TARGET_LIVE : TARGET_MODEL));
+		json_set_bool(row, "sim", vr->side == VW_SIM);
+		if (vr->side == VW_SIM)
+			json_set_u64(row, "cpus", r->c->cpus);
 		json_set_str(row, "munmap", case_names[vr->kase]);
-		json_set_u64(row, "lead_ns", res->lead_ns[vr->live]);
+		json_set_u64(row, "lead_ns", res->lead_ns[vr->side]);
 		json_set_double(row, "zap_ns", row_stat(vr, VW_ZAP, VW_MEDIAN));
 		json_set_double(row, "munmap_ns", row_stat(vr, VW_WAIT, VW_MEDIAN));
 		json_set_double(row, "munmap_max_ns", row_stat(vr, VW_WAIT, VW_MAX));
@@ -444,11 +513,17 @@ static int vw_run(struct bench_run *r)
 			"share it\n");
 	bench_pin_thread(res->cpus[0]);	/* the mapper: this thread */
 	if (r->c->model) {
-		ret = run_side(r, false, res->cpus, &res->rows[res->nr], &res->lead_ns[0]);
+		ret = run_side(r, VW_MODEL, res->cpus, &res->rows[res->nr],
+			       &res->lead_ns[VW_MODEL], NULL);
 		res->nr += VW_CASES;
 	}
 	if (!ret && r->c->live) {
-		ret = run_side(r, true, res->cpus, &res->rows[res->nr], &res->lead_ns[1]);
+		ret = run_side(r, VW_LIVE, res->cpus, &res->rows[res->nr], &res->lead_ns[VW_LIVE],
+			       NULL);
+		res->nr += VW_CASES;
+	}
+	if (!ret && r->c->sim) {
+		ret = run_sim(r, res);
 		res->nr += VW_CASES;
 	}
 	bench_progress_done(r->c->quiet);
@@ -501,6 +576,7 @@ const struct bench_scenario bench_vma_wait = {
 	.opts = vw_opts_table,
 	.opts_size = sizeof(struct vw_opts),
 	.defaults = vw_defaults,
+	.sim = true,
 	.check = vw_check,
 	.run = vw_run,
 	.print = vw_print,

@@ -217,6 +217,7 @@ struct vml_sys_config {
 		uint64_t mmap_ns;	/* mmap()'s work under mmap_lock (write): one VMA */
 		uint64_t munmap_ns;	/* munmap()'s work under mmap_lock (write): one VMA */
 		uint64_t fault_ns;	/* a page fault that maps one page, under its lock */
+		uint64_t zap_ns;	/* per present page-table entry zapped (munmap, DONTNEED) */
 	} costs;
 };
 

@@ -100,6 +100,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
 #include "mm/swap.h"
+#include "platform/platform.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 
@@ -491,7 +492,7 @@ static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long star
 			 unsigned long end, void *priv)
 {
 	const struct zap_details *d = priv;
-	unsigned long nr;
+	unsigned long nr, zapped = 0;
 
 	/* Ends: each step zaps at least one entry. */
 	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
@@ -507,9 +508,15 @@ static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long star
 			folio_mark_accessed(mm->sys, folio);
 		if (!folio)
 			nr = 1;
-		for (unsigned long i = 0; i < nr; i++)
-			zap_pte(mm, &pt->e[pte_index(a + i * PAGE_SIZE)], d);
+		for (unsigned long i = 0; i < nr; i++) {
+			_Atomic uint64_t *e = &pt->e[pte_index(a + i * PAGE_SIZE)];
+
+			zapped += load_relaxed(e) != 0;
+			zap_pte(mm, e, d);
+		}
 	}
+	/* the kernel's time for the table's entries; it may reschedule after each table */
+	plat_charge_ns(mm->sys->cfg.costs.zap_ns * zapped, PLAT_KERNEL);
 	return 0;
 }
 

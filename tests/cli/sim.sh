@@ -14,8 +14,8 @@ cd "$tmp" || exit 1
 
 expect 2 "sim-only: needs --cpus N" "--sim-only alone" -- bench proc-vs-map --sim-only
 expect 2 "sim-costs: needs --cpus N" "--sim-costs alone" -- bench proc-vs-map --sim-costs "$costs"
-expect 2 "cpus: only proc-vs-map" "--cpus on a scenario without a simulated machine" -- \
-	bench vma-wait --cpus 4
+expect 2 "cpus: only proc-vs-map and vma-wait" "--cpus on a scenario without a simulated machine" -- \
+	bench khugepaged --cpus 4
 expect 2 "cpus: bad value '0'" "zero CPUs" -- bench proc-vs-map --cpus 0
 expect 2 "busy-cpus 4: at most 3 with --cpus 4" "--busy-cpus leaves CPU 0 to the mapper" -- \
 	bench proc-vs-map --cpus 4 --busy-cpus 4
@@ -79,5 +79,18 @@ for r in d["rows"]:
     assert r["sim"] and r["cpus"] == 8 and r["ops"] > 0 and r["views_read"] > 0, r
 ' p.json
 ok $? "an 8-CPU machine in Paul's layout runs, both policies"
+
+# vma-wait on the simulated machine: a munmap inside a VMA being zapped under
+# its read lock waits for the rest of the zap; one in another VMA does not.
+vml bench vma-wait --cpus 2 --sim-only --sim-costs "$costs" --samples 2 --mb 16 --json w.json \
+	--quiet
+rc=$?
+[ $rc -eq 0 ] && python3 -c '
+import json, sys
+rows = {r["munmap"]: r for r in json.load(open(sys.argv[1]))["rows"] if r.get("sim")}
+assert rows["same"]["waited_over_left"] > 0.8, rows["same"]
+assert rows["other"]["waited_over_left"] < 0.2, rows["other"]
+' w.json
+ok $? "vma-wait, simulated: the munmap inside the zapped VMA waits for the rest of the zap"
 
 done_tap
