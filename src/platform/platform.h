@@ -125,4 +125,14 @@ int plat_nice_self(int nice);
 /* The calling simulated task's CPU; -1 on the host. */
 int plat_cpu_self(void);
 
+/*
+ * Is simulated task @t on a CPU now (running or charging)? The host cannot
+ * tell: NULL (a host thread) counts as on a CPU.
+ */
+bool sim_task_on_cpu(const struct sim_task *t);
+static inline bool plat_task_on_cpu(const struct sim_task *t)
+{
+	return !t || sim_task_on_cpu(t);
+}
+
 #endif /* VML_PLATFORM_PLATFORM_H */

@@ -307,6 +307,11 @@ uint64_t sim_now_ns(void)
 	return plat_sim_self->w->now;
 }
 
+bool sim_task_on_cpu(const struct sim_task *t)
+{
+	return t->state == TASK_CODE || t->state == TASK_CHARGING;
+}
+
 uint64_t sim_task_cpu_ns(void)
 {
 	return plat_sim_self->cpu_ns;

@@ -595,6 +595,7 @@ void up_read(struct rwsem *sem)
 static inline void rwsem_set_writer_owner(struct rwsem *sem)
 {
 	store_relaxed(&sem->owner, rwsem_me());
+	store_relaxed(&sem->owner_task, plat_sim_self);
 	if (load_relaxed(&sem->nonspinnable))
 		store_relaxed(&sem->nonspinnable, 0);
 }
@@ -641,7 +642,9 @@ static bool rwsem_optimistic_spin(struct rwsem *sem)
 					store_relaxed(&sem->nonspinnable, 1);
 					return false;
 				}
-			} else if (spun >= RWSEM_SPIN_NS) {
+			} else if (spun >= RWSEM_SPIN_NS ||
+				   !plat_task_on_cpu(load_relaxed(&sem->owner_task))) {
+				/* the kernel spins while the owner runs: a simulated one may not */
 				return false;
 			}
 		}
@@ -821,6 +824,7 @@ void up_write(struct rwsem *sem)
 	vml_assert(rwsem_is_write_locked_by_me(sem));
 	/* Cleared before the release, so the next writer's store wins. */
 	store_relaxed(&sem->owner, 0);
+	store_relaxed(&sem->owner_task, NULL);
 	/* Release pairs with the next acquirer's acquire (fast paths, cmpxchg, mark_wake). */
 	c = fetch_sub_release(&sem->count, RWSEM_WRITER_LOCKED);
 	if (unlikely(c & RWSEM_FLAG_WAITERS))
@@ -906,6 +910,7 @@ void rwsem_init(struct rwsem *sem, const struct rwsem_config *cfg)
 
 	store_relaxed(&sem->count, 0);
 	store_relaxed(&sem->owner, 0);
+	store_relaxed(&sem->owner_task, NULL);
 	store_relaxed(&sem->nr_waiters, 0);
 	store_relaxed(&sem->nonspinnable, 0);
 	INIT_LIST_HEAD(&sem->wait_list);

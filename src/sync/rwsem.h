@@ -96,6 +96,10 @@ struct rwsem {
 	_Atomic uintptr_t owner;	/* [atomic] the writer's thread token, or
 					 * RWSEM_OWNER_READER: a hint, stale after readers
 					 * leave (as in the kernel) */
+	_Atomic(struct sim_task *) owner_task;	/* [atomic] the writer as the simulated machine
+					 * knows it (NULL on the host): a spinning writer
+					 * stops once it is off its CPU, as the kernel's
+					 * rwsem_spin_on_owner does */
 	_Atomic uint32_t nr_waiters;	/* [wait_lock] wait_list length, for is_contended */
 	_Atomic uint32_t nonspinnable;	/* [atomic] a writer's spin on readers timed out:
 					 * writers queue at once until a writer owns the
