@@ -715,6 +715,12 @@ static int pvm_run_rows(struct bench_run *br)
 	for (k = 0; k < res->nr_rows && !ret; k++)
 		row_summarise(&res->rows[k]);
 	bench_progress_done(c->quiet);
+	/* how fast the simulator ran here: host time, so on stderr, never in the results */
+	if (!ret && c->sim && res->simstats.wall_ns)
+		fprintf(stderr, "vmalock bench: simulated %.2f s on %u CPUs in %.2f s: %llu events, "
+			"%.0f events a second\n", res->simstats.virtual_ns / 1e9, c->cpus,
+			res->simstats.wall_ns / 1e9, (unsigned long long)res->simstats.events,
+			res->simstats.events / (res->simstats.wall_ns / 1e9));
 	if (ret == -ENOMEM)
 		fprintf(stderr, "vmalock bench: out of memory\n");
 	return ret ? EXIT_FAILURE : 0;
