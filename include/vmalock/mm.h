@@ -300,6 +300,37 @@ int vml_mlockall(struct vml_mm *mm, int flags);
 VML_MUST_CHECK
 int vml_munlockall(struct vml_mm *mm);
 /*
+ * mseal(2): seal [addr, addr+len), which must be mapped without a hole
+ * (-ENOMEM); @flags must be 0. A sealed VMA refuses munmap, mprotect,
+ * mremap, an mmap over it, and the madvise advices that discard an
+ * anonymous read-only VMA's data, with -EPERM. Context: as vml_mmap's.
+ */
+VML_MUST_CHECK
+int vml_mseal(struct vml_mm *mm, unsigned long addr, unsigned long len, unsigned long flags);
+/*
+ * /proc/PID/clear_refs: write @value (1 all, 2 anonymous, 3 file-mapped
+ * pages: clear their young bits and referenced flags; 4 soft-dirty, which
+ * the model's hosts do not build (CONFIG_MEM_SOFT_DIRTY=n): nothing to
+ * clear; 5 reset the peak RSS). Return: 0, or -EINVAL for another value.
+ * Context: takes mmap_lock(W), as 6.18 does for every value.
+ */
+VML_MUST_CHECK
+int vml_clear_refs(struct vml_mm *mm, int value);
+/*
+ * ftruncate(2) of @file to @size bytes, and fallocate(2)
+ * FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE of [offset, offset+len): the
+ * pages that go are unmapped from every mapping of the file, in every mm
+ * (unmap_mapping_range through i_mmap; truncation takes private copies
+ * too), then dropped from the page cache (and shmem's swap). A later fault
+ * beyond the new end of file raises SIGBUS.
+ * Return: 0 or -errno (-EINVAL: a negative size or offset, a zero length).
+ * Context: takes each mapping mm's mmap_lock(R) in turn, after i_mmap_rwsem(R).
+ */
+VML_MUST_CHECK
+int vml_file_truncate(struct vml_file *file, long long size);
+VML_MUST_CHECK
+int vml_file_punch(struct vml_file *file, long long offset, long long len);
+/*
  * prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name); NULL name clears.
  * Context: as vml_mmap's; mmap_lock(W).
  */

@@ -333,6 +333,8 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 struct zap_details {
 	bool drop_guard;		/* an unmap: guard markers go too */
 	bool munlock;			/* an unmap of VM_LOCKED VMAs (zap_unmapped_range) */
+	bool skip_cows;			/* unmap_mapping_range without even_cows: the
+					 * page cache's pages only, not private copies */
 	struct mmu_gather *tlb;		/* free the pages through it; NULL: at once */
 };
 
@@ -412,6 +414,14 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_deta
 
 	if (!d->drop_guard && pte_is_guard(load_relaxed(ptep)))
 		return;		/* only an unmap removes a marker (zap_nonpresent_ptes) */
+	if (d->skip_cows) {
+		/* should_zap_folio / should_zap_cows: a private copy and its swap stay */
+		pte = load_relaxed(ptep);
+		if (pte_is_swap(pte))
+			return;
+		if (pte_present(pte) && folio_is_anon(page_folio(pte_page(pte))))
+			return;
+	}
 	/* An exchange, not a store: a hardware CAS may set young/dirty meanwhile (P2). */
 	pte = xchg_relaxed(ptep, 0);
 
@@ -519,6 +529,8 @@ static int zap_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long star
 	const struct zap_details *d = priv;
 	struct pte_table *pt;
 
+	if (d->skip_cows && folio_is_anon(page_folio(pte_page(load_relaxed(pmd)))))
+		return 0;	/* a private huge copy stays, whole */
 	if (!(start & ~PMD_MASK) && end - start == PMD_SIZE) {
 		/* an unmapped range: no fault can map anything here meanwhile */
 		struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
@@ -571,6 +583,11 @@ void zap_unmapped_range(struct mm *mm, unsigned long start, unsigned long end, b
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end)
 {
 	zap_range(mm, start, end, &(struct zap_details){ .drop_guard = false });
+}
+
+void zap_mapping_range(struct mm *mm, unsigned long start, unsigned long end, bool even_cows)
+{
+	zap_range(mm, start, end, &(struct zap_details){ .skip_cows = !even_cows });
 }
 
 void zap_page_range_single_batched(struct mm *mm, struct mmu_gather *tlb, unsigned long start,

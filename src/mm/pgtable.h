@@ -97,6 +97,14 @@ void zap_unmapped_range(struct mm *mm, unsigned long start, unsigned long end, b
  * in the range meanwhile (what they map after the walk passed stays).
  */
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end);
+/*
+ * The same for a file's truncation or hole (unmap_mapping_range): with
+ * @even_cows also the private copies of the file's pages (and their swap
+ * entries) - truncation - else only the page cache's own pages, the zero
+ * page and what is not anonymous. Guard markers stay.
+ * Context: mmap_lock(R) of @mm; the range lies in one VMA mapping the file.
+ */
+void zap_mapping_range(struct mm *mm, unsigned long start, unsigned long end, bool even_cows);
 
 /*
  * mmu_gather (asm-generic/tlb.h): the pages a zap unmapped, their last

@@ -702,7 +702,7 @@ static void unmap_folio_vma(struct vma *vma, struct folio *folio)
  * reference, e.g. a fault that is mapping it right now.
  * Context: the caller holds a reference on @folio and no page-table lock.
  */
-static void split_file_folio(struct folio *folio)
+void split_file_folio(struct folio *folio)
 {
 	struct vml_file *file = folio->mapping;
 	unsigned long nr = folio_nr_pages(folio);

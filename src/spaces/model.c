@@ -198,6 +198,19 @@ static int model_apply(struct target *t, const struct op *op, int mmap_flags,
 	case OP_FORK:
 		r = model_fork(m);
 		break;
+	case OP_MSEAL:
+		r = vml_mseal(m->cur, op->addr, op->len, 0);
+		break;
+	case OP_TRUNCATE:
+		/* ftruncate's length is an off_t: a size above LLONG_MAX is negative */
+		r = f ? vml_file_truncate(f, (long long)op->size) : -EBADF;
+		break;
+	case OP_PUNCH:
+		r = f ? vml_file_punch(f, (long long)op->offset, (long long)op->len) : -EBADF;
+		break;
+	case OP_CLEAR_REFS:
+		r = vml_clear_refs(m->cur, op->flags);
+		break;
 	default:
 		return -EINVAL;
 	}
