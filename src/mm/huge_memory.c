@@ -88,6 +88,13 @@ static unsigned long shmem_vma_orders(struct vma *vma, unsigned long vm_flags,
 		return 0;
 	if (type != TVA_PAGEFAULT)
 		orders = orders_in_vma(vma, orders);
+	if (type == TVA_FORCED_COLLAPSE) {
+		/* shmem_huge_global_enabled with shmem_huge_force: the PMD size unless deny */
+		if ((vm_flags & VM_NOHUGEPAGE) ||
+		    vma->vm_mm->sys->cfg.shmem_huge == VML_SHMEM_HUGE_DENY)
+			return 0;
+		return orders & (1UL << HPAGE_PMD_ORDER);
+	}
 	return orders ? orders & shmem_allowable_huge_orders(file, vma, vma->vm_pgoff, 0,
 							     file_nr_pages(file) << PAGE_SHIFT) : 0;
 }
@@ -102,6 +109,9 @@ unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
 	/* Files: only shmem, by its own rules; no file THP otherwise (as live). */
 	if (!vma_is_anonymous(vma))
 		return type == TVA_KHUGEPAGED ? 0 : shmem_vma_orders(vma, vm_flags, type, orders);
+	/* MADV_COLLAPSE: every anonymous size, whatever the knobs say */
+	if (type == TVA_FORCED_COLLAPSE)
+		mask = THP_ORDERS_ALL_ANON;
 	if (vm_flags & VM_HUGEPAGE)
 		mask |= sys->thp_anon_madvise;
 	if (global == VML_THP_ALWAYS || ((vm_flags & VM_HUGEPAGE) && global != VML_THP_NEVER))

@@ -677,6 +677,38 @@ static void clear_table_entry(struct mm *mm, _Atomic uint64_t *e)
 	spin_unlock(&mm->page_table_lock);
 }
 
+bool retract_empty_pte_table(struct mm *mm, unsigned long addr)
+{
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	uint64_t v;
+	int err = 0;
+
+	mmap_assert_locked(mm);
+	pmd = pmd_offset(mm, addr, false, &err);
+	if (!pmd)
+		return true;
+	spin_lock(&mm->page_table_lock);
+	v = load_relaxed(pmd);
+	if (!v || pmd_is_huge(v)) {
+		spin_unlock(&mm->page_table_lock);
+		return !v;
+	}
+	pt = pmd_pte_table(v);
+	pte_lock(pt);
+	if (!entries_empty(pt->e)) {
+		pte_unlock(pt);
+		spin_unlock(&mm->page_table_lock);
+		return false;
+	}
+	/* release: pairs with the walkers' acquire loads of the entry (P1; a 0 publishes nothing) */
+	store_release(pmd, 0);
+	pte_unlock(pt);
+	spin_unlock(&mm->page_table_lock);
+	vml_call_rcu(&pt->rcu, pte_table_free_cb);
+	return true;
+}
+
 /*
  * Free the PTE tables under @pmd whose span meets [start, end) and lies in
  * u's free space (free_pmd_range). Return: whether @pmd is empty now.

@@ -105,6 +105,13 @@ void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end
  * Context: mmap_lock(R) of @mm; the range lies in one VMA mapping the file.
  */
 void zap_mapping_range(struct mm *mm, unsigned long start, unsigned long end, bool even_cows);
+/*
+ * retract_empty_pte_table - free the PTE table at @addr's PMD if every entry
+ * of it is empty (khugepaged's retract_page_tables, collapse_pte_mapped_thp):
+ * a later fault there finds no table and may map a huge folio by the PMD.
+ * Return: true if the PMD is empty now. Context: mmap_lock(R) or (W).
+ */
+bool retract_empty_pte_table(struct mm *mm, unsigned long addr);
 
 /*
  * mmu_gather (asm-generic/tlb.h): the pages a zap unmapped, their last

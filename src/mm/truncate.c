@@ -53,13 +53,10 @@ struct zap_target {
 	unsigned long vm_start;
 };
 
-/*
- * unmap_mapping_range - zap file pages [@first, @last] from every mapping
- * of @file. Context: no lock held; takes i_mmap_rwsem(R), then each mm's
- * mmap_lock(R).
- */
-static void unmap_mapping_pages(struct vml_file *file, unsigned long first, unsigned long last,
-				bool even_cows)
+void i_mmap_for_each_locked(struct vml_file *file, unsigned long first, unsigned long last,
+			    void (*fn)(struct mm *mm, struct vma *vma, unsigned long start,
+				       unsigned long end, void *arg),
+			    void *arg)
 {
 	struct zap_target *v = NULL, *n;
 	size_t nr = 0, cap = 0;
@@ -94,11 +91,23 @@ static void unmap_mapping_pages(struct vml_file *file, unsigned long first, unsi
 		/* still the same mapping of the file, over the whole range */
 		if (vma && vma->vm_file == file && vma->vm_start == v[i].vm_start &&
 		    vma->vm_pgoff == v[i].pgoff && v[i].end <= vma->vm_end)
-			zap_mapping_range(mm, v[i].start, v[i].end, even_cows);
+			fn(mm, vma, v[i].start, v[i].end, arg);
 		mmap_read_unlock(mm);
 		mmput(mm);
 	}
 	vml_free(v);
+}
+
+static void zap_one(struct mm *mm, struct vma *vma, unsigned long start, unsigned long end,
+		    void *even_cows)
+{
+	zap_mapping_range(mm, start, end, *(bool *)even_cows);
+}
+
+void unmap_mapping_pages(struct vml_file *file, unsigned long first, unsigned long last,
+			 bool even_cows)
+{
+	i_mmap_for_each_locked(file, first, last, zap_one, &even_cows);
 }
 
 /* Take @folio out of the page cache; Context: i_pages_lock held, the cache's reference dropped by the caller. */

@@ -19,6 +19,8 @@
 #include <sys/mman.h>
 
 #include "host/host.h"
+#include "util/linux_compat.h"
+#include "vmalock/khugepaged.h"
 #include "spaces/target.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -111,6 +113,14 @@ static int model_fork(struct model *m)
 	return ret;
 }
 
+/* madvise(2): MADV_COLLAPSE is the khugepaged layer's (vml_madvise_collapse). */
+static int model_madvise(struct model *m, unsigned long addr, unsigned long len, int advice)
+{
+	if (advice == MADV_COLLAPSE)
+		return vml_madvise_collapse(m->cur, addr, len);
+	return vml_madvise(m->cur, addr, len, advice);
+}
+
 /* process_madvise(pidfd of ourselves, one iovec, advice, 0). */
 static int model_process_madvise(struct model *m, const struct op *op)
 {
@@ -122,7 +132,7 @@ static int model_process_madvise(struct model *m, const struct op *op)
 		return -EINVAL;		/* import_iovec */
 	if (len > MAX_RW_COUNT)
 		len = MAX_RW_COUNT;
-	return vml_madvise(m->cur, op->addr, len, op->advice);
+	return model_madvise(m, op->addr, len, op->advice);
 }
 
 static void model_forget_forks(struct model *m)
@@ -162,7 +172,7 @@ static int model_apply(struct target *t, const struct op *op, int mmap_flags,
 			       &res->addr);
 		break;
 	case OP_MADVISE:
-		r = vml_madvise(m->cur, op->addr, op->len, op->advice);
+		r = model_madvise(m, op->addr, op->len, op->advice);
 		break;
 	case OP_TOUCH:
 		r = vml_touch(m->cur, op->addr, op->len,
