@@ -16,6 +16,12 @@
  * else holds a reference. Context: a reference held, no page-table lock.
  */
 void split_file_folio(struct folio *folio);
+/*
+ * split_file_folio_at - the same, but non-uniform around page @at of the
+ * folio (try_folio_split, 6.15+, which truncation uses): page @at alone,
+ * the rest in the largest naturally aligned pieces; @at < 0: single pages.
+ */
+void split_file_folio_at(struct folio *folio, long at);
 void madvise_free_range(struct mm *mm, unsigned long start, unsigned long end);
 void madvise_cold_range(struct mm *mm, unsigned long start, unsigned long end);
 void madvise_pageout_range(struct mm *mm, unsigned long start, unsigned long end);

@@ -119,22 +119,73 @@ static void filemap_remove_folio(struct vml_file *file, struct folio *folio)
 }
 
 /*
- * truncate_inode_pages_range - drop the page-cache pages [@start, @end]
- * (page indexes, whole pages only) and the swap entries or shadows there.
- * A large folio that reaches out of the range is split first, if it can be.
- * Context: no lock held.
+ * Split the large folio at page @index, if it reaches outside the whole
+ * pages [@start, @end], non-uniformly around @index (truncate_inode_partial_folio's
+ * try_folio_split). Context: no lock held.
  */
-static void truncate_inode_pages_range(struct vml_file *file, unsigned long start,
-				       unsigned long end)
+static void split_partial_folio(struct vml_file *file, unsigned long index, unsigned long start,
+				unsigned long end)
 {
-	unsigned long i = start;
+	struct folio *folio;
+
+	spin_lock(&file->i_pages_lock);
+	folio = file_folio_at(file, index);
+	if (!folio || !folio->order ||
+	    (folio->index >= start && folio->index + folio_nr_pages(folio) - 1 <= end)) {
+		spin_unlock(&file->i_pages_lock);
+		return;
+	}
+	folio_get(folio);
+	spin_unlock(&file->i_pages_lock);
+	split_file_folio_at(folio, (long)(index - folio->index));
+	folio_put(folio);
+}
+
+/*
+ * A regular file's page that the range covers only in part: ext4 zeroes
+ * the part (ext4_zero_partial_blocks, ext4_block_truncate_page) through the
+ * page cache - reading the page in if it is not cached (FGP_CREAT), marking
+ * it accessed and dirty. tmpfs zeroes it in place: its pages are dirty anyway.
+ */
+static void zero_partial_page(struct vml_file *file, unsigned long index)
+{
+	struct folio *folio;
+
+	if (file->shmem || file_index_beyond_eof(file, index) ||
+	    filemap_get_or_create(file, index, 0, &folio))
+		return;
+	folio_mark_accessed(file->sys, folio);
+	folio_set(folio, PG_dirty);
+	folio_put(folio);
+}
+
+/*
+ * truncate_inode_pages_range - drop the page cache of bytes [@lstart, @lend]
+ * (@lend ~0: to the end): the folios wholly inside go, with the swap
+ * entries or shadows there; a large folio at either end that reaches out
+ * of the range is split around the range's first (last) page first, so
+ * that its pages inside can go; a page the range covers in part stays
+ * (zero_partial_page). Context: no lock held.
+ */
+static void truncate_inode_pages_range(struct vml_file *file, unsigned long lstart,
+				       unsigned long lend)
+{
+	unsigned long start = (lstart + PAGE_SIZE - 1) >> PAGE_SHIFT;	/* first whole page */
+	unsigned long end = lend == ~0UL ? ~0UL : ((lend + 1) >> PAGE_SHIFT) - 1;
+	bool whole = lend == ~0UL || start <= end;		/* any whole page at all */
+	unsigned long i;
 	uintptr_t v;
 
-	/* Ends: each step moves i past one folio, or stops at the end of the cache. */
-	for (;;) {
+	if ((lend + 1) >> PAGE_SHIFT == 0 && lend != ~0UL)
+		whole = false;
+	/* the folios at both ends first, as the kernel's partial-folio steps split them */
+	split_partial_folio(file, lstart >> PAGE_SHIFT, start, end);
+	if (lend != ~0UL)
+		split_partial_folio(file, lend >> PAGE_SHIFT, start, end);
+	/* Ends: each step moves i past one folio, or stops at the end of the range. */
+	for (i = start; whole;) {
 		struct folio *folio;
 		unsigned long first, nr;
-		bool split;
 
 		spin_lock(&file->i_pages_lock);
 		if (i > end || !xmap_next(&file->pages, &i, end + 1 < end ? ~0UL : end + 1, &v)) {
@@ -149,27 +200,14 @@ static void truncate_inode_pages_range(struct vml_file *file, unsigned long star
 			spin_unlock(&file->i_pages_lock);
 			folio_put(folio);	/* the cache's reference */
 		} else {
-			/* partly inside: split it, then look at its pages again */
-			folio_get(folio);
-			spin_unlock(&file->i_pages_lock);
-			split_file_folio(folio);
-			spin_lock(&file->i_pages_lock);
-			split = file_folio_at(file, first) != folio;
-			spin_unlock(&file->i_pages_lock);
-			folio_put(folio);
-			if (!split)
-				i = first + nr;	/* it stays whole */
-			if (!i)
-				break;
-			continue;		/* split: i finds the small page there */
+			spin_unlock(&file->i_pages_lock);	/* a split that failed: it stays */
 		}
 		i = first + nr;
 		if (!i)
 			break;
 	}
-	/* Swap entries (shmem) and reclaim shadows (a regular file) in the range. */
-	i = start;
-	for (;;) {
+	/* Swap entries (shmem) and reclaim shadows (a regular file) of the whole pages. */
+	for (i = start; whole;) {
 		unsigned long slot;
 
 		spin_lock(&file->i_pages_lock);
@@ -187,6 +225,10 @@ static void truncate_inode_pages_range(struct vml_file *file, unsigned long star
 		if (++i == 0)
 			break;
 	}
+	if (lstart & ~PAGE_MASK)
+		zero_partial_page(file, lstart >> PAGE_SHIFT);
+	if (lend != ~0UL && ((lend + 1) & ~PAGE_MASK) && lend >> PAGE_SHIFT != lstart >> PAGE_SHIFT)
+		zero_partial_page(file, lend >> PAGE_SHIFT);
 }
 
 static unsigned long long file_max_bytes(const struct vml_file *file)
@@ -211,7 +253,7 @@ int vml_file_truncate(struct vml_file *file, long long size)
 	/* truncate_pagecache: unmap (private copies too), drop the cache, unmap again */
 	holebegin = PAGE_ALIGN((unsigned long)size) >> PAGE_SHIFT;
 	unmap_mapping_pages(file, holebegin, ~0UL, true);
-	truncate_inode_pages_range(file, holebegin, ~0UL);
+	truncate_inode_pages_range(file, (unsigned long)size, ~0UL);
 	unmap_mapping_pages(file, holebegin, ~0UL, true);
 	return 0;
 }
@@ -233,15 +275,15 @@ int vml_file_punch(struct vml_file *file, long long offset, long long len)
 		spin_unlock(&file->i_pages_lock);
 		if ((unsigned long long)offset >= size)
 			return 0;
+		/* a hole past EOF ends after the page that holds EOF */
 		if (end > size)
-			end = size;
+			end = size + PAGE_SIZE - (size & ~PAGE_MASK);
 	}
-	/* whole pages only: a partial one stays, zeroed in part */
+	/* truncate_pagecache_range: whole pages are unmapped; a partial one stays */
 	first = PAGE_ALIGN((unsigned long)offset) >> PAGE_SHIFT;
 	last = (unsigned long)(end >> PAGE_SHIFT);	/* one past the last whole page */
-	if (last <= first)
-		return 0;
-	unmap_mapping_pages(file, first, last - 1, false);
-	truncate_inode_pages_range(file, first, last - 1);
+	if (last > first)
+		unmap_mapping_pages(file, first, last - 1, false);
+	truncate_inode_pages_range(file, (unsigned long)offset, (unsigned long)end - 1);
 	return 0;
 }
