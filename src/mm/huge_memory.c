@@ -88,13 +88,8 @@ static unsigned long shmem_vma_orders(struct vma *vma, unsigned long vm_flags,
 		return 0;
 	if (type != TVA_PAGEFAULT)
 		orders = orders_in_vma(vma, orders);
-	if (type == TVA_FORCED_COLLAPSE) {
-		/* shmem_huge_global_enabled with shmem_huge_force: the PMD size unless deny */
-		if ((vm_flags & VM_NOHUGEPAGE) ||
-		    vma->vm_mm->sys->cfg.shmem_huge == VML_SHMEM_HUGE_DENY)
-			return 0;
-		return orders & (1UL << HPAGE_PMD_ORDER);
-	}
+	if (type == TVA_FORCED_COLLAPSE)
+		return orders & shmem_forced_huge_orders(file, vma);
 	return orders ? orders & shmem_allowable_huge_orders(file, vma, vma->vm_pgoff, 0,
 							     file_nr_pages(file) << PAGE_SHIFT) : 0;
 }
@@ -118,6 +113,9 @@ unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
 		mask |= sys->thp_anon_inherit;
 	orders &= mask & THP_ORDERS_ALL_ANON;
 	if (!orders || (vm_flags & (VM_NOHUGEPAGE | VM_SPECIAL | VM_HUGETLB)))
+		return 0;
+	/* MADV_COLLAPSE needs the anon_vma a first fault makes (smaps and faults do not) */
+	if (type == TVA_FORCED_COLLAPSE && !vma_anon_vma(vma))
 		return 0;
 	return type == TVA_PAGEFAULT ? orders : orders_in_vma(vma, orders);
 }

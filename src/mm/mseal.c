@@ -52,8 +52,8 @@ static int mseal_apply(struct mm *mm, unsigned long start, unsigned long end)
 	vma_txn_begin(&t, mm);
 	vma = vt_next(&t, start);
 	prev = start > vma->vm_start ? vma : vt_prev(&t, vma->vm_start);
-	/* Ends: cur moves to the end of each VMA sealed, up to @end. */
-	while (vma && vma->vm_start < end) {
+	/* Ends: cur moves to the end of each VMA (or to @end) every step. */
+	while (vma && cur < end) {
 		unsigned long cur_end = VML_MIN(vma->vm_end, end);
 
 		if (!(vma->vm_flags & VM_SEALED)) {

@@ -39,6 +39,7 @@ static void test_mseal(void)
 	is_int(map_anon(mm, BASE, 16 * PG, PROT_READ | PROT_WRITE), 0, "map 16 pages");
 	is_int(vml_mseal(mm, BASE + 4 * PG, 2 * PG, 0), 0, "seal 2 pages in the middle");
 	is_int(vml_mseal(mm, BASE + 4 * PG, 2 * PG, 0), 0, "seal them again");
+	is_int(vml_mseal(mm, BASE + 4 * PG, PG, 0), 0, "and a part of them (the loop ends)");
 	is_int(vml_mseal(mm, BASE, 32 * PG, 0), -ENOMEM, "a hole: ENOMEM");
 	is_int(vml_mseal(mm, BASE + 1, PG, 0), -EINVAL, "unaligned: EINVAL");
 	is_int(vml_mseal(mm, BASE, PG, 1), -EINVAL, "flags: EINVAL");
