@@ -276,7 +276,11 @@ int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
 	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out);
 /*
  * madvise(2), with MADV_GUARD_INSTALL (102) and MADV_GUARD_REMOVE (103) among
- * the advices.
+ * the advices, MADV_POPULATE_READ/WRITE (22, 23: fault the range in as GUP
+ * does, under mmap_lock(R)) and MADV_REMOVE (9: a hole in the file of a
+ * shared writable mapping, punched after mmap_lock is dropped, as
+ * vml_file_punch). MADV_COLLAPSE is vml_madvise_collapse()
+ * (vmalock/khugepaged.h); here it is -EINVAL.
  * Context: several threads at once. MADV_DONTNEED holds only the VMA's read
  * lock when the range lies inside one VMA, else mmap_lock(R), as 6.18's
  * does; every other advice holds mmap_lock(W). May sleep.
