@@ -626,7 +626,14 @@ size_t fuzz_gen_knobs(uint64_t seed, uint64_t seq, const unsigned int *host_kb, 
 
 	add_knob(out, &nr, "thp", thp_words[below(&g, ARRAY_SIZE(thp_words))]);
 	shmem = thp_shmem_words[below(&g, ARRAY_SIZE(thp_shmem_words))];
-	add_knob(out, &nr, "thp_shmem", shmem);
+	/*
+	 * The knobs are written in this order. The kernel refuses "force" while
+	 * a smaller size's shmem knob is "inherit" (the last set may have left
+	 * one so): under force the sizes go first, else the top-level one does
+	 * (a size may then be set to inherit).
+	 */
+	if (strcmp(shmem, "force"))
+		add_knob(out, &nr, "thp_shmem", shmem);
 	for (size_t i = 0; i < ARRAY_SIZE(knob_sizes_kb); i++) {
 		unsigned int kb = knob_sizes_kb[i];
 		bool has = false;
@@ -640,6 +647,8 @@ size_t fuzz_gen_knobs(uint64_t seed, uint64_t seq, const unsigned int *host_kb, 
 		snprintf(name, sizeof(name), "hugepages-%ukB.shmem", kb);
 		add_knob(out, &nr, name, draw_mthp_shmem(&g, kb, shmem));
 	}
+	if (!strcmp(shmem, "force"))
+		add_knob(out, &nr, "thp_shmem", shmem);
 	return nr;
 }
 
