@@ -74,7 +74,7 @@ static const char *errstr(int err)
 bool mon_policy_matters(const struct mon_result *res, int tool)
 {
 	for (unsigned int i = 0; i < res->nr_steps[tool]; i++)
-		if (res->steps[tool][i].view != MON_VIEW_HOLD)
+		if (res->steps[tool][i].view < MON_VIEWS)
 			return true;
 	return false;
 }
@@ -363,6 +363,8 @@ static void *replayer_main(void *arg)
 			for (unsigned int j = 0; j < opens && !r->error; j++) {
 				if (s->view == MON_VIEW_HOLD)
 					r->error = replay_hold(r, s, &hold_carry[i]);
+				else if (s->view == MON_VIEW_CLEAR_REFS)
+					r->error = vml_clear_refs(r->mm, 1);
 				else
 					r->error = replay_view(r, s, buf);
 			}
@@ -721,7 +723,7 @@ static const struct cli_opt mon_opts_table[] = {
 	  "Given --tool, the built-ins run only as --tools names them" },
 	{ "--tools", "all|none|NAME,...", mon_set_tool_names, M(tool_names), 0, 0, NULL,
 	  "the built-in tools [all; none with --tool]: pmap, smem, top,\n"
-	  "ps, htop, atop, atop-R, pidstat, process-exporter" },
+	  "ps, htop, atop, atop-R, pidstat, clear_refs, process-exporter" },
 	{ "--interval", "SECONDS", cli_set_seconds, M(interval_s), 0.05, 86400, NULL,
 	  "one poll every SECONDS, from the mapper's start [1]" },
 	{ "--tool-timeout", "SECONDS", cli_set_seconds, M(tool_timeout_s), 0.1, 3600, NULL,

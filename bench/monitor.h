@@ -30,6 +30,7 @@
 #define MON_MAX_FILES 48	/* distinct /proc/PID/ files a tool reads */
 #define MON_CMD_MAX 512
 #define MON_VIEW_HOLD 99	/* replay: one mmap_lock(R) hold per read() (cmdline, environ...) */
+#define MON_VIEW_CLEAR_REFS 98	/* replay: clear_refs 1 per open, mmap_lock(W) for the whole walk */
 #define MON_VIEWS 4		/* enum vml_view: maps, smaps, smaps_rollup, numa_maps */
 /*
  * A model row's lock policy besides enum vml_lock_policy (a value outside

@@ -262,10 +262,16 @@ static void print_obs(FILE *f, const struct mon_result *res)
 		if (!ob->nr_mapper)
 			fprintf(f, "%-16.16s %-18s (none of the mapper's files)\n", res->tools[t].name,
 				"-");
-		for (unsigned int i = 0; i < ob->nr_mapper; i++)
-			if (ob->mapper[i].reads > 0 || ob->mapper[i].fails > 0)	/* not directories */
+		for (unsigned int i = 0; i < ob->nr_mapper; i++) {
+			int view;
+
+			mon_file_lock(ob->mapper[i].name, res->maps_per_vma, &view);
+			/* not directories; a file only written (clear_refs) has no reads */
+			if (ob->mapper[i].reads > 0 || ob->mapper[i].fails > 0 ||
+			    (view == MON_VIEW_CLEAR_REFS && ob->mapper[i].opens > 0))
 				print_file(&tb, res->tools[t].name, &ob->mapper[i],
 					   res->maps_per_vma, false);
+		}
 		if (ob->nr_other) {
 			double opens = 0, reads = 0, bytes = 0;
 
@@ -363,6 +369,7 @@ static json_t *json_tool(const struct mon_result *res, unsigned int t)
 
 			json_set_str(st, "file", s->file);
 			json_set_str(st, "view", s->view == MON_VIEW_HOLD ? "mmap_lock_hold" :
+				     s->view == MON_VIEW_CLEAR_REFS ? "clear_refs" :
 				     target_view_name((enum vml_view)s->view));
 			json_set_double(st, "opens", s->opens);
 			json_set_u64(st, "read_size", s->size);

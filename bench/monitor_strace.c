@@ -64,6 +64,11 @@ const char *mon_file_lock(const char *file, bool maps_per_vma, int *view)
 		*view = MON_VIEW_HOLD;
 		return "mmap_lock per walk";
 	}
+	/* a write: clear_refs_write takes mmap_lock(W) for every value on 6.18 */
+	if (!strcmp(file, "clear_refs")) {
+		*view = MON_VIEW_CLEAR_REFS;
+		return "mmap_lock(W) whole walk";
+	}
 	return "none";
 }
 

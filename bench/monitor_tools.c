@@ -75,6 +75,11 @@ static const struct builtin builtins[] = {
 	  "smaps", MON_ONESHOT },
 	{ "pidstat", "exec pidstat -r -p {pid} 1 1", "pidstat", "sysstat",
 	  "faults per second, VSZ and RSS over one second", MON_ONESHOT },
+	{ "clear_refs", "exec sh -c 'cat /proc/{pid}/smaps >/dev/null && "
+	  "echo 1 >/proc/{pid}/clear_refs'", "sh", "dash",
+	  "cadvisor's working-set estimate: Referenced from smaps, then\n"
+	  "every page's referenced bits cleared (clear_refs 1: mmap_lock\n"
+	  "held for write for the whole walk)", MON_ONESHOT },
 	{ "process-exporter", "exec prometheus-process-exporter -web.listen-address "
 	  "127.0.0.1:{port} -config.path {config} -gather-smaps=true",
 	  "prometheus-process-exporter", "prometheus-process-exporter",

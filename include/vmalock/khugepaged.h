@@ -131,6 +131,23 @@ void vml_khugepaged_stop(struct vml_khugepaged *k);
  */
 int vml_khugepaged_stats(struct vml_khugepaged *k, struct vml_khugepaged_stats *out);
 
+/*
+ * madvise(addr, len, MADV_COLLAPSE) (6.1+): collapse every 2 MiB range of
+ * [addr, addr+len) now, whatever the THP knobs say (not with
+ * MADV_NOHUGEPAGE), as khugepaged would but without its max_ptes_* limits
+ * and without needing a referenced page: anonymous memory that has a page
+ * table there, and shmem (its page cache becomes one huge folio, mapped by
+ * the PMD). vml_madvise() refuses MADV_COLLAPSE (-EINVAL): the collapse
+ * lives in this layer.
+ * Return: 0 if every such range is PMD-mapped now; -EINVAL (a VMA that
+ * cannot have huge pages, a range with no page table, ...), -ENOMEM (a
+ * hole in the range, or no memory), -EAGAIN, as the kernel returns.
+ * Context: mmap_lock(R), dropped and retaken around each collapse (which
+ * takes mmap_lock(W)). May sleep.
+ */
+VML_MUST_CHECK
+int vml_madvise_collapse(struct vml_mm *mm, unsigned long addr, unsigned long len);
+
 #ifdef __cplusplus
 }
 #endif

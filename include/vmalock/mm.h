@@ -290,7 +290,11 @@ int vml_mremap(struct vml_mm *mm, unsigned long old_addr, unsigned long old_len,
 	       unsigned long new_len, int flags, unsigned long new_addr, unsigned long *addr_out);
 /*
  * madvise(2), with MADV_GUARD_INSTALL (102) and MADV_GUARD_REMOVE (103) among
- * the advices.
+ * the advices, MADV_POPULATE_READ/WRITE (22, 23: fault the range in as GUP
+ * does, under mmap_lock(R)) and MADV_REMOVE (9: a hole in the file of a
+ * shared writable mapping, punched after mmap_lock is dropped, as
+ * vml_file_punch). MADV_COLLAPSE is vml_madvise_collapse()
+ * (vmalock/khugepaged.h); here it is -EINVAL.
  * Context: several threads at once. MADV_DONTNEED holds only the VMA's read
  * lock when the range lies inside one VMA, else mmap_lock(R), as 6.18's
  * does; every other advice holds mmap_lock(W). May sleep.
@@ -313,6 +317,37 @@ VML_MUST_CHECK
 int vml_mlockall(struct vml_mm *mm, int flags);
 VML_MUST_CHECK
 int vml_munlockall(struct vml_mm *mm);
+/*
+ * mseal(2): seal [addr, addr+len), which must be mapped without a hole
+ * (-ENOMEM); @flags must be 0. A sealed VMA refuses munmap, mprotect,
+ * mremap, an mmap over it, and the madvise advices that discard an
+ * anonymous read-only VMA's data, with -EPERM. Context: as vml_mmap's.
+ */
+VML_MUST_CHECK
+int vml_mseal(struct vml_mm *mm, unsigned long addr, unsigned long len, unsigned long flags);
+/*
+ * /proc/PID/clear_refs: write @value (1 all, 2 anonymous, 3 file-mapped
+ * pages: clear their young bits and referenced flags; 4 soft-dirty, which
+ * the model's hosts do not build (CONFIG_MEM_SOFT_DIRTY=n): nothing to
+ * clear; 5 reset the peak RSS). Return: 0, or -EINVAL for another value.
+ * Context: takes mmap_lock(W), as 6.18 does for every value.
+ */
+VML_MUST_CHECK
+int vml_clear_refs(struct vml_mm *mm, int value);
+/*
+ * ftruncate(2) of @file to @size bytes, and fallocate(2)
+ * FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE of [offset, offset+len): the
+ * pages that go are unmapped from every mapping of the file, in every mm
+ * (unmap_mapping_range through i_mmap; truncation takes private copies
+ * too), then dropped from the page cache (and shmem's swap). A later fault
+ * beyond the new end of file raises SIGBUS.
+ * Return: 0 or -errno (-EINVAL: a negative size or offset, a zero length).
+ * Context: takes each mapping mm's mmap_lock(R) in turn, after i_mmap_rwsem(R).
+ */
+VML_MUST_CHECK
+int vml_file_truncate(struct vml_file *file, long long size);
+VML_MUST_CHECK
+int vml_file_punch(struct vml_file *file, long long offset, long long len);
 /*
  * prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name); NULL name clears.
  * Context: as vml_mmap's; mmap_lock(W).

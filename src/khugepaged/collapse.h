@@ -27,6 +27,11 @@ enum scan_result {
 
 struct collapse_control {
 	unsigned int max_ptes_none, max_ptes_swap, max_ptes_shared;
+	/*
+	 * MADV_COLLAPSE (cc->is_khugepaged false): no max_ptes_* limit, no
+	 * referenced page needed, and the VMA is judged as TVA_FORCED_COLLAPSE
+	 */
+	bool madv;
 	/* mmap_lock(R) hold accounting: set when the read lock is (re)taken */
 	uint64_t lock_taken_ns, lock_taken_cpu;	/* wall clock, the thread's CPU time */
 	void (*note_unlock)(void *arg, uint64_t held_ns, uint64_t held_cpu_ns);
@@ -35,6 +40,16 @@ struct collapse_control {
 
 /* Can khugepaged work on @vma (TVA_KHUGEPAGED): allowed, anon_vma present, holds a PMD range? */
 bool collapse_vma_eligible(struct vma *vma);
+
+/*
+ * madvise_collapse - MADV_COLLAPSE over [@start, @end) of @vma (one VMA's
+ * part of the madvise range): collapse every PMD range inside it, or find
+ * it PMD-mapped already. Context: mmap_lock(R) held on entry and on
+ * return; it may be dropped in between (*@lock_dropped set: @vma may be gone).
+ * Return: 0 if every PMD range is PMD-mapped now, else the errno of the
+ * last failure (madvise_collapse_errno: -EINVAL mostly, -ENOMEM, -EAGAIN).
+ */
+int madvise_collapse(struct vma *vma, unsigned long start, unsigned long end, bool *lock_dropped);
 
 /*
  * Scan the PMD range at @addr of @vma and collapse it if it qualifies.

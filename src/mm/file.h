@@ -197,6 +197,25 @@ int filemap_get_or_create(struct vml_file *file, unsigned long index, int nid, s
  */
 int shmem_get_folio(struct vml_file *file, struct vma *vma, unsigned long addr,
 		    unsigned long index, int nid, struct folio **out);
+/*
+ * i_mmap_for_each_locked - call @fn for every VMA, of any mm, that maps one
+ * of @file's pages [@first, @last], with the addresses of those pages
+ * [@start, @end) and that mm's mmap_lock(R) held. Context: no lock held;
+ * the VMAs are gathered under i_mmap_rwsem(R), which is dropped before
+ * each mmap_lock is taken (truncate.c says why); a VMA that changed
+ * meanwhile is skipped.
+ */
+void i_mmap_for_each_locked(struct vml_file *file, unsigned long first, unsigned long last,
+			    void (*fn)(struct mm *mm, struct vma *vma, unsigned long start,
+				       unsigned long end, void *arg),
+			    void *arg);
+/*
+ * unmap_mapping_pages - zap @file's pages [@first, @last] from every
+ * mapping (unmap_mapping_range); @even_cows: the private copies too.
+ */
+void unmap_mapping_pages(struct vml_file *file, unsigned long first, unsigned long last,
+			 bool even_cows);
+
 /* The number of pages up to end of file (i_size rounded up). */
 unsigned long file_nr_pages(struct vml_file *file);
 /* Does the page at @index lie beyond end of file? */

@@ -115,6 +115,57 @@ int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long 
 	return err;
 }
 
+/*
+ * GUP's check_vma_flags for MADV_POPULATE_(READ|WRITE) (no FOLL_FORCE): may
+ * the access be made at all? A mapping that cannot be read (or, for a
+ * write, written), or whose protection key denies it, is refused.
+ */
+static bool populate_vma_ok(const struct vma *vma, bool write)
+{
+	if (vma->vm_flags & (VM_IO | VM_PFNMAP))
+		return false;
+	if (!(vma->vm_flags & (write ? VM_WRITE : VM_READ)))
+		return false;
+	return !vma_pkey(vma);
+}
+
+int faultin_page_range(struct mm *mm, unsigned long start, unsigned long end, bool write)
+{
+	struct vma *vma = NULL;
+	int err = 0;
+
+	mmap_assert_locked(mm);
+	/* Ends: each step moves a page on, or stops at an error. */
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		if (!vma || a >= vma->vm_end) {
+			/* FOLL_MADV_POPULATE: its own lookup and errors */
+			vma = find_vma(mm, a);
+			if (!vma || vma->vm_start > a) {
+				err = -ENOMEM;
+				break;
+			}
+			if (!populate_vma_ok(vma, write)) {
+				err = -EINVAL;
+				break;
+			}
+		}
+		if (!gup_entry_ok(mm, a, write)) {
+			vm_fault_t ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
+
+			if (ret & VM_FAULT_OOM)
+				err = -ENOMEM;
+			else if (ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
+				err = -EFAULT;
+			if (err)
+				break;
+		}
+		follow_page_touch(mm, a, write);
+	}
+	/* faultin_page_range's own drain, also after an error */
+	lru_add_drain(mm->sys);
+	return err;
+}
+
 int __mm_populate(struct mm *mm, unsigned long start, unsigned long len, bool ignore_errors)
 {
 	unsigned long end = start + len, nstart;

@@ -88,6 +88,8 @@ static unsigned long shmem_vma_orders(struct vma *vma, unsigned long vm_flags,
 		return 0;
 	if (type != TVA_PAGEFAULT)
 		orders = orders_in_vma(vma, orders);
+	if (type == TVA_FORCED_COLLAPSE)
+		return orders & shmem_forced_huge_orders(file, vma);
 	return orders ? orders & shmem_allowable_huge_orders(file, vma, vma->vm_pgoff, 0,
 							     file_nr_pages(file) << PAGE_SHIFT) : 0;
 }
@@ -102,12 +104,18 @@ unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
 	/* Files: only shmem, by its own rules; no file THP otherwise (as live). */
 	if (!vma_is_anonymous(vma))
 		return type == TVA_KHUGEPAGED ? 0 : shmem_vma_orders(vma, vm_flags, type, orders);
+	/* MADV_COLLAPSE: every anonymous size, whatever the knobs say */
+	if (type == TVA_FORCED_COLLAPSE)
+		mask = THP_ORDERS_ALL_ANON;
 	if (vm_flags & VM_HUGEPAGE)
 		mask |= sys->thp_anon_madvise;
 	if (global == VML_THP_ALWAYS || ((vm_flags & VM_HUGEPAGE) && global != VML_THP_NEVER))
 		mask |= sys->thp_anon_inherit;
 	orders &= mask & THP_ORDERS_ALL_ANON;
 	if (!orders || (vm_flags & (VM_NOHUGEPAGE | VM_SPECIAL | VM_HUGETLB)))
+		return 0;
+	/* MADV_COLLAPSE needs the anon_vma a first fault makes (smaps and faults do not) */
+	if (type == TVA_FORCED_COLLAPSE && !vma_anon_vma(vma))
 		return 0;
 	return type == TVA_PAGEFAULT ? orders : orders_in_vma(vma, orders);
 }

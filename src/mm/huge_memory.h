@@ -16,6 +16,7 @@ enum tva_type {
 	TVA_SMAPS,		/* THPeligible in smaps */
 	TVA_PAGEFAULT,		/* a fault: the faulting range is checked by the caller */
 	TVA_KHUGEPAGED,		/* a collapse */
+	TVA_FORCED_COLLAPSE,	/* MADV_COLLAPSE: the sysfs settings do not count */
 };
 
 /* The orders anonymous THP comes in on x86-64: 16 KiB (order 2) to 2 MiB. */

@@ -35,6 +35,15 @@ int do_user_fault(struct mm *mm, unsigned long addr, bool write);
  */
 int populate_vma_page_range(struct vma *vma, unsigned long start, unsigned long end);
 /*
+ * faultin_page_range - MADV_POPULATE_READ/WRITE's GUP of [start, end), page
+ * by page, stopping at the first error: -ENOMEM at a hole, -EINVAL at a VMA
+ * that does not allow the access (PROT_NONE, a read of a write-only one, a
+ * write of a read-only one), -EFAULT where the fault raises SIGBUS or
+ * SIGSEGV (beyond EOF, a guard marker). Pages before it stay populated.
+ * Context: mmap_lock(R).
+ */
+int faultin_page_range(struct mm *mm, unsigned long start, unsigned long end, bool write);
+/*
  * Populate the VMAs of [start, start+len) (takes mmap_lock(R) itself); stop
  * at the first error unless @ignore_errors. Return: 0 or that error.
  */

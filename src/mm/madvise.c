@@ -13,6 +13,16 @@
  * VMA) and gives an anonymous one its anon_vma. Locked VMAs (install only)
  * and special ones are refused with EINVAL, which ends the walk.
  *
+ * Sealed VMAs (mseal.c) refuse, with EPERM, the advices that discard data
+ * (is_discard) when the VMA is anonymous and not writable: the caller
+ * could not have changed the data any other way (can_madvise_modify).
+ *
+ * MADV_POPULATE_READ/WRITE do not walk the VMAs: they fault the range in
+ * as GUP does (gup.c faultin_page_range) under mmap_lock(R). MADV_REMOVE
+ * punches a hole in the file of a shared writable mapping, at the range's
+ * file offsets; the kernel drops mmap_lock for it (vfs_fallocate), the
+ * model punches after the walk, with mmap_lock dropped (truncate.c).
+ *
  * Locks (6.18's get_lock_mode): MADV_DONTNEED takes the VMA's read lock
  * when the range lies inside one VMA, else mmap_lock(R); every other advice
  * stages its changes in a transaction under mmap_lock(W) (the kernel's
@@ -28,6 +38,7 @@
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
+#include "mm/pkeys.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
 #include "mm/vma.h"
@@ -49,6 +60,12 @@ struct madvise_behavior {
 	unsigned long (*ranges)[2];
 	size_t nr_ranges;
 	bool drain;			/* WILLNEED on anonymous or shmem memory: lru_add_drain() */
+	/* MADV_REMOVE: the file ranges to punch, once mmap_lock is dropped */
+	struct remove_range {
+		struct vml_file *file;	/* a reference held */
+		unsigned long offset, len;
+	} *removes;
+	size_t nr_removes;
 	int err;
 };
 
@@ -83,10 +100,45 @@ static bool advice_valid(int advice)
 	case MADV_PAGEOUT:
 	case MADV_GUARD_INSTALL:
 	case MADV_GUARD_REMOVE:
+	case MADV_POPULATE_READ:
+	case MADV_POPULATE_WRITE:
+	case MADV_REMOVE:
 		return true;
 	default:
 		return advice_changes_vmas(advice);
 	}
+}
+
+/* The advices that throw data away (madvise.c is_discard, 6.18). */
+static bool is_discard(int advice)
+{
+	switch (advice) {
+	case MADV_FREE:
+	case MADV_DONTNEED:
+	case MADV_DONTNEED_LOCKED:
+	case MADV_REMOVE:
+	case MADV_DONTFORK:
+	case MADV_WIPEONFORK:
+	case MADV_GUARD_INSTALL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * can_madvise_modify - may @advice act on @vma? Only a sealed anonymous
+ * VMA that its owner cannot write is protected, and only from discards:
+ * file mappings, private or shared, are let through, as the kernel does
+ * for sealed text.
+ */
+static bool can_madvise_modify(const struct vma *vma, int advice)
+{
+	if (!(vma->vm_flags & VM_SEALED) || !is_discard(advice))
+		return true;
+	if (!vma_is_anonymous(vma))
+		return true;
+	return (vma->vm_flags & VM_WRITE) && !vma_pkey(vma);
 }
 
 /* The new flags for a flag-changing advice, or an errno (negative) if refused. */
@@ -180,6 +232,58 @@ static int guard_install_vma(struct madvise_behavior *b, struct vma *vma, struct
 }
 
 /*
+ * MADV_REMOVE on one VMA's part (madvise_remove): not a locked VMA, only a
+ * file's (shmem or regular), only a shared one that may be written; the
+ * hole is punched once the walk is over (do_madvise).
+ */
+static int remove_vma(struct madvise_behavior *b, struct vma *vma, struct vma **prev,
+		      unsigned long start, unsigned long end, bool *fatal)
+{
+	struct remove_range *n;
+
+	if (vma->vm_flags & VM_LOCKED)
+		return -EINVAL;
+	if (!vma->vm_file)
+		return -EINVAL;
+	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) != (VM_SHARED | VM_MAYWRITE))
+		return -EACCES;
+	n = vml_realloc(b->removes, (b->nr_removes + 1) * sizeof(*n));
+	if (!n) {
+		*fatal = true;
+		return -ENOMEM;
+	}
+	b->removes = n;
+	vml_file_get(vma->vm_file);
+	n[b->nr_removes++] = (struct remove_range){
+		.file = vma->vm_file,
+		.offset = (start - vma->vm_start) + (vma->vm_pgoff << PAGE_SHIFT),
+		.len = end - start,
+	};
+	*prev = vma;
+	return 0;
+}
+
+/*
+ * Punch what MADV_REMOVE recorded (all before the walk's error, if any),
+ * and drop the files. vfs_fallocate's error ends the walk: the ranges after
+ * it are not punched, and it is what madvise returns.
+ * Context: no mmap_lock.
+ */
+static int madvise_remove_finish(struct madvise_behavior *b, int err)
+{
+	int perr = 0;
+
+	for (size_t i = 0; i < b->nr_removes; i++) {
+		if (!perr)
+			perr = vml_file_punch(b->removes[i].file, (long long)b->removes[i].offset,
+					      (long long)b->removes[i].len);
+		vml_file_put(b->removes[i].file);
+	}
+	vml_free(b->removes);
+	return perr ? perr : err;
+}
+
+/*
  * One VMA's part. Return 0 and the VMA now covering it in *prev, or an
  * errno: -ENOMEM from staging aborts the whole call; other errors end the
  * walk like the kernel's.
@@ -218,7 +322,11 @@ static int madvise_vma(struct madvise_behavior *b, struct vma *vma, struct vma *
 		return 0;
 	}
 
+	if (!can_madvise_modify(vma, b->advice))
+		return -EPERM;
 	switch (b->advice) {
+	case MADV_REMOVE:
+		return remove_vma(b, vma, prev, start, end, fatal);
 	case MADV_DONTNEED:
 	case MADV_DONTNEED_LOCKED:
 		if (!dontneed_valid_vma(vma, b->advice))
@@ -356,6 +464,11 @@ static bool madvise_dontneed_vma_locked(struct mm *mm, unsigned long start, unsi
 		vma_end_read(vma);
 		return false;
 	}
+	if (!can_madvise_modify(vma, advice)) {
+		vma_end_read(vma);
+		*err = -EPERM;
+		return true;
+	}
 	if (!dontneed_valid_vma(vma, advice)) {
 		vma_end_read(vma);
 		*err = -EINVAL;
@@ -396,6 +509,13 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 		return 0;
 	if (dontneed && madvise_dontneed_vma_locked(mm, start, end, advice, &err))
 		return err;
+	if (!set_name && (advice == MADV_POPULATE_READ || advice == MADV_POPULATE_WRITE)) {
+		/* madvise_populate: GUP over the range, no VMA walk (MADVISE_MMAP_READ_LOCK) */
+		mmap_read_lock(mm);
+		err = faultin_page_range(mm, start, end, advice == MADV_POPULATE_WRITE);
+		mmap_read_unlock(mm);
+		return err;
+	}
 
 	if (dontneed) {
 		/* Over several VMAs or a hole: the zaps change no VMA (MADVISE_MMAP_READ_LOCK). */
@@ -415,6 +535,10 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 			mmap_read_unlock(mm);
 		}
 		vml_free(b.ranges);
+		/* nothing applied: the files are only put */
+		for (size_t i = 0; i < b.nr_removes; i++)
+			vml_file_put(b.removes[i].file);
+		vml_free(b.removes);
 		return err;
 	}
 	if (b.t)
@@ -455,7 +579,7 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 	else
 		mmap_read_unlock(mm);
 	vml_free(b.ranges);
-	return err;
+	return madvise_remove_finish(&b, err);
 }
 
 int vml_madvise(struct vml_mm *umm, unsigned long addr, unsigned long len, int advice)

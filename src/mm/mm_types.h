@@ -102,6 +102,8 @@
 
 /* MAP_DROPPABLE (6.11+): pages may be dropped, dirty or not, instead of swapped. */
 #define VM_DROPPABLE	(1UL << 40)
+/* mseal(2) (6.10+, 64-bit only): never cleared; smaps `sl` (mseal.c). */
+#define VM_SEALED	(1UL << 42)
 
 #define VM_ACCESS_FLAGS	(VM_READ | VM_WRITE | VM_EXEC)
 #define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)

@@ -189,15 +189,27 @@ int vms_gather_munmap(struct vma_txn *t, unsigned long start, unsigned long end,
 	int err;
 
 	if (vma && vma->vm_start < end) {
+		bool split = false;
+
 		if (start > vma->vm_start) {
 			/* Keep map_count within its limit after munmap(). */
 			if (end < vma->vm_end && t->map_count >= t->mm->sys->cfg.max_map_count)
 				return -ENOMEM;
+			/* mseal: no split of a VMA that cannot be unmapped anyway */
+			if (vma->vm_flags & VM_SEALED)
+				return -EPERM;
 			err = vt_split(t, vma, start, false, NULL, &vma);
 			if (err)
 				return err;
+			split = true;
 		}
 		while (vma && vma->vm_start < end) {
+			if (vma->vm_flags & VM_SEALED) {
+				/* The kernel's first split is done by now, and stays. */
+				if (split)
+					t->split_on_abort = start;
+				return -EPERM;
+			}
 			if (vma->vm_end > end) {
 				err = vt_split(t, vma, end, false, &vma, NULL);
 				if (err)

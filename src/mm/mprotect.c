@@ -195,6 +195,11 @@ static int do_mprotect(struct mm *mm, unsigned long start, size_t len, unsigned 
 		error = mprotect_vma_flags(mm, vma, reqflags, prot, nstart, tmp, &newflags);
 		if (error)
 			break;
+		/* mprotect_fixup's first check, before an unchanged prot returns: mseal */
+		if (vma->vm_flags & VM_SEALED) {
+			error = -EPERM;
+			break;
+		}
 		oldflags = vma->vm_flags;
 		vma = mprotect_fixup(&t, vma, prev, nstart, tmp, newflags, &error);
 		if (!vma)

@@ -111,6 +111,8 @@ static int check_prep_vma(struct remap *r)
 {
 	if (!r->vma)
 		return -EFAULT;
+	if (r->vma->vm_flags & VM_SEALED)
+		return -EPERM;		/* mseal: no mremap of it at all, not even a no-op */
 	if (implies_new_addr(r) || r->new_len > r->old_len)
 		return remap_is_valid(r);
 	return 0;

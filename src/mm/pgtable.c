@@ -334,6 +334,8 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 struct zap_details {
 	bool drop_guard;		/* an unmap: guard markers go too */
 	bool munlock;			/* an unmap of VM_LOCKED VMAs (zap_unmapped_range) */
+	bool skip_cows;			/* unmap_mapping_range without even_cows: the
+					 * page cache's pages only, not private copies */
 	struct mmu_gather *tlb;		/* free the pages through it; NULL: at once */
 };
 
@@ -413,6 +415,14 @@ static void zap_pte(struct mm *mm, _Atomic uint64_t *ptep, const struct zap_deta
 
 	if (!d->drop_guard && pte_is_guard(load_relaxed(ptep)))
 		return;		/* only an unmap removes a marker (zap_nonpresent_ptes) */
+	if (d->skip_cows) {
+		/* should_zap_folio / should_zap_cows: a private copy and its swap stay */
+		pte = load_relaxed(ptep);
+		if (pte_is_swap(pte))
+			return;
+		if (pte_present(pte) && folio_is_anon(page_folio(pte_page(pte))))
+			return;
+	}
 	/* An exchange, not a store: a hardware CAS may set young/dirty meanwhile (P2). */
 	pte = xchg_relaxed(ptep, 0);
 
@@ -526,6 +536,8 @@ static int zap_pmd_huge(struct mm *mm, _Atomic uint64_t *pmd, unsigned long star
 	const struct zap_details *d = priv;
 	struct pte_table *pt;
 
+	if (d->skip_cows && folio_is_anon(page_folio(pte_page(load_relaxed(pmd)))))
+		return 0;	/* a private huge copy stays, whole */
 	if (!(start & ~PMD_MASK) && end - start == PMD_SIZE) {
 		/* an unmapped range: no fault can map anything here meanwhile */
 		struct folio *folio = page_folio(pte_page(load_relaxed(pmd)));
@@ -578,6 +590,11 @@ void zap_unmapped_range(struct mm *mm, unsigned long start, unsigned long end, b
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end)
 {
 	zap_range(mm, start, end, &(struct zap_details){ .drop_guard = false });
+}
+
+void zap_mapping_range(struct mm *mm, unsigned long start, unsigned long end, bool even_cows)
+{
+	zap_range(mm, start, end, &(struct zap_details){ .skip_cows = !even_cows });
 }
 
 void zap_page_range_single_batched(struct mm *mm, struct mmu_gather *tlb, unsigned long start,
@@ -665,6 +682,38 @@ static void clear_table_entry(struct mm *mm, _Atomic uint64_t *e)
 	/* release: pairs with the walkers' acquire loads of the entry (P1; a 0 publishes nothing) */
 	store_release(e, 0);
 	spin_unlock(&mm->page_table_lock);
+}
+
+bool retract_empty_pte_table(struct mm *mm, unsigned long addr)
+{
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt;
+	uint64_t v;
+	int err = 0;
+
+	mmap_assert_locked(mm);
+	pmd = pmd_offset(mm, addr, false, &err);
+	if (!pmd)
+		return true;
+	spin_lock(&mm->page_table_lock);
+	v = load_relaxed(pmd);
+	if (!v || pmd_is_huge(v)) {
+		spin_unlock(&mm->page_table_lock);
+		return !v;
+	}
+	pt = pmd_pte_table(v);
+	pte_lock(pt);
+	if (!entries_empty(pt->e)) {
+		pte_unlock(pt);
+		spin_unlock(&mm->page_table_lock);
+		return false;
+	}
+	/* release: pairs with the walkers' acquire loads of the entry (P1; a 0 publishes nothing) */
+	store_release(pmd, 0);
+	pte_unlock(pt);
+	spin_unlock(&mm->page_table_lock);
+	vml_call_rcu(&pt->rcu, pte_table_free_cb);
+	return true;
 }
 
 /*

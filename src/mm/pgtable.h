@@ -97,6 +97,21 @@ void zap_unmapped_range(struct mm *mm, unsigned long start, unsigned long end, b
  * in the range meanwhile (what they map after the walk passed stays).
  */
 void zap_page_range_single(struct mm *mm, unsigned long start, unsigned long end);
+/*
+ * The same for a file's truncation or hole (unmap_mapping_range): with
+ * @even_cows also the private copies of the file's pages (and their swap
+ * entries) - truncation - else only the page cache's own pages, the zero
+ * page and what is not anonymous. Guard markers stay.
+ * Context: mmap_lock(R) of @mm; the range lies in one VMA mapping the file.
+ */
+void zap_mapping_range(struct mm *mm, unsigned long start, unsigned long end, bool even_cows);
+/*
+ * retract_empty_pte_table - free the PTE table at @addr's PMD if every entry
+ * of it is empty (khugepaged's retract_page_tables, collapse_pte_mapped_thp):
+ * a later fault there finds no table and may map a huge folio by the PMD.
+ * Return: true if the PMD is empty now. Context: mmap_lock(R) or (W).
+ */
+bool retract_empty_pte_table(struct mm *mm, unsigned long addr);
 
 /*
  * mmu_gather (asm-generic/tlb.h): the pages a zap unmapped, their last

@@ -702,11 +702,53 @@ static void unmap_folio_vma(struct vma *vma, struct folio *folio)
  * reference, e.g. a fault that is mapping it right now.
  * Context: the caller holds a reference on @folio and no page-table lock.
  */
-static void split_file_folio(struct folio *folio)
+void split_file_folio(struct folio *folio)
+{
+	split_file_folio_at(folio, -1);
+}
+
+/*
+ * The pieces of a split of an order-@order folio: uniform (@at < 0) into
+ * single pages, or non-uniform at page @at (try_folio_split: halve, keep
+ * the half without @at whole, go on with the other down to @at alone).
+ * Return: how many, each as first page and order in @first/@ord.
+ */
+static unsigned long split_pieces(unsigned int order, long at, unsigned long *first,
+				  unsigned int *ord)
+{
+	unsigned long n = 0, start = 0;
+
+	if (at < 0) {
+		for (unsigned long i = 0; i < (1UL << order); i++) {
+			first[n] = i;
+			ord[n++] = 0;
+		}
+		return n;
+	}
+	/* Ends: the order drops by one each step. */
+	for (unsigned int o = order; o > 0; o--) {
+		unsigned long half = 1UL << (o - 1);
+
+		if ((unsigned long)at < start + half) {
+			first[n] = start + half;
+		} else {
+			first[n] = start;
+			start += half;
+		}
+		ord[n++] = o - 1;
+	}
+	first[n] = start;
+	ord[n++] = 0;
+	return n;
+}
+
+void split_file_folio_at(struct folio *folio, long at)
 {
 	struct vml_file *file = folio->mapping;
 	unsigned long nr = folio_nr_pages(folio);
 	struct folio *small[1U << HPAGE_PMD_ORDER];
+	unsigned long first[1U << HPAGE_PMD_ORDER], nr_pieces;
+	unsigned int ord[1U << HPAGE_PMD_ORDER];
 	struct vma *vma;
 
 	/* The mappings of its pages, in every mm (try_to_unmap's rmap_walk_file). */
@@ -715,8 +757,9 @@ static void split_file_folio(struct folio *folio)
 		unmap_folio_vma(vma, folio);
 	i_mmap_unlock_read(file);
 
-	for (unsigned long i = 0; i < nr; i++) {
-		small[i] = folio_alloc(file->sys, 0, folio->nid);
+	nr_pieces = split_pieces(folio->order, at, first, ord);
+	for (unsigned long i = 0; i < nr_pieces; i++) {
+		small[i] = folio_alloc(file->sys, ord[i], folio->nid);
 		if (!small[i]) {
 			while (i--)
 				folio_put(small[i]);
@@ -728,16 +771,17 @@ static void split_file_folio(struct folio *folio)
 	if (folio_ref_count(folio) != 2 || folio_mapcount(folio) ||
 	    file_folio_at(file, folio->index) != folio) {
 		spin_unlock(&file->i_pages_lock);
-		for (unsigned long i = 0; i < nr; i++)
+		for (unsigned long i = 0; i < nr_pieces; i++)
 			folio_put(small[i]);
 		return;
 	}
-	for (unsigned long i = 0; i < nr; i++) {
+	for (unsigned long i = 0; i < nr_pieces; i++) {
 		small[i]->mapping = file;
-		small[i]->index = folio->index + i;
+		small[i]->index = folio->index + first[i];
 		store_relaxed(&small[i]->flags, load_relaxed(&folio->flags) & ~PG_lru_batch);
 		/* its allocation reference; the slots exist: the large folio filled them */
-		xmap_store(&file->pages, folio->index + i, (uintptr_t)small[i]);
+		for (unsigned long k = 0; k < (1UL << ord[i]); k++)
+			xmap_store(&file->pages, small[i]->index + k, (uintptr_t)small[i]);
 	}
 	spin_unlock(&file->i_pages_lock);
 	folio_put(folio);	/* the cache's reference */

@@ -187,6 +187,27 @@ static unsigned long shmem_huge_global(struct vml_file *file, struct vma *vma,
 	}
 }
 
+unsigned long shmem_forced_huge_orders(struct vml_file *file, struct vma *vma)
+{
+	const struct vml_sys *sys = file->sys;
+	unsigned long mask;
+
+	if (!file->shmem || (vma->vm_flags & VM_NOHUGEPAGE) ||
+	    sys->cfg.shmem_huge == VML_SHMEM_HUGE_DENY)
+		return 0;
+	/* shmem_huge_global_enabled(shmem_huge_force): the PMD size, whatever the mount */
+	if (!file->shm_mnt)
+		return 1UL << HPAGE_PMD_ORDER;
+	if (sys->cfg.shmem_huge == VML_SHMEM_HUGE_FORCE)
+		return sys->shmem_orders_inherit;
+	mask = sys->shmem_orders_always | sys->shmem_orders_inherit |
+	       orders_within_size(sys->shmem_orders_within_size, vma->vm_pgoff, 0,
+				  file_nr_pages(file) << PAGE_SHIFT);
+	if (vma->vm_flags & VM_HUGEPAGE)
+		mask |= sys->shmem_orders_madvise;
+	return mask & THP_ORDERS_ALL_FILE;
+}
+
 unsigned long shmem_allowable_huge_orders(struct vml_file *file, struct vma *vma,
 					  unsigned long index, unsigned long write_end,
 					  unsigned long i_size)

@@ -40,5 +40,13 @@ bool shmem_zero_unmap_drains(struct vml_file *file);
 unsigned long shmem_allowable_huge_orders(struct vml_file *file, struct vma *vma,
 					  unsigned long index, unsigned long write_end,
 					  unsigned long i_size);
+/*
+ * shmem_forced_huge_orders - the same for MADV_COLLAPSE of @vma
+ * (shmem_huge_force): a tmpfs file gets the PMD size whatever its mount
+ * says; the internal mount's objects the sizes that inherit, are always,
+ * advised, or lie within the file - only those that inherit under "force";
+ * nothing under "deny" or MADV_NOHUGEPAGE.
+ */
+unsigned long shmem_forced_huge_orders(struct vml_file *file, struct vma *vma);
 
 #endif /* VML_MM_SHMEM_H */

@@ -328,8 +328,29 @@ void vma_txn_commit(struct vma_txn *t)
 	t->nr_created = t->nr_retired = t->nr_edges = 0;
 }
 
+/*
+ * What an unmap refused by a seal (vms_gather_munmap) leaves: the kernel
+ * split the first VMA at @addr before it met the sealed one, and the
+ * split stands. Context: mmap_lock(W), no transaction open.
+ */
+static void vma_split_stays(struct mm *mm, unsigned long addr)
+{
+	struct vma_txn t;
+	struct vma *vma;
+
+	vma_txn_begin(&t, mm);
+	vma = vt_find(&t, addr);
+	if (vma && vma->vm_start < addr && !vt_split(&t, vma, addr, false, NULL, NULL))
+		vma_txn_commit(&t);
+	else
+		vma_txn_abort(&t);	/* out of memory: the model stays as it was */
+}
+
 void vma_txn_abort(struct vma_txn *t)
 {
+	unsigned long split = t->split_on_abort;
+
+	t->split_on_abort = 0;
 	if (t->i_mmap_held) {
 		i_mmap_unlock_write(t->i_mmap_held);
 		t->i_mmap_held = NULL;
@@ -347,6 +368,8 @@ void vma_txn_abort(struct vma_txn *t)
 	t->nr_edges = 0;
 	t->created = t->retired = NULL;
 	t->nr_created = t->nr_retired = 0;
+	if (split)
+		vma_split_stays(t->mm, split);
 }
 
 void vma_txn_validate(struct vma_txn *t)

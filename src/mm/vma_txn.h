@@ -29,6 +29,9 @@ struct vma_txn {
 	struct vml_file *i_mmap_held;	/* i_mmap_order=pre: this file's i_mmap_rwsem(W), taken
 					 * before a new VMA's tree store, released by the
 					 * commit after publishing (or by the abort) */
+	unsigned long split_on_abort;	/* an unmap met a sealed VMA after splitting the
+					 * first one here: the abort keeps that split, as
+					 * vms_gather_munmap_vmas leaves it (0: none) */
 };
 
 void vma_txn_begin(struct vma_txn *t, struct mm *mm);

@@ -347,7 +347,8 @@ static void show_smap_vma_flags(struct seq_file *m, struct vma *vma)
 			continue;
 		if (i >= VM_PKEY_SHIFT && i < VM_PKEY_SHIFT + 4)
 			continue;	/* protection keys come out as ProtectionKey: */
-		seq_puts(m, i < 32 ? vm_flag_mnemonics[i] : (1UL << i) == VM_DROPPABLE ? "dp" : "??");
+		seq_puts(m, i < 32 ? vm_flag_mnemonics[i] : (1UL << i) == VM_DROPPABLE ? "dp" :
+			    (1UL << i) == VM_SEALED ? "sl" : "??");
 		seq_putc(m, ' ');
 	}
 	seq_putc(m, '\n');

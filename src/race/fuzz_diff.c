@@ -12,6 +12,7 @@
 #include "spaces/view.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/linux_compat.h"
 
 #define PG 4096UL
 #define MAX_OUTSIDE 256		/* mappings placed outside the script range, per sequence */
@@ -25,6 +26,13 @@ struct fuzz_pair {
 	int out_target[MAX_OUTSIDE];
 	size_t nr_out;
 	unsigned int forks;		/* fork ops since the targets were created */
+	/*
+	 * An op since the last reset left what a reset cannot take back: a
+	 * sealed VMA (no munmap of it), or the prologue's files changed for
+	 * good (truncated, punched, collapsed into a huge folio). The next
+	 * reset makes both targets and their files afresh.
+	 */
+	bool spoiled;
 	/* its THP knobs (--mthp): the environment points here */
 	struct script_knob knobs[FUZZ_MAX_KNOBS];
 	size_t nr_knobs;
@@ -80,14 +88,12 @@ const char *fuzz_pair_error(void)
 	return pair_err;
 }
 
-int fuzz_pair_create(struct fuzz_pair **out)
+/* Both targets and their environment, with the command's swap and knobs. */
+static int pair_make_targets(struct fuzz_pair *p)
 {
-	struct fuzz_pair *p = vml_zalloc(sizeof(*p));
 	int ret;
 
 	pair_err[0] = '\0';
-	if (!p)
-		return -ENOMEM;
 	ret = target_env_create(&p->env);
 	if (!ret && fuzz_swap_bytes)
 		ret = target_env_set_swap(p->env, fuzz_swap_bytes, false, pair_err,
@@ -103,12 +109,54 @@ int fuzz_pair_create(struct fuzz_pair **out)
 		ret = target_create(TARGET_MODEL, p->env, &p->t[0]);
 	if (!ret)
 		ret = target_create(TARGET_LIVE, p->env, &p->t[1]);
+	return ret;
+}
+
+int fuzz_pair_create(struct fuzz_pair **out)
+{
+	struct fuzz_pair *p = vml_zalloc(sizeof(*p));
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	ret = pair_make_targets(p);
 	if (ret) {
 		fuzz_pair_destroy(p);
 		return ret;
 	}
 	*out = p;
 	return 0;
+}
+
+/* A spoiled pair's reset: new targets and files, the pair's own settings kept. */
+static int pair_renew(struct fuzz_pair *p)
+{
+	target_destroy(p->t[0]);
+	target_destroy(p->t[1]);
+	target_env_put(p->env);
+	p->t[0] = p->t[1] = NULL;
+	p->env = NULL;
+	p->files = false;
+	p->nr_out = 0;
+	p->forks = 0;
+	p->spoiled = false;
+	return pair_make_targets(p);
+}
+
+/* Does @op leave what fuzz_pair_reset() cannot undo (struct fuzz_pair's spoiled)? */
+static bool op_spoils(const struct op *op)
+{
+	switch (op->kind) {
+	case OP_MSEAL:
+	case OP_TRUNCATE:
+	case OP_PUNCH:
+		return true;
+	case OP_MADVISE:
+	case OP_PROCESS_MADVISE:
+		return op->advice == MADV_REMOVE || op->advice == MADV_COLLAPSE;
+	default:
+		return false;
+	}
 }
 
 /* One view of target @i, cut to the script range and normalised. */
@@ -223,6 +271,8 @@ int fuzz_pair_step(struct fuzz_pair *p, const struct op *op, size_t index, bool 
 	memset(d, 0, sizeof(*d));
 	d->op = index;
 	d->op_kind = op->kind;
+	if (op_spoils(op))
+		p->spoiled = true;
 	ret = apply_both(p, op, res);
 	if (ret)
 		return ret;
@@ -280,6 +330,9 @@ static int unmap_listed(struct fuzz_pair *p, int i, const char *maps)
 int fuzz_pair_reset(struct fuzz_pair *p)
 {
 	int ret = 0;
+
+	if (p->spoiled)
+		return pair_renew(p);
 
 	for (int i = 0; i < 2 && !ret; i++) {
 		struct op unlock = { .kind = OP_MUNLOCKALL };

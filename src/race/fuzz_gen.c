@@ -452,6 +452,41 @@ static void gen_mlock(struct fuzz_gen *g, struct op *op)
 		op->flags = MLOCK_ONFAULT;
 }
 
+/* A size or an offset in one of the prologue's files, around its size. */
+static unsigned long file_bytes(struct fuzz_gen *g, unsigned long size)
+{
+	unsigned int r = below(g, 100);
+
+	if (r < 15)
+		return 0;
+	if (r < 65)
+		return below(g, size / PG + 1) * PG;		/* whole pages inside */
+	if (r < 85)
+		return size + below(g, 8) * PG;			/* at or past the end */
+	return below(g, size);					/* anywhere, unaligned */
+}
+
+/* truncate or punch: one of the prologue's two files */
+static void gen_file_op(struct fuzz_gen *g, struct op *op)
+{
+	unsigned int f = below(g, 2);
+	unsigned long size = g->thp && f ? THP_FILE_SIZE : FUZZ_FILE_SIZE;
+
+	op->file = file_names[f];
+	if (op->kind == OP_TRUNCATE) {
+		op->size = file_bytes(g, size);
+		return;
+	}
+	op->offset = file_bytes(g, size);
+	op->len = chance(g, 5) ? 0 : chance(g, 80) ? (1 + below(g, 8)) * PG : 1 + below(g, size);
+}
+
+/* clear_refs: mostly a value it takes (1..5), sometimes one it refuses */
+static void gen_clear_refs(struct fuzz_gen *g, struct op *op)
+{
+	op->flags = chance(g, 90) ? 1 + (int)below(g, 5) : chance(g, 50) ? 0 : 6;
+}
+
 /* the parent, or the child of the sequence's fork (number 1) */
 static void gen_select(struct fuzz_gen *g, struct op *op)
 {
@@ -493,11 +528,15 @@ static const struct draw {
 	{ OP_MREMAP, 690, 0, gen_mremap },
 	{ OP_MADVISE, 750, DRAW_ARGS, clamp_guard },
 	{ OP_PROCESS_MADVISE, 770, DRAW_ARGS, clamp_guard },
-	{ OP_TOUCH, 880, 0, gen_touch },
-	{ OP_MLOCK, 930, DRAW_ARGS, gen_mlock },
-	{ OP_MUNLOCK, 955, DRAW_ARGS, NULL },
-	{ OP_MLOCKALL, 970, 0, gen_mlockall },
-	{ OP_SELECT, 980, DRAW_IF_FORKED, gen_select },
+	{ OP_TOUCH, 865, 0, gen_touch },
+	{ OP_MLOCK, 910, DRAW_ARGS, gen_mlock },
+	{ OP_MUNLOCK, 930, DRAW_ARGS, NULL },
+	{ OP_MLOCKALL, 945, 0, gen_mlockall },
+	{ OP_MSEAL, 953, DRAW_ARGS, NULL },
+	{ OP_TRUNCATE, 961, 0, gen_file_op },
+	{ OP_PUNCH, 969, 0, gen_file_op },
+	{ OP_CLEAR_REFS, 978, 0, gen_clear_refs },
+	{ OP_SELECT, 986, DRAW_IF_FORKED, gen_select },
 	{ OP_FORK, 1000, 0, gen_fork },
 };
 
@@ -587,7 +626,14 @@ size_t fuzz_gen_knobs(uint64_t seed, uint64_t seq, const unsigned int *host_kb, 
 
 	add_knob(out, &nr, "thp", thp_words[below(&g, ARRAY_SIZE(thp_words))]);
 	shmem = thp_shmem_words[below(&g, ARRAY_SIZE(thp_shmem_words))];
-	add_knob(out, &nr, "thp_shmem", shmem);
+	/*
+	 * The knobs are written in this order. The kernel refuses "force" while
+	 * a smaller size's shmem knob is "inherit" (the last set may have left
+	 * one so): under force the sizes go first, else the top-level one does
+	 * (a size may then be set to inherit).
+	 */
+	if (strcmp(shmem, "force"))
+		add_knob(out, &nr, "thp_shmem", shmem);
 	for (size_t i = 0; i < ARRAY_SIZE(knob_sizes_kb); i++) {
 		unsigned int kb = knob_sizes_kb[i];
 		bool has = false;
@@ -601,6 +647,8 @@ size_t fuzz_gen_knobs(uint64_t seed, uint64_t seq, const unsigned int *host_kb, 
 		snprintf(name, sizeof(name), "hugepages-%ukB.shmem", kb);
 		add_knob(out, &nr, name, draw_mthp_shmem(&g, kb, shmem));
 	}
+	if (!strcmp(shmem, "force"))
+		add_knob(out, &nr, "thp_shmem", shmem);
 	return nr;
 }
 

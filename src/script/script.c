@@ -46,6 +46,14 @@ static const struct op_word advices[] = {
 	{ "free", MADV_FREE },
 	{ "guard_install", MADV_GUARD_INSTALL },
 	{ "guard_remove", MADV_GUARD_REMOVE },
+	{ "collapse", MADV_COLLAPSE },
+	{ "populate_read", MADV_POPULATE_READ },
+	{ "populate_write", MADV_POPULATE_WRITE },
+	{ "wipeonfork", MADV_WIPEONFORK },
+	{ "keeponfork", MADV_KEEPONFORK },
+	{ "dontfork", MADV_DONTFORK },
+	{ "dofork", MADV_DOFORK },
+	{ "remove", MADV_REMOVE },
 };
 
 /* mlockall(2) flags, in format_op's order. */
@@ -425,6 +433,29 @@ static int new_file(struct parser *p, const char *tok, struct op *op)
 	return op->file ? 0 : -ENOMEM;
 }
 
+/* The name of a file declared before the line. */
+static int old_file(struct parser *p, const char *tok, struct op *op)
+{
+	op->file = find_file(p, tok, strlen(tok));
+	if (!op->file)
+		return fail(p, "file '%s' is not declared (declare it with `file %s SIZE`)", tok,
+			    tok);
+	return 0;
+}
+
+static int get_int(struct parser *p, const char *tok, const char *what, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(tok, &end, 10);
+	if (!*tok || *end || errno || v < -2147483647L - 1 || v > 2147483647L)
+		return fail(p, "%s '%s' is not a decimal number", what, tok);
+	*out = (int)v;
+	return 0;
+}
+
 /* Return: 0, -EINVAL (@p's message says why) or -ENOMEM. */
 static int parse_arg(struct parser *p, const struct op_arg *a, const char *tok, struct op *op)
 {
@@ -452,6 +483,10 @@ static int parse_arg(struct parser *p, const struct op_arg *a, const char *tok, 
 		return parse_mcl_flags(p, tok, op);
 	case OP_ARG_NEW_FILE:
 		return new_file(p, tok, op);
+	case OP_ARG_FILE:
+		return old_file(p, tok, op);
+	case OP_ARG_INT:
+		return get_int(p, tok, a->what, field);
 	}
 	VML_BUG_ON(1);
 	return -EINVAL;
@@ -555,7 +590,11 @@ static void print_arg(struct out *o, const struct op *op, const struct op_arg *a
 			add(o, " none");
 		break;
 	case OP_ARG_NEW_FILE:
+	case OP_ARG_FILE:
 		add(o, " %s", op->file);
+		break;
+	case OP_ARG_INT:
+		add(o, " %d", *(const int *)field);
 		break;
 	}
 }
@@ -813,6 +852,17 @@ static const struct op_desc op_descs[OP__COUNT] = {
 		.parse = parse_file_more, .print = print_file_more,
 	},
 	[OP_FORK] = { .name = "fork", .parse = parse_fork },
+	[OP_MSEAL] = { .name = "mseal", ARGS(A_ADDR, A_LEN) },
+	[OP_TRUNCATE] = {
+		.name = "truncate",
+		ARGS(ARG(FILE, "NAME", "file name", file), ARG(SIZE, "SIZE", "size", size)),
+	},
+	[OP_PUNCH] = {
+		.name = "punch",
+		ARGS(ARG(FILE, "NAME", "file name", file), ARG(SIZE, "OFF", "offset", offset),
+		     ARG(SIZE, "LEN", "length", len)),
+	},
+	[OP_CLEAR_REFS] = { .name = "clear_refs", ARGS(ARG(INT, "VALUE", "value", flags)) },
 	[OP_SELECT] = {
 		.name = "select",
 		.more_usage = "child N|parent", .flags = OP_D_OWN_ARGS,

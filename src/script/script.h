@@ -15,7 +15,9 @@
  *   mprotect ADDR LEN PROT
  *   mremap   ADDR OLDLEN NEWLEN [maymove] [to=ADDR|hint=ADDR] [dontunmap]
  *   madvise  ADDR LEN ADVICE     (dontneed hugepage nohugepage pageout willneed
- *                                 cold free guard_install guard_remove)
+ *                                 cold free guard_install guard_remove collapse
+ *                                 populate_read populate_write wipeonfork
+ *                                 keeponfork dontfork dofork remove)
  *   process_madvise ADDR LEN ADVICE   (through a pidfd of the process itself)
  *   touch    ADDR LEN read|write
  *   mlock    ADDR LEN [onfault]  munlock ADDR LEN
@@ -23,6 +25,10 @@
  *   munlockall
  *   name     ADDR LEN STRING     (rest of the line; `-` clears the name)
  *   file     NAME SIZE [shmem|memfd]
+ *   mseal    ADDR LEN
+ *   truncate NAME SIZE           ftruncate(2) of a declared file
+ *   punch    NAME OFF LEN        fallocate(2) PUNCH_HOLE|KEEP_SIZE of a declared file
+ *   clear_refs VALUE             write VALUE (decimal) to /proc/PID/clear_refs
  *   fork
  *   select   child N | parent    (later ops and the views: forked process N, or
  *                                 the script's first process)
@@ -99,6 +105,10 @@ enum op_kind {
 	OP_MUNLOCKALL,
 	OP_SELECT,
 	OP_PROCESS_MADVISE,
+	OP_MSEAL,
+	OP_TRUNCATE,
+	OP_PUNCH,
+	OP_CLEAR_REFS,
 	OP__COUNT,
 };
 
@@ -128,13 +138,15 @@ struct op {
 	unsigned long new_addr;		/* mremap to= (with MREMAP_FIXED) */
 	int prot;			/* mmap, mprotect: PROT_* */
 	int flags;			/* mmap: MAP_* but the placement; mremap: MREMAP_*;
-					 * mlock: MLOCK_ONFAULT; mlockall: MCL_* */
+					 * mlock: MLOCK_ONFAULT; mlockall: MCL_*;
+					 * clear_refs: the value written */
 	enum op_placement placement;	/* mmap */
 	int advice;			/* madvise, process_madvise: MADV_* */
 	enum op_access access;		/* touch */
-	const char *file;		/* mmap file=, file: the name (owned by the script) */
-	unsigned long offset;		/* mmap: file offset in bytes */
-	unsigned long size;		/* file: size in bytes */
+	const char *file;		/* mmap file=, file, truncate, punch: the name
+					 * (owned by the script) */
+	unsigned long offset;		/* mmap, punch: file offset in bytes */
+	unsigned long size;		/* file, truncate: size in bytes */
 	bool shmem;			/* file: a tmpfs (shmem) file */
 	bool memfd;			/* file: memfd_create(NAME) in the process (shmem too) */
 	unsigned int child;		/* select: the process, 0 (parent) or a fork's number */
@@ -158,6 +170,8 @@ enum op_arg_type {
 	OP_ARG_ACCESS,		/* enum op_access: read or write */
 	OP_ARG_MCL_FLAGS,	/* int: MCL_*, a comma list or none */
 	OP_ARG_NEW_FILE,	/* const char *: the name of the file the op declares */
+	OP_ARG_FILE,		/* const char *: the name of a file declared before */
+	OP_ARG_INT,		/* int: a decimal number, maybe negative */
 };
 
 struct op_arg {

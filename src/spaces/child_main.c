@@ -170,6 +170,21 @@ static long do_process_madvise(unsigned long addr, unsigned long len, int advice
 	return ret < 0 ? ret : 0;	/* success: the bytes advised */
 }
 
+/* Write @value, in decimal, to our own /proc/self/clear_refs. */
+static long do_clear_refs(int value)
+{
+	char buf[16];
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC), n;
+	long ret;
+
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d", value);
+	ret = write(fd, buf, (size_t)n) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
 /* Kill and reap every process we forked (their own forks die with them). */
 static void reap_forks(void)
 {
@@ -417,6 +432,19 @@ static bool handle(int *sock, const struct child_req *q, struct child_rep *r, in
 		break;
 	case CHILD_REAP:
 		reap_forks();
+		break;
+	case CHILD_MSEAL:
+		ret = sys_ret(syscall(VML_NR_mseal, q->addr, q->len, 0UL));
+		break;
+	case CHILD_FTRUNCATE:
+		ret = sys_ret(ftruncate(q->fd, (off_t)q->len));
+		break;
+	case CHILD_PUNCH:
+		ret = sys_ret(fallocate(q->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					(off_t)q->offset, (off_t)q->len));
+		break;
+	case CHILD_CLEAR_REFS:
+		ret = do_clear_refs(q->advice);
 		break;
 	case CHILD_MUNLOCK:
 		ret = sys_ret(syscall(SYS_munlock, q->addr, q->len));

@@ -52,6 +52,10 @@ enum child_req_kind {
 	CHILD_MEMFD,		/* memfd_create(str), len bytes written; the fd in rep.addr */
 	CHILD_PROCESS_MADVISE,	/* addr, len, advice: through a pidfd of the process itself */
 	CHILD_REAP,		/* kill and reap every process this one forked */
+	CHILD_MSEAL,		/* addr, len: mseal(2), flags 0 */
+	CHILD_FTRUNCATE,	/* fd, len: ftruncate(2) */
+	CHILD_PUNCH,		/* fd, offset, len: fallocate(PUNCH_HOLE | KEEP_SIZE) */
+	CHILD_CLEAR_REFS,	/* advice: the value written to /proc/self/clear_refs */
 };
 
 /* What one CHILD_TIMED_LOOP iteration does (each iteration timed alone). */
@@ -71,7 +75,7 @@ struct child_req {
 	int32_t advice;		/* madvise */
 	int32_t write;		/* touch: 1 write, 0 read */
 	uint32_t has_str;	/* open: str is the path; name: str is the name */
-	int32_t fd;		/* mmap: a fd from CHILD_OPEN, or -1 */
+	int32_t fd;		/* mmap, ftruncate, punch: a fd from CHILD_OPEN, or -1 */
 	uint64_t addr;
 	uint64_t len;
 	uint64_t new_len;	/* mremap */

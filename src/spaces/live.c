@@ -391,6 +391,24 @@ static int live_apply(struct target *t, const struct op *op, int mmap_flags,
 	case OP_FORK:
 		q->kind = CHILD_FORK;
 		return live_fork(t, res);
+	case OP_MSEAL:
+		q->kind = CHILD_MSEAL;
+		break;
+	case OP_TRUNCATE:
+	case OP_PUNCH:
+		if (!file) {
+			res->ret = -EBADF;	/* its `file` op failed: no descriptor */
+			return 0;
+		}
+		q->kind = op->kind == OP_TRUNCATE ? CHILD_FTRUNCATE : CHILD_PUNCH;
+		q->fd = (int32_t)file->handle;
+		q->len = op->kind == OP_TRUNCATE ? op->size : op->len;
+		q->offset = op->offset;
+		break;
+	case OP_CLEAR_REFS:
+		q->kind = CHILD_CLEAR_REFS;
+		q->advice = op->flags;
+		break;
 	default:
 		return -EINVAL;
 	}

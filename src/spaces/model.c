@@ -19,6 +19,8 @@
 #include <sys/mman.h>
 
 #include "host/host.h"
+#include "util/linux_compat.h"
+#include "vmalock/khugepaged.h"
 #include "spaces/target.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -112,6 +114,14 @@ static int model_fork(struct model *m)
 	return ret;
 }
 
+/* madvise(2): MADV_COLLAPSE is the khugepaged layer's (vml_madvise_collapse). */
+static int model_madvise(struct model *m, unsigned long addr, unsigned long len, int advice)
+{
+	if (advice == MADV_COLLAPSE)
+		return vml_madvise_collapse(m->cur, addr, len);
+	return vml_madvise(m->cur, addr, len, advice);
+}
+
 /* process_madvise(pidfd of ourselves, one iovec, advice, 0). */
 static int model_process_madvise(struct model *m, const struct op *op)
 {
@@ -123,7 +133,7 @@ static int model_process_madvise(struct model *m, const struct op *op)
 		return -EINVAL;		/* import_iovec */
 	if (len > MAX_RW_COUNT)
 		len = MAX_RW_COUNT;
-	return vml_madvise(m->cur, op->addr, len, op->advice);
+	return model_madvise(m, op->addr, len, op->advice);
 }
 
 static void model_forget_forks(struct model *m)
@@ -163,7 +173,7 @@ static int model_apply(struct target *t, const struct op *op, int mmap_flags,
 			       &res->addr);
 		break;
 	case OP_MADVISE:
-		r = vml_madvise(m->cur, op->addr, op->len, op->advice);
+		r = model_madvise(m, op->addr, op->len, op->advice);
 		break;
 	case OP_TOUCH:
 		r = vml_touch(m->cur, op->addr, op->len,
@@ -198,6 +208,19 @@ static int model_apply(struct target *t, const struct op *op, int mmap_flags,
 		break;
 	case OP_FORK:
 		r = model_fork(m);
+		break;
+	case OP_MSEAL:
+		r = vml_mseal(m->cur, op->addr, op->len, 0);
+		break;
+	case OP_TRUNCATE:
+		/* ftruncate's length is an off_t: a size above LLONG_MAX is negative */
+		r = f ? vml_file_truncate(f, (long long)op->size) : -EBADF;
+		break;
+	case OP_PUNCH:
+		r = f ? vml_file_punch(f, (long long)op->offset, (long long)op->len) : -EBADF;
+		break;
+	case OP_CLEAR_REFS:
+		r = vml_clear_refs(m->cur, op->flags);
 		break;
 	default:
 		return -EINVAL;

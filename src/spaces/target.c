@@ -465,6 +465,10 @@ int target_apply(struct target *t, const struct op *op, struct op_result *res)
 			return ret;
 		flags |= op->flags;
 		break;
+	case OP_TRUNCATE:
+	case OP_PUNCH:
+		file = find_file(t, op->file);	/* NULL: its `file` op failed (EBADF) */
+		break;
 	default:
 		break;
 	}

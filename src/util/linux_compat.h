@@ -50,14 +50,34 @@
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22		/* 5.14+ */
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 #ifndef MADV_DONTNEED_LOCKED
 #define MADV_DONTNEED_LOCKED 24
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25		/* 6.1+ */
 #endif
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102		/* 6.13+ */
 #endif
 #ifndef MADV_GUARD_REMOVE
 #define MADV_GUARD_REMOVE 103
+#endif
+
+/* mseal(2), 6.10+ */
+#define VML_NR_mseal 462		/* x86-64; glibc may not name it yet */
+
+/* fallocate(2) */
+#ifndef FALLOC_FL_KEEP_SIZE
+#define FALLOC_FL_KEEP_SIZE 0x01
+#endif
+#ifndef FALLOC_FL_PUNCH_HOLE
+#define FALLOC_FL_PUNCH_HOLE 0x02
 #endif
 
 /* mlock2(2), mlockall(2) */

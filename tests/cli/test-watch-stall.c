@@ -33,6 +33,12 @@
  * two must agree within 10%, and the outside task that held the lock
  * longest during those waits must be the reader, holding it for read.
  *
+ * Then a writer instead of the reader: a nice-15 process writing 1 to the
+ * mapper's /proc/PID/clear_refs in a loop, as cadvisor's working-set
+ * estimation does - 6.18 takes mmap_lock for write for the whole page-table
+ * walk. watch must name it as the outside holder, holding for write, and
+ * the mapper must have measured a stall.
+ *
  * Then the same with no reader and two mapper threads (so that there are
  * waits, for each other): watch must attribute nothing to any task
  * outside the mapper. And after each watch, its tracefs instance
@@ -283,6 +289,28 @@ static pid_t reader_start(pid_t target)
 	}
 }
 
+/* ---- the writer: nice 15, CPU 1, 1 into /proc/MAPPER/clear_refs in a loop ---- */
+
+static pid_t clear_refs_start(pid_t target)
+{
+	pid_t pid = fork();
+	char path[64];
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_NAME, "clear-refs");
+	pin(1);
+	setpriority(PRIO_PROCESS, 0, 15);
+	snprintf(path, sizeof(path), "/proc/%d/clear_refs", (int)target);
+	for (;;) {
+		int fd = open(path, O_WRONLY);
+
+		if (fd < 0 || write(fd, "1", 1) != 1)
+			_exit(1);
+		close(fd);
+	}
+}
+
 /* ---- vmalock watch ---- */
 
 struct watch {
@@ -519,6 +547,71 @@ out:
 	json_decref(root);
 }
 
+/* The planted clear_refs writer: named, for write, and the mapper stalled. */
+static void test_planted_clear_refs(double seconds)
+{
+	uint64_t base[2], stall = 0;
+	struct mapper m;
+	struct watch w;
+	json_t *root, *t, *h, *top = NULL;
+	char errtext[4096];
+	pid_t writer;
+	int status;
+	size_t i;
+	unsigned long n;
+
+	if (mapper_start(&m, 1, seconds) || watch_start(&w, m.pid, NULL)) {
+		check(false, "clear_refs: mapper and watch start");
+		return;
+	}
+	writer = clear_refs_start(m.pid);
+	usleep(200000);
+	mapper_run(&m);
+	reap(writer);
+	usleep(300000);
+	root = watch_finish(&w, &status, 0, errtext, sizeof(errtext));
+	reap(m.pid);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "clear_refs: watch ends at SIGINT, status 0");
+	if (!root) {
+		check(false, "clear_refs: watch wrote its JSON");
+		return;
+	}
+	n = atomic_load(&sh->nr_calls);
+	base[0] = base_ns(false);
+	base[1] = base_ns(true);
+	for (unsigned long c = 0; c < n; c++) {
+		const struct call *k = &sh->calls[c];
+
+		if (k->slept && k->ns > base[k->map])
+			stall += k->ns - base[k->map];
+	}
+	t = thread_of(root, m.pid);
+	check(t != NULL, "clear_refs: watch reports the mapper's thread %d", (int)m.pid);
+	if (t) {
+		json_array_foreach(json_object_get(t, "holders"), i, h) {
+			printf("#   held by %lld (%s) %s%s: %lld waits, overlap %.3f ms\n",
+			       json_integer_value(json_object_get(h, "pid")),
+			       json_string_value(json_object_get(h, "comm")),
+			       json_string_value(json_object_get(h, "mode")),
+			       json_is_true(json_object_get(h, "outside")) ? ", outside" : "",
+			       json_integer_value(json_object_get(h, "waits")),
+			       json_integer_value(json_object_get(h, "overlap_ns")) / 1e6);
+			if (json_is_true(json_object_get(h, "outside")) &&
+			    (!top || json_integer_value(json_object_get(h, "overlap_ns")) >
+				     json_integer_value(json_object_get(top, "overlap_ns"))))
+				top = h;
+		}
+	}
+	check(top && json_integer_value(json_object_get(top, "pid")) == writer &&
+	      !strcmp(json_string_value(json_object_get(top, "mode")), "write"),
+	      "clear_refs: the outside holder during the waits is the writer %d, for write",
+	      (int)writer);
+	printf("# clear_refs: the mapper's stall %.3f ms in %lu calls\n", stall / 1e6, n);
+	check(stall > 0, "clear_refs: the mapper measured a stall");
+	json_decref(root);
+}
+
 static void test_no_reader(double seconds)
 {
 	struct mapper m;
@@ -561,6 +654,7 @@ static void test_no_reader(double seconds)
 				 */
 				bool ours = hp == m.pid || hp == getpid() || hp == w.pid ||
 					    (comm && (!strcmp(comm, "smaps-reader") ||
+						      !strcmp(comm, "clear-refs") ||
 						      !strncmp(comm, "stall-", 6)));
 
 				printf("# outside holder %d (%s): %lld ns%s\n", (int)hp,
@@ -639,6 +733,7 @@ int main(int argc, char **argv)
 	if (sh == MAP_FAILED)
 		return 1;
 	test_planted_stall(seconds);
+	test_planted_clear_refs(seconds > 2 ? 2 : seconds);
 	test_no_reader(seconds > 2 ? 2 : seconds);
 	test_exit();
 	printf("1..%d\n", checks);

@@ -120,14 +120,20 @@ static void test_ops(void)
 		"munlockall\n"
 		"fork\n"
 		"select child 2\n"
-		"select parent\n",
+		"select parent\n"
+		"mseal 0x100000000000 4K expect=EPERM\n"
+		"truncate data 100K\n"
+		"punch shm 4K 8K\n"
+		"clear_refs 4\n"
+		"clear_refs -1 expect=EINVAL\n"
+		"madvise 0x100000000000 4K populate_write\n",
 		err, sizeof(err));
 
 	if (!ok(s != NULL, "a script with every op parses")) {
 		tap_diag("%s", err);
 		return;
 	}
-	is_int(s->nr_ops, 32, "32 ops");
+	is_int(s->nr_ops, 38, "38 ops");
 	is_int(s->ops[0].kind, OP_FILE, "file op");
 	is_str(s->ops[0].file, "data", "file name");
 	is_int(s->ops[0].size, 1 << 20, "file size");
@@ -173,6 +179,15 @@ static void test_ops(void)
 	is_int(s->ops[28].kind, OP_MUNLOCKALL, "munlockall");
 	ok(s->ops[30].kind == OP_SELECT && s->ops[30].child == 2, "select child 2");
 	ok(s->ops[31].kind == OP_SELECT && s->ops[31].child == 0, "select parent");
+	ok(s->ops[32].kind == OP_MSEAL && s->ops[32].len == 4096 && s->ops[32].expect == -EPERM,
+	   "mseal");
+	ok(s->ops[33].kind == OP_TRUNCATE && !strcmp(s->ops[33].file, "data") &&
+	   s->ops[33].size == 100 << 10, "truncate NAME SIZE");
+	ok(s->ops[34].kind == OP_PUNCH && !strcmp(s->ops[34].file, "shm") &&
+	   s->ops[34].offset == 4096 && s->ops[34].len == 8192, "punch NAME OFF LEN");
+	ok(s->ops[35].kind == OP_CLEAR_REFS && s->ops[35].flags == 4, "clear_refs 4");
+	ok(s->ops[36].flags == -1 && s->ops[36].expect == -EINVAL, "clear_refs -1");
+	is_int(s->ops[37].advice, MADV_POPULATE_WRITE, "populate_write");
 	test_round_trip(s);
 	script_free(s);
 }
@@ -191,8 +206,8 @@ static void test_table(void)
 	is_int(nr, 0, "fork has no arguments");
 	ok(op_args(OP__COUNT, &nr) == NULL && nr == 0, "no such op: no arguments");
 	words = op_arg_words(OP_ARG_ADVICE, &nr);
-	ok(nr == 9 && !strcmp(words[0].name, "dontneed") && words[0].value == MADV_DONTNEED,
-	   "the advices");
+	ok(nr == 17 && !strcmp(words[0].name, "dontneed") && words[0].value == MADV_DONTNEED &&
+	   words[16].value == MADV_REMOVE, "the advices");
 	ok(op_arg_words(OP_ARG_ADDR, &nr) == NULL && nr == 0, "addresses have no words");
 	is_str(op_kind_name(OP_PROCESS_MADVISE), "process_madvise", "op name");
 	is_str(op_kind_name(OP__COUNT), "?", "no such op");
@@ -248,6 +263,10 @@ static void test_errors(void)
 	bad("mremap 0x100000000000 4K 4K maymove dontunmap hint=0x0\n", "hint=0x0 is no hint");
 	bad("file d 4K memfd,shmem\n", "unknown argument 'memfd,shmem'");
 	bad("fork\nfile d 4K\n", "t.ops:2: file: files are declared before the first fork");
+	bad("truncate nope 4K\n", "truncate: file 'nope' is not declared");
+	bad("file d 4K\npunch d 4K\n", "t.ops:2: punch: missing argument");
+	bad("clear_refs 1x\n", "clear_refs: value '1x' is not a decimal number");
+	bad("mseal 0x100000000000\n", "mseal: missing argument");
 }
 
 int main(void)
