@@ -8,9 +8,9 @@
 # charges (--sim-costs); without it each run measures its own. The runs'
 # JSON documents stay in $SIM_VALIDATE_OUT (default: a new /tmp directory).
 set -u
-vmalock=${1:?usage: sim-validate.sh VMALOCK [RUNS [COSTS]]}
+vmalock=$(cd "$(dirname "${1:?usage: sim-validate.sh VMALOCK [RUNS [COSTS]]}")" && pwd)/$(basename "$1")
 runs=${2:-5}
-costs=${3:-}
+costs=${3:+$(cd "$(dirname "$3")" && pwd)/$(basename "$3")}
 out=${SIM_VALIDATE_OUT:-$(mktemp -d /tmp/sim-validate.XXXXXX)}
 for i in $(seq 1 "$runs"); do
 	echo "run $i of $runs ..." >&2
