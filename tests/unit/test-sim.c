@@ -84,7 +84,7 @@ static void test_overlap(void)
 {
 	struct sim_config c = config(2, 1);
 	struct pair p = { .cpu = { 0, 1 },
-			  .b = { { 10 * MS, MS, PLAT_KERNEL }, { 10 * MS, MS, PLAT_KERNEL } } };
+			  .b = { { .ns = 10 * MS, .chunk = MS, .kind = PLAT_KERNEL }, { .ns = 10 * MS, .chunk = MS, .kind = PLAT_KERNEL } } };
 	struct sim_stats st;
 
 	is_int(sim_run(&c, pair_main, &p, &st), 0, "two CPUs: the machine runs");
@@ -96,7 +96,7 @@ static void test_overlap(void)
 	is_int((int)(p.b[0].cpu_ns / US), 10000, "a task's CPU time is what it was charged");
 
 	p = (struct pair){ .cpu = { 0, 0 },
-			   .b = { { 10 * MS, MS, PLAT_USER }, { 10 * MS, MS, PLAT_USER } } };
+			   .b = { { .ns = 10 * MS, .chunk = MS, .kind = PLAT_USER }, { .ns = 10 * MS, .chunk = MS, .kind = PLAT_USER } } };
 	is_int(sim_run(&c, pair_main, &p, &st), 0, "one CPU: the machine runs");
 	ok(VML_MAX(p.b[0].end, p.b[1].end) >= 20 * MS &&
 	   VML_MAX(p.b[0].end, p.b[1].end) < 21 * MS,
