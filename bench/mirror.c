@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 
 #include "internal.h"
+#include "simcost.h"
 #include "spaces/target.h"
 #include "util/json.h"
 #include "spaces/view.h"
@@ -240,4 +241,19 @@ int bench_mirror_from_json(const json_t *arr, struct bench_mirror **out, char *e
 	mi->nr = (unsigned int)n;
 	*out = mi;
 	return 0;
+}
+
+/* simcost.h */
+int bench_sim_layout_load(const char *path, struct bench_mirror **out, char *err, size_t errlen)
+{
+	json_t *doc, *arr;
+	int ret = json_read_file(path, &doc, err, errlen);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	arr = json_object_get(doc, "sim_layout");
+	ret = arr ? bench_mirror_from_json(arr, out, err, errlen) : 0;
+	json_decref(doc);
+	return ret;
 }

@@ -400,20 +400,6 @@ out:
 	return ret;
 }
 
-int bench_sim_layout_load(const char *path, struct bench_mirror **out, char *err, size_t errlen)
-{
-	json_t *doc, *arr;
-	int ret = json_read_file(path, &doc, err, errlen);
-
-	*out = NULL;
-	if (ret)
-		return ret;
-	arr = json_object_get(doc, "sim_layout");
-	ret = arr ? bench_mirror_from_json(arr, out, err, errlen) : 0;
-	json_decref(doc);
-	return ret;
-}
-
 void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 {
 	fprintf(f, "# simulated machine's charges (ns; %s):\n", c->source);
