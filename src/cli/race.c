@@ -100,7 +100,8 @@ static int parse_mods(const char *s, struct race_opts *o)
 		}
 		if (race_mod_parse(items[i], &m))
 			return cli_usage_error("race", "--mod: unknown modification '%s' (split, "
-					       "mprotect, resize, remap, remap-whole, unmap, all)",
+					       "mprotect, resize, remap, remap-whole, unmap, "
+					       "dontneed, all)",
 					       items[i]);
 		for (unsigned int k = 0; k < o->nr_mods; k++)
 			if (o->mods[k] == m)
@@ -178,6 +179,9 @@ static const struct vml_word broken_words[] = {
 	{ "skip-fallback", VML_BROKEN_SKIP_FALLBACK, NULL, 0 },
 	{ "skip-reset", VML_BROKEN_SKIP_RESET, NULL, 0 },
 	{ "handoff", VML_BROKEN_HANDOFF, NULL, 0 },
+	{ "walk-again", VML_BROKEN_WALK_AGAIN, NULL, 0 },
+	{ "rollup-resume", VML_BROKEN_ROLLUP_RESUME, NULL, 0 },
+	{ "seq-resume", VML_BROKEN_SEQ_RESUME, NULL, 0 },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -212,7 +216,11 @@ static const struct cli_opt race_opt_table[] = {
 	  "kernel has its own (6.18: maps and query per VMA, the others\n"
 	  "under mmap_lock for each read()):" },
 	{ "--mod", "LIST|all", set_mods, 0, 0, 0, NULL,
-	  "split, mprotect, resize, remap, remap-whole, unmap [all]" },
+	  "split, mprotect, resize, remap, remap-whole, unmap, dontneed\n"
+	  "[all]; dontneed is the kernel selftest pagewalk_race_test:\n"
+	  "one VMA of two PMDs, the second written and MADV_DONTNEEDed\n"
+	  "in a loop, smaps, smaps_rollup and numa_maps never counting a\n"
+	  "page twice (other views have no phase of it)" },
 	{ "--kernel-transients", NULL, cli_set_flag, C(o.kernel_transients), 0, 0, NULL,
 	  "the model goes through the intermediate states 6.18 shows\n"
 	  "per-VMA-lock readers: mremap(MREMAP_FIXED) publishes the\n"
@@ -240,7 +248,12 @@ static const struct cli_opt race_opt_table[] = {
 	  "skip-fallback (lock_next_vma skips a VMA it cannot lock),\n"
 	  "skip-reset (a page-walking reader keeps its VMA iterator after\n"
 	  "re-taking RCU), handoff (the mmap_lock's hand-off gives a\n"
-	  "waiting writer the lock while readers hold it)" },
+	  "waiting writer the lock while readers hold it), walk-again\n"
+	  "(smaps walks a VMA twice when it meets an emptied page table:\n"
+	  "the bug pagewalk_race_test looks for), rollup-resume\n"
+	  "(smaps_rollup counts a VMA that grew across where its walk\n"
+	  "stopped whole), seq-resume (a read() goes on after the record\n"
+	  "the last one dropped for lack of room)" },
 	{ "--cpus", "N", set_ulong, C(o.cpus), 1, SIM_MAX_CPUS, NULL,
 	  "run the model's threads on a simulated machine of N CPUs in\n"
 	  "virtual time (docs/simulation.md); every phase on a fresh\n"
@@ -529,8 +542,16 @@ int cmd_race(int argc, char **argv)
 			target_kind_name(cli.o.target));
 		return EXIT_USAGE;
 	}
-	phases = cli.o.nr_views * cli.o.nr_mods *
-		 (cli.o.target == TARGET_LIVE ? 1 : cli.o.nr_locks);
+	phases = 0;
+	for (unsigned int v = 0; v < cli.o.nr_views; v++)
+		for (unsigned int m = 0; m < cli.o.nr_mods; m++)
+			phases += race_mod_applies(cli.o.mods[m], cli.o.views[v]);
+	if (!phases) {
+		fprintf(stderr, "vmalock race: --mod dontneed checks smaps, smaps_rollup and "
+			"numa_maps only\n");
+		return EXIT_USAGE;
+	}
+	phases *= cli.o.target == TARGET_LIVE ? 1 : cli.o.nr_locks;
 	cli.o.seconds = cli.duration / phases;
 	if (cli.o.cpus) {
 		ret = race_sim_costs(&cli);
