@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "host/host.h"
 #include "simcost.h"
 #include "race/run.h"
 #include "scriptrun.h"
@@ -362,6 +363,9 @@ struct report {
 
 static const char *lock_label(const struct race_phase *ph)
 {
+	/* the kernel's, as the host profile says (vmalock host: *_lock) */
+	if (ph->kernel_lock)
+		return ph->kernel_per_vma ? "kernel:vma" : "kernel:mmap";
 	return words_policy_label(&lock_policy_vocab, ph->kernel_lock ? TARGET_LIVE : TARGET_MODEL,
 				  ph->lock);
 }
@@ -578,6 +582,17 @@ int cmd_race(int argc, char **argv)
 		       cli.o.explore ? vocab_name(&explore_vocab, cli.o.explore) : "no exploration",
 		       (unsigned long long)cli.o.sim_seed);
 	printf("\n");
+	if (cli.o.target == TARGET_LIVE) {
+		/* which of the model's policies each live row is like, and why we think so */
+		for (unsigned int v = 0; v < cli.o.nr_views; v++) {
+			const char *how;
+			bool vma = host_view_per_vma((int)cli.o.views[v], &how);
+
+			printf("%s %s %s (%s)", v ? "," : "kernel locks:",
+			       target_view_name(cli.o.views[v]), vma ? "vma" : "mmap", how);
+		}
+		printf("\n");
+	}
 	fflush(stdout);
 
 	memset(&sa, 0, sizeof(sa));

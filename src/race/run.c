@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/host.h"
 #include "platform/platform.h"
 #include "race/run.h"
 #include "sync/atomic.h"
@@ -482,8 +483,9 @@ out:
  * One check of pagewalk_race_test: read the view from the start, page by
  * page (smaps_rollup: whole), until the VMA's record; its Rss (numa_maps:
  * pages) must not exceed what any state had - a walk that ran twice over
- * the same range counts the first PMD twice. smaps records must also be
- * consistent in themselves (Rss <= Size among them).
+ * the same range counts the first PMD twice (judged first: it is what the
+ * check is for). smaps records must also be consistent in themselves (Rss
+ * <= Size among them).
  */
 static int pagewalk_read(struct reader *r)
 {
@@ -531,10 +533,6 @@ static int pagewalk_read(struct reader *r)
 	} else if (rec->bad) {
 		v.rule = RACE_MALFORMED;
 		snprintf(v.why, sizeof(v.why), "%s", rec->bad);
-	} else if (view != VML_VIEW_NUMA_MAPS &&
-		   race_fields_bad(rec, view == VML_VIEW_SMAPS_ROLLUP, why, sizeof(why))) {
-		v.rule = RACE_FIELDS;
-		snprintf(v.why, sizeof(v.why), "%s", why);
 	} else if (pagewalk_value(c, rec) > pagewalk_bound(c)) {
 		v.rule = RACE_DOUBLE_COUNT;
 		snprintf(v.why, sizeof(v.why), "%s %lu %s, but no state had more than %lu%s: a "
@@ -542,6 +540,10 @@ static int pagewalk_read(struct reader *r)
 			 pagewalk_value(c, rec), view == VML_VIEW_NUMA_MAPS ? "pages" : "kB",
 			 c->pw_max, view == VML_VIEW_SMAPS_ROLLUP ? " kB (+256 kB, the selftest's "
 			 "margin)" : view == VML_VIEW_NUMA_MAPS ? "" : " kB");
+	} else if (view != VML_VIEW_NUMA_MAPS &&
+		   race_fields_bad(rec, view == VML_VIEW_SMAPS_ROLLUP, why, sizeof(why))) {
+		v.rule = RACE_FIELDS;
+		snprintf(v.why, sizeof(v.why), "%s", why);
 	}
 	if (rec && !rec->bad)
 		v.note[RACE_NOTE_CHANGED] = pagewalk_value(c, rec) != c->pw_max;
@@ -1050,6 +1052,7 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 					.kernel_lock = live,
 					.lock = live ? VML_LOCK_VMA : o->locks[l],
 					.mod = o->mods[m],
+					.kernel_per_vma = live && host_view_per_vma((int)view, NULL),
 				};
 
 				if (!race_mod_applies(o->mods[m], view))
@@ -1061,8 +1064,9 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 				if (ph.mod == RACE_MOD_DONTNEED)
 					ph.per_read = false;	/* one record is checked */
 				else if (live)
-					ph.per_read = view == VML_VIEW_SMAPS ||
-						      view == VML_VIEW_NUMA_MAPS;
+					ph.per_read = (view == VML_VIEW_SMAPS ||
+						       view == VML_VIEW_NUMA_MAPS) &&
+						      !ph.kernel_per_vma;
 				else
 					ph.per_read = o->locks[l] == VML_LOCK_MMAP &&
 						      view != TARGET_VIEW_QUERY &&

@@ -158,7 +158,7 @@ ok $? "model, --broken seq-resume: a record lost at the read boundary caught (ex
 # about the kernel (CONFIG_PT_RECLAIM kernels reclaim the emptied table).
 vml race --target live --mod dontneed --duration "$secs" --seed 15
 rc=$?
-[ $rc -le 1 ] && [ "$(grep -c '^\(smaps\|smaps_rollup\|numa_maps\) *kernel  *dontneed ' out)" -eq 3 ] &&
+[ $rc -le 1 ] && [ "$(grep -c '^\(smaps\|smaps_rollup\|numa_maps\) *kernel:\(mmap\|vma\)  *dontneed ' out)" -eq 3 ] &&
 	! grep -q 'failed:\|stopped early' out
 ok $? "live, dontneed: ran (exit $rc: $(grep '^total:' out))"
 grep '^total:\|^first violation' out | sed 's/^/# /'
@@ -166,7 +166,7 @@ grep '^total:\|^first violation' out | sed 's/^/# /'
 # The live kernel: every view runs; violations are findings, not failures.
 vml race --target live --view all --mod split,remap --duration "$secs" --seed 5
 rc=$?
-[ $rc -le 1 ] && [ "$(grep -c '^\(maps\|smaps\|smaps_rollup\|numa_maps\|query\) *kernel ' out)" -eq 10 ] &&
+[ $rc -le 1 ] && [ "$(grep -c '^\(maps\|smaps\|smaps_rollup\|numa_maps\|query\) *kernel:\(mmap\|vma\) ' out)" -eq 10 ] &&
 	! grep -q 'failed:\|stopped early' out
 ok $? "live, every view: ran (exit $rc: $(grep '^total:' out))"
 grep '^total:\|^first violation' out | sed 's/^/# /'
