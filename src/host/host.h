@@ -116,7 +116,7 @@ struct host_profile {
 	 * takes some 100 ms and 128 MiB for a moment), UNKNOWN until then.
 	 */
 	enum host_view_lock view_lock[HOST_LOCK_VIEWS];
-	char view_lock_probe[HOST_LOCK_VIEWS][112];	/* the evidence, or why none */
+	char view_lock_probe[HOST_LOCK_VIEWS][160];	/* the evidence, or why none */
 };
 
 /*

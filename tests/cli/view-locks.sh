@@ -22,6 +22,17 @@ assert all(d[v + "_lock"] in ("mmap", "vma", "unknown") for v in ("smaps", "numa
 ok $? "host: the view locks probed and saved (exit $rc)"
 grep '_lock ' out | sed 's/^/# this host: /'
 
+# The method's other outcome on a real kernel: in the control the reader
+# reads another process's view, which can never keep our writer out. A
+# loaded machine may throw every trial away (unknown), but none may say
+# blocked.
+VMALOCK_VIEW_LOCK_CONTROL=1 vml host
+rc=$?
+[ $rc -eq 0 ] && ! grep -q '_lock  *mmap_lock' out &&
+	grep -q '^\(smaps\|numa_maps\|smaps_rollup\)_lock  *per-VMA locks (control: ' out
+ok $? "host, the control (another process's view): never blocked (exit $rc)"
+grep '_lock ' out | sed 's/^/# control: /'
+
 # Two saved profiles, one for each outcome, and one saved before the probe.
 python3 - <<'PY' 2>err
 import json
