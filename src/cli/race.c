@@ -214,8 +214,9 @@ static const struct cli_opt race_opt_table[] = {
 	  "[all]; `all` skips, with a note, views the target does not offer" },
 	{ "--lock", "LIST|both", set_locks, 0, 0, 0, &lock_policy_vocab,
 	  "the model's reader locking, a comma list [both]; the live\n"
-	  "kernel has its own (6.18: maps and query per VMA, the others\n"
-	  "under mmap_lock for each read()):" },
+	  "kernel has its own - maps and query per VMA (6.17+), the\n"
+	  "others as `vmalock host` finds (6.18: under mmap_lock for each\n"
+	  "read()); its rows say kernel:mmap or kernel:vma:" },
 	{ "--mod", "LIST|all", set_mods, 0, 0, 0, NULL,
 	  "split, mprotect, resize, remap, remap-whole, unmap, dontneed\n"
 	  "[all]; dontneed is the kernel selftest pagewalk_race_test:\n"
@@ -299,6 +300,11 @@ static void help(FILE *f)
 "modification cycles, violations, and the allowed observations seen (a VMA\n"
 "shown twice within a read or across two reads, a read that saw a modified\n"
 "state); then the first violation with the reads that showed it.\n"
+"\n"
+"--mod dontneed (pagewalk_race_test) reads one VMA's smaps or numa_maps\n"
+"record, or smaps_rollup, and checks its Rss (pages) against the most any\n"
+"state showed (smaps_rollup: + 256 kB); `changed` counts reads that saw the\n"
+"second PMD empty.\n"
 "\n"
 "With --kernel-transients the model shows the live kernel's fake and transient\n"
 "gaps in maps and query under --lock vma, and none under vma-strict; without\n"
