@@ -261,6 +261,14 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 	json_set_i64(meta, "mapper_cpu", res->mapper_cpu);
 	json_set_i64(meta, "reader_cpu", res->reader_cpu);
 	json_set_bool(meta, "kernel_transients", o->kernel_transients);
+	if (res->c->live) {
+		/* which of the model's policies the live rows are like (the host profile's) */
+		const char *how;
+
+		json_set_str(meta, "kernel_view_lock",
+			     bench_kernel_view_per_vma(res->view, &how) ? "vma" : "mmap");
+		json_set_str(meta, "kernel_view_lock_from", how);
+	}
 	json_set_u64(meta, "model_own_mappings", bench_mirror_count(res->mirror));
 	if (res->c->sim) {
 		json_t *sim = json_object();

@@ -84,7 +84,10 @@ for lock in vma mmap; do
 	rc=$?
 	if [ $lock = vma ]; then under="per-VMA locks"; else under="mmap_lock"; fi
 	[ $rc -eq 0 ] && grep -q "^verdict (live kernel .*, smaps under $under (profile p$lock.json)" out &&
-		grep -q "the model's $lock policy, which the kernel uses here" out
+		grep -q "the model's $lock policy, which the kernel uses here" out &&
+		python3 -c 'import json, sys
+m = json.load(open("vmalock-run.json"))["meta"]
+assert m["kernel_view_lock"] == sys.argv[1] and m["kernel_view_lock_from"] == "profile p" + sys.argv[1] + ".json", m' $lock 2>err
 	ok $? "run, --profile saying $lock: the verdict says $under (exit $rc)"
 done
 
