@@ -24,12 +24,18 @@
  *     which the writer runs freely: a trial whose reader had an
  *     involuntary context switch during the window is thrown away;
  *   - a writer preempted across the window looks blocked: a trial whose
- *     writer had an involuntary switch is thrown away;
+ *     writer had an involuntary switch in a call that overlaps the window
+ *     is thrown away, and a call counts as
+ *     waiting only if it slept (a voluntary switch: a vCPU the hypervisor
+ *     stole shows no switch at all, and looked blocked in a control run);
+ *   - a burst of writer calls while the reader stalled before taking its
+ *     lock looks like progress: "not blocked" also needs the writer never
+ *     to have gone a quarter of the window without finishing a call;
  *   - a window too short to tell (a machine where the walk is fast): it
  *     must be at least 20 writer calls long, else the trial is thrown away;
  *   - anything else (khugepaged taking our mmap_lock): a verdict needs
- *     three trials that agree and none that disagrees, of at most
- *     HOST_LOCK_TRIALS per view; else the view stays UNKNOWN, with the
+ *     three trials that agree and four times as many as disagree, of at
+ *     most HOST_LOCK_TRIALS per view; else the view stays UNKNOWN, with the
  *     counts as the evidence.
  * Only the middle 80% of the window counts for "inside", so that the
  * reader's entry and exit around its lock cannot be mistaken for it.
@@ -59,7 +65,7 @@
 #include "util/alloc.h"
 
 #define BIG_BYTES (128UL << 20)
-#define HOST_LOCK_TRIALS 10
+#define HOST_LOCK_TRIALS 16
 #define AGREE 3				/* trials that must agree */
 #define MAX_CALLS (1u << 16)		/* writer calls recorded per trial */
 #define MIN_WINDOW_CALLS 20		/* a window at least this many median calls long */
@@ -97,6 +103,19 @@ static long thread_nivcsw(void)
 	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }
 
+/* This thread's voluntary and involuntary context switches so far. */
+static void thread_csw(long *nv, long *niv)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru)) {
+		*nv = *niv = 0;
+		return;
+	}
+	*nv = ru.ru_nvcsw;
+	*niv = ru.ru_nivcsw;
+}
+
 static void pin(int cpu)
 {
 	cpu_set_t set;
@@ -111,36 +130,42 @@ struct trial {
 	int cpu;
 	atomic_bool stop;		/* [atomic] set by the reader when its read is done */
 	atomic_uint done;		/* [atomic] calls finished: the reader waits for a few */
-	uint64_t (*call)[2];		/* start and end of each call (the writer's until joined) */
+	uint64_t (*call)[4];		/* start, end, voluntary and involuntary switches of
+				 * each call (the writer's until joined) */
 	unsigned int nr;		/* the writer's until joined */
-	long nivcsw;			/* the writer's involuntary switches in the trial */
 	int err;
 };
 
 static void *writer_main(void *arg)
 {
 	struct trial *t = arg;
-	long ps = sysconf(_SC_PAGESIZE), sw0;
+	long ps = sysconf(_SC_PAGESIZE);
 
 	pin(t->cpu);
-	sw0 = thread_nivcsw();
 	/* Ends: the reader sets stop after its read, or the record is full. */
 	while (!atomic_load_explicit(&t->stop, memory_order_relaxed) && t->nr < MAX_CALLS) {
-		uint64_t t0 = now_ns();
-		/* PROT_READ: never merges with the big rw- VMA, whatever lands next to it */
-		void *p = mmap(NULL, ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		long nv0, niv0, nv1, niv1;
+		uint64_t t0, t1;
+		void *p;
 
+		thread_csw(&nv0, &niv0);
+		t0 = now_ns();
+		/* PROT_READ: never merges with the big rw- VMA, whatever lands next to it */
+		p = mmap(NULL, ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
 			t->err = -errno;
 			break;
 		}
 		munmap(p, ps);
+		t1 = now_ns();
+		thread_csw(&nv1, &niv1);
 		t->call[t->nr][0] = t0;
-		t->call[t->nr][1] = now_ns();
+		t->call[t->nr][1] = t1;
+		t->call[t->nr][2] = (uint64_t)(nv1 - nv0);
+		t->call[t->nr][3] = (uint64_t)(niv1 - niv0);
 		t->nr++;
 		atomic_fetch_add_explicit(&t->done, 1, memory_order_relaxed);
 	}
-	t->nivcsw = thread_nivcsw() - sw0;
 	return NULL;
 }
 
@@ -156,10 +181,10 @@ static int cmp_u64(const void *a, const void *b)
  * (thrown away, @why says why); -errno if it could not run.
  */
 static int trial(const char *path, int reader_cpu, int writer_cpu, char *buf,
-		 uint64_t (*call)[2], uint64_t *scratch, char *why, size_t whylen)
+		 uint64_t (*call)[4], uint64_t *scratch, char *why, size_t whylen)
 {
 	struct trial t = { .cpu = writer_cpu, .call = call };
-	uint64_t s = 0, e = 0, lo, hi, median;
+	uint64_t s = 0, e = 0, lo, hi, median, last_end, gap = 0, writer_sw = 0;
 	unsigned int inside = 0, before;
 	bool spanned = false;
 	long sw_window = 0;
@@ -202,26 +227,45 @@ static int trial(const char *path, int reader_cpu, int writer_cpu, char *buf,
 	lo = s + (e - s) / 10;
 	hi = e - (e - s) / 10;
 	before = 0;
+	last_end = s;
 	for (unsigned int i = 0; i < t.nr; i++) {
+		/* preempted while the window was open: the trial tells nothing */
+		if (call[i][1] > s && call[i][0] < e)
+			writer_sw += call[i][3];
 		if (call[i][0] >= lo && call[i][1] <= hi)
 			inside++;
-		/* in progress over most of the window: it waited for the reader */
-		if (call[i][0] < s + (e - s) / 2 && call[i][1] > s + (e - s) * 9 / 10)
+		/*
+		 * In progress over most of the window, and it slept (a voluntary
+		 * switch): it waited for the reader. A writer that merely lost its
+		 * (virtual) CPU without a switch - a hypervisor's steal - did not.
+		 */
+		if (call[i][0] < s + (e - s) / 2 && call[i][1] > s + (e - s) * 9 / 10 && call[i][2])
 			spanned = true;
 		before += call[i][1] < s;
+		/* the longest the writer went without finishing a call, inside the window */
+		if (call[i][1] > s && call[i][1] <= e) {
+			if (call[i][1] - last_end > gap)
+				gap = call[i][1] - last_end;
+			last_end = call[i][1];
+		}
 	}
-	if (sw_window || t.nivcsw) {
-		snprintf(why, whylen, "preempted (reader %ld, writer %ld)", sw_window, t.nivcsw);
+	if (e - last_end > gap)
+		gap = e - last_end;
+	if (sw_window || writer_sw) {
+		snprintf(why, whylen, "preempted (reader %ld, writer %llu)", sw_window,
+			 (unsigned long long)writer_sw);
 	} else if (!median || (e - s) < MIN_WINDOW_CALLS * median || !before) {
 		snprintf(why, whylen, "window %.2f ms too short (writer call %.1f us)",
 			 (double)(e - s) / 1e6, (double)median / 1e3);
-	} else if (inside >= INSIDE_VMA) {
+	} else if (inside >= INSIDE_VMA && gap < (e - s) / 4) {
+		/* steady progress all through the window, not a burst while the reader stalled */
 		ret = HOST_VIEW_LOCK_VMA;
 	} else if (!inside && spanned) {
 		ret = HOST_VIEW_LOCK_MMAP;
 	} else {
-		snprintf(why, whylen, "%u writer calls inside a %.2f ms read, none waiting it out",
-			 inside, (double)(e - s) / 1e6);
+		snprintf(why, whylen, "%u writer calls inside a %.2f ms read, a gap of %.2f ms, "
+			 "none waiting it out asleep", inside, (double)(e - s) / 1e6,
+			 (double)gap / 1e6);
 	}
 	if (ret != HOST_VIEW_LOCK_UNKNOWN)
 		snprintf(why, whylen, "%u writer calls inside a %.2f ms read (a call %.1f us)",
@@ -229,9 +273,21 @@ static int trial(const char *path, int reader_cpu, int writer_cpu, char *buf,
 	return ret;
 }
 
+/* A verdict: AGREE trials of one kind and at least 4 times as many as of the other. */
+static enum host_view_lock decided(const unsigned int *votes)
+{
+	unsigned int m = votes[HOST_VIEW_LOCK_MMAP], v = votes[HOST_VIEW_LOCK_VMA];
+
+	if (m >= AGREE && m >= 4 * v)
+		return HOST_VIEW_LOCK_MMAP;
+	if (v >= AGREE && v >= 4 * m)
+		return HOST_VIEW_LOCK_VMA;
+	return HOST_VIEW_LOCK_UNKNOWN;
+}
+
 int host_probe_view_locks(struct host_profile *p)
 {
-	uint64_t (*call)[2] = NULL, *scratch = NULL;
+	uint64_t (*call)[4] = NULL, *scratch = NULL;
 	cpu_set_t saved;
 	char *big = MAP_FAILED, *buf = NULL, why[96];
 	int cpus[2], nr = 0, ret = 0;
@@ -291,14 +347,10 @@ int host_probe_view_locks(struct host_profile *p)
 			/* the evidence shown: the last trial that counted, else the last reason */
 			snprintf(r == HOST_VIEW_LOCK_UNKNOWN ? other : decisive, sizeof(other), "%s",
 				 why);
-			if ((votes[HOST_VIEW_LOCK_MMAP] >= AGREE && !votes[HOST_VIEW_LOCK_VMA]) ||
-			    (votes[HOST_VIEW_LOCK_VMA] >= AGREE && !votes[HOST_VIEW_LOCK_MMAP]))
+			if (decided(votes) != HOST_VIEW_LOCK_UNKNOWN)
 				break;
 		}
-		if (votes[HOST_VIEW_LOCK_MMAP] >= AGREE && !votes[HOST_VIEW_LOCK_VMA])
-			p->view_lock[v] = HOST_VIEW_LOCK_MMAP;
-		else if (votes[HOST_VIEW_LOCK_VMA] >= AGREE && !votes[HOST_VIEW_LOCK_MMAP])
-			p->view_lock[v] = HOST_VIEW_LOCK_VMA;
+		p->view_lock[v] = decided(votes);
 		snprintf(p->view_lock_probe[v], sizeof(p->view_lock_probe[v]),
 			 "%s%u blocked, %u not, %u thrown away; %s",
 			 control ? "control: " : "", votes[HOST_VIEW_LOCK_MMAP],
