@@ -316,6 +316,12 @@ void bench_print_load(FILE *f);
 const char *bench_kernel(void);
 /* Do this kernel's maps and PROCMAP_QUERY take per-VMA locks (6.17 and later)? */
 bool bench_kernel_maps_per_vma(void);
+/*
+ * Does the live kernel read @view (or TARGET_VIEW_QUERY) under per-VMA locks?
+ * As the host profile says (host_view_per_vma: the page-walking views by
+ * experiment, or from --profile FILE); @how, if not NULL, says where from.
+ */
+bool bench_kernel_view_per_vma(enum vml_view view, const char **how);
 
 /* ---- the JSON document (doc.c) ---- */
 

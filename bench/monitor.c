@@ -79,19 +79,27 @@ bool mon_policy_matters(const struct mon_result *res, int tool)
 	return false;
 }
 
+/* Does the live kernel read view @v per VMA (maps: by release; the rest: the host profile)? */
+static bool view_per_vma(const struct mon_result *res, int v)
+{
+	if (v == VML_VIEW_MAPS)
+		return res->maps_per_vma;
+	return v >= 0 && v < MON_VIEWS && bench_kernel_view_per_vma((enum vml_view)v, NULL);
+}
+
 int mon_today_lock(const struct mon_result *res, int tool)
 {
-	bool maps = false, locked = false;
+	bool per_vma = false, locked = false;
 
 	for (unsigned int i = 0; i < res->nr_steps[tool]; i++) {
 		int v = res->steps[tool][i].view;
 
-		if (v == VML_VIEW_MAPS && res->maps_per_vma)
-			maps = true;
+		if (view_per_vma(res, v))
+			per_vma = true;
 		else
 			locked = true;
 	}
-	if (!maps)
+	if (!per_vma)
 		return VML_LOCK_MMAP;
 	return locked ? MON_LOCK_TODAY : VML_LOCK_VMA;
 }
@@ -284,7 +292,7 @@ static int replay_view(struct mon_run *r, const struct mon_step *s, char *buf)
 	int ret;
 
 	if (r->row->lock == MON_LOCK_TODAY)
-		lock = s->view == VML_VIEW_MAPS && r->res->maps_per_vma ? VML_LOCK_VMA : VML_LOCK_MMAP;
+		lock = view_per_vma(r->res, s->view) ? VML_LOCK_VMA : VML_LOCK_MMAP;
 	ret = vml_reader_open(r->mm, (enum vml_view)s->view, lock, &rd);
 	if (ret)
 		return ret;

@@ -43,17 +43,21 @@ const char *mon_file_lock(const char *file, bool maps_per_vma, int *view)
 		*view = VML_VIEW_MAPS;
 		return maps_per_vma ? "per-VMA locks (RCU), no mmap_lock" : "mmap_lock each read()";
 	}
+	/* the page-walking views: as the host profile found (vmalock host: *_lock) */
 	if (!strcmp(file, "smaps")) {
 		*view = VML_VIEW_SMAPS;
-		return "mmap_lock each read()";
+		return bench_kernel_view_per_vma(VML_VIEW_SMAPS, NULL) ?
+		       "per-VMA locks, no mmap_lock" : "mmap_lock each read()";
 	}
 	if (!strcmp(file, "smaps_rollup")) {
 		*view = VML_VIEW_SMAPS_ROLLUP;
-		return "mmap_lock whole walk";
+		return bench_kernel_view_per_vma(VML_VIEW_SMAPS_ROLLUP, NULL) ?
+		       "per-VMA locks, no mmap_lock" : "mmap_lock whole walk";
 	}
 	if (!strcmp(file, "numa_maps")) {
 		*view = VML_VIEW_NUMA_MAPS;
-		return "mmap_lock each read()";
+		return bench_kernel_view_per_vma(VML_VIEW_NUMA_MAPS, NULL) ?
+		       "per-VMA locks, no mmap_lock" : "mmap_lock each read()";
 	}
 	/* access_remote_vm(): mmap_read_lock_killable around the copy */
 	if (!strcmp(file, "cmdline") || !strcmp(file, "environ") || !strcmp(file, "mem")) {

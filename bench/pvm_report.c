@@ -261,6 +261,14 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 	json_set_i64(meta, "mapper_cpu", res->mapper_cpu);
 	json_set_i64(meta, "reader_cpu", res->reader_cpu);
 	json_set_bool(meta, "kernel_transients", o->kernel_transients);
+	if (res->c->live) {
+		/* which of the model's policies the live rows are like (the host profile's) */
+		const char *how;
+
+		json_set_str(meta, "kernel_view_lock",
+			     bench_kernel_view_per_vma(res->view, &how) ? "vma" : "mmap");
+		json_set_str(meta, "kernel_view_lock_from", how);
+	}
 	json_set_u64(meta, "model_own_mappings", bench_mirror_count(res->mirror));
 	if (res->c->sim) {
 		json_t *sim = json_object();
@@ -607,8 +615,9 @@ void pvm_verdict(FILE *f, const struct bench_run *r)
 	const struct pvm_row *l0 = pvm_find(res, TARGET_LIVE, 0, 0);
 	const struct pvm_row *l1 = pvm_find(res, TARGET_LIVE, 0, 1);
 	const char *view = bench_view_name(res->view), *kernel = bench_kernel();
-	bool live_vma = (res->view == VML_VIEW_MAPS || res->view == TARGET_VIEW_QUERY) &&
-			bench_kernel_maps_per_vma();
+	const char *how;
+	/* which policy the kernel runs for this view: the host profile's (probed) answer */
+	bool live_vma = bench_kernel_view_per_vma(res->view, &how);
 	enum vml_lock_policy like_lock = live_vma ? VML_LOCK_VMA : VML_LOCK_MMAP;
 	const struct pvm_row *like = live_vma ? v1 : m1;
 	char a[16], b[16], c[16], d[16], e[16], g[16], h[16], i[16];
@@ -639,9 +648,9 @@ void pvm_verdict(FILE *f, const struct bench_run *r)
 	if (l0 && l1) {
 		bench_ratio(a, sizeof(a), l1->p50_us, l0->p50_us);
 		bench_ratio(b, sizeof(b), l1->max_us, l0->max_us);
-		fprintf(f, "verdict (live kernel %s, %s under %s, 1 reader): the mapper's p50 is "
-			"%s and its max %s the no-reader run's", kernel, view,
-			live_vma ? "per-VMA locks" : "mmap_lock", a, b);
+		fprintf(f, "verdict (live kernel %s, %s under %s (%s), 1 reader): the mapper's p50 "
+			"is %s and its max %s the no-reader run's", kernel, view,
+			live_vma ? "per-VMA locks" : "mmap_lock", how, a, b);
 		if (like) {
 			bench_ratio(h, sizeof(h), like->p50_us, l1->p50_us);
 			bench_ratio(i, sizeof(i), like->max_us, l1->max_us);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "host/host.h"
 #include "internal.h"
 
 const char *bench_view_name(enum vml_view view)
@@ -30,11 +31,12 @@ const char *bench_kernel(void)
 
 bool bench_kernel_maps_per_vma(void)
 {
-	unsigned int major = 0, minor = 0;
+	return bench_kernel_view_per_vma(VML_VIEW_MAPS, NULL);
+}
 
-	if (sscanf(bench_kernel(), "%u.%u", &major, &minor) != 2)
-		return true;
-	return major > 6 || (major == 6 && minor >= 17);
+bool bench_kernel_view_per_vma(enum vml_view view, const char **how)
+{
+	return host_view_per_vma((int)view, how);
 }
 
 void bench_loadavg(char *buf, size_t len)

@@ -216,6 +216,15 @@ int cmd_host(int argc, char **argv)
 		printf("same as %s in every setting the corpus views depend on\n", compare);
 		return 0;
 	}
+	/* Not for --compare: which lock the views take changes no view's text. */
+	if (!profile) {
+		ret = host_probe_view_locks(&p);
+		if (ret) {
+			fprintf(stderr, "vmalock host: probing the view locks failed: %s\n",
+				strerror(-ret));
+			return EXIT_CHECK_FAILED;
+		}
+	}
 	if (!json || strcmp(json, "-"))
 		host_profile_print(&p, stdout);
 	if (json) {

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "host/host.h"
 #include "simcost.h"
 #include "race/run.h"
 #include "scriptrun.h"
@@ -100,7 +101,8 @@ static int parse_mods(const char *s, struct race_opts *o)
 		}
 		if (race_mod_parse(items[i], &m))
 			return cli_usage_error("race", "--mod: unknown modification '%s' (split, "
-					       "mprotect, resize, remap, remap-whole, unmap, all)",
+					       "mprotect, resize, remap, remap-whole, unmap, "
+					       "dontneed, all)",
 					       items[i]);
 		for (unsigned int k = 0; k < o->nr_mods; k++)
 			if (o->mods[k] == m)
@@ -178,6 +180,9 @@ static const struct vml_word broken_words[] = {
 	{ "skip-fallback", VML_BROKEN_SKIP_FALLBACK, NULL, 0 },
 	{ "skip-reset", VML_BROKEN_SKIP_RESET, NULL, 0 },
 	{ "handoff", VML_BROKEN_HANDOFF, NULL, 0 },
+	{ "walk-again", VML_BROKEN_WALK_AGAIN, NULL, 0 },
+	{ "rollup-resume", VML_BROKEN_ROLLUP_RESUME, NULL, 0 },
+	{ "seq-resume", VML_BROKEN_SEQ_RESUME, NULL, 0 },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -209,10 +214,15 @@ static const struct cli_opt race_opt_table[] = {
 	  "[all]; `all` skips, with a note, views the target does not offer" },
 	{ "--lock", "LIST|both", set_locks, 0, 0, 0, &lock_policy_vocab,
 	  "the model's reader locking, a comma list [both]; the live\n"
-	  "kernel has its own (6.18: maps and query per VMA, the others\n"
-	  "under mmap_lock for each read()):" },
+	  "kernel has its own - maps and query per VMA (6.17+), the\n"
+	  "others as `vmalock host` finds (6.18: under mmap_lock for each\n"
+	  "read()); its rows say kernel:mmap or kernel:vma:" },
 	{ "--mod", "LIST|all", set_mods, 0, 0, 0, NULL,
-	  "split, mprotect, resize, remap, remap-whole, unmap [all]" },
+	  "split, mprotect, resize, remap, remap-whole, unmap, dontneed\n"
+	  "[all]; dontneed is the kernel selftest pagewalk_race_test:\n"
+	  "one VMA of two PMDs, the second written and MADV_DONTNEEDed\n"
+	  "in a loop, smaps, smaps_rollup and numa_maps never counting a\n"
+	  "page twice (other views have no phase of it)" },
 	{ "--kernel-transients", NULL, cli_set_flag, C(o.kernel_transients), 0, 0, NULL,
 	  "the model goes through the intermediate states 6.18 shows\n"
 	  "per-VMA-lock readers: mremap(MREMAP_FIXED) publishes the\n"
@@ -240,7 +250,12 @@ static const struct cli_opt race_opt_table[] = {
 	  "skip-fallback (lock_next_vma skips a VMA it cannot lock),\n"
 	  "skip-reset (a page-walking reader keeps its VMA iterator after\n"
 	  "re-taking RCU), handoff (the mmap_lock's hand-off gives a\n"
-	  "waiting writer the lock while readers hold it)" },
+	  "waiting writer the lock while readers hold it), walk-again\n"
+	  "(smaps walks a VMA twice when it meets an emptied page table:\n"
+	  "the bug pagewalk_race_test looks for), rollup-resume\n"
+	  "(smaps_rollup counts a VMA that grew across where its walk\n"
+	  "stopped whole), seq-resume (a read() goes on after the record\n"
+	  "the last one dropped for lack of room)" },
 	{ "--cpus", "N", set_ulong, C(o.cpus), 1, SIM_MAX_CPUS, NULL,
 	  "run the model's threads on a simulated machine of N CPUs in\n"
 	  "virtual time (docs/simulation.md); every phase on a fresh\n"
@@ -285,6 +300,11 @@ static void help(FILE *f)
 "modification cycles, violations, and the allowed observations seen (a VMA\n"
 "shown twice within a read or across two reads, a read that saw a modified\n"
 "state); then the first violation with the reads that showed it.\n"
+"\n"
+"--mod dontneed (pagewalk_race_test) reads one VMA's smaps or numa_maps\n"
+"record, or smaps_rollup, and checks its Rss (pages) against the most any\n"
+"state showed (smaps_rollup: + 256 kB); `changed` counts reads that saw the\n"
+"second PMD empty.\n"
 "\n"
 "With --kernel-transients the model shows the live kernel's fake and transient\n"
 "gaps in maps and query under --lock vma, and none under vma-strict; without\n"
@@ -349,6 +369,9 @@ struct report {
 
 static const char *lock_label(const struct race_phase *ph)
 {
+	/* the kernel's, as the host profile says (vmalock host: *_lock) */
+	if (ph->kernel_lock)
+		return ph->kernel_per_vma ? "kernel:vma" : "kernel:mmap";
 	return words_policy_label(&lock_policy_vocab, ph->kernel_lock ? TARGET_LIVE : TARGET_MODEL,
 				  ph->lock);
 }
@@ -529,8 +552,16 @@ int cmd_race(int argc, char **argv)
 			target_kind_name(cli.o.target));
 		return EXIT_USAGE;
 	}
-	phases = cli.o.nr_views * cli.o.nr_mods *
-		 (cli.o.target == TARGET_LIVE ? 1 : cli.o.nr_locks);
+	phases = 0;
+	for (unsigned int v = 0; v < cli.o.nr_views; v++)
+		for (unsigned int m = 0; m < cli.o.nr_mods; m++)
+			phases += race_mod_applies(cli.o.mods[m], cli.o.views[v]);
+	if (!phases) {
+		fprintf(stderr, "vmalock race: --mod dontneed checks smaps, smaps_rollup and "
+			"numa_maps only\n");
+		return EXIT_USAGE;
+	}
+	phases *= cli.o.target == TARGET_LIVE ? 1 : cli.o.nr_locks;
 	cli.o.seconds = cli.duration / phases;
 	if (cli.o.cpus) {
 		ret = race_sim_costs(&cli);
@@ -557,6 +588,17 @@ int cmd_race(int argc, char **argv)
 		       cli.o.explore ? vocab_name(&explore_vocab, cli.o.explore) : "no exploration",
 		       (unsigned long long)cli.o.sim_seed);
 	printf("\n");
+	if (cli.o.target == TARGET_LIVE) {
+		/* which of the model's policies each live row is like, and why we think so */
+		for (unsigned int v = 0; v < cli.o.nr_views; v++) {
+			const char *how;
+			bool vma = host_view_per_vma((int)cli.o.views[v], &how);
+
+			printf("%s %s %s (%s)", v ? "," : "kernel locks:",
+			       target_view_name(cli.o.views[v]), vma ? "vma" : "mmap", how);
+		}
+		printf("\n");
+	}
 	fflush(stdout);
 
 	memset(&sa, 0, sizeof(sa));

@@ -42,6 +42,7 @@
 
 #include "host/host.h"
 #include "util/json.h"
+#include "vmalock/proc.h"
 #include "util/vocab.h"
 
 #ifndef PR_SET_VMA
@@ -1068,6 +1069,12 @@ static const char *yesno(bool b)
 	return b ? "yes" : "no";
 }
 
+static const char *view_lock_text(enum host_view_lock l)
+{
+	return l == HOST_VIEW_LOCK_MMAP ? "mmap_lock" :
+	       l == HOST_VIEW_LOCK_VMA ? "per-VMA locks" : "unknown (counted as mmap_lock)";
+}
+
 void host_profile_print(const struct host_profile *p, FILE *f)
 {
 	char buf[512];
@@ -1132,6 +1139,13 @@ void host_profile_print(const struct host_profile *p, FILE *f)
 			*p->damon_actions ? p->damon_actions : "none");
 	else
 		fprintf(f, "%-22s none running\n", "damon");
+	for (unsigned int v = 0; v < HOST_LOCK_VIEWS; v++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s_lock", host_view_lock_view_name(v));
+		fprintf(f, "%-22s %s (%s)\n", name, view_lock_text(p->view_lock[v]),
+			*p->view_lock_probe[v] ? p->view_lock_probe[v] : "not probed");
+	}
 	if (host_profile_unmodelled(p, buf, sizeof(buf)))
 		fprintf(f, "%-22s %s\n", "not modelled", buf);
 }
@@ -1205,6 +1219,14 @@ int host_profile_save(const struct host_profile *p, const char *path)
 	json_set_u64(doc, "kdamonds", p->nr_kdamonds);
 	json_set_str(doc, "damon_ops", p->damon_ops);
 	json_set_str(doc, "damon_actions", p->damon_actions);
+	for (unsigned int v = 0; v < HOST_LOCK_VIEWS; v++) {
+		char key[40];
+
+		snprintf(key, sizeof(key), "%s_lock", host_view_lock_view_name(v));
+		json_set_str(doc, key, host_view_lock_name(p->view_lock[v]));
+		snprintf(key, sizeof(key), "%s_lock_probe", host_view_lock_view_name(v));
+		json_set_str(doc, key, p->view_lock_probe[v]);
+	}
 	ret = json_write_file(doc, path);
 	json_decref(doc);
 	return ret;
@@ -1328,6 +1350,34 @@ static void load_special(struct loader *l, struct host_profile *p)
 		p->file_folio_max_kb = (unsigned int)get_u64(l, "file_folio_max_kb");
 }
 
+/*
+ * The view locks: absent in a profile saved before they were probed (then
+ * unknown, which counts as mmap_lock, as every release then did).
+ */
+static void load_view_locks(struct loader *l, struct host_profile *p)
+{
+	for (unsigned int v = 0; v < HOST_LOCK_VIEWS; v++) {
+		const char *s;
+		char key[40];
+
+		snprintf(key, sizeof(key), "%s_lock", host_view_lock_view_name(v));
+		if (json_get_str(l->obj, key, &s)) {
+			snprintf(p->view_lock_probe[v], sizeof(p->view_lock_probe[v]),
+				 "not in the profile");
+			continue;
+		}
+		if (!strcmp(s, "mmap"))
+			p->view_lock[v] = HOST_VIEW_LOCK_MMAP;
+		else if (!strcmp(s, "vma"))
+			p->view_lock[v] = HOST_VIEW_LOCK_VMA;
+		else if (strcmp(s, "unknown"))
+			bad_field(l, key, -EINVAL);
+		snprintf(key, sizeof(key), "%s_lock_probe", host_view_lock_view_name(v));
+		if (!json_get_str(l->obj, key, &s))
+			snprintf(p->view_lock_probe[v], sizeof(p->view_lock_probe[v]), "%s", s);
+	}
+}
+
 /* Values the model cannot be configured with, though well-formed JSON. */
 static void check_loaded(struct loader *l, const struct host_profile *p)
 {
@@ -1402,6 +1452,7 @@ int host_profile_load(const char *path, struct host_profile *p, char *err, size_
 	p->nr_kdamonds = (unsigned int)get_u64(&l, "kdamonds");
 	get_str(&l, "damon_ops", p->damon_ops, sizeof(p->damon_ops));
 	get_str(&l, "damon_actions", p->damon_actions, sizeof(p->damon_actions));
+	load_view_locks(&l, p);
 	check_loaded(&l, p);
 	json_decref(doc);
 	return l.ret;
@@ -1445,6 +1496,58 @@ int host_profile_current(const struct host_profile **out)
 	if (!ret)
 		*out = &current;
 	return ret;
+}
+
+/* This host's view locks, probed on the first question (host_view_per_vma). */
+static struct host_profile probed_locks;	/* [current_lock]: only the view_lock fields */
+static bool probed_locks_done;			/* [current_lock] */
+
+bool host_view_per_vma(int view, const char **how)
+{
+	static __thread char buf[400];
+	const struct host_profile *cur;
+	enum host_view_lock l;
+	int i = view == VML_VIEW_SMAPS ? HOST_LOCK_SMAPS :
+		view == VML_VIEW_NUMA_MAPS ? HOST_LOCK_NUMA_MAPS :
+		view == VML_VIEW_SMAPS_ROLLUP ? HOST_LOCK_SMAPS_ROLLUP : -1;
+	bool per_vma;
+
+	if (host_profile_current(&cur)) {
+		if (how)
+			*how = "unknown: no host profile";
+		return i < 0;
+	}
+	if (i < 0) {
+		/* maps 6.17+, PROCMAP_QUERY 6.18 (6.17's ran under mmap_lock: rarely asked) */
+		per_vma = cur->kernel_major > 6 || (cur->kernel_major == 6 && cur->kernel_minor >= 17);
+		snprintf(buf, sizeof(buf), "release %u.%u", cur->kernel_major, cur->kernel_minor);
+	} else if (strcmp(cur->source, "probed")) {
+		l = cur->view_lock[i];
+		per_vma = l == HOST_VIEW_LOCK_VMA;
+		snprintf(buf, sizeof(buf), "profile %s%s", cur->source,
+			 l == HOST_VIEW_LOCK_UNKNOWN ? ": unknown, counted as mmap_lock" : "");
+	} else {
+		pthread_mutex_lock(&current_lock);
+		if (!probed_locks_done) {
+			int ret = host_probe_view_locks(&probed_locks);
+
+			if (ret)
+				for (unsigned int v = 0; v < HOST_LOCK_VIEWS; v++)
+					snprintf(probed_locks.view_lock_probe[v],
+						 sizeof(probed_locks.view_lock_probe[v]),
+						 "the probe failed: %s", strerror(-ret));
+			probed_locks_done = true;
+		}
+		l = probed_locks.view_lock[i];
+		snprintf(buf, sizeof(buf), "probed%s%s", l == HOST_VIEW_LOCK_UNKNOWN ?
+			 ", unknown, counted as mmap_lock: " : "",
+			 l == HOST_VIEW_LOCK_UNKNOWN ? probed_locks.view_lock_probe[i] : "");
+		pthread_mutex_unlock(&current_lock);
+		per_vma = l == HOST_VIEW_LOCK_VMA;
+	}
+	if (how)
+		*how = buf;
+	return per_vma;
 }
 
 static struct host_model_switches switches;	/* [current_lock] */

@@ -26,6 +26,21 @@
 #define HOST_SWAP_PREFIX "vmalock-swap."
 #define HOST_WORD 24
 
+/*
+ * How the kernel reads a page-walking view (smaps, numa_maps, smaps_rollup):
+ * under mmap_lock(R) for each read() (6.18; smaps_rollup for the whole walk,
+ * dropped when contended) or under per-VMA locks (seeds 000 and 002,
+ * mm-unstable 2026). Found by experiment (host_probe_view_locks).
+ */
+enum host_view_lock {
+	HOST_VIEW_LOCK_UNKNOWN = 0,	/* not probed (an older saved profile), or no verdict */
+	HOST_VIEW_LOCK_MMAP,
+	HOST_VIEW_LOCK_VMA,
+};
+
+/* The views probed, in this order (their names: host_view_lock_view_name). */
+enum { HOST_LOCK_SMAPS, HOST_LOCK_NUMA_MAPS, HOST_LOCK_SMAPS_ROLLUP, HOST_LOCK_VIEWS };
+
 /* One multi-size THP size (/sys/kernel/mm/transparent_hugepage/hugepages-NkB). */
 struct host_mthp {
 	unsigned int kb;
@@ -94,7 +109,43 @@ struct host_profile {
 	unsigned int nr_kdamonds;	/* running DAMON threads: they clear Accessed bits */
 	char damon_ops[HOST_WORD];	/* paddr / vaddr / fvaddr of the first context */
 	char damon_actions[64];		/* its schemes' actions, comma-separated */
+
+	/*
+	 * Which lock the kernel reads each page-walking view under, by
+	 * experiment; probed only when asked for (host_probe_view_locks: it
+	 * takes some 100 ms and 128 MiB for a moment), UNKNOWN until then.
+	 */
+	enum host_view_lock view_lock[HOST_LOCK_VIEWS];
+	char view_lock_probe[HOST_LOCK_VIEWS][160];	/* the evidence, or why none */
 };
+
+/*
+ * host_probe_view_locks - find out, for smaps, numa_maps and smaps_rollup,
+ * whether a reader of this process's own view, in the middle of walking one
+ * big VMA (128 MiB of written pages), keeps a writer of another area
+ * (mmap + munmap of a page) out (mmap_lock) or not (per-VMA locks). Trials
+ * with a thread preempted are thrown away; up to HOST_LOCK_TRIALS per view,
+ * and a verdict needs three agreeing trials and none against.
+ * Context: needs 2 CPUs; pins two threads of its own for the trials.
+ * Return: 0 (each view's verdict, possibly UNKNOWN, in @p), or -errno when
+ *         the experiment could not be set up.
+ */
+int host_probe_view_locks(struct host_profile *p);
+const char *host_view_lock_name(enum host_view_lock l);		/* "mmap", "vma", "unknown" */
+const char *host_view_lock_view_name(unsigned int i);		/* "smaps", ... */
+
+/*
+ * host_view_per_vma - does the kernel of the current profile read @view (an
+ * enum vml_view, or TARGET_VIEW_QUERY's value for PROCMAP_QUERY) under
+ * per-VMA locks? maps and PROCMAP_QUERY: by release (6.17+, 6.18+); the
+ * page-walking views: the profile's view_lock, probed on first use when the
+ * profile is this host's, loaded otherwise; UNKNOWN counts as mmap_lock (no
+ * release is known to read them per VMA).
+ * @how: if not NULL, where the answer came from ("probed", "profile FILE",
+ *       "release 6.18", "unknown: ...").
+ */
+bool host_view_per_vma(int view, const char **how);
+
 
 /*
  * host_probe - measure this machine. Takes a few milliseconds (it maps,

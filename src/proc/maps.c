@@ -141,8 +141,11 @@ int proc_maps_start(struct proc_maps_private *priv, int64_t *ppos, struct vma **
 		priv->mm_held = false;
 		return -EINTR;
 	}
-	/* Restart from before the VMA a previous read() could not fit. */
-	if (last_addr > 0)
+	/*
+	 * Restart from before the VMA a previous read() could not fit (not with
+	 * VML_BROKEN_SEQ_RESUME, which loses it: the tearing tests' proof).
+	 */
+	if (last_addr > 0 && !vml_broken(VML_BROKEN_SEQ_RESUME))
 		*ppos = last_addr = priv->last_pos;
 	vma_iter_init(&priv->iter, priv->mm, last_addr < 0 ? TASK_SIZE : (unsigned long)last_addr);
 	if (last_addr == SENTINEL_VMA_GATE) {

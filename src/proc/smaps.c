@@ -88,6 +88,7 @@ struct smaps_walk {
 	enum shmem_holes shmem_holes;
 	unsigned long lookups;	/* one-page lookups made */
 	unsigned long entries;	/* anonymous entries met: the calibration's per-page charge */
+	bool empty_table;	/* a PTE table met with nothing in the walked range */
 };
 
 static void smaps_page_accumulate(struct mem_size_stats *mss, struct folio *folio,
@@ -193,6 +194,15 @@ static void smaps_swap_entry(struct mm *mm, struct mem_size_stats *mss, uint64_t
 	mss->swap_pss += pss;
 }
 
+/* Is every entry of @pt in [start, end) empty? Context: the table's ptl held. */
+static bool pte_range_none(struct pte_table *pt, unsigned long start, unsigned long end)
+{
+	for (unsigned long a = start; a < end; a += PAGE_SIZE)
+		if (load_relaxed(&pt->e[pte_index(a)]))
+			return false;
+	return true;
+}
+
 /* Context: the table's ptl held (walk_page_range). */
 static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
 			   unsigned long end, void *priv)
@@ -201,6 +211,8 @@ static int smaps_pte_range(struct mm *mm, struct pte_table *pt, unsigned long st
 	bool locked = w->vma->vm_flags & VM_LOCKED;
 
 	spin_assert_held(&pt->ptl);
+	if (vml_broken(VML_BROKEN_WALK_AGAIN))	/* only then: it costs a scan */
+		w->empty_table |= pte_range_none(pt, start, end);
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 		struct page *page;
@@ -289,6 +301,15 @@ static void smap_gather_stats(struct proc_maps_private *priv, struct vma *vma,
 			w.shmem_holes = SHMEM_HOLES_RANGED;
 	}
 	walk_page_range(vma->vm_mm, start ? start : vma->vm_start, vma->vm_end, &ops, &w);
+	/*
+	 * Deliberately broken (VML_BROKEN_WALK_AGAIN): the kernel's
+	 * pagewalk_race_test bug - a table emptied under the walk (there:
+	 * reclaimed, its PMD cleared) leaves a stale "walk again" that makes
+	 * the upper level walk the whole range a second time. The model never
+	 * reclaims a PTE table, so an empty one stands in for it.
+	 */
+	if (vml_broken(VML_BROKEN_WALK_AGAIN) && w.empty_table)
+		walk_page_range(vma->vm_mm, start ? start : vma->vm_start, vma->vm_end, &ops, &w);
 	if (w.shmem_holes != SHMEM_HOLES_NONE) {
 		fetch_add_relaxed(&vma->vm_mm->stats.shmem_swap_per_page, 1);
 		fetch_add_relaxed(&vma->vm_mm->stats.shmem_swap_lookups, w.lookups);
@@ -394,7 +415,12 @@ static bool is_mmap_lock_contended(struct proc_maps_private *priv)
 static void rollup_gather(struct seq_file *m, struct proc_maps_private *priv, struct vma *vma,
 			  struct mem_size_stats *mss, unsigned long *last_vma_end)
 {
-	smap_gather_stats(priv, vma, mss, vma->vm_start < *last_vma_end ? *last_vma_end : 0);
+	bool straddles = vma->vm_start < *last_vma_end;
+
+	/* Deliberately broken (VML_BROKEN_ROLLUP_RESUME): count the part already counted again. */
+	if (vml_broken(VML_BROKEN_ROLLUP_RESUME))
+		straddles = false;
+	smap_gather_stats(priv, vma, mss, straddles ? *last_vma_end : 0);
 	*last_vma_end = vma->vm_end;
 	/*
 	 * The calibration's charge is per VMA (what the live kernel spends on

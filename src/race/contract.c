@@ -70,6 +70,7 @@ static const char *const rule_names[RACE__RULES] = {
 	[RACE_TORN_READ] = "torn-read",
 	[RACE_FIELDS] = "fields",
 	[RACE_TOTALS] = "totals",
+	[RACE_DOUBLE_COUNT] = "double-count",
 };
 
 static const char *const note_names[RACE__NOTES] = {

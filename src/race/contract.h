@@ -57,6 +57,7 @@ enum race_rule {
 	RACE_TORN_READ,		/* per-read views: one read mixes states */
 	RACE_FIELDS,		/* smaps/numa_maps/rollup values inconsistent or impossible */
 	RACE_TOTALS,		/* smaps_rollup totals no walk over the states can give */
+	RACE_DOUBLE_COUNT,	/* dontneed: more pages counted than were ever mapped */
 	RACE__RULES
 };
 

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "race/modify.h"
+#include "spaces/target.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/linux_compat.h"
@@ -23,6 +24,7 @@ static const char *const mod_names[RACE__MODS] = {
 	[RACE_MOD_REMAP] = "remap",
 	[RACE_MOD_REMAP_WHOLE] = "remap-whole",
 	[RACE_MOD_UNMAP] = "unmap",
+	[RACE_MOD_DONTNEED] = "dontneed",
 };
 
 const char *race_mod_name(enum race_mod m)
@@ -39,6 +41,15 @@ int race_mod_parse(const char *name, enum race_mod *out)
 		}
 	}
 	return -EINVAL;
+}
+
+bool race_mod_applies(enum race_mod m, int view)
+{
+	/* a page counted twice shows only where pages are counted */
+	if (m == RACE_MOD_DONTNEED)
+		return view == VML_VIEW_SMAPS || view == VML_VIEW_SMAPS_ROLLUP ||
+		       view == VML_VIEW_NUMA_MAPS;
+	return true;
 }
 
 unsigned long race_region_addr(const struct race_layout *l, unsigned int i)
@@ -98,9 +109,23 @@ static struct op op_write(unsigned long addr, unsigned long len)
 			    .access = OP_ACCESS_WRITE };
 }
 
-int race_setup_ops(const struct race_layout *l, struct op *ops, size_t max)
+static struct op op_advise(unsigned long addr, unsigned long len, int advice)
+{
+	return (struct op){ .kind = OP_MADVISE, .addr = addr, .len = len, .advice = advice };
+}
+
+int race_setup_ops(const struct race_layout *l, enum race_mod m, struct op *ops, size_t max)
 {
 	size_t n = 0;
+
+	if (m == RACE_MOD_DONTNEED) {
+		if (max < 3)
+			return -ENOSPC;
+		ops[n++] = op_mmap(l->base, RACE_PAGEWALK_SIZE, PROT_READ | PROT_WRITE);
+		ops[n++] = op_advise(l->base, RACE_PAGEWALK_SIZE, MADV_NOHUGEPAGE);
+		ops[n++] = op_write(l->base, RACE_PMD_SIZE);
+		return (int)n;
+	}
 
 	for (unsigned int i = 0; i < l->nr_regions; i++) {
 		unsigned long addr = race_region_addr(l, i);
@@ -166,6 +191,11 @@ int race_cycle_ops(const struct race_layout *l, enum race_mod m, struct op *ops,
 		c[n++] = op_mmap(b, RACE_REGION_SIZE, pb);
 		if (pb & PROT_WRITE)
 			c[n++] = op_write(b, RACE_REGION_SIZE);
+		break;
+	case RACE_MOD_DONTNEED:
+		/* the selftest's racer: one byte written, the whole PMD dropped */
+		c[n++] = op_write(l->base + RACE_PMD_SIZE, p);
+		c[n++] = op_advise(l->base + RACE_PMD_SIZE, RACE_PMD_SIZE, MADV_DONTNEED);
 		break;
 	case RACE__MODS:
 		return -EINVAL;

@@ -29,6 +29,12 @@
  *                move (docs/findings/maps-fake-gaps.md case 2); mprotect
  *                restores the protection (the neighbours keep it apart)
  *   unmap        munmap A, then B; map them again (and write A or B if rw-)
+ *   dontneed     not a tearing cycle but the kernel selftest
+ *                pagewalk_race_test's race, on a layout of its own (the
+ *                pagewalk layout below): write a page of the second PMD of
+ *                one two-PMD VMA, then MADV_DONTNEED that whole PMD. Only
+ *                the page-walking views are checked against it
+ *                (race_mod_applies), for a page counted twice.
  *
  * Every op is an op-script op (script/script.h), so the same cycle runs on
  * the model and on a live child through target_apply().
@@ -41,6 +47,7 @@
 #ifndef VML_RACE_MODIFY_H
 #define VML_RACE_MODIFY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "script/script.h"
@@ -59,8 +66,18 @@ enum race_mod {
 	RACE_MOD_REMAP,
 	RACE_MOD_REMAP_WHOLE,
 	RACE_MOD_UNMAP,
+	RACE_MOD_DONTNEED,
 	RACE__MODS
 };
+
+/*
+ * The pagewalk layout (pagewalk_race_test.c): one private anonymous rw- VMA
+ * of two PMDs at the layout's base (2 MiB aligned, inside one PUD),
+ * MADV_NOHUGEPAGE (a huge PMD is never walked PTE by PTE), the first PMD
+ * written whole. The dontneed cycle works on the second PMD only.
+ */
+#define RACE_PMD_SIZE (2UL << 20)
+#define RACE_PAGEWALK_SIZE (2 * RACE_PMD_SIZE)
 
 struct race_layout {
 	unsigned long base;		/* region 0 */
@@ -69,6 +86,8 @@ struct race_layout {
 };
 
 const char *race_mod_name(enum race_mod m);
+/* Does modification @m have anything to check in @view (a vml_view or TARGET_VIEW_QUERY)? */
+bool race_mod_applies(enum race_mod m, int view);
 /* "split" -> RACE_MOD_SPLIT. Return: 0 or -EINVAL. */
 int race_mod_parse(const char *name, enum race_mod *out);
 
@@ -79,10 +98,11 @@ unsigned long race_spare_addr(const struct race_layout *l);
 void race_layout_range(const struct race_layout *l, unsigned long *lo, unsigned long *hi);
 
 /*
- * race_setup_ops - the ops that build the layout into an empty range.
+ * race_setup_ops - the ops that build the layout into an empty range (for
+ * RACE_MOD_DONTNEED, @m: the pagewalk layout at l->base).
  * Return: the number of ops written to @ops, or -ENOSPC beyond @max.
  */
-int race_setup_ops(const struct race_layout *l, struct op *ops, size_t max);
+int race_setup_ops(const struct race_layout *l, enum race_mod m, struct op *ops, size_t max);
 
 /* race_cycle_ops - one cycle of @m (at most RACE_MAX_CYCLE ops). Return: the count. */
 int race_cycle_ops(const struct race_layout *l, enum race_mod m, struct op *ops, size_t max);

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/host.h"
 #include "platform/platform.h"
 #include "race/run.h"
 #include "sync/atomic.h"
@@ -54,6 +55,12 @@ struct phase_ctx {
 	atomic_ulong reads;		/* [atomic] checked so far, all readers */
 	pthread_mutex_t lock;		/* the first violation and error in *ph */
 	atomic_bool have_first;		/* [atomic] a hint: ph->first_text is set */
+	/*
+	 * dontneed: the most any state showed - the VMA's smaps Rss (kB), the
+	 * smaps_rollup Rss (kB), the VMA's numa_maps pages - set before the
+	 * readers start, then only read.
+	 */
+	unsigned long pw_max;
 };
 
 struct reader {
@@ -361,6 +368,190 @@ static int read_rollup(struct reader *r)
 }
 
 /*
+ * The target is shared by the phases of a run: clear what the last one left
+ * (the tearing layout or the pagewalk one, whichever is larger).
+ */
+static int clear_layout(struct phase_ctx *c)
+{
+	struct race_layout *l = &c->layout;
+	unsigned long lo, hi;
+
+	l->base = SCRIPT_RANGE_LO;
+	l->nr_regions = c->o->regions ? c->o->regions : RACE_DEFAULT_REGIONS;
+	l->a = 1;
+	race_layout_range(l, &lo, &hi);
+	if (hi - lo < RACE_PAGEWALK_SIZE)
+		hi = lo + RACE_PAGEWALK_SIZE;
+	return apply(c, &(struct op){ .kind = OP_MUNMAP, .addr = lo, .len = hi - lo });
+}
+
+/* ---- dontneed: the kernel selftest pagewalk_race_test ---- */
+
+/*
+ * What a read of the phase's view says about the pagewalk VMA: its smaps
+ * record or numa_maps line (the one that starts at the layout's base), or
+ * the smaps_rollup record. Return: the record, or NULL if @recs has none.
+ */
+static const struct race_rec *pagewalk_rec(const struct phase_ctx *c, const struct race_rec *recs,
+					   int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		if (recs[i].bad)
+			return &recs[i];	/* the caller reports it as malformed */
+		if (c->ph->view == VML_VIEW_SMAPS_ROLLUP || recs[i].start == c->layout.base)
+			return &recs[i];
+	}
+	return NULL;
+}
+
+/* The figure checked: Rss in kB (smaps, smaps_rollup) or pages (numa_maps). */
+static unsigned long pagewalk_value(const struct phase_ctx *c, const struct race_rec *rec)
+{
+	return c->ph->view == VML_VIEW_NUMA_MAPS ? rec->pages : rec->field[RF_RSS];
+}
+
+/*
+ * The margin smaps_rollup gets over what the states showed: the selftest's
+ * 256 kB, for the rest of a live process (its stack, its allocator) moving a
+ * little while the phase runs. Counting the first PMD twice adds 2048 kB.
+ */
+#define PAGEWALK_ROLLUP_SLACK_KB 256
+
+static unsigned long pagewalk_bound(const struct phase_ctx *c)
+{
+	return c->pw_max + (c->ph->view == VML_VIEW_SMAPS_ROLLUP ? PAGEWALK_ROLLUP_SLACK_KB : 0);
+}
+
+/*
+ * Build the pagewalk layout, go round the cycle once to warm up, then once
+ * more capturing the phase's view after each op: the most the VMA (or the
+ * whole process, for smaps_rollup) showed in any state is the bound no read
+ * may pass.
+ */
+static int pagewalk_setup(struct phase_ctx *c)
+{
+	struct race_layout *l = &c->layout;
+	struct op setup[4];
+	struct race_rec *recs = vml_malloc(MAX_RECS * sizeof(*recs));
+	int n, ret = recs ? clear_layout(c) : -ENOMEM;
+
+	if (ret)
+		goto out;
+	n = race_setup_ops(l, RACE_MOD_DONTNEED, setup, ARRAY_SIZE(setup));
+	for (int i = 0; i < n && !ret; i++)
+		ret = apply(c, &setup[i]);
+	c->nr_cycle = race_cycle_ops(l, RACE_MOD_DONTNEED, c->cycle, RACE_MAX_CYCLE);
+	c->pw_max = 0;
+	for (int round = 0; round < 2 && !ret; round++) {
+		for (int i = 0; i < c->nr_cycle && !ret; i++) {
+			const struct race_rec *rec;
+			char *text;
+			size_t len;
+			int nr;
+
+			ret = apply(c, &c->cycle[i]);
+			if (ret || !round)
+				continue;
+			ret = target_read_view(c->t, c->ph->view, VML_LOCK_MMAP, &text, &len);
+			if (ret) {
+				phase_fail(c, ret, "reading %s: %s", target_view_name(c->ph->view),
+					   strerror(-ret));
+				break;
+			}
+			nr = race_parse_read(c->ph->view, text, len, 0, recs, MAX_RECS);
+			rec = nr > 0 ? pagewalk_rec(c, recs, nr) : NULL;
+			if (!rec || rec->bad) {
+				ret = -EPROTO;
+				phase_fail(c, ret, "state %d: %s shows no record for 0x%lx%s%s", i,
+					   target_view_name(c->ph->view), l->base,
+					   rec ? ": " : "", rec ? rec->bad : "");
+			} else if (pagewalk_value(c, rec) > c->pw_max) {
+				c->pw_max = pagewalk_value(c, rec);
+			}
+			vml_free(text);
+		}
+	}
+	c->ph->nr_states = c->nr_cycle;
+out:
+	if (ret && !c->ph->error)
+		phase_fail(c, ret, "setting up: %s", strerror(-ret));
+	vml_free(recs);
+	return ret;
+}
+
+/*
+ * One check of pagewalk_race_test: read the view from the start, page by
+ * page (smaps_rollup: whole), until the VMA's record; its Rss (numa_maps:
+ * pages) must not exceed what any state had - a walk that ran twice over
+ * the same range counts the first PMD twice (judged first: it is what the
+ * check is for). smaps records must also be consistent in themselves (Rss
+ * <= Size among them).
+ */
+static int pagewalk_read(struct reader *r)
+{
+	struct phase_ctx *c = r->c;
+	enum vml_view view = c->ph->view;
+	const struct race_rec *rec = NULL;
+	struct race_verdict v = { .rule = RACE_OK };
+	size_t off = 0;
+	ssize_t n;
+	int nr, ret = reader_rewind(r);
+	char why[200];
+
+	if (ret)
+		return ret;
+	/* Ends: each read moves on through the file, which ends. */
+	while (!rec) {
+		size_t want = view == VML_VIEW_SMAPS_ROLLUP ? ROLLUP_MAX - off : READ_SIZE;
+
+		if (!want)
+			break;
+		n = reader_read(r, r->buf + off, want);
+		if (n < 0)
+			return (int)n;
+		if (!n)
+			break;
+		if (view == VML_VIEW_SMAPS_ROLLUP) {
+			off += n;		/* the one record, whole */
+			continue;
+		}
+		nr = race_parse_read(view, r->buf, n, 0, r->recs, MAX_RECS);
+		if (nr < 0)
+			return nr;
+		rec = pagewalk_rec(c, r->recs, nr);
+		off = n;
+	}
+	if (view == VML_VIEW_SMAPS_ROLLUP) {
+		nr = race_parse_read(view, r->buf, off, 0, r->recs, MAX_RECS);
+		if (nr < 0)
+			return nr;
+		rec = pagewalk_rec(c, r->recs, nr);
+	}
+	if (!rec) {
+		v.rule = RACE_MISSING;
+		snprintf(v.why, sizeof(v.why), "no record for the VMA at 0x%lx", c->layout.base);
+	} else if (rec->bad) {
+		v.rule = RACE_MALFORMED;
+		snprintf(v.why, sizeof(v.why), "%s", rec->bad);
+	} else if (pagewalk_value(c, rec) > pagewalk_bound(c)) {
+		v.rule = RACE_DOUBLE_COUNT;
+		snprintf(v.why, sizeof(v.why), "%s %lu %s, but no state had more than %lu%s: a "
+			 "range walked twice", view == VML_VIEW_NUMA_MAPS ? "pages" : "Rss",
+			 pagewalk_value(c, rec), view == VML_VIEW_NUMA_MAPS ? "pages" : "kB",
+			 c->pw_max, view == VML_VIEW_SMAPS_ROLLUP ? " kB (+256 kB, the selftest's "
+			 "margin)" : view == VML_VIEW_NUMA_MAPS ? "" : " kB");
+	} else if (view != VML_VIEW_NUMA_MAPS &&
+		   race_fields_bad(rec, view == VML_VIEW_SMAPS_ROLLUP, why, sizeof(why))) {
+		v.rule = RACE_FIELDS;
+		snprintf(v.why, sizeof(v.why), "%s", why);
+	}
+	if (rec && !rec->bad)
+		v.note[RACE_NOTE_CHANGED] = pagewalk_value(c, rec) != c->pw_max;
+	count(r, &v, 0, rec ? rec->text : r->buf, rec ? rec->rec_len : off);
+	return 0;
+}
+
+/*
  * --noise: a model reader is held up for 0..noise_us microseconds (uniform)
  * right after it drops the read lock of a VMA that ends in A or B, or of the
  * VMA before A - between vma_end_read() and lock_next_vma(), where an
@@ -410,7 +601,9 @@ static void *reader_main(void *arg)
 	}
 	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
 		jitter(&r->rnd);
-		if (c->ph->view == TARGET_VIEW_QUERY)
+		if (c->ph->mod == RACE_MOD_DONTNEED)
+			ret = pagewalk_read(r);
+		else if (c->ph->view == TARGET_VIEW_QUERY)
 			ret = query_walk(r);
 		else if (c->ph->view == VML_VIEW_SMAPS_ROLLUP)
 			ret = read_rollup(r);
@@ -576,19 +769,15 @@ static int phase_setup(struct phase_ctx *c)
 	int n, ret;
 	char why[400];
 
-	l->base = SCRIPT_RANGE_LO;
-	l->nr_regions = c->o->regions ? c->o->regions : RACE_DEFAULT_REGIONS;
-	l->a = 1;
-	/* The target is shared by the phases of a run: clear what the last one left. */
-	race_layout_range(l, &lo, &hi);
-	ret = apply(c, &(struct op){ .kind = OP_MUNMAP, .addr = lo, .len = hi - lo });
+	ret = clear_layout(c);
 	if (ret)
 		return ret;
+	race_layout_range(l, &lo, &hi);
 	setup = vml_malloc((2 * l->nr_regions + 1) * sizeof(*setup));
 	ret = setup ? race_pages_init(&pages, l) : -ENOMEM;
 	if (ret)
 		goto out;
-	n = race_setup_ops(l, setup, 2 * l->nr_regions + 1);
+	n = race_setup_ops(l, c->ph->mod, setup, 2 * l->nr_regions + 1);
 	for (int i = 0; i < n && !ret; i++) {
 		ret = apply(c, &setup[i]);
 		race_pages_apply(&pages, &setup[i]);
@@ -669,11 +858,12 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph, struct t
 		phase_fail(&c, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if (phase_setup(&c))
+	if (ph->mod == RACE_MOD_DONTNEED ? pagewalk_setup(&c) : phase_setup(&c))
 		goto out;
 
 	atomic_store(&vml_debug_broken, o->broken);
-	if (o->noise_us && is_model(&c) && ph->lock != VML_LOCK_MMAP) {
+	if (o->noise_us && is_model(&c) && ph->lock != VML_LOCK_MMAP &&
+	    ph->mod != RACE_MOD_DONTNEED) {
 		noise.lo = race_region_addr(&c.layout, c.layout.a);
 		noise.hi = race_region_addr(&c.layout, c.layout.a + 2);
 		noise.us = o->noise_us;
@@ -862,15 +1052,21 @@ int race_run(const struct race_opts *o, race_phase_fn fn, void *arg)
 					.kernel_lock = live,
 					.lock = live ? VML_LOCK_VMA : o->locks[l],
 					.mod = o->mods[m],
+					.kernel_per_vma = live && host_view_per_vma((int)view, NULL),
 				};
 
+				if (!race_mod_applies(o->mods[m], view))
+					continue;
 				if (o->stop && *o->stop) {
 					ret = -EINTR;
 					goto out;
 				}
-				if (live)
-					ph.per_read = view == VML_VIEW_SMAPS ||
-						      view == VML_VIEW_NUMA_MAPS;
+				if (ph.mod == RACE_MOD_DONTNEED)
+					ph.per_read = false;	/* one record is checked */
+				else if (live)
+					ph.per_read = (view == VML_VIEW_SMAPS ||
+						       view == VML_VIEW_NUMA_MAPS) &&
+						      !ph.kernel_per_vma;
 				else
 					ph.per_read = o->locks[l] == VML_LOCK_MMAP &&
 						      view != TARGET_VIEW_QUERY &&

@@ -70,6 +70,8 @@ struct race_opts {
 struct race_phase {
 	enum vml_view view;
 	bool kernel_lock;		/* live: the kernel's own locking */
+	bool kernel_per_vma;		/* live: ... which is per-VMA locks for this view
+					 * (host_view_per_vma: the host profile) */
 	enum vml_lock_policy lock;	/* the model's policy */
 	enum race_mod mod;
 	bool per_read;			/* checked as one snapshot per read() */

@@ -53,6 +53,16 @@
  * takes the lock while readers still hold it (for the simulator's exploration).
  */
 #define VML_BROKEN_HANDOFF 0x4
+/*
+ * smaps, smaps_rollup: a walk that met a PTE table with nothing mapped in its
+ * range walks the VMA's range once more from the start (what a stale
+ * ACTION_AGAIN escaping walk_pmd_range does: pagewalk_race_test).
+ */
+#define VML_BROKEN_WALK_AGAIN 0x8
+/* smaps_rollup: after a contended drop, gather the VMA that straddles the old end whole. */
+#define VML_BROKEN_ROLLUP_RESUME 0x10
+/* seq_file views: the next read() goes on after the record the last one dropped. */
+#define VML_BROKEN_SEQ_RESUME 0x20
 
 extern _Atomic unsigned int vml_debug_broken;
 

@@ -27,6 +27,7 @@ expect 2 "kernel-transients changes the model" "--kernel-transients on the live 
 expect 2 "noise changes the model" "--noise on the live kernel" -- race --noise 5 --target live
 expect 2 "noise: bad value 'x'" "bad --noise" -- race --noise x
 expect 2 "unexpected argument 'maps'" "a stray argument" -- race maps
+expect 2 "dontneed checks smaps, smaps_rollup and numa_maps only" "dontneed on maps" -- race --view maps,query --mod dontneed
 
 vml race --help
 [ $? -eq 0 ] && grep -q -- '--broken' out && grep -q -- '--view' out
@@ -109,21 +110,63 @@ race_until "11 21 31 41 51" --target model --view maps --lock vma-recheck --kern
 [ $rc -eq 1 ] && grep -q '^  fake-gap: [1-9]' out
 ok $? "model, --kernel-transients, --lock vma-recheck: the mremap hole still shown (exit $rc)"
 
-# The page-walking views under per-VMA locks: RCU is dropped around each
+# The page-walking views under both policies, every modification (the
+# kernel selftest's smaps tearing variants and pagewalk_race_test's dontneed
+# among them): no violation. Under per-VMA locks RCU is dropped around each
 # walk and the iterator reset afterwards. (Skipping the reset,
 # VML_BROKEN_SKIP_RESET, loses only VMAs mapped into a gap during a walk: the
 # reader then shows an earlier, real state, which no state contract can tell
 # from a correct read; tests/unit/test-smaps-lock.c catches it
 # deterministically instead.)
-vml race --target model --view smaps,numa_maps,smaps_rollup --lock vma --duration "$secs" --seed 4
+vml race --target model --view smaps,numa_maps,smaps_rollup --lock both --duration "$secs" --seed 4
 rc=$?
-[ $rc -eq 0 ] && grep -q '^total: .* 0 violations' out
-ok $? "model, smaps, numa_maps, smaps_rollup under per-VMA locks: no violation (exit $rc)"
+[ $rc -eq 0 ] && grep -q '^total: .* 0 violations' out &&
+	[ "$(grep -c '^\(smaps\|smaps_rollup\|numa_maps\)  *\(mmap\|vma\)  *[a-z-]*  *[0-9]' out)" -eq 42 ] &&
+	[ "$(grep -c ' dontneed  ' out)" -eq 6 ]
+ok $? "model, smaps, numa_maps, smaps_rollup, both policies, all modifications: no violation (exit $rc)"
+grep '^total:' out | sed 's/^/# /'
+
+# ... and each check fails when what it guards is broken on purpose, under
+# both policies. pagewalk_race_test's bug (a walk that meets an emptied page
+# table walks the range again) double-counts the first PMD in every read
+# that meets the second one emptied: each phase catches it.
+race_until "12 22 32" --target model --view smaps,smaps_rollup --mod dontneed --lock both \
+	--broken walk-again --duration "$secs"
+[ $rc -eq 1 ] && [ "$(grep -c '^  double-count: [1-9]' out)" -eq 4 ] &&
+	grep -q '^first violation (smaps.*/dontneed, .*double-count: Rss [0-9]* kB, but no state had more' out
+ok $? "model, --broken walk-again: a page counted twice caught under both policies (exit $rc, seed $seed)"
+# smaps_rollup resuming inside a VMA that grew across where it stopped (after
+# a contended drop, or under per-VMA locks after a merge) must count only
+# the new part (seed 002: `vma->vm_start < last_vma_end`); counting it whole
+# is caught by the totals, when the race lands there: up to five runs.
+for lock in mmap vma; do
+	race_until "13 23 33 43 53" --target model --view smaps_rollup --mod mprotect,split \
+		--lock $lock --broken rollup-resume --duration "$secs"
+	[ $rc -eq 1 ] && grep -q '^  totals: [1-9]' out &&
+		grep -q "^first violation (smaps_rollup/$lock/.*counted twice" out
+	ok $? "model, --broken rollup-resume, $lock: a VMA counted twice caught (exit $rc, seed $seed)"
+done
+# A read() that goes on after the record the last read() dropped for lack of
+# room tears smaps at every read boundary: caught under both policies.
+vml race --target model --view smaps --mod split --lock both --broken seq-resume \
+	--duration 1 --seed 14
+rc=$?
+[ $rc -eq 1 ] && [ "$(grep -c '^smaps  *\(mmap\|vma\)  *split  *[0-9]* *[0-9]* *[0-9]* *[0-9]* *[1-9]' out)" -eq 2 ]
+ok $? "model, --broken seq-resume: a record lost at the read boundary caught (exit $rc)"
+
+# The live kernel, pagewalk_race_test: a double count there is a finding
+# about the kernel (CONFIG_PT_RECLAIM kernels reclaim the emptied table).
+vml race --target live --mod dontneed --duration "$secs" --seed 15
+rc=$?
+[ $rc -le 1 ] && [ "$(grep -c '^\(smaps\|smaps_rollup\|numa_maps\) *kernel:\(mmap\|vma\)  *dontneed ' out)" -eq 3 ] &&
+	! grep -q 'failed:\|stopped early' out
+ok $? "live, dontneed: ran (exit $rc: $(grep '^total:' out))"
+grep '^total:\|^first violation' out | sed 's/^/# /'
 
 # The live kernel: every view runs; violations are findings, not failures.
 vml race --target live --view all --mod split,remap --duration "$secs" --seed 5
 rc=$?
-[ $rc -le 1 ] && [ "$(grep -c '^\(maps\|smaps\|smaps_rollup\|numa_maps\|query\) *kernel ' out)" -eq 10 ] &&
+[ $rc -le 1 ] && [ "$(grep -c '^\(maps\|smaps\|smaps_rollup\|numa_maps\|query\) *kernel:\(mmap\|vma\) ' out)" -eq 10 ] &&
 	! grep -q 'failed:\|stopped early' out
 ok $? "live, every view: ran (exit $rc: $(grep '^total:' out))"
 grep '^total:\|^first violation' out | sed 's/^/# /'
