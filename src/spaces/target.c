@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,7 @@ static void remove_dir(const char *dir)
 int target_env_create(struct target_env **out)
 {
 	struct target_env *env = vml_zalloc(sizeof(*env));
+	sigset_t stop, old;
 	int ret;
 
 	if (!env)
@@ -81,6 +84,16 @@ int target_env_create(struct target_env **out)
 			return -ENAMETOOLONG;
 		}
 	}
+	/*
+	 * A signal that kills us between making a directory and handing it to
+	 * the keeper would leave it behind: hold the signals that end a run
+	 * off until both are handed over (they are delivered right after).
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	for (int i = 0; i < 2; i++) {
 		if (!mkdtemp(env->dir[i])) {
 			ret = -errno;
@@ -89,6 +102,7 @@ int target_env_create(struct target_env **out)
 				remove_dir(env->dir[0]);
 				keeper_done(env->keeper[0]);
 			}
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			vml_free(env);
 			return ret;
 		}
@@ -98,6 +112,7 @@ int target_env_create(struct target_env **out)
 		 */
 		env->keeper[i] = keeper_add(KEEPER_DIR, env->dir[i], NULL);
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	*out = env;
 	return 0;
 }
