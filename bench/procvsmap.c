@@ -610,9 +610,11 @@ static int pvm_run_rows(struct bench_run *br)
 	if (c->sim && c->sim_costs) {
 		char err[256];
 
-		ret = bench_sim_costs_load(c->sim_costs, &res->simcosts, err, sizeof(err));
-		if (!ret && !o->region_only)
-			ret = bench_sim_layout_load(c->sim_costs, &res->mirror, err, sizeof(err));
+		ret = bench_sim_costs_get("vmalock bench", c->sim_costs, NULL, &res->simcosts);
+		if (ret)
+			return EXIT_FAILURE;
+		ret = o->region_only ? 0 :
+		      bench_sim_layout_load(c->sim_costs, &res->mirror, err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "vmalock bench: --sim-costs %s: %s\n", c->sim_costs,
 				ret == -EINVAL ? err : strerror(-ret));
@@ -645,11 +647,9 @@ static int pvm_run_rows(struct bench_run *br)
 	if (c->sim && !c->sim_costs) {
 		bench_progress(c->quiet, "proc-vs-map: measuring the simulated machine's charges "
 			       "on the live kernel ...");
-		ret = bench_sim_costs_measure(&res->cal, &res->simcosts);
+		ret = bench_sim_costs_get("vmalock bench", NULL, &res->cal, &res->simcosts);
 		if (ret) {
 			bench_progress_done(c->quiet);
-			fprintf(stderr, "vmalock bench: measuring the simulated machine's charges: "
-					"%s (give --sim-costs FILE)\n", strerror(-ret));
 			return EXIT_FAILURE;
 		}
 		/* --record-ns and friends set the simulated readers' whole cost too */

@@ -400,6 +400,26 @@ out:
 	return ret;
 }
 
+int bench_sim_costs_get(const char *who, const char *file, const struct bench_calibration *cal,
+			struct bench_sim_costs *out)
+{
+	char err[256];
+	int ret;
+
+	if (file) {
+		ret = bench_sim_costs_load(file, out, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "%s: --sim-costs %s: %s\n", who, file,
+				ret == -EINVAL ? err : strerror(-ret));
+		return ret;
+	}
+	ret = bench_sim_costs_measure(cal, out);
+	if (ret)
+		fprintf(stderr, "%s: measuring the simulated machine's charges on the live "
+				"kernel: %s (give --sim-costs FILE)\n", who, strerror(-ret));
+	return ret;
+}
+
 void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 {
 	fprintf(f, "# simulated machine's charges (ns; %s):\n", c->source);

@@ -46,6 +46,13 @@ int bench_sim_costs_load(const char *path, struct bench_sim_costs *out, char *er
  */
 struct bench_mirror;
 int bench_sim_layout_load(const char *path, struct bench_mirror **out, char *err, size_t errlen);
+/*
+ * bench_sim_costs_get - the table from @file, or measured now (with @cal,
+ * as bench_sim_costs_measure) when @file is NULL; on failure one line on
+ * stderr, beginning "@who: ", says why. Return: 0 or -errno.
+ */
+int bench_sim_costs_get(const char *who, const char *file, const struct bench_calibration *cal,
+			struct bench_sim_costs *out);
 struct json_t *bench_sim_costs_json(const struct bench_sim_costs *c);
 void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c);
 /* The simulator's configuration for @cpus CPUs and @seed. */

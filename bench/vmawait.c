@@ -382,25 +382,13 @@ static int run_sim(const struct bench_run *r, struct vw_result *res)
 	const struct bench_common *c = r->c;
 	struct vw_sim s = { r, res, 0 };
 	struct sim_config cfg;
-	char err[256];
 	int ret;
 
-	if (c->sim_costs) {
-		ret = bench_sim_costs_load(c->sim_costs, &res->simcosts, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "vmalock bench: --sim-costs %s: %s\n", c->sim_costs,
-				ret == -EINVAL ? err : strerror(-ret));
-			return ret;
-		}
-	} else {
+	if (!c->sim_costs)
 		bench_progress(c->quiet, "vma-wait: measuring the simulated machine's charges ...");
-		ret = bench_sim_costs_measure(NULL, &res->simcosts);
-		if (ret) {
-			fprintf(stderr, "vmalock bench: measuring the simulated machine's charges: "
-					"%s (give --sim-costs FILE)\n", strerror(-ret));
-			return ret;
-		}
-	}
+	ret = bench_sim_costs_get("vmalock bench", c->sim_costs, NULL, &res->simcosts);
+	if (ret)
+		return ret;
 	cfg = bench_sim_config(&res->simcosts, c->cpus, c->sim_seed);
 	ret = sim_run(&cfg, sim_side_main, &s, NULL);
 	return ret ? ret : s.ret;

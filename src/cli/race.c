@@ -466,25 +466,9 @@ static void on_phase(const struct race_phase *ph, void *arg)
 static int race_sim_costs(struct race_cli *cli)
 {
 	struct bench_sim_costs c;
-	char err[256];
-	int ret;
 
-	if (cli->sim_costs) {
-		ret = bench_sim_costs_load(cli->sim_costs, &c, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "vmalock race: --sim-costs %s: %s\n", cli->sim_costs,
-				ret == -EINVAL ? err : strerror(-ret));
-			return EXIT_CHECK_FAILED;
-		}
-	} else {
-		ret = bench_sim_costs_measure(NULL, &c);
-		if (ret) {
-			fprintf(stderr, "vmalock race: --cpus: measuring the simulated machine's "
-					"charges on the live kernel: %s (give --sim-costs FILE)\n",
-				strerror(-ret));
-			return EXIT_CHECK_FAILED;
-		}
-	}
+	if (bench_sim_costs_get("vmalock race", cli->sim_costs, NULL, &c))
+		return EXIT_CHECK_FAILED;
 	cli->o.sim_sched = c.sched;
 	cli->o.sim_kernel = c.kernel;
 	cli->o.sim_record_ns = c.record_ns;

@@ -162,8 +162,3 @@ int plat_nice_self(int nice)
 	/* Linux: PRIO_PROCESS with a thread id sets that one thread's nice value. */
 	return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice) ? -errno : 0;
 }
-
-int plat_cpu_self(void)
-{
-	return plat_simulated() ? sim_task_cpu() : -1;
-}

@@ -122,9 +122,6 @@ void *plat_thread_join(struct plat_thread *t);
 int plat_pin_self(int cpu);
 /* Set the calling thread's nice value. Return: 0 or -errno. */
 int plat_nice_self(int nice);
-/* The calling simulated task's CPU; -1 on the host. */
-int plat_cpu_self(void);
-
 /*
  * Is simulated task @t on a CPU now (running or charging)? The host cannot
  * tell: NULL (a host thread) counts as on a CPU.

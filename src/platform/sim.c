@@ -39,7 +39,6 @@ _Thread_local struct sim_task *plat_sim_self;
 const unsigned int sim_idle_bucket_us[SIM_IDLE_BUCKETS] = { 25, 50, 100, 200, 400, 1000, 3000, 0 };
 
 static pthread_mutex_t sim_run_lock = PTHREAD_MUTEX_INITIALIZER;	/* one world at a time */
-static uint64_t sim_last_seed;
 
 /* ---- the baton: real futexes, never the simulated ones ---- */
 
@@ -317,21 +316,6 @@ uint64_t sim_task_cpu_ns(void)
 	return plat_sim_self->cpu_ns;
 }
 
-int sim_task_cpu(void)
-{
-	return plat_sim_self ? plat_sim_self->cpu : -1;
-}
-
-int sim_task_id(void)
-{
-	return plat_sim_self ? (int)plat_sim_self->id : -1;
-}
-
-uint64_t sim_current_seed(void)
-{
-	return sim_last_seed;
-}
-
 /* ---- the platform calls of a simulated task ---- */
 
 void sim_charge(uint64_t ns, enum plat_charge_kind kind)
@@ -606,12 +590,6 @@ void sim_sync_point(void)
 
 /* ---- the host's side ---- */
 
-static void *host_start(void *arg)
-{
-	(void)arg;
-	return NULL;
-}
-
 int sim_run(const struct sim_config *cfg, void *(*main)(void *), void *arg,
 	    struct sim_stats *stats)
 {
@@ -620,7 +598,6 @@ int sim_run(const struct sim_config *cfg, void *(*main)(void *), void *arg,
 	struct sim_task *t, *first;
 	int ret;
 
-	(void)host_start;
 	if (!cfg->cpus || cfg->cpus > SIM_MAX_CPUS || !cfg->costs.tick_ns ||
 	    (cfg->explore == SIM_EXPLORE_PCT && !cfg->pct_depth))
 		return -EINVAL;
@@ -661,7 +638,6 @@ int sim_run(const struct sim_config *cfg, void *(*main)(void *), void *arg,
 	sim_rcu_init(w);
 	w->wall_start = vml_now_ns();
 	pthread_mutex_lock(&sim_run_lock);
-	sim_last_seed = cfg->seed;
 	ret = sim_spawn(w, &o, main, arg, &first);
 	if (!ret) {
 		t = sim_next(w);

@@ -99,14 +99,4 @@ uint64_t sim_idle_wake_ns(const struct sim_costs *c, uint64_t idle_ns);
 const char *sim_preempt_name(enum sim_preempt p);
 int sim_preempt_parse(const char *s, enum sim_preempt *out);
 
-/*
- * While a simulation runs: the calling task's CPU and id (-1 on the host),
- * and whether task @id is on a CPU now (the rwsem owner's spin test).
- */
-int sim_task_cpu(void);
-int sim_task_id(void);
-
-/* The last violation-free run's decisions: for --explore reports. */
-uint64_t sim_current_seed(void);
-
 #endif /* VML_PLATFORM_SIM_H */

@@ -21,7 +21,6 @@ int sim_thread_create(struct plat_thread *t, const struct plat_thread_opts *o,
 void *sim_thread_join(struct plat_thread *t);
 int sim_pin_self(int cpu);
 int sim_nice_self(int nice);
-int sim_task_cpu(void);
 
 /*
  * RCU in virtual time (sim_rcu.c), for sync/rcu.c. A node is queued by the
