@@ -245,7 +245,7 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 		.rcu_anywhere = r->o->mapper.rcu == 1, .hist = r->hist,
 	};
 	bench_sleep_ns(SETTLE_NS);
-	pvm_trace_model_start(r->tr);
+	pvm_trace_model_start(r->tr, r->sim);
 	ret = plat_thread_create(&mapper, &(struct plat_thread_opts){ .cpu = -1, .name = "mapper" },
 				 bench_model_mapper_main, &m);
 	if (!ret)
@@ -500,7 +500,6 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 		r.call_ns = res->simcosts.call_ns;
 		r.page_ns = bench_view_walks_pages(res->view) ? res->simcosts.page_ns : 0;
 		r.sim_seed = c->sim_seed * 0xd1b54a32d192ed03ULL + i;
-		r.tr = NULL;
 	} else if (res->paired_page_ns && row->target == TARGET_LIVE) {
 		r.probe_walk = true;
 		r.live_record_ns = res->cal.live_ns;
@@ -531,7 +530,7 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 		       "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u ...", done, total,
 		       pvm_target_label(row), pvm_lock_label(row), pvm_steal_label(row),
 		       row->readers, i + 1, c->samples);
-	pvm_trace_label(r.tr, target_kind_name(row->target), pvm_lock_label(row),
+	pvm_trace_label(r.tr, row->sim ? "sim" : target_kind_name(row->target), pvm_lock_label(row),
 			pvm_steal_label(row));
 	if (row->sim)
 		ret = sim_sample(&r, row->readers, &vmas, &fallbacks, &res->simstats);

@@ -150,10 +150,18 @@ static void extract(struct pvm_dyn *dyn, const struct trace_analysis *a, uint64_
 	}
 }
 
-void pvm_trace_model_start(struct pvm_tracer *tr)
+void pvm_trace_model_start(struct pvm_tracer *tr, bool sim)
 {
 	if (!tr)
 		return;
+	/*
+	 * A simulated row: the model's own wake-ups and switch-ins, in
+	 * virtual time, are all there is (the host's scheduler does not
+	 * schedule its tasks).
+	 */
+	tr->model_sched = false;
+	if (sim)
+		goto start;
 	/*
 	 * With a tracefs session, the model's wake-ups and context switches are
 	 * the kernel's own sched events of its threads (the same events as the
@@ -161,7 +169,6 @@ void pvm_trace_model_start(struct pvm_tracer *tr)
 	 * (filter mm == 1), sched events of every task (the mapper's thread id
 	 * is not known yet; ours are picked out afterwards).
 	 */
-	tr->model_sched = false;
 	if (tr->s && !trace_session_set_mm(tr->s, 1) && !trace_session_set_pids(tr->s, NULL, 0) &&
 	    !trace_session_discard(tr->s))
 		tr->model_sched = true;
@@ -171,6 +178,7 @@ void pvm_trace_model_start(struct pvm_tracer *tr)
 	 * races (docs/findings/2026-12-01-page-walk-cost.md, "What it
 	 * changed": without --trace).
 	 */
+start:
 	vml_trace_set_pool(PVM_TRACE_POOL_BUFS, PVM_TRACE_POOL_EVENTS);
 	vml_trace_start(0);
 }
@@ -601,6 +609,13 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 		   pvm_tracer_live(res->tracer) ? "the kernel's sched events on both targets" :
 		   "live: sched events; model: its futex wake -> back from futex_wait",
 		   (double)TRACE_SHORT_SLEEP_NS / 1e3);
+	for (unsigned int k = 0; k < res->nr_rows; k++) {
+		if (res->rows[k].sim && res->rows[k].dyn && res->rows[k].dyn->samples) {
+			fprintf(f, "# sim: the model's own events in virtual time; wake: its futex "
+				   "wake -> back from futex_wait on its simulated CPU\n");
+			break;
+		}
+	}
 	bench_table_start(&t, f, dyn_columns, 0);
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
@@ -612,7 +627,7 @@ void pvm_print_dynamics(FILE *f, struct pvm_result *res)
 		if (!d || !d->samples)
 			continue;
 		s = d->seconds > 0 ? d->seconds : 1;
-		bench_text(&t, target_kind_name(row->target));
+		bench_text(&t, row->sim ? "sim" : target_kind_name(row->target));
 		bench_text(&t, pvm_lock_label(row));
 		bench_text(&t, pvm_steal_label(row));
 		bench_num(&t, row->readers);

@@ -76,7 +76,7 @@ void pvm_tracer_close(struct pvm_tracer *tr);
 bool pvm_tracer_live(const struct pvm_tracer *tr);
 
 /* Model sample: start recording (after the readers settled), stop after the mapper. */
-void pvm_trace_model_start(struct pvm_tracer *tr);
+void pvm_trace_model_start(struct pvm_tracer *tr, bool sim);
 /* The row the next sample belongs to, for --trace-events' headers. */
 void pvm_trace_label(struct pvm_tracer *tr, const char *target, const char *lock,
 		     const char *steal);

@@ -218,9 +218,6 @@ int bench_check(const char *cmd, const struct bench_scenario *sc, struct bench_c
 	if ((c->sim_only || c->sim_costs) && !c->cpus)
 		return cli_usage_error(cmd, "%s: needs --cpus N",
 				       c->sim_only ? "--sim-only" : "--sim-costs");
-	if (c->cpus && c->trace)
-		return cli_usage_error(cmd, "--trace: the simulated rows have no trace yet "
-				       "(drop --cpus)");
 	c->sim = c->cpus > 0;
 	if (c->sim_only)
 		c->model = c->live = false;

@@ -11,10 +11,12 @@
  *   munmap_ns      munmap() of one page, less a system call and a page's zap
  *   zap_ns         MADV_DONTNEED of the populated 16 MiB region, per page
  *   ctxsw_ns       half a futex ping-pong between two threads on one CPU
- *   idle_wake_ns[] the wake-up of a CPU idle for a bucket's time: a futex
- *                  ping-pong whose far side waits that long, less the wait
- *                  and the far side's own wake-up
- *   wake_busy_ns   the first bucket's (a CPU idle a few us: an IPI and a switch)
+ *   wake_ipi_ns    what futex_wake() costs the waker when it wakes a thread
+ *                  asleep on the other, idle CPU, less an empty futex_wake()
+ *   idle_wake_ns[] the wake-up of a CPU idle for a bucket's time: from the
+ *                  waker's return from futex_wake() to the woken thread's
+ *                  first instruction after futex_wait()
+ *   wake_busy_ns   the first bucket's (a CPU idle a few us)
  *   relax_ns       one PAUSE
  *   timer_slack_ns /proc/self/timerslack_ns
  *   tick_ns, preempt  CONFIG_HZ and the preemption model (the host profile)
@@ -214,58 +216,82 @@ static int measure_ctxsw(int cpu, uint64_t *out)
 /* The middle of each idle bucket (the last: 5 ms), in us. */
 static const unsigned int idle_probe_us[SIM_IDLE_BUCKETS] = { 12, 37, 75, 150, 300, 700, 2000, 5000 };
 
-/*
- * A futex ping-pong across two CPUs in which the far side spins @delay_ns
- * before it answers, so that this side's CPU idles that long before each
- * wake-up: the round trip is delay + the far side's wake-up (it idled only
- * while this side turned round) + this side's. Return: its median, ns.
- */
-static int pingpong(int here, int there, uint64_t delay_ns, uint64_t *out)
+/* An empty futex_wake(): a system call that finds no waiter. */
+static uint64_t empty_wake_ns(void)
 {
-	struct probe p = { .cpu = there, .rounds = TRIALS, .pong = true, .delay_ns = delay_ns };
+	_Atomic uint32_t word = 0;
 	uint64_t v[TRIALS];
+
+	for (unsigned int i = 0; i < TRIALS; i++) {
+		uint64_t t0 = vml_now_ns();
+
+		futex_wake(&word, 1);
+		v[i] = vml_now_ns() - t0;
+	}
+	return median(v, TRIALS);
+}
+
+/*
+ * Wake a thread asleep on @there from @here TRIALS times, each after @there
+ * idled @idle_ns: *@call is the median time futex_wake() took (the IPI that
+ * brings a halted vCPU back is sent from inside it), *@after the median time
+ * from its return to the woken thread's first instruction.
+ */
+static int remote_wake(int here, int there, uint64_t idle_ns, uint64_t *call, uint64_t *after)
+{
+	struct probe p = { .cpu = there, .rounds = TRIALS };
+	uint64_t c[TRIALS], a[TRIALS];
 	pthread_t th;
 
 	if (pthread_create(&th, NULL, probe_main, &p))
 		return -EAGAIN;
 	bench_pin_thread(here);
 	for (uint32_t i = 0; i < p.rounds; i++) {
-		uint64_t t0 = vml_now_ns();
+		uint64_t t0, t1, woke;
 
-		store_release(&p.word, 2 * i + 1);	/* pairs with probe_main's load_acquire */
+		while (load_acquire(&p.asleep) != i + 1)	/* pairs with its store_release */
+			cpu_relax();
+		/* it stored asleep just before futex_wait(): let its CPU idle */
+		for (uint64_t end = vml_now_ns() + idle_ns; vml_now_ns() < end;)
+			cpu_relax();
+		t0 = vml_now_ns();
+		store_release(&p.word, i + 1);	/* pairs with probe_main's load_acquire */
 		futex_wake(&p.word, 1);
-		while (load_acquire(&p.word) != 2 * i + 2)	/* pairs with its store_release */
-			futex_wait(&p.word, 2 * i + 1, 0);
-		v[i] = vml_now_ns() - t0;
+		t1 = vml_now_ns();
+		while (!(woke = load_acquire(&p.woke_at)))	/* pairs with its store_release */
+			cpu_relax();
+		store_relaxed(&p.woke_at, 0);	/* its next store comes after our next wake */
+		c[i] = t1 - t0;
+		a[i] = woke > t1 ? woke - t1 : 0;
 	}
 	pthread_join(th, NULL);
-	*out = median(v, TRIALS);
+	*call = median(c, TRIALS);
+	*after = median(a, TRIALS);
 	return 0;
 }
 
 /*
- * The wake-up of a CPU that idled a bucket's time: a ping-pong with that
- * delay, less the delay and the far side's own wake-up (half a ping-pong
- * without delay, where both sides idle only a few us). Measured on this
- * machine (2-vCPU VM, 2026-12-04) it was 2.5 us after a few us of idle,
- * 18 us after 10-150 us, 55 us after 400 us and 100 us after 1 ms: a vCPU
- * that halts is woken by its host.
+ * The waker's IPI and the wake-up curve. Measured on this machine (2-vCPU
+ * VM, 2026-12-04, loaded): futex_wake() took 4.7-5.4 us against 0.28 for
+ * an empty one at every idle time up to 700 us; the woken thread ran
+ * 6.3 us after its return after 2-12 us of idle, 10 after 37-75, 17 after
+ * 2 ms: a vCPU that halts is woken by its host.
  */
-static int measure_idle_wake(int waker_cpu, int sleeper_cpu, uint64_t *out)
+static int measure_idle_wake(int waker_cpu, int sleeper_cpu, uint64_t *ipi, uint64_t *out)
 {
-	uint64_t rt0, rt;
+	uint64_t empty = empty_wake_ns(), call = 0, ipis[SIM_IDLE_BUCKETS] = { 0 };
 	cpu_set_t was;
-	int ret;
+	int ret = 0;
 
 	if (pthread_getaffinity_np(pthread_self(), sizeof(was), &was))
 		return -errno;
-	ret = pingpong(sleeper_cpu, waker_cpu, 0, &rt0);
 	for (unsigned int b = 0; !ret && b < SIM_IDLE_BUCKETS; b++) {
-		uint64_t d = idle_probe_us[b] * NSEC_PER_USEC;
-
-		ret = pingpong(sleeper_cpu, waker_cpu, d, &rt);
-		out[b] = rt > d + rt0 / 2 ? rt - d - rt0 / 2 : rt0 / 2;
+		ret = remote_wake(waker_cpu, sleeper_cpu, idle_probe_us[b] * NSEC_PER_USEC,
+				  &call, &out[b]);
+		ipis[b] = call > empty ? call - empty : 0;
 	}
+	/* the IPI's cost does not depend on how long the target idled: the median bucket */
+	*ipi = median(ipis, SIM_IDLE_BUCKETS);
 	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
 	return ret;
 }
@@ -305,7 +331,8 @@ int bench_sim_costs_measure(const struct bench_calibration *cal, struct bench_si
 	if (!ret)
 		ret = measure_ctxsw(reader_cpu, &out->sched.ctxsw_ns);
 	if (!ret)
-		ret = measure_idle_wake(reader_cpu, mapper_cpu, out->sched.idle_wake_ns);
+		ret = measure_idle_wake(reader_cpu, mapper_cpu, &out->sched.wake_ipi_ns,
+					 out->sched.idle_wake_ns);
 	if (ret)
 		return ret;
 	out->sched.wake_busy_ns = out->sched.idle_wake_ns[0];
@@ -321,7 +348,7 @@ int bench_sim_costs_measure(const struct bench_calibration *cal, struct bench_si
 /* ---- the table as JSON, and back ---- */
 
 #define FIELDS(X)                                                            \
-	X(sched.ctxsw_ns) X(sched.wake_busy_ns) X(sched.relax_ns)                \
+	X(sched.ctxsw_ns) X(sched.wake_busy_ns) X(sched.wake_ipi_ns) X(sched.relax_ns) \
 	X(sched.timer_slack_ns) X(sched.tick_ns) X(sched.base_slice_ns)          \
 	X(kernel.syscall_ns) X(kernel.mmap_ns) X(kernel.munmap_ns)               \
 	X(kernel.fault_ns) X(kernel.zap_ns) X(record_ns) X(page_ns) X(call_ns)
@@ -430,10 +457,11 @@ void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 		(unsigned long long)c->kernel.zap_ns,
 		(unsigned long long)c->record_ns, (unsigned long long)c->page_ns,
 		(unsigned long long)c->call_ns);
-	fprintf(f, "#   sched: context switch %llu, wake-up to a busy CPU %llu, pause %llu, "
+	fprintf(f, "#   sched: context switch %llu, wake-up to a busy CPU %llu, waker's IPI %llu, "
+		   "pause %llu, "
 		   "timer slack %llu, tick %llu, preempt %s, base slice %s\n",
 		(unsigned long long)c->sched.ctxsw_ns, (unsigned long long)c->sched.wake_busy_ns,
-		(unsigned long long)c->sched.relax_ns, (unsigned long long)c->sched.timer_slack_ns,
+		(unsigned long long)c->sched.wake_ipi_ns, (unsigned long long)c->sched.relax_ns, (unsigned long long)c->sched.timer_slack_ns,
 		(unsigned long long)c->sched.tick_ns, sim_preempt_name(c->sched.preempt),
 		c->sched.base_slice_ns ? "set" : "the kernel's for the CPU count");
 	fprintf(f, "#   wake-up of a CPU idle for <25us..>3ms:");

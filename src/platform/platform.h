@@ -22,6 +22,7 @@
 #define VML_PLATFORM_PLATFORM_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,6 +47,13 @@ static inline uint64_t plat_now_ns(void)
 }
 
 uint64_t sim_task_cpu_ns(void);
+int sim_task_cpu(void);
+
+/* The CPU the calling thread runs on: the simulated one for a simulated task. */
+static inline int plat_cpu_current(void)
+{
+	return plat_simulated() ? sim_task_cpu() : sched_getcpu();
+}
 
 /* CPU time the calling thread has used: charged time for a simulated task. */
 static inline uint64_t plat_thread_cpu_ns(void)

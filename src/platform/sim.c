@@ -177,18 +177,29 @@ static struct sim_task *ready_pop(struct sim_world *w)
 	return t;
 }
 
-/* A blocked or sleeping task (or a new one) is woken: it arrives on a CPU a wake-up later. */
-void sim_wake(struct sim_world *w, struct sim_task *t)
+/*
+ * A task woken by the task on @waker_cpu: it arrives on a CPU a wake-up
+ * later, and @ipi_ns later still when that CPU is another, idle one (the
+ * waker's IPI, which the caller charges). Return: whether it took an IPI.
+ */
+bool sim_wake_delayed(struct sim_world *w, struct sim_task *t, uint64_t ipi_ns, int waker_cpu)
 {
 	int cpu = sched_select_cpu(w, t);
-
-	uint64_t lat = sched_wake_latency(w, cpu);
+	bool ipi = ipi_ns && cpu != waker_cpu && sched_cpu_idle(w, cpu);
+	uint64_t lat = sched_wake_latency(w, cpu) + (ipi ? ipi_ns : 0);
 
 	t->state = TASK_WAKING;
 	t->cpu = cpu;
 	w->cpus[cpu].claimed++;
 	w->stats.wakeups++;
 	sim_arm_timer(w, t, w->now + lat);
+	return ipi;
+}
+
+/* A blocked or sleeping task (or a new one) is woken by a timer or the world. */
+void sim_wake(struct sim_world *w, struct sim_task *t)
+{
+	sim_wake_delayed(w, t, 0, -1);
 }
 
 static void futex_unqueue(struct sim_task *t)
@@ -316,6 +327,11 @@ uint64_t sim_task_cpu_ns(void)
 	return plat_sim_self->cpu_ns;
 }
 
+int sim_task_cpu(void)
+{
+	return plat_sim_self->cpu;
+}
+
 /* ---- the platform calls of a simulated task ---- */
 
 void sim_charge(uint64_t ns, enum plat_charge_kind kind)
@@ -391,13 +407,19 @@ int sim_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_n
 	return t->timed_out ? -ETIMEDOUT : 0;
 }
 
+/*
+ * Waking a task onto another CPU that is idle costs the waker the IPI that
+ * brings that CPU out of halt (on a VM, an exit to the host: several us,
+ * bench/simcost.c); the woken task's own latency runs from there. Charged
+ * after the whole wake, as the kernel's wake_up_q() sends them in a row.
+ */
 int sim_futex_wake(_Atomic uint32_t *word, int n)
 {
 	struct sim_task *self = plat_sim_self;
 	struct sim_world *w = self->w;
 	struct list_head *b = futex_bucket(w, word);
 	struct sim_task *t, *tmp;
-	int woken = 0;
+	int woken = 0, ipis = 0;
 
 	list_for_each_entry_safe(t, tmp, b, futex_node) {
 		if (woken >= n)
@@ -406,9 +428,12 @@ int sim_futex_wake(_Atomic uint32_t *word, int n)
 			continue;
 		futex_unqueue(t);
 		t->futex_woken = true;
-		sim_wake(w, t);
+		if (sim_wake_delayed(w, t, w->cfg.costs.wake_ipi_ns, self->cpu))
+			ipis++;
 		woken++;
 	}
+	if (ipis && self->state == TASK_CODE)
+		sim_charge((uint64_t)ipis * w->cfg.costs.wake_ipi_ns, PLAT_KERNEL);
 	return woken;
 }
 

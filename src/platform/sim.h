@@ -44,6 +44,7 @@ enum sim_preempt {
 struct sim_costs {
 	uint64_t ctxsw_ns;		/* switching tasks on a busy CPU */
 	uint64_t wake_busy_ns;		/* a wake-up's delay to a CPU that is running */
+	uint64_t wake_ipi_ns;		/* the waker's own cost of waking a task onto another, idle CPU */
 	uint64_t idle_wake_ns[SIM_IDLE_BUCKETS];	/* ...to a CPU idle for a bucket's time */
 	uint64_t relax_ns;		/* one cpu_relax() (PAUSE) */
 	uint64_t timer_slack_ns;	/* a sleep's timer slack (/proc/self/timerslack_ns) */

@@ -143,6 +143,7 @@ void sim_arm_timer(struct sim_world *w, struct sim_task *t, uint64_t when);
 void sim_arm_cpu(struct sim_world *w, struct sim_cpu *c, uint64_t when);
 void sim_make_ready(struct sim_world *w, struct sim_task *t);
 void sim_wake(struct sim_world *w, struct sim_task *t);
+bool sim_wake_delayed(struct sim_world *w, struct sim_task *t, uint64_t ipi_ns, int waker_cpu);
 void sim_schedule(struct sim_task *self);
 /* sim_sched.c */
 uint64_t sim_nice_weight(int nice);
@@ -154,6 +155,8 @@ void sched_leave(struct sim_world *w, struct sim_cpu *c);
 void sched_yield_curr(struct sim_world *w, struct sim_cpu *c);
 int sched_select_cpu(struct sim_world *w, struct sim_task *t);
 uint64_t sched_wake_latency(struct sim_world *w, int cpu);
+/* Whether @cpu runs nothing and nothing is on its way to it. */
+bool sched_cpu_idle(const struct sim_world *w, int cpu);
 /* sim_rcu.c */
 void sim_rcu_world_end(struct sim_world *w);
 void sim_rcu_init(struct sim_world *w);

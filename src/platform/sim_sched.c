@@ -342,12 +342,19 @@ int sched_select_cpu(struct sim_world *w, struct sim_task *t)
 	return (int)prev;
 }
 
+bool sched_cpu_idle(const struct sim_world *w, int cpu)
+{
+	const struct sim_cpu *c = &w->cpus[cpu];
+
+	return !c->curr && !c->nr_rq && !c->claimed;
+}
+
 uint64_t sched_wake_latency(struct sim_world *w, int cpu)
 {
 	const struct sim_cpu *c = &w->cpus[cpu];
 	uint64_t lat;
 
-	if (!c->curr && !c->nr_rq && !c->claimed)
+	if (sched_cpu_idle(w, cpu))
 		lat = sim_idle_wake_ns(&w->cfg.costs, w->now - c->idle_since);
 	else
 		lat = w->cfg.costs.wake_busy_ns;

@@ -141,7 +141,7 @@ void __vml_trace_emit(uint8_t kind, uint64_t mm, uint8_t flags, int32_t pid, int
 	ev->pid = pid ? pid : b->tid;
 	ev->other_pid = other ? other : (pid ? b->tid : 0);
 	ev->tgid = trace_tgid;
-	cpu = sched_getcpu();
+	cpu = plat_cpu_current();
 	ev->cpu = cpu > 0 ? (uint16_t)cpu : 0;
 out:
 	vml_rcu_read_unlock();

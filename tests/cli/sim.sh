@@ -80,6 +80,43 @@ for r in d["rows"]:
 ' p.json
 ok $? "an 8-CPU machine in Paul's layout runs, both policies"
 
+# --trace on a simulated row: the model's own events in virtual time, analysed
+# as the kernel's are; the reader's way back to the lock includes the waker's
+# IPI (3 us in the table), so its release -> next attempt gap is at least that.
+vml bench proc-vs-map --cpus 2 --sim-only --sim-costs "$costs" --readers 1 --lock mmap \
+	--view smaps --duration 0.3 --samples 1 --trace --trace-events ev.txt --quiet
+rc=$?
+[ $rc -eq 0 ] && grep -q '^# sim: the model.s own events in virtual time' out &&
+awk '$1 == "sim" && $2 == "mmap" && $5 > 0 { found = 1 } END { exit !found }' out &&
+grep -q '^# sample 1: sim mmap mainline' ev.txt && grep -q 'sched_wakeup by' ev.txt
+ok $? "--trace on a simulated row: a sim row in the lock dynamics, its events in the file"
+python3 - ev.txt <<'PY'
+import sys
+# a reader's release that woke the mapper (on CPU 0, idle while it waits) -> its next attempt
+# (the first wake of it since it last ran: later ones find it on its way)
+rel, woke, gaps, in_flight = {}, {}, [], set()
+for line in open(sys.argv[1]):
+    if line.startswith("#"):
+        continue
+    f = line.split()
+    t, cpu, pid, ev = float(f[0]), f[1], f[2], f[4]
+    if ev == "sched_switch":
+        in_flight.discard(pid)
+    if ev == "sched_wakeup" and pid not in in_flight:
+        in_flight.add(pid)
+        if f[6] in rel and t - rel[f[6]][0] < 1.0:
+            woke[f[6]] = rel.pop(f[6])[0]
+    if len(f) < 7 or f[5] != "mmap_lock":
+        continue
+    if ev == "released" and f[6] == "read":
+        rel[pid] = (t, cpu)
+    elif ev == "start_locking" and f[6] == "read" and pid in woke:
+        gaps.append(t - woke.pop(pid))
+gaps.sort()
+assert len(gaps) > 10 and gaps[0] >= 3.0, (len(gaps), gaps[:5])
+PY
+ok $? "a reader that wakes the waiting mapper pays the IPI before its next attempt"
+
 # vma-wait on the simulated machine: a munmap inside a VMA being zapped under
 # its read lock waits for the rest of the zap; one in another VMA does not.
 vml bench vma-wait --cpus 2 --sim-only --sim-costs "$costs" --samples 2 --mb 16 --json w.json \

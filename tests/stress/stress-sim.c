@@ -60,13 +60,18 @@ static void *reader_main(void *arg)
 		vml_reader_rewind(r);
 		while ((n = vml_reader_read(r, buf, sizeof(buf))) > 0) {
 			a->w->bytes[a->idx] += (uint64_t)n;
-			/* each header line's end beyond the last one's */
+			/*
+			 * each header line's end beyond the last one's; its
+			 * start may be before it: a VMA that merged across
+			 * where the last read() stopped is shown again, whole
+			 * (6.18 resumes at the VMA holding the last end)
+			 */
 			for (char *p = buf; p < buf + n;) {
 				char *nl = memchr(p, '\n', (size_t)(buf + n - p));
 				unsigned long s, e;
 
 				if (sscanf(p, "%lx-%lx ", &s, &e) == 2) {
-					if (e <= s || s < prev_end)
+					if (e <= s || e <= prev_end)
 						a->w->bad[a->idx]++;
 					prev_end = e;
 				}

@@ -213,6 +213,41 @@ static void test_pingpong(void)
 		 (unsigned long long)a.events, (unsigned long long)a.handoffs, a.wall_ns / 1e6);
 }
 
+/*
+ * The waker's IPI: each wake of the other, idle CPU costs the waker 3 us
+ * (its CPU time) and delays the woken task by as much, so a round trip
+ * grows by 2 x 3 us and each side is charged 3 us a round (the first wake
+ * may find the other side not yet asleep).
+ */
+struct ipi_probe {
+	struct pingpong p;
+	uint64_t ping_cpu_ns;
+};
+
+static void *ipi_ping_main(void *arg)
+{
+	struct ipi_probe *ip = arg;
+
+	ping_main(&ip->p);
+	ip->ping_cpu_ns = plat_thread_cpu_ns();
+	return NULL;
+}
+
+static void test_wake_ipi(void)
+{
+	struct sim_config c = config(2, 7);
+	struct ipi_probe ip = { .p = { .rounds = 1000 } };
+
+	c.costs.wake_ipi_ns = 3 * US;
+	is_int(sim_run(&c, ipi_ping_main, &ip, NULL), 0, "ping-pong with an IPI charge runs");
+	ok(ip.p.end >= 2000 * 9 * US && ip.p.end < 2000 * 11 * US,
+	   "each wake of an idle CPU takes the IPI and the wake-up: 9-11 us (%.2f us)",
+	   (double)ip.p.end / 2000 / US);
+	ok(ip.ping_cpu_ns >= 990 * 3 * US && ip.ping_cpu_ns < 1000 * 4 * US,
+	   "the waker is charged the IPI: 3-4 us a round (%.2f us)",
+	   (double)ip.ping_cpu_ns / 1000 / US);
+}
+
 /* ---- RCU: callbacks run after the readers that were inside ---- */
 
 struct rcu_obj {
@@ -369,6 +404,7 @@ int main(void)
 	test_overlap();
 	test_nice_share();
 	test_pingpong();
+	test_wake_ipi();
 	test_rcu();
 	test_rwsem();
 	return tap_done();
