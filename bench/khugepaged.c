@@ -44,6 +44,9 @@
 #include "host/host.h"
 #include "system/settings.h"
 #include "internal.h"
+#include "platform/platform.h"
+#include "platform/sim.h"
+#include "simcost.h"
 #include "trace/analysis.h"
 #include "trace/session.h"
 #include "util/json.h"
@@ -95,6 +98,7 @@ struct kh_opts {
 
 struct kh_row {
 	enum target_kind target;
+	bool sim;			/* the model on the simulated machine (--cpus) */
 	enum kh_policy policy;		/* live: mainline (6.18) */
 	enum vml_steal_policy steal;	/* model rows (the live row's is the kernel's) */
 	struct kh_sample *s;
@@ -158,7 +162,7 @@ static void *mapper_thread(void *arg)
 		vml_rcu_thread_callbacks(m->cpu, 19);
 	while (!atomic_load(&m->stop)) {
 		unsigned long a = KH_CHURN + vml_rand_below(&r, KH_CHURN_PAGES) * KH_PG;
-		uint64_t t0 = vml_now_ns();
+		uint64_t t0 = plat_now_ns();
 		int err;
 
 		if (vml_rand_below(&r, 2))
@@ -176,7 +180,7 @@ static void *mapper_thread(void *arg)
 			m->err = err;
 			break;
 		}
-		lat_hist_record(m->hist, vml_now_ns() - t0);
+		lat_hist_record(m->hist, plat_now_ns() - t0);
 		bench_sleep_ns(10 * NSEC_PER_USEC);
 	}
 	return NULL;
@@ -235,8 +239,14 @@ static void fill_latency(struct kh_sample *s, const struct lat_hist *h)
 	s->avg_us = h->count ? (double)h->sum_ns / (double)h->count / 1e3 : 0;
 }
 
+/*
+ * One model sample, on host threads or (@costs set) as the first task of a
+ * simulated machine, charged @costs: every clock and thread below goes
+ * through the platform layer.
+ */
 static int model_sample(const struct kh_opts *o, const struct kh_row *row,
-			struct kh_sample *s, int mapper_cpu, int scan_cpu)
+			struct kh_sample *s, int mapper_cpu, int scan_cpu,
+			const struct vml_kernel_costs *costs)
 {
 	struct vml_sys_config scfg;
 	struct vml_khugepaged_config kcfg = {
@@ -249,13 +259,15 @@ static int model_sample(const struct kh_opts *o, const struct kh_row *row,
 	struct vml_khugepaged_stats ks;
 	struct vml_khugepaged *k = NULL;
 	struct vml_sys *sys;
-	pthread_t mt;
+	struct plat_thread mt;
 	uint64_t t0, limit = (uint64_t)(o->duration_s * 1e9);
 	int err;
 
 	err = host_current_config(0, &scfg);
 	if (err)
 		return err;
+	if (costs)
+		scfg.costs = *costs;
 	scfg.max_map_count = o->skip_vmas + 65536;
 	scfg.mmap_lock_steal = row->steal;
 	/* The experiment's ranges are MADV_HUGEPAGE: THP must not be off. */
@@ -264,7 +276,7 @@ static int model_sample(const struct kh_opts *o, const struct kh_row *row,
 	err = vml_sys_create(&scfg, &sys);
 	if (err)
 		return err;
-	t0 = vml_now_ns();
+	t0 = vml_now_ns();	/* the host's time: building is not part of the experiment */
 	err = build(sys, o->skip_vmas, o->uncollapsible, o->ranges, &m.mm);
 	s->build_s = (double)(vml_now_ns() - t0) / 1e9;
 	if (err) {
@@ -279,22 +291,22 @@ static int model_sample(const struct kh_opts *o, const struct kh_row *row,
 		goto out;
 
 	atomic_store(&m.stop, false);
-	if (pthread_create(&mt, NULL, mapper_thread, &m)) {
-		err = -EAGAIN;
+	err = plat_thread_create(&mt, &(struct plat_thread_opts){ .cpu = -1, .name = "mapper" },
+				 mapper_thread, &m);
+	if (err)
 		goto out;
-	}
 	bench_pin_thread(scan_cpu);
 	err = vml_khugepaged_start(k);
 	if (err) {
 		atomic_store(&m.stop, true);
-		pthread_join(mt, NULL);
+		plat_thread_join(&mt);
 		bench_pin_thread(-1);
 		goto out;
 	}
-	t0 = vml_now_ns();
+	t0 = plat_now_ns();
 	s->collapse_ms = NAN;
 	for (;;) {
-		uint64_t now = vml_now_ns();
+		uint64_t now = plat_now_ns();
 
 		vml_khugepaged_stats(k, &ks);
 		if (ks.pages_collapsed >= o->ranges) {
@@ -307,7 +319,7 @@ static int model_sample(const struct kh_opts *o, const struct kh_row *row,
 	}
 	vml_khugepaged_stop(k);
 	atomic_store(&m.stop, true);
-	pthread_join(mt, NULL);
+	plat_thread_join(&mt);
 	bench_pin_thread(-1);
 	err = m.err;
 	if (err)
@@ -330,6 +342,38 @@ out:
 	vml_mm_destroy(m.mm);
 	vml_sys_destroy(sys);
 	return err;
+}
+
+/* A model sample on the simulated machine: model_sample() as its first task. */
+struct kh_sim {
+	const struct kh_opts *o;
+	const struct kh_row *row;
+	struct kh_sample *s;
+	const struct vml_kernel_costs *costs;
+	int err;
+};
+
+static void *kh_sim_main(void *arg)
+{
+	struct kh_sim *ks = arg;
+
+	/* the mapper on CPU 0 (model_sample pins it there), the scanner on the last */
+	ks->err = model_sample(ks->o, ks->row, ks->s, 0, -1, ks->costs);
+	return NULL;
+}
+
+static int sim_sample(const struct kh_opts *o, const struct kh_row *row, struct kh_sample *s,
+		      const struct bench_sim_costs *table, uint64_t scan_vma_ns, unsigned int cpus,
+		      uint64_t seed)
+{
+	struct vml_kernel_costs costs = table->kernel;
+	struct kh_sim ks = { o, row, s, &costs, 0 };
+	struct sim_config cfg = bench_sim_config(table, cpus, seed);
+	int err;
+
+	costs.scan_vma_ns = scan_vma_ns;
+	err = sim_run(&cfg, kh_sim_main, &ks, NULL);
+	return err ? err : ks.err;
 }
 
 /* ---- the live kernel ---- */
@@ -568,18 +612,22 @@ static const struct bench_col columns[] = {
 };
 
 static const struct kh_row *find_row(const struct kh_row *rows, unsigned int nr,
-				     enum target_kind target, enum kh_policy policy)
+				     enum target_kind target, enum kh_policy policy, bool sim)
 {
 	for (unsigned int i = 0; i < nr; i++)
-		if (rows[i].target == target && rows[i].policy == policy && rows[i].nr)
+		if (rows[i].target == target && rows[i].policy == policy && rows[i].nr &&
+		    rows[i].sim == sim)
 			return &rows[i];
 	return NULL;
 }
 
 /* What a run measured: a row per target, policy and steal policy. */
 struct kh_result {
-	struct kh_row rows[ARRAY_SIZE(kh_policy_fixes) * 32 + 1];
+	struct kh_row rows[2 * ARRAY_SIZE(kh_policy_fixes) * 32 + 1];
 	unsigned int nr;
+	/* simulated rows */
+	struct bench_sim_costs simcosts;	/* the table (scan_vma_ns: see kh_scan_vma_ns) */
+	bool vma_ns_from_live;		/* scan_vma_ns from each round's live sample */
 };
 
 static void kh_print(FILE *f, const struct bench_run *r)
@@ -608,13 +656,13 @@ static void kh_print(FILE *f, const struct bench_run *r)
 
 		if (!k->nr)
 			continue;
-		bench_text(&t, target_kind_name(k->target));
+		bench_text(&t, k->sim ? "sim" : target_kind_name(k->target));
 		bench_text(&t, policy_name(k->policy));
 		bench_text(&t, steal_label(k));
 		bench_num(&t, MED(k, collapse_ms));
 		bench_num(&t, MED(k, max_hold_ms));
 		bench_num(&t, MED(k, mean_hold_us));
-		bench_num(&t, k->target == TARGET_MODEL ? MED(k, max_hold_cpu_ms) : NAN);
+		bench_num(&t, k->target == TARGET_MODEL && !k->sim ? MED(k, max_hold_cpu_ms) : NAN);
 		bench_num(&t, k->target == TARGET_MODEL ? MED(k, retake_ms) : NAN);
 		bench_num(&t, MEDU(k, trylock_failures));
 		bench_num(&t, MEDU(k, lock_drops));
@@ -627,8 +675,8 @@ static void kh_print(FILE *f, const struct bench_run *r)
 		bench_row_end(&t);
 	}
 	/* The seed's criterion, model: fixed against mainline (the first of each). */
-	m = find_row(rows, nr, TARGET_MODEL, KH_MAINLINE);
-	x = find_row(rows, nr, TARGET_MODEL, KH_FIXED);
+	m = find_row(rows, nr, TARGET_MODEL, KH_MAINLINE, false);
+	x = find_row(rows, nr, TARGET_MODEL, KH_FIXED, false);
 	if (m && x) {
 		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
 
@@ -643,7 +691,7 @@ static void kh_print(FILE *f, const struct bench_run *r)
 		else
 			fprintf(f, "time to collapse %.3gx\n", cb / ca);
 	}
-	x = find_row(rows, nr, TARGET_LIVE, KH_MAINLINE);
+	x = find_row(rows, nr, TARGET_LIVE, KH_MAINLINE, false);
 	if (m && x) {
 		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
 
@@ -654,6 +702,26 @@ static void kh_print(FILE *f, const struct bench_run *r)
 			fprintf(f, "n/a\n");
 		else
 			fprintf(f, "%.3gx\n", ca / cb);
+	}
+	m = find_row(rows, nr, TARGET_MODEL, KH_MAINLINE, true);
+	if (m && x) {
+		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
+
+		fprintf(f, "sim mainline / live kernel: longest hold %.3gx, mapper max %.3gx, "
+			   "time to collapse ", MED(m, max_hold_ms) / MED(x, max_hold_ms),
+			MED(m, max_us) / MED(x, max_us));
+		if (isinf(ca) || isinf(cb))
+			fprintf(f, "n/a\n");
+		else
+			fprintf(f, "%.3gx\n", ca / cb);
+	}
+	if (r->c->sim) {
+		fprintf(f, "# sim: the model on a simulated machine of %u CPUs (docs/simulation.md), "
+			   "seed %llu; khugepaged charged %s a VMA it scans\n", r->c->cpus,
+			(unsigned long long)r->c->sim_seed,
+			res->vma_ns_from_live ? "the live sample's longest hold over the VMAs of "
+						"its round" : "the table's scan_vma_ns");
+		bench_sim_costs_print(f, &res->simcosts);
 	}
 }
 
@@ -697,6 +765,8 @@ static void kh_json(json_t *doc, const struct bench_run *br)
 	json_set_u64(meta, "uncollapsible", o->uncollapsible);
 	json_set_u64(meta, "scan_sleep_ms", o->scan_sleep_ms);
 	json_set_double(meta, "duration_s", o->duration_s);
+	if (br->c->sim)
+		json_set_new(doc, "sim_costs", bench_sim_costs_json(&res->simcosts));
 	for (unsigned int i = 0; i < res->nr; i++) {
 		const struct kh_row *r = &res->rows[i];
 		json_t *row, *per;
@@ -704,6 +774,9 @@ static void kh_json(json_t *doc, const struct bench_run *br)
 		if (!r->nr)
 			continue;
 		row = bench_doc_row(doc, target_kind_name(r->target));
+		json_set_bool(row, "sim", r->sim);
+		if (r->sim)
+			json_set_u64(row, "cpus", br->c->cpus);
 		json_set_str(row, "policy", policy_name(r->policy));
 		json_set_str(row, "steal", steal_label(r));
 		/* A policy that never finished collapsing has no time: null. */
@@ -738,6 +811,34 @@ static void kh_rows(const struct bench_run *br, struct kh_result *res, bool live
 	if (live)
 		res->rows[res->nr++] = (struct kh_row){ .target = TARGET_LIVE,
 							.policy = KH_MAINLINE };
+	/* After the live row: a round's simulated samples may be charged what it measured. */
+	for (const struct vml_word *p = vocab_next(&kh_policy_vocab, policies, NULL);
+	     br->c->sim && p; p = vocab_next(&kh_policy_vocab, policies, p))
+		for (const struct vml_word *s = vocab_next(&steal_policy_vocab, steals, NULL); s;
+		     s = vocab_next(&steal_policy_vocab, steals, s))
+			res->rows[res->nr++] = (struct kh_row){
+				.target = TARGET_MODEL, .sim = true,
+				.policy = (enum kh_policy)p->value,
+				.steal = (enum vml_steal_policy)s->value,
+			};
+}
+
+/*
+ * What a simulated sample of round @smp is charged per VMA scanned: the
+ * table's, or the round's live sample's longest hold (6.18 walks every
+ * ineligible VMA in one hold) over the VMAs it covered. 0: not known.
+ */
+static uint64_t kh_scan_vma_ns(const struct kh_opts *o, const struct kh_result *res,
+			       unsigned int smp)
+{
+	const struct kh_row *l = find_row(res->rows, res->nr, TARGET_LIVE, KH_MAINLINE, false);
+
+	if (!res->vma_ns_from_live)
+		return res->simcosts.kernel.scan_vma_ns;
+	if (!l || l->nr <= smp || isnan(l->s[smp].max_hold_ms) || !o->skip_vmas)
+		return 0;
+	return (uint64_t)(l->s[smp].max_hold_ms * 1e6 / (double)(o->skip_vmas + o->uncollapsible +
+								  o->ranges));
 }
 
 static int kh_run(struct bench_run *br)
@@ -774,6 +875,26 @@ static int kh_run(struct bench_run *br)
 		}
 	}
 	bench_pick_cpus(&mapper_cpu, &scan_cpu);
+	if (c->sim) {
+		if (!c->sim_costs)
+			bench_progress(c->quiet, "khugepaged: measuring the simulated machine's "
+				       "charges ...");
+		ret = bench_sim_costs_get("vmalock bench khugepaged", c->sim_costs, NULL,
+					  &res->simcosts);
+		if (ret) {
+			trace_session_close(ts);
+			return ret;
+		}
+		res->vma_ns_from_live = !res->simcosts.kernel.scan_vma_ns;
+		if (res->vma_ns_from_live && (!live || !ts)) {
+			trace_session_close(ts);
+			fprintf(stderr, "vmalock bench khugepaged: --cpus: the simulated rows need the "
+					"kernel's cost of a VMA scanned: the live row with its hold "
+					"times (root, tracefs) in the same run, or --sim-costs FILE with "
+					"sim_costs.scan_vma_ns (an earlier run's --json)\n");
+			return -EINVAL;
+		}
+	}
 	kh_rows(br, res, live);
 	if (!res->nr) {
 		trace_session_close(ts);
@@ -798,16 +919,31 @@ static int kh_run(struct bench_run *br)
 			int err;
 
 			bench_progress(c->quiet, "khugepaged: %s %s %s, sample %u/%u",
-				       target_kind_name(row->target), policy_name(row->policy),
-				       steal_label(row), smp + 1, c->samples);
-			if (row->target == TARGET_MODEL)
-				err = model_sample(o, row, &row->s[smp], mapper_cpu, scan_cpu);
+				       row->sim ? "sim" : target_kind_name(row->target),
+				       policy_name(row->policy), steal_label(row), smp + 1,
+				       c->samples);
+			if (row->sim) {
+				uint64_t vma_ns = kh_scan_vma_ns(o, res, smp);
+
+				err = vma_ns ? sim_sample(o, row, &row->s[smp], &res->simcosts,
+							  vma_ns, c->cpus,
+							  c->sim_seed * 0xd1b54a32d192ed03ULL + smp) :
+					       -ENODATA;
+				if (!vma_ns)
+					fprintf(stderr, "vmalock bench khugepaged: sim: the live "
+							"sample of round %u has no hold time to "
+							"charge\n", smp + 1);
+				if (!err && res->vma_ns_from_live)
+					res->simcosts.kernel.scan_vma_ns = vma_ns;	/* the last */
+			} else if (row->target == TARGET_MODEL)
+				err = model_sample(o, row, &row->s[smp], mapper_cpu, scan_cpu, NULL);
 			else
 				err = live_sample(o, &row->s[smp], mapper_cpu, ts);
 			if (err) {
 				bench_progress_done(c->quiet);
 				fprintf(stderr, "vmalock: bench khugepaged: %s: %s\n",
-					target_kind_name(row->target), strerror(-err));
+					row->sim ? "sim" : target_kind_name(row->target),
+					strerror(-err));
 				ret = err;
 			}
 			row->nr = smp + 1;
@@ -880,6 +1016,7 @@ const struct bench_scenario bench_khugepaged = {
 	.steals = VOCAB_BIT(VML_STEAL_KERNEL) | VOCAB_BIT(VML_STEAL_NOSTEAL_RETAKE) |
 		  VOCAB_BIT(VML_STEAL_NOT_BEHIND_WRITER) | VOCAB_BIT(VML_STEAL_NEVER),
 	.default_steals = VOCAB_BIT(VML_STEAL_NOSTEAL_RETAKE),
+	.sim = true,
 	.run = kh_run,
 	.print = kh_print,
 	.json = kh_json,

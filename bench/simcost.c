@@ -22,6 +22,8 @@
  *   tick_ns, preempt  CONFIG_HZ and the preemption model (the host profile)
  *   base_slice_ns  0: the kernel's default for the simulated CPU count
  *   record/page/call_ns  the readers' whole costs (the scenario's calibration)
+ *   scan_vma_ns    not measured here: bench khugepaged takes it from its live
+ *                  row (the longest hold over the VMAs it covered) or a table
  */
 #include <errno.h>
 #include <pthread.h>
@@ -370,6 +372,7 @@ json_t *bench_sim_costs_json(const struct bench_sim_costs *c)
 	for (unsigned int i = 0; i < SIM_IDLE_BUCKETS; i++)
 		json_push_new(curve, json_integer((json_int_t)c->sched.idle_wake_ns[i]));
 	json_set_new(o, "idle_wake_ns", curve);
+	json_set_u64(o, "scan_vma_ns", c->kernel.scan_vma_ns);
 	json_set_str(o, "preempt", sim_preempt_name(c->sched.preempt));
 	json_set_str(o, "source", c->source);
 	return o;
@@ -412,6 +415,12 @@ int bench_sim_costs_load(const char *path, struct bench_sim_costs *out, char *er
 		}
 		out->sched.idle_wake_ns[i] = (uint64_t)json_integer_value(v);
 	}
+	/* Optional: bench khugepaged's simulated rows need it (from its live row otherwise). */
+	if (json_object_get(o, "scan_vma_ns") && json_get_u64(o, "scan_vma_ns",
+							     &out->kernel.scan_vma_ns)) {
+		snprintf(err, errlen, "sim_costs.scan_vma_ns: not a number");
+		goto out;
+	}
 	if (json_get_str(o, "preempt", &pre) || sim_preempt_parse(pre, &out->sched.preempt)) {
 		snprintf(err, errlen, "sim_costs.preempt: none, voluntary, full or lazy");
 		goto out;
@@ -451,10 +460,11 @@ void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 {
 	fprintf(f, "# simulated machine's charges (ns; %s):\n", c->source);
 	fprintf(f, "#   kernel: syscall %llu, mmap %llu, munmap %llu, fault %llu, zap %llu a "
-		   "page; readers: record %llu, page %llu, read() %llu\n",
+		   "page, khugepaged %llu a VMA scanned; readers: record %llu, page %llu, "
+		   "read() %llu\n",
 		(unsigned long long)c->kernel.syscall_ns, (unsigned long long)c->kernel.mmap_ns,
 		(unsigned long long)c->kernel.munmap_ns, (unsigned long long)c->kernel.fault_ns,
-		(unsigned long long)c->kernel.zap_ns,
+		(unsigned long long)c->kernel.zap_ns, (unsigned long long)c->kernel.scan_vma_ns,
 		(unsigned long long)c->record_ns, (unsigned long long)c->page_ns,
 		(unsigned long long)c->call_ns);
 	fprintf(f, "#   sched: context switch %llu, wake-up to a busy CPU %llu, waker's IPI %llu, "

@@ -218,6 +218,7 @@ struct vml_sys_config {
 		uint64_t munmap_ns;	/* munmap()'s work under mmap_lock (write): one VMA */
 		uint64_t fault_ns;	/* a page fault that maps one page, under its lock */
 		uint64_t zap_ns;	/* per present page-table entry zapped (munmap, DONTNEED) */
+		uint64_t scan_vma_ns;	/* khugepaged: one VMA its scan looks at, under mmap_lock(R) */
 	} costs;
 };
 

@@ -146,6 +146,32 @@ static void note_lock(struct collapse_control *cc)
 	cc->lock_taken_cpu = plat_thread_cpu_ns();
 }
 
+/*
+ * The kernel's cost of the VMAs looked at since the last charge (costs.
+ * scan_vma_ns each; 0 on host threads), charged in batches of
+ * SCAN_CHARGE_BATCH and before the lock goes: a simulated machine would
+ * spend an event a VMA, and at 1M VMAs that is the whole run.
+ */
+#define SCAN_CHARGE_BATCH 64
+
+struct scan_charge {
+	uint64_t vma_ns;
+	unsigned int pending;
+};
+
+static void scan_charge_flush(struct scan_charge *sc)
+{
+	if (sc->pending && sc->vma_ns)
+		plat_charge_ns(sc->vma_ns * sc->pending, PLAT_KERNEL);
+	sc->pending = 0;
+}
+
+static void scan_charge_vma(struct scan_charge *sc)
+{
+	if (++sc->pending >= SCAN_CHARGE_BATCH)
+		scan_charge_flush(sc);
+}
+
 /* ...and released now. */
 static void note_release(struct vml_khugepaged *k, const struct collapse_control *cc)
 {
@@ -158,10 +184,12 @@ static void note_release(struct vml_khugepaged *k, const struct collapse_control
  * Context: mmap_lock(R) of @mm held on entry and on return, not in between:
  * the caller's VMA iterator must look up again.
  */
-static void drop_read_lock(struct vml_khugepaged *k, struct mm *mm, struct collapse_control *cc)
+static void drop_read_lock(struct vml_khugepaged *k, struct mm *mm, struct collapse_control *cc,
+			   struct scan_charge *sc)
 {
 	uint64_t t0;
 
+	scan_charge_flush(sc);
 	note_release(k, cc);
 	mmap_read_unlock(mm);
 	/*
@@ -227,6 +255,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	bool resume = k->cfg.fixes & VML_KHUGEPAGED_FIX_RESUME;
 	bool skip = k->cfg.fixes & VML_KHUGEPAGED_FIX_SKIP;
 	bool drop = k->cfg.fixes & VML_KHUGEPAGED_FIX_DROP;
+	struct scan_charge sc = { .vma_ns = k->sys->cfg.costs.scan_vma_ns };
 	unsigned int progress = 0, skipped = 0;
 	struct vma_iterator vmi;
 	struct mm_slot *slot;
@@ -263,6 +292,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	for_each_vma(vmi, vma) {
 		unsigned long hstart, hend;
 
+		scan_charge_vma(&sc);
 		if (!collapse_vma_eligible(vma)) {
 			stat_inc(&k->st.vmas_skipped);
 			progress++;
@@ -274,7 +304,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 				/* read before the lock goes: @vma may go with it */
 				unsigned long from = skip ? *addr : vma->vm_end;
 
-				drop_read_lock(k, mm, &cc);
+				drop_read_lock(k, mm, &cc, &sc);
 				vma_iter_set(&vmi, from);	/* the next candidate, in the new hold */
 				skipped = 0;
 			}
@@ -288,6 +318,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 		}
 		if (*addr < hstart)
 			*addr = hstart;
+		scan_charge_flush(&sc);
 		while (*addr < hend) {
 			bool dropped = false;
 
@@ -305,6 +336,7 @@ static unsigned int scan_mm_slot(struct vml_khugepaged *k, unsigned int budget)
 	if (resume)
 		*addr = 0;
 out_locked:
+	scan_charge_flush(&sc);
 	note_release(k, &cc);
 	mmap_read_unlock(mm);
 out_unlocked:

@@ -14,8 +14,8 @@ cd "$tmp" || exit 1
 
 expect 2 "sim-only: needs --cpus N" "--sim-only alone" -- bench proc-vs-map --sim-only
 expect 2 "sim-costs: needs --cpus N" "--sim-costs alone" -- bench proc-vs-map --sim-costs "$costs"
-expect 2 "cpus: only proc-vs-map and vma-wait" "--cpus on a scenario without a simulated machine" -- \
-	bench khugepaged --cpus 4
+expect 2 "cpus: only proc-vs-map, khugepaged and vma-wait" \
+	"--cpus on a scenario without a simulated machine" -- bench exec-churn --cpus 4
 expect 2 "cpus: bad value '0'" "zero CPUs" -- bench proc-vs-map --cpus 0
 expect 2 "busy-cpus 4: at most 3 with --cpus 4" "--busy-cpus leaves CPU 0 to the mapper" -- \
 	bench proc-vs-map --cpus 4 --busy-cpus 4
@@ -116,6 +116,32 @@ gaps.sort()
 assert len(gaps) > 10 and gaps[0] >= 3.0, (len(gaps), gaps[:5])
 PY
 ok $? "a reader that wakes the waiting mapper pays the IPI before its next attempt"
+
+# khugepaged on the simulated machine: the table's cost a VMA (200 ns) makes
+# 6.18's hold one walk of the 20k ineligible VMAs (4 ms) and the series' one
+# batch of 1024 (0.2 ms); without a cost and without the live row, a clear no.
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["sim_costs"]["scan_vma_ns"] = 200
+json.dump(d, open("kc.json", "w"))
+' "$costs"
+vml bench khugepaged --cpus 2 --sim-only --sim-costs kc.json --skip-vmas 20k --samples 1 \
+	--duration 1 --json k.json --quiet
+rc=$?
+[ $rc -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["policy"]: r for r in d["rows"]}
+assert all(r["sim"] and r["cpus"] == 2 for r in rows.values()), rows
+assert 4.0 <= rows["mainline"]["max_hold_ms"] < 4.5, rows["mainline"]
+assert 0.2 <= rows["fixed"]["max_hold_ms"] < 0.3, rows["fixed"]
+assert d["sim_costs"]["scan_vma_ns"] == 200, d["sim_costs"]
+' k.json
+ok $? "khugepaged, simulated: 6.18 holds the lock for the whole walk, the series for a batch"
+expect 1 "the simulated rows need the kernel's cost of a VMA scanned" \
+	"khugepaged, simulated, without a cost a VMA: said" -- \
+	bench khugepaged --cpus 2 --sim-only --sim-costs "$costs" --skip-vmas 1000 --samples 1
 
 # vma-wait on the simulated machine: a munmap inside a VMA being zapped under
 # its read lock waits for the rest of the zap; one in another VMA does not.
