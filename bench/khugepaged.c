@@ -94,6 +94,7 @@ struct kh_opts {
 	unsigned int policies;		/* --policy: VOCAB_BIT(enum kh_policy)s */
 	double duration_s;		/* --duration: a sample's time limit */
 	uint64_t seed;			/* --seed: the mapper's */
+	unsigned int mappers;		/* --mappers: model and simulated rows' mappers */
 };
 
 struct kh_row {
@@ -144,6 +145,7 @@ static const char *steal_label(const struct kh_row *r)
 
 struct mapper {
 	struct vml_mm *mm;
+	unsigned long base;		/* its 16 MiB area */
 	struct lat_hist *hist;
 	uint64_t seed;
 	int cpu;
@@ -161,7 +163,7 @@ static void *mapper_thread(void *arg)
 	if (m->cpu >= 0)
 		vml_rcu_thread_callbacks(m->cpu, 19);
 	while (!atomic_load(&m->stop)) {
-		unsigned long a = KH_CHURN + vml_rand_below(&r, KH_CHURN_PAGES) * KH_PG;
+		unsigned long a = m->base + vml_rand_below(&r, KH_CHURN_PAGES) * KH_PG;
 		uint64_t t0 = plat_now_ns();
 		int err;
 
@@ -192,9 +194,15 @@ static unsigned long ranges_base(unsigned long skip)
 	return KH_BASE + ((2 * skip * KH_PG + KH_M2 - 1) & ~(KH_M2 - 1)) + KH_M2;
 }
 
-/* The layout (the live child's CHILD_KH_LAYOUT builds the same), then the mapper's area. */
+/* Mapper @i's area: 16 MiB, 32 MiB apart. */
+static unsigned long churn_base(unsigned int i)
+{
+	return KH_CHURN + (unsigned long)i * 2 * KH_CHURN_PAGES * KH_PG;
+}
+
+/* The layout (the live child's CHILD_KH_LAYOUT builds the same), then each mapper's area. */
 static int build(struct vml_sys *sys, unsigned long skip, unsigned int unc, unsigned int ranges,
-		 struct vml_mm **out)
+		 unsigned int mappers, struct vml_mm **out)
 {
 	unsigned long rbase = ranges_base(skip), nr = unc + ranges;
 	struct vml_mm *mm;
@@ -220,8 +228,8 @@ static int build(struct vml_sys *sys, unsigned long skip, unsigned int unc, unsi
 	}
 	if (!err)
 		err = vml_madvise(mm, rbase, nr * KH_M2, MADV_HUGEPAGE);
-	if (!err)
-		err = vml_mmap(mm, KH_CHURN, KH_CHURN_PAGES * KH_PG, PROT_READ | PROT_WRITE,
+	for (unsigned int i = 0; i < mappers && !err; i++)
+		err = vml_mmap(mm, churn_base(i), KH_CHURN_PAGES * KH_PG, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, NULL, 0, NULL);
 	if (err) {
 		vml_mm_destroy(mm);
@@ -255,51 +263,68 @@ static int model_sample(const struct kh_opts *o, const struct kh_row *row,
 		.fixes = kh_policy_fixes[row->policy],
 		.scan_sleep_ms = o->scan_sleep_ms,
 	};
-	struct mapper m = { .seed = o->seed, .cpu = mapper_cpu };
+	struct mapper *m = vml_zalloc(o->mappers * sizeof(*m));
+	struct plat_thread *mt = vml_zalloc(o->mappers * sizeof(*mt));
 	struct vml_khugepaged_stats ks;
 	struct vml_khugepaged *k = NULL;
+	struct vml_mm *mm = NULL;
 	struct vml_sys *sys;
-	struct plat_thread mt;
+	struct lat_hist *all = lat_hist_new();
 	uint64_t t0, limit = (uint64_t)(o->duration_s * 1e9);
+	unsigned int started = 0;
 	int err;
+
+	if (!m || !mt || !all) {
+		err = -ENOMEM;
+		goto out_free;
+	}
 
 	err = host_current_config(0, &scfg);
 	if (err)
-		return err;
+		goto out_free;
 	if (costs)
 		scfg.costs = *costs;
-	scfg.max_map_count = o->skip_vmas + 65536;
+	/* each mapper's area: at most 4096 VMAs, within this headroom */
+	scfg.max_map_count = o->skip_vmas + 65536 + o->mappers * KH_CHURN_PAGES;
 	scfg.mmap_lock_steal = row->steal;
 	/* The experiment's ranges are MADV_HUGEPAGE: THP must not be off. */
 	if (scfg.thp == VML_THP_NEVER)
 		scfg.thp = VML_THP_MADVISE;
 	err = vml_sys_create(&scfg, &sys);
 	if (err)
-		return err;
+		goto out_free;
 	t0 = vml_now_ns();	/* the host's time: building is not part of the experiment */
-	err = build(sys, o->skip_vmas, o->uncollapsible, o->ranges, &m.mm);
+	err = build(sys, o->skip_vmas, o->uncollapsible, o->ranges, o->mappers, &mm);
 	s->build_s = (double)(vml_now_ns() - t0) / 1e9;
 	if (err) {
 		vml_sys_destroy(sys);
-		return err;
+		goto out_free;
 	}
-	m.hist = lat_hist_new();
-	err = m.hist ? vml_khugepaged_create(sys, &kcfg, &k) : -ENOMEM;
+	err = vml_khugepaged_create(sys, &kcfg, &k);
 	if (!err)
-		err = vml_khugepaged_add(k, m.mm);
-	if (err)
-		goto out;
-
-	atomic_store(&m.stop, false);
-	err = plat_thread_create(&mt, &(struct plat_thread_opts){ .cpu = -1, .name = "mapper" },
-				 mapper_thread, &m);
-	if (err)
-		goto out;
-	bench_pin_thread(scan_cpu);
-	err = vml_khugepaged_start(k);
+		err = vml_khugepaged_add(k, mm);
+	/* mapper i on CPU mapper_cpu + i (simulated: CPUs 0..N-1), or anywhere */
+	for (unsigned int i = 0; !err && i < o->mappers; i++) {
+		m[i] = (struct mapper){ .mm = mm, .base = churn_base(i), .seed = o->seed + i,
+					.cpu = mapper_cpu < 0 ? -1 : mapper_cpu + (int)i };
+		m[i].hist = lat_hist_new();
+		err = m[i].hist ? 0 : -ENOMEM;
+		atomic_store(&m[i].stop, false);
+		if (!err)
+			err = plat_thread_create(&mt[i], &(struct plat_thread_opts){
+							.cpu = -1, .name = "mapper" },
+						 mapper_thread, &m[i]);
+		started += !err;
+	}
+	if (!err) {
+		bench_pin_thread(scan_cpu);
+		err = vml_khugepaged_start(k);
+	}
 	if (err) {
-		atomic_store(&m.stop, true);
-		plat_thread_join(&mt);
+		for (unsigned int i = 0; i < started; i++) {
+			atomic_store(&m[i].stop, true);
+			plat_thread_join(&mt[i]);
+		}
 		bench_pin_thread(-1);
 		goto out;
 	}
@@ -318,10 +343,14 @@ static int model_sample(const struct kh_opts *o, const struct kh_row *row,
 		bench_sleep_ns(NSEC_PER_MSEC);
 	}
 	vml_khugepaged_stop(k);
-	atomic_store(&m.stop, true);
-	plat_thread_join(&mt);
+	for (unsigned int i = 0; i < started; i++) {
+		atomic_store(&m[i].stop, true);
+		plat_thread_join(&mt[i]);
+		if (!err)
+			err = m[i].err;
+		lat_hist_merge(all, m[i].hist);
+	}
 	bench_pin_thread(-1);
-	err = m.err;
 	if (err)
 		goto out;
 
@@ -335,12 +364,17 @@ static int model_sample(const struct kh_opts *o, const struct kh_row *row,
 	s->wakeups = ks.wakeups;
 	s->collapsed = ks.pages_collapsed;
 	s->holds = KH_NONE;
-	fill_latency(s, m.hist);
+	fill_latency(s, all);
 out:
 	vml_khugepaged_destroy(k);
-	vml_free(m.hist);
-	vml_mm_destroy(m.mm);
+	for (unsigned int i = 0; i < o->mappers; i++)
+		vml_free(m[i].hist);
+	vml_mm_destroy(mm);
 	vml_sys_destroy(sys);
+out_free:
+	vml_free(m);
+	vml_free(mt);
+	vml_free(all);
 	return err;
 }
 
@@ -639,9 +673,9 @@ static void kh_print(FILE *f, const struct bench_run *r)
 	struct bench_table t;
 
 	fprintf(f, "# khugepaged: %lu ineligible VMAs, %u uncollapsible and %u collapsible 2 MiB "
-		   "ranges, a mapper contending; scan every %u ms, 4096 pages a wakeup; medians "
-		   "of %u samples\n", o->skip_vmas, o->uncollapsible, o->ranges,
-		o->scan_sleep_ms, r->c->samples);
+		   "ranges, %u mapper%s contending; scan every %u ms, 4096 pages a wakeup; medians "
+		   "of %u samples\n", o->skip_vmas, o->uncollapsible, o->ranges, o->mappers,
+		o->mappers == 1 ? "" : "s", o->scan_sleep_ms, r->c->samples);
 	fprintf(f, "# collapse: ms until every collapsible range is huge ('-': not within "
 		   "%g s); maxhold: khugepaged's longest mmap_lock hold, meanhold its mean one; "
 		   "cpuhold: the most CPU\n"
@@ -764,6 +798,7 @@ static void kh_json(json_t *doc, const struct bench_run *br)
 	json_set_u64(meta, "ranges", o->ranges);
 	json_set_u64(meta, "uncollapsible", o->uncollapsible);
 	json_set_u64(meta, "scan_sleep_ms", o->scan_sleep_ms);
+	json_set_u64(meta, "mappers", o->mappers);
 	json_set_double(meta, "duration_s", o->duration_s);
 	if (br->c->sim)
 		json_set_new(doc, "sim_costs", bench_sim_costs_json(&res->simcosts));
@@ -839,6 +874,14 @@ static uint64_t kh_scan_vma_ns(const struct kh_opts *o, const struct kh_result *
 		return 0;
 	return (uint64_t)(l->s[smp].max_hold_ms * 1e6 / (double)(o->skip_vmas + o->uncollapsible +
 								  o->ranges));
+}
+
+static const struct kh_row *first_sim_row(const struct kh_result *res)
+{
+	for (unsigned int i = 0; i < res->nr; i++)
+		if (res->rows[i].sim)
+			return &res->rows[i];
+	return NULL;
 }
 
 static int kh_run(struct bench_run *br)
@@ -925,6 +968,16 @@ static int kh_run(struct bench_run *br)
 			if (row->sim) {
 				uint64_t vma_ns = kh_scan_vma_ns(o, res, smp);
 
+				/* a live sample without holds (all collapsed before a scan): the last */
+				if (!vma_ns && res->simcosts.kernel.scan_vma_ns) {
+					vma_ns = res->simcosts.kernel.scan_vma_ns;
+					if (row == first_sim_row(res))
+						fprintf(stderr, "vmalock bench khugepaged: sim: the live "
+								"sample of round %u has no hold time; "
+								"its simulated samples are charged the "
+								"last round's, %llu ns a VMA\n", smp + 1,
+							(unsigned long long)vma_ns);
+				}
 				err = vma_ns ? sim_sample(o, row, &row->s[smp], &res->simcosts,
 							  vma_ns, c->cpus,
 							  c->sim_seed * 0xd1b54a32d192ed03ULL + smp) :
@@ -965,6 +1018,20 @@ static void kh_free(struct bench_run *br)
 	vml_free(res);
 }
 
+static int kh_check(const char *cmd, const struct bench_common *c, void *opts)
+{
+	const struct kh_opts *o = opts;
+
+	if (o->mappers > 1 && !c->sim_only)
+		return cli_usage_error(cmd, "--mappers %u: with --cpus N --sim-only (the live "
+				       "child has one mapper, and this machine %ld CPUs)",
+				       o->mappers, sysconf(_SC_NPROCESSORS_ONLN));
+	if (o->mappers > c->cpus && c->sim_only)
+		return cli_usage_error(cmd, "--mappers %u: at most one a CPU (--cpus %u)",
+				       o->mappers, c->cpus);
+	return 0;
+}
+
 static void kh_defaults(void *opts)
 {
 	struct kh_opts *o = opts;
@@ -976,6 +1043,7 @@ static void kh_defaults(void *opts)
 		.policies = VOCAB_BIT(KH_MAINLINE) | VOCAB_BIT(KH_FIXED),
 		.duration_s = 3,
 		.seed = 1,
+		.mappers = 1,
 	};
 }
 
@@ -997,6 +1065,9 @@ static const struct cli_opt kh_opts_table[] = {
 	  "time limit per sample [3]" },
 	{ "--seed", "N", cli_set_u64, K(seed), 0, 0, NULL,
 	  "the mapper's random stream [1]" },
+	{ "--mappers", "N", cli_set_uint, K(mappers), 1, 256, NULL,
+	  "mappers, each in a 16 MiB area of its own, with --sim-only (the\n"
+	  "live child has one): simulated, mapper i on CPU i [1]" },
 	CLI_OPT_END,
 };
 #undef K
@@ -1017,6 +1088,7 @@ const struct bench_scenario bench_khugepaged = {
 		  VOCAB_BIT(VML_STEAL_NOT_BEHIND_WRITER) | VOCAB_BIT(VML_STEAL_NEVER),
 	.default_steals = VOCAB_BIT(VML_STEAL_NOSTEAL_RETAKE),
 	.sim = true,
+	.check = kh_check,
 	.run = kh_run,
 	.print = kh_print,
 	.json = kh_json,

@@ -43,4 +43,19 @@ for i in range(1, runs + 1):
             i, n, *(mark(r) for r in ratios), regime(s), regime(l),
             l["avg_us"], l["p99_us"], l["max_us"]))
 print("%d of %d (run, readers) within 2x on avg, p99 and max; documents in %s" % (within, total, out))
+# The spread over the runs, each side: where one side is steadier, its
+# figures still have to fall inside the other's range to mean anything.
+print("readers side  | avg min-max (us)      | p99 min-max (us)      | max min-max (us)      | regimes")
+for n in (1, 4):
+    for side in ("sim", "live"):
+        rs = []
+        for i in range(1, runs + 1):
+            d = json.load(open("%s/run%d.json" % (out, i)))
+            rs += [r for r in d["rows"] if r["readers"] == n and
+                   (r.get("sim") if side == "sim" else r["target"] == "live")]
+        if not rs:
+            continue
+        rng = lambda k: "%9.0f-%-9.0f" % (min(r[k] for r in rs), max(r[k] for r in rs))
+        print("%7d %-5s | %s | %s | %s | %s" % (n, side, rng("avg_us"), rng("p99_us"),
+              rng("max_us"), ",".join(regime(r) for r in rs)))
 PY

@@ -139,6 +139,20 @@ assert 0.2 <= rows["fixed"]["max_hold_ms"] < 0.3, rows["fixed"]
 assert d["sim_costs"]["scan_vma_ns"] == 200, d["sim_costs"]
 ' k.json
 ok $? "khugepaged, simulated: 6.18 holds the lock for the whole walk, the series for a batch"
+vml bench khugepaged --cpus 3 --mappers 3 --sim-only --sim-costs kc.json --skip-vmas 2000 \
+	--samples 1 --duration 0.5 --policy mainline --json k3.json --quiet
+rc=$?
+[ $rc -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["meta"]["mappers"] == 3, d["meta"]
+assert d["rows"][0]["sim"] and d["rows"][0]["cpus"] == 3, d["rows"]
+' k3.json && grep -q "3 mappers contending" out
+ok $? "khugepaged, simulated: three mappers on three CPUs"
+expect 2 "mappers 2: with --cpus N --sim-only" "--mappers needs the simulated machine alone" -- \
+	bench khugepaged --mappers 2 --skip-vmas 1000
+expect 2 "mappers 4: at most one a CPU (--cpus 2)" "--mappers beyond the CPUs" -- \
+	bench khugepaged --cpus 2 --sim-only --mappers 4 --skip-vmas 1000
 expect 1 "the simulated rows need the kernel's cost of a VMA scanned" \
 	"khugepaged, simulated, without a cost a VMA: said" -- \
 	bench khugepaged --cpus 2 --sim-only --sim-costs "$costs" --skip-vmas 1000 --samples 1
