@@ -221,7 +221,7 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 	folio->mapping = vma_anon_vma(vma);
 	folio->index = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	spin_lock(&mm->page_table_lock);
-	huge_pmd_install(mm, pmd, folio, pt, bits);	/* the emptied table is deposited */
+	huge_pmd_install(mm, pmd, folio, pt, bits, addr);	/* the emptied table is deposited */
 	spin_unlock(&mm->page_table_lock);
 	folio = NULL;
 out:
@@ -381,7 +381,7 @@ static enum scan_result collapse_pte_mapped_thp(struct mm *mm, unsigned long add
 		return SCAN_FAIL;	/* a fault mapped something meanwhile */
 	}
 	folio_get(folio);	/* the mapping's */
-	huge_pmd_install(mm, pmd, folio, NULL, bits);
+	huge_pmd_install(mm, pmd, folio, NULL, bits, addr);
 	spin_unlock(&mm->page_table_lock);
 	return SCAN_SUCCEED;
 }

@@ -717,7 +717,7 @@ static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsi
 	huge_pmd_install(mm, pmd, folio, NULL,
 			 PT_YOUNG | (write ? PT_DIRTY : 0) |
 			 ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == (VM_WRITE | VM_SHARED) ?
-			  PT_WRITE : 0));
+			  PT_WRITE : 0), addr);
 	spin_unlock(&mm->page_table_lock);
 	/* A large folio goes through the mlock batch at once (mlock_vma_folio). */
 	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
@@ -776,7 +776,7 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	    file_index_beyond_eof(vma->vm_file, linear_page_index(vma, addr)) &&
 	    (write || !fault_around_installs_table(vma, addr)))
 		return file_fault_sigbus_no_table(vma, flags);
-	pt = pte_table_get(mm, pmd, true, &err);
+	pt = pte_table_get(mm, pmd, addr, true, &err);
 	if (!pt)
 		return err ? VM_FAULT_OOM : 0;	/* a huge leaf appeared: the access retries */
 

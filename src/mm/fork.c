@@ -51,18 +51,18 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 			}
 			/* The VMA holds the whole aligned range: share the huge page. */
 			dpmd = pmd_offset(dst, addr, true, &err);
-			if (!dpmd || copy_huge_pmd(dst, src, dpmd, spmd, vma))
+			if (!dpmd || copy_huge_pmd(dst, src, dpmd, spmd, vma, addr))
 				return -ENOMEM;
 			addr = next;
 			continue;
 		}
-		spt = spmd ? pte_table_get(src, spmd, false, &err) : NULL;
+		spt = spmd ? pte_table_get(src, spmd, addr, false, &err) : NULL;
 		if (!spt) {
 			addr = next;
 			continue;
 		}
 		dpmd = pmd_offset(dst, addr, true, &err);
-		dpt = dpmd ? pte_table_get(dst, dpmd, true, &err) : NULL;
+		dpt = dpmd ? pte_table_get(dst, dpmd, addr, true, &err) : NULL;
 		if (!dpt)
 			return -ENOMEM;
 		pte_lock(spt);

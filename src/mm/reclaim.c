@@ -501,7 +501,7 @@ static struct pte_table *folio_page_pte_lock(struct vma *vma, struct folio *foli
 		return NULL;
 	addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
 	pmd = pmd_offset(vma->vm_mm, addr, false, &err);
-	pt = pmd ? pte_table_get(vma->vm_mm, pmd, false, &err) : NULL;
+	pt = pmd ? pte_table_get(vma->vm_mm, pmd, addr, false, &err) : NULL;
 	if (!pt)
 		return NULL;
 	pte_lock(pt);
@@ -564,7 +564,7 @@ static unsigned long split_anon_folio_vma(struct vma *vma, struct folio *folio, 
 			continue;
 		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
 		pmd = pmd_offset(mm, addr, false, &err);
-		pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+		pt = pmd ? pte_table_get(mm, pmd, addr, false, &err) : NULL;
 		if (!pt)
 			continue;
 		if (zero_ok && !page_has_data(&folio->pages[i])) {

@@ -16,6 +16,8 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "host/host.h"
@@ -144,8 +146,83 @@ static void model_forget_forks(struct model *m)
 	m->cur = m->mm;
 }
 
+/* @mm's smaps_rollup, walked (@walk) or from the incremental sums, into @buf. */
+static ssize_t read_rollup(struct vml_mm *mm, bool walk, char *buf, size_t len)
+{
+	struct vml_reader *r;
+	size_t n = 0;
+	ssize_t got;
+	int ret = vml_reader_open(mm, VML_VIEW_SMAPS_ROLLUP, VML_LOCK_VMA, &r);
+
+	if (ret)
+		return ret;
+	ret = walk ? vml_reader_set_flags(r, VML_READER_ROLLUP_WALK) : 0;
+	/* Ends: each read returns fewer bytes than asked only at the end, or fails. */
+	while (!ret && n + 1 < len && (got = vml_reader_read(r, buf + n, len - 1 - n)) != 0) {
+		if (got < 0) {
+			ret = (int)got;
+			break;
+		}
+		n += (size_t)got;
+	}
+	vml_reader_close(r);
+	buf[n] = '\0';
+	return ret ? ret : (ssize_t)n;
+}
+
+/* Compare one process's rollup both ways; 1 and a description in @what if they differ. */
+static int rollup_compare(struct vml_mm *mm, unsigned int proc, char *what, size_t len)
+{
+	char walk[2048], inc[2048];
+	ssize_t a = read_rollup(mm, true, walk, sizeof(walk));
+	ssize_t b = read_rollup(mm, false, inc, sizeof(inc));
+
+	if (a < 0 || b < 0)
+		return a < 0 ? (int)a : (int)b;
+	if (!strcmp(walk, inc))
+		return 0;
+	snprintf(what, len, "process %u: smaps_rollup walked:\n%sincremental:\n%s", proc, walk,
+		 inc);
+	return 1;
+}
+
+int target_model_rollup_check(struct target *t, char *what, size_t len)
+{
+	struct model *m = t->priv;
+	int ret = rollup_compare(m->mm, 0, what, len);
+
+	for (size_t i = 0; !ret && i < m->nr_forks; i++)
+		ret = rollup_compare(m->forks[i], (unsigned int)i + 1, what, len);
+	return ret;
+}
+
+static int model_apply_op(struct target *t, const struct op *op, int mmap_flags,
+			  const struct target_file *file, struct op_result *res);
+
+/*
+ * --rollup check: after the op, every process's rollup both ways. A
+ * difference is printed (the library never prints; the tool layer may)
+ * and fails the op with -EPROTO, which no system call returns here.
+ */
 static int model_apply(struct target *t, const struct op *op, int mmap_flags,
 		       const struct target_file *file, struct op_result *res)
+{
+	char what[4500];
+	int ret = model_apply_op(t, op, mmap_flags, file, res);
+
+	if (ret || !host_model_switches().rollup_check)
+		return ret;
+	ret = target_model_rollup_check(t, what, sizeof(what));
+	if (ret > 0) {
+		fprintf(stderr, "vmalock: rollup check after %s: %s", op_kind_name(op->kind), what);
+		res->ret = -EPROTO;
+		ret = 0;
+	}
+	return ret;
+}
+
+static int model_apply_op(struct target *t, const struct op *op, int mmap_flags,
+			  const struct target_file *file, struct op_result *res)
 {
 	struct model *m = t->priv;
 	struct vml_file *f = file ? file->priv : NULL;

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rollup.c - an incremental smaps_rollup (vml_sys_config.rollup =
+ * VML_ROLLUP_INCREMENTAL, issue 25 item 5; no kernel has it).
+ *
+ * What is kept. Each PTE table (and each huge PMD leaf) knows its share of
+ * the rollup's sums as last counted - the same per-entry terms as the walk
+ * (proc/smaps.c smaps_account: Rss, Pss in bytes << 12 divided by the
+ * page's precise mapcount, the clean/dirty and shared/private split,
+ * Referenced, Anonymous, LazyFree, Swap, SwapPss by the slot's users,
+ * Locked by the VMA's VM_LOCKED) - and mm->rollup is the sum of the shares.
+ * A read copies mm->rollup: no page walk, no mmap_lock, no VMA lock.
+ *
+ * What updates it. Everything the model changes in a PTE table it changes
+ * under the table's ptl, so pte_unlock() counts the table again (its 512
+ * entries) and adds the difference to mm->rollup: one relaxed atomic add
+ * per field that changed. A huge PMD leaf is counted again where it
+ * changes, under page_table_lock (rollup_pmd_update). A change of VMA flags
+ * (VM_LOCKED) counts the VMA's range again after the VMA transaction
+ * commits, as does any VMA change (an mremap moves entries into a VMA not
+ * yet in the tree).
+ *
+ * Pss and what others change. A table's share also depends on what other
+ * address spaces do: a page's mapcount (another process maps or unmaps
+ * it), a swap slot's users, a file or shmem folio's flags and sharing, a
+ * folio's flags changed when its LRU batch is moved. The model has no
+ * reverse map of anonymous pages to find the tables of other processes,
+ * so the exactness is kept on the reader's side: a table whose last count
+ * met such an entry - a page mapped more than once, a file or shmem page,
+ * a folio in an LRU batch, a swap slot with more than one user, (and
+ * for a huge leaf: one not mapped once, or a file or shmem one) - is
+ * "volatile" and on mm->rollup_volatile, and a read counts exactly those
+ * again first (lock, unlock). A read therefore costs O(1) for private
+ * anonymous memory and O(volatile tables) beyond; no read takes mmap_lock.
+ * The kernel proposal (docs/findings/2026-12-04-incremental-rollup.md)
+ * weighs this against updating every mapper through rmap.
+ *
+ * What a concurrent reader sees: each field is the exact sum of the
+ * differences added so far; a read racing with a change may see some
+ * fields of one table's difference and not others (no field is torn, each
+ * is one atomic add), and a volatile table refreshed during the read is
+ * counted at the moment its ptl was held. A read between two changes (no
+ * writer running) is byte-identical to the walk - the property the tests
+ * check (tests/unit/test-rollup-inc.c, tests/cli/rollup-inc.sh, vmalock
+ * fuzz --rollup-check).
+ *
+ * Not counted here: the swap of shmem objects behind a shmem mapping's
+ * empty entries (the walk asks the object, smaps.c): the reader adds it
+ * VMA by VMA under RCU (rollup_shmem_swap in proc/smaps.c).
+ */
+#include "mm/folio.h"
+#include "mm/pgtable.h"
+#include "mm/rollup.h"
+#include "mm/swap.h"
+#include "sync/rcu.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/debug.h"
+
+void rollup_mm_init(struct mm *mm)
+{
+	spin_lock_init(&mm->rollup_lock, LOCK_CLASS_ROLLUP);
+	INIT_LIST_HEAD(&mm->rollup_volatile);
+}
+
+/* smaps_page_accumulate: one page's (or a whole folio's) terms. */
+static void ru_accumulate(struct rollup_sums *s, struct folio *folio, unsigned long size,
+			  uint64_t pss, bool dirty, bool locked, bool private)
+{
+	s->v[RU_PSS] += pss;
+	if (folio_test(folio, PG_anon))
+		s->v[RU_PSS_ANON] += pss;
+	else if (folio_test(folio, PG_swapbacked))
+		s->v[RU_PSS_SHMEM] += pss;
+	else
+		s->v[RU_PSS_FILE] += pss;
+	if (locked)
+		s->v[RU_PSS_LOCKED] += pss;
+	if (dirty || folio_test(folio, PG_dirty)) {
+		s->v[RU_PSS_DIRTY] += pss;
+		s->v[private ? RU_PRIVATE_DIRTY : RU_SHARED_DIRTY] += size;
+	} else {
+		s->v[private ? RU_PRIVATE_CLEAN : RU_SHARED_CLEAN] += size;
+	}
+}
+
+/*
+ * smaps_account: @page mapped by one PTE, or (@compound) the whole folio
+ * by a PMD. Return: does this share depend on others (volatile)?
+ */
+static bool ru_account(struct rollup_sums *s, struct page *page, bool compound, bool young,
+		       bool dirty, bool locked)
+{
+	struct folio *folio = page_folio(page);
+	unsigned long nr = compound ? folio_nr_pages(folio) : 1;
+	unsigned long size = nr * PAGE_SIZE;
+	bool vol = !folio_test(folio, PG_anon) || folio_test(folio, PG_lru_batch);
+
+	if (folio_test(folio, PG_anon)) {
+		s->v[RU_ANONYMOUS] += size;
+		if (!folio_test(folio, PG_swapbacked) && !dirty && !folio_test(folio, PG_dirty))
+			s->v[RU_LAZYFREE] += size;
+	}
+	s->v[RU_RSS] += size;
+	if (young || folio_test(folio, PG_referenced))
+		s->v[RU_REFERENCED] += size;
+	if (folio_ref_count(folio) == 1) {
+		ru_accumulate(s, folio, size, (uint64_t)size << ROLLUP_PSS_SHIFT, dirty, locked,
+			      true);
+		return vol;
+	}
+	for (unsigned long i = 0; i < nr; i++, page++) {
+		int mapcount = folio_precise_page_mapcount(folio, page);
+		uint64_t pss = (uint64_t)PAGE_SIZE << ROLLUP_PSS_SHIFT;
+
+		if (mapcount >= 2) {
+			pss /= (uint64_t)mapcount;
+			vol = true;
+		}
+		ru_accumulate(s, folio, PAGE_SIZE, pss, dirty, locked, mapcount < 2);
+	}
+	return vol;
+}
+
+static bool ru_leaf(struct mm *mm, struct pte_table *pt, struct rollup_sums *s);
+
+/* Add the difference between @now and *@was to @mm's sums; *@was = @now. */
+static void ru_apply(struct mm *mm, struct rollup_sums *was, const struct rollup_sums *now)
+{
+	for (int f = 0; f < NR_ROLLUP; f++) {
+		int64_t d = now->v[f] - was->v[f];
+
+		if (d)
+			fetch_add_relaxed(&mm->rollup[f], d);
+	}
+	*was = *now;
+}
+
+/* Put @pt on or off @mm's volatile list. Context: @pt's ptl held. */
+static void ru_set_volatile(struct mm *mm, struct pte_table *pt, bool vol)
+{
+	if (pt->rollup_volatile == vol)
+		return;
+	spin_lock(&mm->rollup_lock);
+	if (vol)
+		list_add_tail(&pt->rollup_node, &mm->rollup_volatile);
+	else
+		list_del_init(&pt->rollup_node);
+	pt->rollup_volatile = vol;
+	spin_unlock(&mm->rollup_lock);
+}
+
+void rollup_pte_table_update(struct pte_table *pt)
+{
+	struct mm *mm = load_relaxed(&pt->rollup_mm);
+	unsigned long base = pt->rollup_addr;
+	struct rollup_sums s = { { 0 } };
+	struct vma *vma = NULL;
+	bool vol = false;
+
+	spin_assert_held(&pt->ptl);
+	vml_rcu_read_lock();
+	if (pt->rollup_leaf) {
+		vol = ru_leaf(mm, pt, &s);
+		goto out;
+	}
+	for (unsigned int i = 0; i < PTRS_PER_TABLE; i++) {
+		uint64_t pte = load_relaxed(&pt->e[i]);
+		unsigned long a = base + ((unsigned long)i << PAGE_SHIFT);
+
+		if (!pte || pte_is_guard(pte))
+			continue;
+		if (!vma || a >= vma->vm_end)
+			vma = rtree_find_next(&mm->mm_mt, a, NULL);
+		if (!vma)
+			break;
+		if (a < vma->vm_start)
+			continue;	/* outside every VMA: the walk would not see it */
+		if (pte_present(pte)) {
+			struct page *page = pte_page(pte);
+
+			if (folio_is_zero(page_folio(page)))
+				continue;
+			vol |= ru_account(&s, page, false, pte & PT_YOUNG, pte & PT_DIRTY,
+					  vma->vm_flags & VM_LOCKED);
+		} else if (pte_is_swap(pte)) {
+			int users = swap_count(mm->sys, pte >> PT_SWAP_SHIFT);
+			uint64_t pss = (uint64_t)PAGE_SIZE << ROLLUP_PSS_SHIFT;
+
+			s.v[RU_SWAP] += PAGE_SIZE;
+			if (users >= 2) {
+				pss /= (uint64_t)users;
+				vol = true;
+			}
+			s.v[RU_SWAP_PSS] += pss;
+		}
+	}
+out:
+	vml_rcu_read_unlock();
+	ru_apply(mm, &pt->rollup, &s);
+	ru_set_volatile(mm, pt, vol);
+}
+
+void rollup_pte_table_install(struct pte_table *pt, struct mm *mm, unsigned long addr)
+{
+	struct mm *old = load_relaxed(&pt->rollup_mm);
+
+	if (mm && !mm_rollup_incremental(mm))
+		mm = NULL;
+	if (!old && !mm)
+		return;
+	spin_lock(&pt->ptl);
+	if (old && old != mm) {
+		static const struct rollup_sums zero;
+
+		ru_apply(old, &pt->rollup, &zero);
+		ru_set_volatile(old, pt, false);
+	}
+	pt->rollup_addr = addr & PMD_MASK;
+	pt->rollup_leaf = false;
+	store_relaxed(&pt->rollup_mm, mm);
+	pte_unlock(pt);		/* counts it (if @mm) where it is now */
+}
+
+void rollup_pte_table_remove(struct pte_table *pt)
+{
+	rollup_pte_table_install(pt, NULL, 0);
+}
+
+void rollup_pmd_update(struct mm *mm, _Atomic uint64_t *pmd, unsigned long addr)
+{
+	struct pte_table **slot = pmd_deposit_slot(pmd);
+	struct pte_table *rec;
+
+	if (!mm_rollup_incremental(mm))
+		return;
+	spin_assert_held(&mm->page_table_lock);
+	if (!pmd_is_huge(load_relaxed(pmd)))
+		return;	/* split or zapped: the table (or nothing) counts now */
+	rec = *slot;
+	if (!rec) {
+		/* A file or shmem leaf deposits nothing: a table to hold its share. */
+		rec = pte_table_alloc();
+		VML_BUG_ON(!rec);	/* TODO: allocate before page_table_lock */
+		*slot = rec;
+	}
+	pte_lock(rec);
+	rec->rollup_leaf = true;
+	rec->rollup_pmd = pmd;
+	if (addr)
+		rec->rollup_addr = addr & PMD_MASK;
+	store_relaxed(&rec->rollup_mm, mm);
+	pte_unlock(rec);	/* counts the leaf */
+}
+
+/* The share of the huge leaf @pt holds. Context: @pt's ptl and page_table_lock held. */
+static bool ru_leaf(struct mm *mm, struct pte_table *pt, struct rollup_sums *s)
+{
+	uint64_t v = load_relaxed(pt->rollup_pmd);
+	struct folio *folio;
+	struct vma *vma;
+
+	if (!pmd_is_huge(v))
+		return false;
+	folio = page_folio(pte_page(v));
+	vma = rtree_find(&mm->mm_mt, pt->rollup_addr, NULL);
+	if (!vma || folio_is_zero(folio))
+		return false;
+	if (folio_test(folio, PG_anon))
+		s->v[RU_ANON_THP] += PMD_SIZE;
+	else if (folio_test(folio, PG_swapbacked))
+		s->v[RU_SHMEM_THP] += PMD_SIZE;
+	else
+		s->v[RU_FILE_THP] += PMD_SIZE;
+	return ru_account(s, &folio->pages[0], true, v & PT_YOUNG, v & PT_DIRTY,
+			  vma->vm_flags & VM_LOCKED);
+}
+
+/* Context: the ptl of @pt held by walk_page_range. */
+static int ru_range_pte(struct mm *mm, struct pte_table *pt, unsigned long start,
+			unsigned long end, void *priv)
+{
+	(void)mm;
+	(void)start;
+	(void)end;
+	(void)priv;
+	spin_assert_held(&pt->ptl);
+	return 0;	/* the walk's pte_unlock() counts the table */
+}
+
+/* Context: page_table_lock held by walk_page_range. */
+static int ru_range_pmd(struct mm *mm, _Atomic uint64_t *pmd, unsigned long start,
+			unsigned long end, void *priv)
+{
+	(void)end;
+	(void)priv;
+	rollup_pmd_update(mm, pmd, start);
+	return 0;
+}
+
+void rollup_range_update(struct mm *mm, unsigned long start, unsigned long end)
+{
+	static const struct pt_walk_ops ops = {
+		.pte_range = ru_range_pte,
+		.pmd_huge = ru_range_pmd,
+	};
+
+	if (!mm_rollup_incremental(mm) || start >= end)
+		return;
+	walk_page_range(mm, start & PMD_MASK, end, &ops, NULL);
+}
+
+void rollup_read(struct mm *mm, struct rollup_sums *out)
+{
+	struct pte_table **tables = NULL;
+	size_t nr = 0, cap = 0;
+
+	vml_rcu_read_lock();
+	/* Ends: each retry had room for fewer tables than the list held; the room grows. */
+	for (;;) {
+		struct pte_table *pt;
+		size_t want = 0;
+
+		spin_lock(&mm->rollup_lock);
+		list_for_each_entry(pt, &mm->rollup_volatile, rollup_node) {
+			if (want < cap)
+				tables[want] = pt;
+			want++;
+		}
+		spin_unlock(&mm->rollup_lock);
+		if (want <= cap) {
+			nr = want;
+			break;
+		}
+		vml_free(tables);
+		cap = want + want / 2;
+		tables = vml_malloc(cap * sizeof(*tables));
+		VML_BUG_ON(!tables);	/* TODO: refresh in fixed batches instead */
+	}
+	/*
+	 * RCU keeps each table's memory (tables are freed a grace period after
+	 * they leave the mm); one that left meanwhile has rollup_mm != mm and
+	 * its unlock counts nothing.
+	 */
+	for (size_t i = 0; i < nr; i++) {
+		/* page_table_lock too: a leaf's folio stays while its PMD does */
+		spin_lock(&mm->page_table_lock);
+		pte_lock(tables[i]);
+		pte_unlock(tables[i]);
+		spin_unlock(&mm->page_table_lock);
+	}
+	vml_rcu_read_unlock();
+	vml_free(tables);
+	for (int f = 0; f < NR_ROLLUP; f++)
+		out->v[f] = load_relaxed(&mm->rollup[f]);
+}
