@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 
+#include "mm/rollup.h"
 #include "mm/file.h"
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
@@ -195,6 +196,11 @@ int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 		return err;
 	}
 	vma_txn_commit(&t);
+	/*
+	 * Incremental rollup: the child's tables were filled before its VMAs
+	 * were in its tree, where a count looks for VM_LOCKED: count them now.
+	 */
+	rollup_range_update(child, 0, TASK_SIZE);
 	mmap_write_unlock(child);
 	mmap_write_unlock(parent);
 	*child_out = from_mm(child);

@@ -198,7 +198,7 @@ void rollup_pte_table_update(struct pte_table *pt)
 out:
 	vml_rcu_read_unlock();
 	ru_apply(mm, &pt->rollup, &s);
-	ru_set_volatile(mm, pt, vol);
+	ru_set_volatile(mm, pt, vol && !vml_broken(VML_BROKEN_ROLLUP_SHARED));
 }
 
 void rollup_pte_table_install(struct pte_table *pt, struct mm *mm, unsigned long addr)

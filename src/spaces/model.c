@@ -170,29 +170,38 @@ static ssize_t read_rollup(struct vml_mm *mm, bool walk, char *buf, size_t len)
 	return ret ? ret : (ssize_t)n;
 }
 
-/* Compare one process's rollup both ways; 1 and a description in @what if they differ. */
-static int rollup_compare(struct vml_mm *mm, unsigned int proc, char *what, size_t len)
-{
-	char walk[2048], inc[2048];
-	ssize_t a = read_rollup(mm, true, walk, sizeof(walk));
-	ssize_t b = read_rollup(mm, false, inc, sizeof(inc));
+#define ROLLUP_TEXT 2048
 
-	if (a < 0 || b < 0)
-		return a < 0 ? (int)a : (int)b;
-	if (!strcmp(walk, inc))
-		return 0;
-	snprintf(what, len, "process %u: smaps_rollup walked:\n%sincremental:\n%s", proc, walk,
-		 inc);
-	return 1;
-}
-
+/*
+ * Every process's rollup from the sums first, then walked: a walk locks
+ * the tables it passes, and each unlock recounts a table (rollup.c), which
+ * would hide a share left stale by another process's change.
+ */
 int target_model_rollup_check(struct target *t, char *what, size_t len)
 {
 	struct model *m = t->priv;
-	int ret = rollup_compare(m->mm, 0, what, len);
+	size_t nr = 1 + m->nr_forks;
+	char *inc = vml_malloc(nr * ROLLUP_TEXT), walk[ROLLUP_TEXT];
+	int ret = inc ? 0 : -ENOMEM;
 
-	for (size_t i = 0; !ret && i < m->nr_forks; i++)
-		ret = rollup_compare(m->forks[i], (unsigned int)i + 1, what, len);
+	for (size_t i = 0; !ret && i < nr; i++) {
+		ssize_t n = read_rollup(i ? m->forks[i - 1] : m->mm, false, inc + i * ROLLUP_TEXT,
+					ROLLUP_TEXT);
+
+		ret = n < 0 ? (int)n : 0;
+	}
+	for (size_t i = 0; !ret && i < nr; i++) {
+		ssize_t n = read_rollup(i ? m->forks[i - 1] : m->mm, true, walk, sizeof(walk));
+
+		if (n < 0)
+			ret = (int)n;
+		else if (strcmp(walk, inc + i * ROLLUP_TEXT)) {
+			snprintf(what, len, "process %zu: smaps_rollup walked:\n%sincremental:\n%s",
+				 i, walk, inc + i * ROLLUP_TEXT);
+			ret = 1;
+		}
+	}
+	vml_free(inc);
 	return ret;
 }
 
