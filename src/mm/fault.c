@@ -10,6 +10,7 @@
  * (mmap_read_trylock) and otherwise returns VM_FAULT_RETRY, and the handler
  * redoes the fault under mmap_lock (vmf_anon_prepare, rmap.c).
  */
+#include "mm/rollup.h"
 #include "mm/file.h"
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
@@ -118,6 +119,7 @@ static bool set_pte_if(struct vma *vma, struct pte_table *pt, unsigned long addr
 	bool done = false;
 
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, 1);
 	if (load_relaxed(ptep) == expect) {
 		folio_add_lru_vma(vma, folio);
 		folio_add_rmap_pte(folio, page, mm);
@@ -141,6 +143,7 @@ static bool set_new_anon_ptes(struct vma *vma, struct pte_table *pt, unsigned lo
 	struct mm *mm = vma->vm_mm;
 
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, nr);
 	if (!pte_range_none(pt, addr, nr)) {
 		pte_unlock(pt);
 		return false;
@@ -177,6 +180,7 @@ static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsig
 		struct folio *zero = sys_zero_folio(mm->sys);
 
 		pte_lock(pt);
+		rollup_pte_hint(pt, vma, addr, 1);
 		if (!load_relaxed(&pt->e[pte_index(addr)]))
 			store_relaxed(&pt->e[pte_index(addr)], mk_pte(&zero->pages[0], PT_YOUNG));
 		pte_unlock(pt);
@@ -229,6 +233,7 @@ static unsigned long map_folio_pages(struct vma *vma, struct pte_table *pt, unsi
 	unsigned long done = 0;
 
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, nr);
 	for (unsigned long i = 0; all && i < nr; i++) {
 		if (load_relaxed(&pt->e[pte_index(addr + (i << PAGE_SHIFT))])) {
 			pte_unlock(pt);
@@ -546,6 +551,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 
 	/* The entry was read without the ptl: the page is only ours to look at under it. */
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, 1);
 	if (load_relaxed(ptep) != pte) {
 		pte_unlock(pt);
 		return 0;	/* changed under us: let the access retry */
@@ -575,6 +581,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 		return ret ? ret : VM_FAULT_OOM;
 	}
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, 1);
 	if (load_relaxed(ptep) != pte) {
 		pte_unlock(pt);
 		folio_put(folio);

@@ -1018,6 +1018,7 @@ static void store_mark_data(struct mm *mm, unsigned long addr)
 	int err = 0;
 
 	if (pt) {
+		rollup_pte_hint(pt, NULL, addr, 0);	/* PAGE_DATA: nothing smaps shows */
 		v = load_relaxed(&pt->e[pte_index(addr)]);
 		if (pte_present(v) && (v & PT_WRITE))
 			page_set_data(pte_page(v), true);

@@ -89,6 +89,12 @@ struct pte_table {
 	bool rollup_volatile;			/* [PTL] and mm->rollup_lock: on the list */
 	struct list_head rollup_node;		/* [mm->rollup_lock] on mm->rollup_volatile */
 	struct rollup_sums rollup;		/* [PTL] */
+	/* rollup_pte_hint(): this hold's entries and their share before it */
+	bool rollup_hinted;			/* [PTL] */
+	unsigned int rollup_hint_first;		/* [PTL] */
+	unsigned int rollup_hint_nr;		/* [PTL] */
+	struct vma *rollup_hint_vma;		/* [PTL] the holder's VMA, valid during the hold */
+	struct rollup_sums rollup_hint;		/* [PTL] */
 };
 
 /*

@@ -48,6 +48,8 @@
  * empty entries (the walk asks the object, smaps.c): the reader adds it
  * VMA by VMA under RCU (rollup_shmem_swap in proc/smaps.c).
  */
+#include <string.h>
+
 #include "mm/folio.h"
 #include "mm/pgtable.h"
 #include "mm/rollup.h"
@@ -94,7 +96,13 @@ static bool ru_account(struct rollup_sums *s, struct page *page, bool compound, 
 	struct folio *folio = page_folio(page);
 	unsigned long nr = compound ? folio_nr_pages(folio) : 1;
 	unsigned long size = nr * PAGE_SIZE;
-	bool vol = !folio_test(folio, PG_anon) || folio_test(folio, PG_lru_batch);
+	/*
+	 * Volatile: a file or shmem folio (any process may map it), one in an
+	 * LRU batch (its flags change when the batch moves), one in the swap
+	 * cache (another process's swap-in may map it).
+	 */
+	bool vol = !folio_test(folio, PG_anon) ||
+		   folio_test(folio, PG_lru_batch | PG_swapcache);
 
 	if (folio_test(folio, PG_anon)) {
 		s->v[RU_ANONYMOUS] += size;
@@ -150,23 +158,44 @@ static void ru_set_volatile(struct mm *mm, struct pte_table *pt, bool vol)
 	spin_unlock(&mm->rollup_lock);
 }
 
-void rollup_pte_table_update(struct pte_table *pt)
+/* One non-empty entry's share (in a VMA with @vm_flags). Return: volatile? */
+static bool ru_entry(struct mm *mm, uint64_t pte, unsigned long vm_flags, struct rollup_sums *s)
 {
-	struct mm *mm = load_relaxed(&pt->rollup_mm);
-	unsigned long base = pt->rollup_addr;
-	struct rollup_sums s = { { 0 } };
-	struct vma *vma = NULL;
+	if (pte_present(pte)) {
+		struct page *page = pte_page(pte);
+
+		if (folio_is_zero(page_folio(page)))
+			return false;	/* not a normal page (vm_normal_page) */
+		return ru_account(s, page, false, pte & PT_YOUNG, pte & PT_DIRTY,
+				  vm_flags & VM_LOCKED);
+	}
+	if (pte_is_swap(pte)) {
+		int users = swap_count(mm->sys, pte >> PT_SWAP_SHIFT);
+		uint64_t pss = (uint64_t)PAGE_SIZE << ROLLUP_PSS_SHIFT;
+
+		s->v[RU_SWAP] += PAGE_SIZE;
+		if (users >= 2) {
+			pss /= (uint64_t)users;
+			s->v[RU_SWAP_PSS] += pss;
+			return true;
+		}
+		s->v[RU_SWAP_PSS] += pss;
+	}
+	return false;
+}
+
+/*
+ * The share of @pt's entries [@first, @first + @nr) (indexes), each in the
+ * VMA covering it - @vma if it does, else looked up. Context: ptl, RCU.
+ */
+static bool ru_entries(struct mm *mm, struct pte_table *pt, struct vma *vma, unsigned int first,
+		       unsigned int nr, struct rollup_sums *s)
+{
 	bool vol = false;
 
-	spin_assert_held(&pt->ptl);
-	vml_rcu_read_lock();
-	if (pt->rollup_leaf) {
-		vol = ru_leaf(mm, pt, &s);
-		goto out;
-	}
-	for (unsigned int i = 0; i < PTRS_PER_TABLE; i++) {
+	for (unsigned int i = first; i < first + nr; i++) {
 		uint64_t pte = load_relaxed(&pt->e[i]);
-		unsigned long a = base + ((unsigned long)i << PAGE_SHIFT);
+		unsigned long a = pt->rollup_addr + ((unsigned long)i << PAGE_SHIFT);
 
 		if (!pte || pte_is_guard(pte))
 			continue;
@@ -176,26 +205,63 @@ void rollup_pte_table_update(struct pte_table *pt)
 			break;
 		if (a < vma->vm_start)
 			continue;	/* outside every VMA: the walk would not see it */
-		if (pte_present(pte)) {
-			struct page *page = pte_page(pte);
-
-			if (folio_is_zero(page_folio(page)))
-				continue;
-			vol |= ru_account(&s, page, false, pte & PT_YOUNG, pte & PT_DIRTY,
-					  vma->vm_flags & VM_LOCKED);
-		} else if (pte_is_swap(pte)) {
-			int users = swap_count(mm->sys, pte >> PT_SWAP_SHIFT);
-			uint64_t pss = (uint64_t)PAGE_SIZE << ROLLUP_PSS_SHIFT;
-
-			s.v[RU_SWAP] += PAGE_SIZE;
-			if (users >= 2) {
-				pss /= (uint64_t)users;
-				vol = true;
-			}
-			s.v[RU_SWAP_PSS] += pss;
-		}
+		vol |= ru_entry(mm, pte, vma->vm_flags, s);
 	}
-out:
+	return vol;
+}
+
+void rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr, unsigned long nr)
+{
+	struct mm *mm = load_relaxed(&pt->rollup_mm);
+
+	if (likely(!mm))
+		return;
+	spin_assert_held(&pt->ptl);
+	VML_BUG_ON(pt->rollup_leaf || nr > PTRS_PER_TABLE - pte_index(addr));
+	pt->rollup_hinted = true;
+	memset(&pt->rollup_hint, 0, sizeof(pt->rollup_hint));
+	pt->rollup_hint_first = (unsigned int)pte_index(addr);
+	pt->rollup_hint_nr = (unsigned int)nr;
+	pt->rollup_hint_vma = vma;
+	vml_rcu_read_lock();
+	ru_entries(mm, pt, vma, pt->rollup_hint_first, pt->rollup_hint_nr, &pt->rollup_hint);
+	vml_rcu_read_unlock();
+}
+
+void rollup_pte_table_update(struct pte_table *pt)
+{
+	struct mm *mm = load_relaxed(&pt->rollup_mm);
+	struct rollup_sums s = { { 0 } };
+	bool vol = false;
+
+	spin_assert_held(&pt->ptl);
+	vml_rcu_read_lock();
+	if (pt->rollup_hinted) {
+		/*
+		 * A hinted hold changed only those entries: their share after
+		 * minus before is the table's difference. The table stays on
+		 * the volatile list if it was (only a full count takes it off).
+		 */
+		vol = ru_entries(mm, pt, pt->rollup_hint_vma, pt->rollup_hint_first,
+				 pt->rollup_hint_nr, &s);
+		vml_rcu_read_unlock();
+		pt->rollup_hinted = false;
+		for (int f = 0; f < NR_ROLLUP; f++) {
+			int64_t d = s.v[f] - pt->rollup_hint.v[f];
+
+			if (d) {
+				pt->rollup.v[f] += d;
+				fetch_add_relaxed(&mm->rollup[f], d);
+			}
+		}
+		if (vol && !vml_broken(VML_BROKEN_ROLLUP_SHARED))
+			ru_set_volatile(mm, pt, true);
+		return;
+	}
+	if (pt->rollup_leaf)
+		vol = ru_leaf(mm, pt, &s);
+	else
+		vol = ru_entries(mm, pt, NULL, 0, PTRS_PER_TABLE, &s);
 	vml_rcu_read_unlock();
 	ru_apply(mm, &pt->rollup, &s);
 	ru_set_volatile(mm, pt, vol && !vml_broken(VML_BROKEN_ROLLUP_SHARED));

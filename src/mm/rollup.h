@@ -33,6 +33,17 @@ void rollup_pte_table_install(struct pte_table *pt, struct mm *mm, unsigned long
  * with incremental sums. Context: @pt's ptl held.
  */
 void rollup_pte_table_update(struct pte_table *pt);
+/*
+ * rollup_pte_hint - the hot paths' shortcut: in this hold of @pt's ptl only
+ * the @nr entries from @addr (in @vma, which the caller keeps) change, and
+ * nothing else any other entry of @pt depends on - so the unlock counts
+ * those entries again instead of all 512 (their share now, minus the share
+ * this call counted before the change). @nr 0: the hold changes nothing
+ * the rollup sees. A hold without a hint counts all 512.
+ * Context: @pt's ptl held, before the hold changes anything.
+ */
+void rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr,
+		     unsigned long nr);
 /* The table leaves @mm (freed, or deposited): take its share out. Context: no ptl held. */
 void rollup_pte_table_remove(struct pte_table *pt);
 /*

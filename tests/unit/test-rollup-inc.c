@@ -180,6 +180,62 @@ static int sequence(struct vml_rand *rs, enum vml_rollup_mode mode, int ops, int
 	return differ;
 }
 
+/*
+ * Directed: the hot paths' shortcut (rollup_pte_hint) on entries that were
+ * not empty - a COW in a child, the parent's reuse of a page the child
+ * copied away from, its reuse after the child exits, a write after
+ * mprotect, a swap-in - in tables that a read has just recounted (so none
+ * is refreshed at the next read). Return: the steps that differed.
+ */
+static int directed(void)
+{
+	struct vml_sys_config cfg = { .swap_pages = 512, .rollup = VML_ROLLUP_INCREMENTAL };
+	struct vml_sys *sys;
+	int differ = 0, step = 0;
+
+	if (vml_sys_create(&cfg, &sys) || vml_mm_create(sys, &procs[0]))
+		abort();
+	nr_procs = 1;
+#define STEP(call)                                                                    \
+	do {                                                                          \
+		char *inc_ = NULL, *walk_ = NULL;                                     \
+		int bad_;                                                             \
+		may_fail(call);                                                       \
+		step++;                                                               \
+		bad_ = compare_all(&inc_, &walk_);                                    \
+		if (bad_ >= 0 && !differ++)                                           \
+			tap_diag("directed step %d (%s): process %d: incremental\n%s"  \
+				 "walked\n%s", step, #call, bad_, inc_, walk_);        \
+		free(inc_);                                                           \
+		free(walk_);                                                          \
+	} while (0)
+	STEP(vml_mmap(procs[0], BASE, 64 * PG, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL));
+	STEP(vml_touch(procs[0], BASE, 64 * PG, VML_TOUCH_WRITE));
+	STEP(vml_fork(procs[0], &procs[nr_procs++]));
+	STEP(vml_touch(procs[1], BASE, 16 * PG, VML_TOUCH_WRITE));
+	STEP(vml_touch(procs[0], BASE, 32 * PG, VML_TOUCH_WRITE));
+	vml_mm_destroy(procs[--nr_procs]);
+	STEP(vml_touch(procs[0], BASE + 32 * PG, 32 * PG, VML_TOUCH_READ));
+	STEP(vml_touch(procs[0], BASE + 32 * PG, 32 * PG, VML_TOUCH_WRITE));
+	STEP(vml_mprotect(procs[0], BASE, 64 * PG, PROT_READ));
+	STEP(vml_mprotect(procs[0], BASE, 64 * PG, PROT_READ | PROT_WRITE));
+	STEP(vml_touch(procs[0], BASE, 64 * PG, VML_TOUCH_WRITE));
+	STEP(vml_madvise(procs[0], BASE, 16 * PG, MADV_PAGEOUT));
+	STEP(vml_touch(procs[0], BASE, 8 * PG, VML_TOUCH_READ));
+	STEP(vml_touch(procs[0], BASE, 16 * PG, VML_TOUCH_WRITE));
+	STEP(vml_clear_refs(procs[0], 1));
+	STEP(vml_touch(procs[0], BASE, 64 * PG, VML_TOUCH_READ));
+	STEP(vml_mlock(procs[0], BASE, 32 * PG));
+	STEP(vml_touch(procs[0], BASE, 64 * PG, VML_TOUCH_WRITE));
+	STEP(vml_munmap(procs[0], BASE + 8 * PG, 8 * PG));
+#undef STEP
+	while (nr_procs)
+		vml_mm_destroy(procs[--nr_procs]);
+	vml_sys_destroy(sys);
+	return differ;
+}
+
 int main(void)
 {
 	struct vml_rand rs = vml_rand_init(tap_seed(), 0);
@@ -191,6 +247,7 @@ int main(void)
 		ok(d == 0, "round %d: incremental rollup = walked rollup after each of 120 ops "
 		   "(%d differed)", round, d);
 	}
+	ok(directed() == 0, "directed: COW, reuse, swap-in, mprotect, mlock: incremental = walked");
 	ok(sequence(&rs, VML_ROLLUP_WALK, 120, -1) == 0,
 	   "walk mode: both reads walk, the same text");
 	/* The check can fail: without recounting shared shares the sums go stale. */
