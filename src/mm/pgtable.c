@@ -526,6 +526,8 @@ static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long star
 	const struct zap_details *d = priv;
 	unsigned long nr, zapped = 0;
 
+	/* Only [start, end) changes here (and pages other tables map: they are volatile). */
+	rollup_pte_hint(pt, NULL, start, (end - start) >> PAGE_SHIFT);
 	/* Ends: each step zaps at least one entry. */
 	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
 		bool young = false;

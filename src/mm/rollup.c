@@ -185,8 +185,13 @@ static bool ru_entry(struct mm *mm, uint64_t pte, unsigned long vm_flags, struct
 }
 
 /*
- * The share of @pt's entries [@first, @first + @nr) (indexes), each in the
- * VMA covering it - @vma if it does, else looked up. Context: ptl, RCU.
+ * The share of @pt's entries [@first, @first + @nr) (indexes), each with
+ * the flags of the VMA covering it - @vma if it does, else looked up. An
+ * entry no VMA covers (its VMA just went: an unmap between its commit and
+ * its zap) counts as in an unlocked VMA, so that a zap's share before
+ * (rollup_pte_hint) is what the last count left whenever that ran; the
+ * commit that retires a VM_LOCKED VMA counts its range again for the same
+ * reason. At rest no entry lies outside every VMA. Context: ptl, RCU.
  */
 static bool ru_entries(struct mm *mm, struct pte_table *pt, struct vma *vma, unsigned int first,
 		       unsigned int nr, struct rollup_sums *s)
@@ -199,13 +204,11 @@ static bool ru_entries(struct mm *mm, struct pte_table *pt, struct vma *vma, uns
 
 		if (!pte || pte_is_guard(pte))
 			continue;
-		if (!vma || a >= vma->vm_end)
-			vma = rtree_find_next(&mm->mm_mt, a, NULL);
+		if (vma && a >= vma->vm_end)
+			vma = NULL;
 		if (!vma)
-			break;
-		if (a < vma->vm_start)
-			continue;	/* outside every VMA: the walk would not see it */
-		vol |= ru_entry(mm, pte, vma->vm_flags, s);
+			vma = rtree_find_next(&mm->mm_mt, a, NULL);
+		vol |= ru_entry(mm, pte, vma && a >= vma->vm_start ? vma->vm_flags : 0, s);
 	}
 	return vol;
 }

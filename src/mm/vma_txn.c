@@ -29,6 +29,7 @@
  * without taking it again) and it ends after step 3.
  */
 #include <errno.h>
+#include <limits.h>
 
 #include "mm/rollup.h"
 #include "mm/file.h"
@@ -289,6 +290,7 @@ void vma_txn_commit(struct vma_txn *t)
 {
 	struct mm *mm = t->mm;
 	bool drain = false, locked = false;
+	unsigned long locked_lo = ULONG_MAX, locked_hi = 0;	/* retired VM_LOCKED VMAs' span */
 
 	mmap_assert_write_locked(mm);
 	for (size_t i = 0; i < t->nr_created; i++) {
@@ -311,7 +313,11 @@ void vma_txn_commit(struct vma_txn *t)
 
 		if (file && shmem_zero_unmap_drains(file))
 			drain = true;
-		locked |= t->retired[i]->vm_flags & VM_LOCKED;
+		if (t->retired[i]->vm_flags & VM_LOCKED) {
+			locked = true;
+			locked_lo = VML_MIN(locked_lo, t->retired[i]->vm_start);
+			locked_hi = VML_MAX(locked_hi, t->retired[i]->vm_end);
+		}
 		if (file && file->shmem && mm_rollup_incremental(mm))
 			fetch_sub_relaxed(&mm->rollup_shmem_vmas, 1);
 		vma_mark_detached(t->retired[i]);
@@ -336,6 +342,8 @@ void vma_txn_commit(struct vma_txn *t)
 		}
 		for (size_t i = 0; locked && i < t->nr_created; i++)
 			rollup_range_update(mm, t->created[i]->vm_start, t->created[i]->vm_end);
+		/* where a locked VMA went and no new one came, its entries count unlocked now */
+		rollup_range_update(mm, locked_lo, locked_hi);
 	}
 	if (VML_VALIDATE)
 		vma_txn_validate(t);

@@ -184,7 +184,7 @@ static int sequence(struct vml_rand *rs, enum vml_rollup_mode mode, int ops, int
  * Directed: the hot paths' shortcut (rollup_pte_hint) on entries that were
  * not empty - a COW in a child, the parent's reuse of a page the child
  * copied away from, its reuse after the child exits, a write after
- * mprotect, a swap-in - in tables that a read has just recounted (so none
+ * mprotect, a swap-in, zaps of locked and unlocked ranges - in tables that a read has just recounted (so none
  * is refreshed at the next read). Return: the steps that differed.
  */
 static int directed(void)
@@ -229,6 +229,12 @@ static int directed(void)
 	STEP(vml_mlock(procs[0], BASE, 32 * PG));
 	STEP(vml_touch(procs[0], BASE, 64 * PG, VML_TOUCH_WRITE));
 	STEP(vml_munmap(procs[0], BASE + 8 * PG, 8 * PG));
+	STEP(vml_mmap(procs[0], BASE + 16 * PG, 8 * PG, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL));
+	STEP(vml_touch(procs[0], BASE + 16 * PG, 8 * PG, VML_TOUCH_WRITE));
+	STEP(vml_munlock(procs[0], BASE, 64 * PG));
+	STEP(vml_madvise(procs[0], BASE, 64 * PG, MADV_DONTNEED));
+	STEP(vml_munmap(procs[0], BASE, 64 * PG));
 #undef STEP
 	while (nr_procs)
 		vml_mm_destroy(procs[--nr_procs]);
