@@ -45,6 +45,7 @@
 #include "mm/pgtable.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
+#include "mm/rollup.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
@@ -351,6 +352,12 @@ static int cold_or_pageout_pte_range(struct mm *mm, struct pte_table *pt, unsign
 	struct reclaim_walk *w = priv;
 	unsigned long nr;
 	bool split;
+
+	/*
+	 * Incremental rollup: only [start, end) changes (folios mapped here
+	 * alone, wholly; a partly covered one is split outside this hold).
+	 */
+	rollup_pte_hint(pt, NULL, start, (end - start) >> PAGE_SHIFT);
 
 	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
