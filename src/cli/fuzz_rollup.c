@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -36,6 +37,7 @@ struct rollup_fuzz {
 	unsigned int host_kb[HOST_MAX_MTHP];
 	size_t nr_host_kb;
 	unsigned long runs, applied, differences, saved;
+	unsigned long forks, pageouts;	/* of applied: that succeeded */
 };
 
 static void rf_drop(struct rollup_fuzz *rf)
@@ -177,6 +179,9 @@ static int rf_sequence(struct rollup_fuzz *rf, uint64_t run, struct op *ops, int
 			break;
 		res[k] = r.ret;
 		rf->applied++;
+		rf->forks += ops[k].kind == OP_FORK && !r.ret;
+		rf->pageouts += (ops[k].kind == OP_MADVISE || ops[k].kind == OP_PROCESS_MADVISE) &&
+				ops[k].advice == MADV_PAGEOUT && !r.ret;
 		rf->spoiled |= op_spoils(&ops[k]) && !r.ret;
 		ret = target_model_rollup_check(rf->t, what, sizeof(what));
 		if (ret == 1) {
@@ -227,8 +232,9 @@ int fuzz_rollup_check(const struct fuzz_cli *cli, volatile sig_atomic_t *stop)
 		}
 	}
 	rf_drop(&rf);
-	printf("fuzz --rollup-check: %lu runs, %lu ops in %.1f s, %lu differences\n", rf.runs,
-	       rf.applied, (double)(vml_now_ns() - t0) / NSEC_PER_SEC, rf.differences);
+	printf("fuzz --rollup-check: %lu runs, %lu ops in %.1f s, %lu differences (%lu forks, "
+	       "%lu MADV_PAGEOUT among the ops)\n", rf.runs, rf.applied,
+	       (double)(vml_now_ns() - t0) / NSEC_PER_SEC, rf.differences, rf.forks, rf.pageouts);
 	vml_free(ops);
 	vml_free(res);
 	if (ret) {
