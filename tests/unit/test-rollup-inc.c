@@ -184,7 +184,8 @@ static int sequence(struct vml_rand *rs, enum vml_rollup_mode mode, int ops, int
  * Directed: the hot paths' shortcut (rollup_pte_hint) on entries that were
  * not empty - a COW in a child, the parent's reuse of a page the child
  * copied away from, its reuse after the child exits, a write after
- * mprotect, a swap-in, zaps of locked and unlocked ranges - in tables that a read has just recounted (so none
+ * mprotect, a swap-in, zaps of locked and unlocked ranges, swap slots a
+ * child shares and swaps in - in tables that a read has just recounted (so none
  * is refreshed at the next read). Return: the steps that differed.
  */
 static int directed(void)
@@ -235,6 +236,17 @@ static int directed(void)
 	STEP(vml_munlock(procs[0], BASE, 64 * PG));
 	STEP(vml_madvise(procs[0], BASE, 64 * PG, MADV_DONTNEED));
 	STEP(vml_munmap(procs[0], BASE, 64 * PG));
+	/* Swap slots two processes share: SwapPss halves, then a swap-in moves it. */
+	STEP(vml_mmap(procs[0], BASE, 16 * PG, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0, NULL));
+	STEP(vml_touch(procs[0], BASE, 16 * PG, VML_TOUCH_WRITE));
+	STEP(vml_madvise(procs[0], BASE, 16 * PG, MADV_PAGEOUT));
+	STEP(vml_fork(procs[0], &procs[nr_procs++]));
+	STEP(vml_touch(procs[1], BASE, 8 * PG, VML_TOUCH_READ));
+	STEP(vml_touch(procs[1], BASE, 4 * PG, VML_TOUCH_WRITE));
+	STEP(vml_touch(procs[0], BASE + 4 * PG, 8 * PG, VML_TOUCH_WRITE));
+	vml_mm_destroy(procs[--nr_procs]);
+	STEP(vml_touch(procs[0], BASE, 16 * PG, VML_TOUCH_READ));
 #undef STEP
 	while (nr_procs)
 		vml_mm_destroy(procs[--nr_procs]);
@@ -253,7 +265,8 @@ int main(void)
 		ok(d == 0, "round %d: incremental rollup = walked rollup after each of 120 ops "
 		   "(%d differed)", round, d);
 	}
-	ok(directed() == 0, "directed: COW, reuse, swap-in, mprotect, mlock: incremental = walked");
+	ok(directed() == 0, "directed: COW, reuse, swap-in, mprotect, mlock, shared swap slots: "
+	   "incremental = walked");
 	ok(sequence(&rs, VML_ROLLUP_WALK, 120, -1) == 0,
 	   "walk mode: both reads walk, the same text");
 	/* The check can fail: without recounting shared shares the sums go stale. */
