@@ -22,6 +22,7 @@
 #include "mm/swap.h"
 #include "mm/vma.h"
 #include "platform/platform.h"
+#include "util/alloc.h"
 #include "util/compiler.h"
 
 /*
@@ -700,7 +701,9 @@ static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsi
 	struct vml_file *file = vma->vm_file;
 	unsigned long index = linear_page_index(vma, addr);
 	struct mm *mm = vma->vm_mm;
+	struct pte_table *holder;
 	struct folio *folio;
+	int err;
 
 	if (!file || !file->shmem || (write && !(vma->vm_flags & VM_SHARED)) ||
 	    !thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER) ||
@@ -712,16 +715,22 @@ static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsi
 		folio_put(folio);
 		return VM_FAULT_FALLBACK;
 	}
+	holder = rollup_leaf_holder(mm, &err);	/* incremental rollup: the leaf's share */
+	if (err) {
+		folio_put(folio);
+		return VM_FAULT_OOM;
+	}
 	spin_lock(&mm->page_table_lock);
 	if (load_relaxed(pmd)) {
 		spin_unlock(&mm->page_table_lock);
+		vml_free(holder);
 		folio_put(folio);
 		return 0;	/* raced with another fault: the access retries */
 	}
 	if (write)
 		folio_set(folio, PG_dirty);
 	/* The lookup's reference becomes the mapping's. */
-	huge_pmd_install(mm, pmd, folio, NULL,
+	huge_pmd_install(mm, pmd, folio, holder,
 			 PT_YOUNG | (write ? PT_DIRTY : 0) |
 			 ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == (VM_WRITE | VM_SHARED) ?
 			  PT_WRITE : 0), addr);

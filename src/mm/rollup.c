@@ -48,6 +48,7 @@
  * empty entries (the walk asks the object, smaps.c): the reader adds it
  * VMA by VMA under RCU (rollup_shmem_swap in proc/smaps.c).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "mm/folio.h"
@@ -296,6 +297,19 @@ void rollup_pte_table_remove(struct pte_table *pt)
 	rollup_pte_table_install(pt, NULL, 0);
 }
 
+struct pte_table *rollup_leaf_holder(struct mm *mm, int *err)
+{
+	struct pte_table *pt;
+
+	*err = 0;
+	if (!mm_rollup_incremental(mm))
+		return NULL;
+	pt = pte_table_alloc();
+	if (!pt)
+		*err = -ENOMEM;
+	return pt;
+}
+
 void rollup_pmd_update(struct mm *mm, _Atomic uint64_t *pmd, unsigned long addr)
 {
 	struct pte_table **slot = pmd_deposit_slot(pmd);
@@ -307,12 +321,8 @@ void rollup_pmd_update(struct mm *mm, _Atomic uint64_t *pmd, unsigned long addr)
 	if (!pmd_is_huge(load_relaxed(pmd)))
 		return;	/* split or zapped: the table (or nothing) counts now */
 	rec = *slot;
-	if (!rec) {
-		/* A file or shmem leaf deposits nothing: a table to hold its share. */
-		rec = pte_table_alloc();
-		VML_BUG_ON(!rec);	/* TODO: allocate before page_table_lock */
-		*slot = rec;
-	}
+	/* Every leaf of an mm with sums has a deposit: a file leaf its holder. */
+	VML_BUG_ON(!rec);
 	pte_lock(rec);
 	rec->rollup_leaf = true;
 	rec->rollup_pmd = pmd;
@@ -379,7 +389,7 @@ void rollup_range_update(struct mm *mm, unsigned long start, unsigned long end)
 	walk_page_range(mm, start & PMD_MASK, end, &ops, NULL);
 }
 
-void rollup_read(struct mm *mm, struct rollup_sums *out)
+int rollup_read(struct mm *mm, struct rollup_sums *out)
 {
 	struct pte_table **tables = NULL;
 	size_t nr = 0, cap = 0;
@@ -404,7 +414,10 @@ void rollup_read(struct mm *mm, struct rollup_sums *out)
 		vml_free(tables);
 		cap = want + want / 2;
 		tables = vml_malloc(cap * sizeof(*tables));
-		VML_BUG_ON(!tables);	/* TODO: refresh in fixed batches instead */
+		if (!tables) {
+			vml_rcu_read_unlock();
+			return -ENOMEM;
+		}
 	}
 	/*
 	 * RCU keeps each table's memory (tables are freed a grace period after
@@ -422,4 +435,5 @@ void rollup_read(struct mm *mm, struct rollup_sums *out)
 	vml_free(tables);
 	for (int f = 0; f < NR_ROLLUP; f++)
 		out->v[f] = load_relaxed(&mm->rollup[f]);
+	return 0;
 }

@@ -47,6 +47,14 @@ void rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr,
 /* The table leaves @mm (freed, or deposited): take its share out. Context: no ptl held. */
 void rollup_pte_table_remove(struct pte_table *pt);
 /*
+ * rollup_leaf_holder - for a file or shmem huge leaf, which deposits no
+ * table: the table that will hold its share, allocated before the caller
+ * takes page_table_lock. NULL with 0 when @mm keeps no sums.
+ * Return: the table (the caller passes it to huge_pmd_install as the
+ * deposit, or vml_free()s it), or NULL with *@err = -ENOMEM.
+ */
+struct pte_table *rollup_leaf_holder(struct mm *mm, int *err);
+/*
  * rollup_pmd_update - count the huge PMD at @pmd (covering @addr) again,
  * whatever it holds now (a leaf, a table, nothing). Context: page_table_lock.
  */
@@ -63,8 +71,9 @@ void rollup_range_update(struct mm *mm, unsigned long start, unsigned long end);
  * others use, file and shmem pages, folios in an LRU batch).
  * Context: no mmap_lock, no VMA lock; takes RCU, each such table's ptl in
  * turn and the mm's rollup_lock. The caller holds a reference on @mm.
+ * Return: 0, or -ENOMEM (the list of volatile tables could not be copied).
  */
-void rollup_read(struct mm *mm, struct rollup_sums *out);
+int rollup_read(struct mm *mm, struct rollup_sums *out);
 void rollup_mm_init(struct mm *mm);
 
 #endif /* VML_MM_ROLLUP_H */

@@ -498,9 +498,15 @@ static int show_smaps_rollup_incremental(struct seq_file *m, struct proc_maps_pr
 	struct rollup_sums s;
 	struct vma *vma;
 
+	int ret;
+
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
-	rollup_read(mm, &s);
+	ret = rollup_read(mm, &s);
+	if (ret) {
+		mmput(mm);
+		return ret;
+	}
 	mss.resident = s.v[RU_RSS];
 	mss.pss = s.v[RU_PSS];
 	mss.pss_dirty = s.v[RU_PSS_DIRTY];
