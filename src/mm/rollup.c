@@ -12,13 +12,18 @@
  * A read copies mm->rollup: no page walk, no mmap_lock, no VMA lock.
  *
  * What updates it. Everything the model changes in a PTE table it changes
- * under the table's ptl, so pte_unlock() counts the table again (its 512
- * entries) and adds the difference to mm->rollup: one relaxed atomic add
- * per field that changed. A huge PMD leaf is counted again where it
- * changes, under page_table_lock (rollup_pmd_update). A change of VMA flags
- * (VM_LOCKED) counts the VMA's range again after the VMA transaction
- * commits, as does any VMA change (an mremap moves entries into a VMA not
- * yet in the tree).
+ * under the table's ptl, so pte_unlock() counts the table again and adds
+ * the difference to mm->rollup: one relaxed atomic add per field that
+ * changed. By default that is all 512 entries; the hot paths (faults, COW,
+ * a zap's range, MADV_COLD/PAGEOUT's range) name the entries their hold
+ * changes (rollup_pte_hint) and the unlock counts only those: their share
+ * after the change minus their share before it. A huge PMD leaf is counted
+ * again where it changes, under page_table_lock (rollup_pmd_update), its
+ * share kept in its deposited table. The "hardware" path's young/dirty
+ * CAS takes the ptl after it to count again. A VMA transaction that
+ * creates or retires a VM_LOCKED VMA counts the range again after its
+ * commit (Locked follows a flag no entry shows); fork counts the child's
+ * tables after its commit.
  *
  * Pss and what others change. A table's share also depends on what other
  * address spaces do: a page's mapcount (another process maps or unmaps
@@ -27,22 +32,20 @@
  * reverse map of anonymous pages to find the tables of other processes,
  * so the exactness is kept on the reader's side: a table whose last count
  * met such an entry - a page mapped more than once, a file or shmem page,
- * a folio in an LRU batch, a swap slot with more than one user, (and
- * for a huge leaf: one not mapped once, or a file or shmem one) - is
- * "volatile" and on mm->rollup_volatile, and a read counts exactly those
- * again first (lock, unlock). A read therefore costs O(1) for private
+ * a folio in an LRU batch or in the swap cache, a swap slot with more than
+ * one user - is "volatile" and on mm->rollup_volatile, and a read counts
+ * exactly those again first (lock, unlock). A read therefore costs O(1) for private
  * anonymous memory and O(volatile tables) beyond; no read takes mmap_lock.
  * The kernel proposal (docs/findings/2026-12-04-incremental-rollup.md)
  * weighs this against updating every mapper through rmap.
  *
- * What a concurrent reader sees: each field is the exact sum of the
- * differences added so far; a read racing with a change may see some
- * fields of one table's difference and not others (no field is torn, each
- * is one atomic add), and a volatile table refreshed during the read is
- * counted at the moment its ptl was held. A read between two changes (no
- * writer running) is byte-identical to the walk - the property the tests
- * check (tests/unit/test-rollup-inc.c, tests/cli/rollup-inc.sh, vmalock
- * fuzz --rollup-check).
+ * What a concurrent reader sees: each field is at every moment the sum of
+ * every table's share as of one of its recounts (one relaxed atomic per
+ * field; a table's recounts are ordered by its ptl): never torn, never
+ * negative, but fields and tables need not be of one moment. A read while
+ * no writer runs is byte-identical to the walk - the property the tests
+ * check (tests/unit/test-rollup-inc.c, tests/stress/stress-rollup-inc.c,
+ * tests/cli/rollup-inc.sh, vmalock fuzz --rollup-check).
  *
  * Not counted here: the swap of shmem objects behind a shmem mapping's
  * empty entries (the walk asks the object, smaps.c): the reader adds it
