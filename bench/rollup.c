@@ -17,8 +17,11 @@
  * is (incremental median / walk median - 1) in percent.
  *
  * Read side: one whole smaps_rollup read (open, read, close) of an address
- * space of 1000 one-page VMAs, of 65530 (the default max_map_count) and of
- * one VMA of --mb MiB, each VMA's pages populated; median over samples of
+ * space of 1000 one-page VMAs, of 65530 (the default max_map_count), of
+ * one anonymous VMA of --mb MiB, each VMA's pages populated, and of one
+ * shared mapping of a --mb MiB file, read in: file pages are volatile (any
+ * process may map them), so there the incremental read counts every table
+ * again - the case the design does not make O(1). Median over samples of
  * the median of --reads reads.
  */
 #include <errno.h>
@@ -51,6 +54,7 @@ enum ru_read {
 	RU_READ_1K,
 	RU_READ_MAX,
 	RU_READ_LARGE,
+	RU_READ_FILE,
 	RU_NR_READ,
 };
 
@@ -58,7 +62,7 @@ static const char *const write_names[RU_NR_WRITE] = {
 	"fault", "cow_fault", "munmap", "fork", "pageout",
 };
 static const char *const read_names[RU_NR_READ] = {
-	"read_1000_vmas", "read_65530_vmas", "read_large",
+	"read_1000_vmas", "read_65530_vmas", "read_large", "read_large_file",
 };
 
 struct ru_opts {
@@ -159,14 +163,25 @@ static int write_sample(struct vml_mm *mm, enum ru_write op, const struct ru_opt
 }
 
 /* The read rows' layouts: @n one-page VMAs (alternately rw- and r--, so none merge), populated. */
-static int read_layout(struct vml_mm *mm, enum ru_read k, const struct ru_opts *o,
-		       unsigned long *vmas)
+static int read_layout(struct vml_sys *sys, struct vml_mm *mm, enum ru_read k,
+		       const struct ru_opts *o, unsigned long *vmas)
 {
 	unsigned long n = k == RU_READ_1K ? 1000 : o->max_vmas;
 	struct vml_mm_stats st;
 	int ret = 0;
 
-	if (k == RU_READ_LARGE) {
+	if (k == RU_READ_FILE) {
+		struct vml_file *f;
+
+		ret = vml_file_create(sys, "/tmp/rollup-bench", o->mb << 20, 0, &f);
+		if (ret)
+			return ret;
+		ret = vml_mmap(mm, ADDR_LAYOUT, o->mb << 20, PROT_READ, MAP_SHARED |
+			       MAP_FIXED_NOREPLACE, f, 0, NULL);
+		vml_file_put(f);	/* the mapping holds its own reference */
+		if (!ret)
+			ret = vml_touch(mm, ADDR_LAYOUT, o->mb << 20, VML_TOUCH_READ);
+	} else if (k == RU_READ_LARGE) {
 		ret = populated(mm, ADDR_LAYOUT, (o->mb << 20) / PAGE_BYTES);
 	} else {
 		for (unsigned long i = 0; i < n && !ret; i++) {
@@ -273,7 +288,7 @@ static int ru_run(struct bench_run *br)
 			ret = make_mm(m ? VML_ROLLUP_INCREMENTAL : VML_ROLLUP_WALK, 0, &sys[m],
 				      &mm[m]);
 			if (!ret)
-				ret = read_layout(mm[m], k, o, &r->vmas[k]);
+				ret = read_layout(sys[m], mm[m], k, o, &r->vmas[k]);
 			if (!ret)
 				ret = side_alloc(&r->r[k][m], c->samples);
 		}
@@ -324,7 +339,8 @@ static void ru_print(FILE *f, const struct bench_run *br)
 		"incremental sums\n", br->c->samples, o->iterations,
 		VML_MAX(o->iterations / 10, 1UL));
 	fprintf(f, "# reads: one whole smaps_rollup (open, read, close), %lu per sample; "
-		"large: one VMA of %lu MiB populated\n", o->reads, o->mb);
+		"large: one VMA of %lu MiB populated (file: a shared file mapping, read in)\n",
+		o->reads, o->mb);
 	bench_table_start(&t, f, columns, 0);
 	for (int k = 0; k < RU_NR_WRITE; k++) {
 		bench_text(&t, write_names[k]);
