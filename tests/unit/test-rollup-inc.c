@@ -145,6 +145,7 @@ static int sequence(struct vml_rand *rs, enum vml_rollup_mode mode, int ops, int
 	struct vml_sys_config cfg = {
 		.swap_pages = vml_rand_below(rs, 4) ? 512 : 0,
 		.thp = vml_rand_below(rs, 2) ? VML_THP_ALWAYS : VML_THP_MADVISE,
+		.shmem_huge = vml_rand_below(rs, 2) ? VML_SHMEM_HUGE_ALWAYS : VML_SHMEM_HUGE_NEVER,
 		.rollup = mode,
 	};
 	struct vml_file *files[3];
@@ -185,12 +186,14 @@ static int sequence(struct vml_rand *rs, enum vml_rollup_mode mode, int ops, int
  * not empty - a COW in a child, the parent's reuse of a page the child
  * copied away from, its reuse after the child exits, a write after
  * mprotect, a swap-in, zaps of locked and unlocked ranges, swap slots a
- * child shares and swaps in - in tables that a read has just recounted (so none
+ * child shares and swaps in, a shmem object partly in swap behind shared
+ * and private mappings - in tables that a read has just recounted (so none
  * is refreshed at the next read). Return: the steps that differed.
  */
 static int directed(void)
 {
 	struct vml_sys_config cfg = { .swap_pages = 512, .rollup = VML_ROLLUP_INCREMENTAL };
+	struct vml_file *shm = NULL;
 	struct vml_sys *sys;
 	int differ = 0, step = 0;
 
@@ -247,6 +250,24 @@ static int directed(void)
 	STEP(vml_touch(procs[0], BASE + 4 * PG, 8 * PG, VML_TOUCH_WRITE));
 	vml_mm_destroy(procs[--nr_procs]);
 	STEP(vml_touch(procs[0], BASE, 16 * PG, VML_TOUCH_READ));
+	/*
+	 * A shmem object partly in swap behind a private writable mapping of
+	 * it: the read counts the swap behind that VMA's empty entries under
+	 * its VMA lock (rollup_shmem_swap), a shared mapping's from the object.
+	 */
+	STEP(vml_file_create(sys, "/dev/shm/r", 32 * PG, VML_FILE_SHMEM, &shm));
+	STEP(vml_mmap(procs[0], BASE + 64 * PG, 32 * PG, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_FIXED, shm, 0, NULL));
+	STEP(vml_mmap(procs[0], BASE + 128 * PG, 32 * PG, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_FIXED, shm, 0, NULL));
+	STEP(vml_touch(procs[0], BASE + 64 * PG, 32 * PG, VML_TOUCH_WRITE));
+	STEP(vml_touch(procs[0], BASE + 128 * PG, 4 * PG, VML_TOUCH_WRITE));
+	STEP(vml_touch(procs[0], BASE + 132 * PG, 4 * PG, VML_TOUCH_READ));
+	STEP(vml_madvise(procs[0], BASE + 64 * PG, 16 * PG, MADV_PAGEOUT));
+	STEP(vml_madvise(procs[0], BASE + 128 * PG, 8 * PG, MADV_PAGEOUT));
+	STEP(vml_touch(procs[0], BASE + 64 * PG, 4 * PG, VML_TOUCH_READ));
+	STEP(vml_munmap(procs[0], BASE + 64 * PG, 32 * PG));
+	vml_file_put(shm);
 #undef STEP
 	while (nr_procs)
 		vml_mm_destroy(procs[--nr_procs]);
