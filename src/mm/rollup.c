@@ -217,12 +217,11 @@ static bool ru_entries(struct mm *mm, struct pte_table *pt, struct vma *vma, uns
 	return vol;
 }
 
-void rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr, unsigned long nr)
+void __rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr,
+		       unsigned long nr)
 {
 	struct mm *mm = load_relaxed(&pt->rollup_mm);
 
-	if (likely(!mm))
-		return;
 	spin_assert_held(&pt->ptl);
 	VML_BUG_ON(pt->rollup_leaf || nr > PTRS_PER_TABLE - pte_index(addr));
 	pt->rollup_hinted = true;

@@ -11,8 +11,9 @@
 #include <stdint.h>
 
 #include "mm/mm_types.h"
-
-struct pte_table;
+#include "mm/pgtable_types.h"
+#include "sync/atomic.h"
+#include "util/compiler.h"
 
 /* Is @mm keeping incremental sums? (Set at creation; [I].) */
 static inline bool mm_rollup_incremental(const struct mm *mm)
@@ -42,8 +43,16 @@ void rollup_pte_table_update(struct pte_table *pt);
  * the rollup sees. A hold without a hint counts all 512.
  * Context: @pt's ptl held, before the hold changes anything.
  */
-void rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr,
-		     unsigned long nr);
+void __rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr,
+		       unsigned long nr);
+
+/* Inline, so that without sums it costs the hot paths one predictable branch. */
+static inline void rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr,
+				   unsigned long nr)
+{
+	if (unlikely(load_relaxed(&pt->rollup_mm) != NULL))
+		__rollup_pte_hint(pt, vma, addr, nr);
+}
 /* The table leaves @mm (freed, or deposited): take its share out. Context: no ptl held. */
 void rollup_pte_table_remove(struct pte_table *pt);
 /*
