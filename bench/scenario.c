@@ -20,6 +20,7 @@
 	X(proc_vs_map)	\
 	X(read_cost)	\
 	X(ops)		\
+	X(rollup)	\
 	X(khugepaged)	\
 	X(monitor)	\
 	X(exec_churn)	\

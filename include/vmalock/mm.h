@@ -135,6 +135,18 @@ enum vml_shmem_swap_usage {
 };
 
 /*
+ * How smaps_rollup gets its sums (docs/findings/2026-12-04-incremental-rollup.md).
+ * WALK is the kernel's: a read walks every VMA's page tables. INCREMENTAL
+ * (no kernel has it): every mm keeps the sums up to date as its page tables
+ * change, and a read copies them without taking mmap_lock; the walk stays
+ * available to a reader that asks for it (VML_READER_ROLLUP_WALK).
+ */
+enum vml_rollup_mode {
+	VML_ROLLUP_WALK = 0,
+	VML_ROLLUP_INCREMENTAL,
+};
+
+/*
  * Zero-initialised fields take the defaults shown: a reference machine (the
  * one the project was first compared on), not the machine this runs on. The
  * vmalock command never relies on them: it configures the model from the
@@ -175,6 +187,7 @@ struct vml_sys_config {
 	unsigned long stack_rlimit;	/* 8 MiB: how far a MAP_GROWSDOWN VMA may grow */
 	enum vml_i_mmap_order i_mmap_order;	/* post */
 	enum vml_shmem_swap_usage shmem_swap_usage;	/* fast */
+	enum vml_rollup_mode rollup;	/* walk */
 	bool kernel_transients;		/* false: every system call publishes its result at
 					 * once, and a lockless reader's VMA iterator keeps
 					 * the tree snapshot it walks; true: the model goes

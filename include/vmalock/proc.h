@@ -70,6 +70,12 @@ int vml_reader_open(struct vml_mm *mm, enum vml_view view, enum vml_lock_policy 
 #define VML_READER_NOSTEAL	0x1
 #define VML_READER_NODROP	0x2
 /*
+ * VML_READER_ROLLUP_WALK: smaps_rollup walks the page tables even when the
+ *   system keeps incremental sums (VML_ROLLUP_INCREMENTAL) - the reference
+ *   an incremental read is compared with.
+ */
+#define VML_READER_ROLLUP_WALK	0x4
+/*
  * Return: 0 or -EINVAL (unknown flag). Set before the first read.
  * Context (this and the three cost setters below): the reader's thread,
  * before its first read; no lock, never sleeps.

@@ -67,9 +67,12 @@ struct fuzz_cli {
 	unsigned int max_failures;
 	unsigned long swap_bytes;	/* --swap: 0 none */
 	bool mthp;		/* --mthp: THP knobs drawn per pair of targets */
+	bool rollup_check;	/* --rollup-check: model only, incremental vs walked rollup */
 	bool seed_given;
 	bool help;
 };
 int fuzz_parse_args(int argc, char **argv, struct fuzz_cli *cli);
+/* fuzz --rollup-check (fuzz_rollup.c). Return: the exit status. */
+int fuzz_rollup_check(const struct fuzz_cli *cli, volatile sig_atomic_t *stop);
 
 #endif /* VML_CLI_CLI_H */

@@ -42,6 +42,17 @@ static int set_shmem_swap_usage(const char *cmd, const struct cli_opt *o, const 
 	return ret;
 }
 
+static int set_rollup(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
+{
+	int v, ret = cli_set_word(cmd, o, val, &v);
+
+	(void)dst;
+	if (!ret)
+		host_set_rollup(v == ROLLUP_WORD_CHECK ? VML_ROLLUP_INCREMENTAL :
+			       (enum vml_rollup_mode)v, v == ROLLUP_WORD_CHECK);
+	return ret;
+}
+
 const struct cli_opt cli_common_opts[] = {
 	{ "--profile", "FILE", cli_set_profile, 0, 0, 0, NULL,
 	  "run the model as on the saved host profile FILE (vmalock host\n"
@@ -57,5 +68,12 @@ const struct cli_opt cli_common_opts[] = {
 	  "counter or a page-cache walk where they apply (fast), or a\n"
 	  "lookup per empty page (per-page: before Linux 4.5, seed 004)\n"
 	  "[fast; bench shmem-smaps: both]" },
+	{ "--rollup", "walk|incremental|check", set_rollup, 0, 0, 0, &rollup_vocab,
+	  "how the model's smaps_rollup gets its sums: a walk of the page\n"
+	  "tables (walk, the kernel's), or sums every mm keeps up to date\n"
+	  "as its page tables change, read without mmap_lock\n"
+	  "(incremental, no kernel has it); check: incremental, and after\n"
+	  "every op each process's rollup is read both ways and a\n"
+	  "difference fails the op [walk]" },
 	CLI_OPT_END,
 };

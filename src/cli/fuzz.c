@@ -121,6 +121,12 @@ static const struct cli_opt fuzz_opt_table[] = {
 	  "them and given to the model; ops shaped for 64 KiB and 2 MiB\n"
 	  "folios (below); saved scripts get `knobs ...` [the host's\n"
 	  "settings as they are]" },
+	{ "--rollup-check", NULL, cli_set_flag, F(rollup_check), 0, 0, NULL,
+	  "the model alone, kept with incremental smaps_rollup sums:\n"
+	  "after every op each process's rollup read from the sums must\n"
+	  "be byte-identical to the walked one; --swap gives the model\n"
+	  "swap (no swap file, no root), --mthp draws the model's knobs\n"
+	  "(the machine's stay); differences are saved, not shrunk" },
 	CLI_OPT_END,
 };
 #undef F
@@ -746,6 +752,15 @@ int cmd_fuzz(int argc, char **argv)
 	if (fr.cli.help) {
 		help(stdout);
 		return 0;
+	}
+	if (fr.cli.rollup_check) {
+		if (!fr.cli.seed_given) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			fr.cli.seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
+		}
+		return fuzz_rollup_check(&fr.cli, &fuzz_stop);
 	}
 	status = fuzz_prepare(&fr, &swap);
 	if (status)

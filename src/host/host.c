@@ -1568,6 +1568,14 @@ void host_set_shmem_swap_usage(enum vml_shmem_swap_usage usage)
 	pthread_mutex_unlock(&current_lock);
 }
 
+void host_set_rollup(enum vml_rollup_mode mode, bool check)
+{
+	pthread_mutex_lock(&current_lock);
+	switches.rollup = check ? VML_ROLLUP_INCREMENTAL : mode;
+	switches.rollup_check = check;
+	pthread_mutex_unlock(&current_lock);
+}
+
 struct host_model_switches host_model_switches(void)
 {
 	struct host_model_switches s;
@@ -1643,5 +1651,6 @@ int host_current_config_knobs(uint64_t extra_swap_bytes, const struct script_kno
 		cfg->i_mmap_order = s.i_mmap_order;
 	if (s.shmem_swap_usage_set)
 		cfg->shmem_swap_usage = s.shmem_swap_usage;
+	cfg->rollup = s.rollup;
 	return 0;
 }

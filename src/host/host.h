@@ -220,9 +220,17 @@ struct host_model_switches {
 	enum vml_i_mmap_order i_mmap_order;		/* seed 001 */
 	bool shmem_swap_usage_set;
 	enum vml_shmem_swap_usage shmem_swap_usage;	/* seed 004 */
+	enum vml_rollup_mode rollup;			/* issue 25 item 5 */
+	/*
+	 * rollup_check: keep incremental sums and, after every op a model
+	 * target applies, compare each process's smaps_rollup read both ways
+	 * (spaces/model.c); a difference fails the op.
+	 */
+	bool rollup_check;
 };
 void host_set_i_mmap_order(enum vml_i_mmap_order order);
 void host_set_shmem_swap_usage(enum vml_shmem_swap_usage usage);
+void host_set_rollup(enum vml_rollup_mode mode, bool check);
 /* The switches set so far. */
 struct host_model_switches host_model_switches(void);
 

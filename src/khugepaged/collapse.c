@@ -16,6 +16,7 @@
 
 #include "khugepaged/collapse.h"
 #include "platform/platform.h"
+#include "mm/rollup.h"
 #include "mm/file.h"
 #include "sync/spinlock.h"
 #include "vmalock/khugepaged.h"
@@ -29,6 +30,7 @@
 #include "mm/rmap.h"
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
+#include "util/alloc.h"
 #include "util/clock.h"
 #include "util/compiler.h"
 
@@ -221,7 +223,7 @@ static enum scan_result collapse_huge_page(struct mm *mm, unsigned long addr, un
 	folio->mapping = vma_anon_vma(vma);
 	folio->index = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	spin_lock(&mm->page_table_lock);
-	huge_pmd_install(mm, pmd, folio, pt, bits);	/* the emptied table is deposited */
+	huge_pmd_install(mm, pmd, folio, pt, bits, addr);	/* the emptied table is deposited */
 	spin_unlock(&mm->page_table_lock);
 	folio = NULL;
 out:
@@ -341,7 +343,7 @@ static enum scan_result collapse_pte_mapped_thp(struct mm *mm, unsigned long add
 {
 	struct vma *vma = vma_lookup(mm, addr);
 	_Atomic uint64_t *pmd;
-	struct pte_table *pt;
+	struct pte_table *pt, *holder;
 	uint64_t v, bits;
 	bool foreign = false;
 	int err = 0;
@@ -375,13 +377,17 @@ static enum scan_result collapse_pte_mapped_thp(struct mm *mm, unsigned long add
 	/* set_huge_pmd: young and dirty, writable where the mapping is shared and writable */
 	bits = PT_YOUNG | PT_DIRTY |
 	       ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == (VM_WRITE | VM_SHARED) ? PT_WRITE : 0);
+	holder = rollup_leaf_holder(mm, &err);	/* incremental rollup: the leaf's share */
+	if (err)
+		return SCAN_FAIL;
 	spin_lock(&mm->page_table_lock);
 	if (load_relaxed(pmd)) {
 		spin_unlock(&mm->page_table_lock);
+		vml_free(holder);
 		return SCAN_FAIL;	/* a fault mapped something meanwhile */
 	}
 	folio_get(folio);	/* the mapping's */
-	huge_pmd_install(mm, pmd, folio, NULL, bits);
+	huge_pmd_install(mm, pmd, folio, holder, bits, addr);
 	spin_unlock(&mm->page_table_lock);
 	return SCAN_SUCCEED;
 }

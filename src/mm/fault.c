@@ -10,6 +10,7 @@
  * (mmap_read_trylock) and otherwise returns VM_FAULT_RETRY, and the handler
  * redoes the fault under mmap_lock (vmf_anon_prepare, rmap.c).
  */
+#include "mm/rollup.h"
 #include "mm/file.h"
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
@@ -21,6 +22,7 @@
 #include "mm/swap.h"
 #include "mm/vma.h"
 #include "platform/platform.h"
+#include "util/alloc.h"
 #include "util/compiler.h"
 
 /*
@@ -118,6 +120,7 @@ static bool set_pte_if(struct vma *vma, struct pte_table *pt, unsigned long addr
 	bool done = false;
 
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, 1);
 	if (load_relaxed(ptep) == expect) {
 		folio_add_lru_vma(vma, folio);
 		folio_add_rmap_pte(folio, page, mm);
@@ -141,6 +144,7 @@ static bool set_new_anon_ptes(struct vma *vma, struct pte_table *pt, unsigned lo
 	struct mm *mm = vma->vm_mm;
 
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, nr);
 	if (!pte_range_none(pt, addr, nr)) {
 		pte_unlock(pt);
 		return false;
@@ -177,6 +181,7 @@ static vm_fault_t do_anonymous_page(struct vma *vma, struct pte_table *pt, unsig
 		struct folio *zero = sys_zero_folio(mm->sys);
 
 		pte_lock(pt);
+		rollup_pte_hint(pt, vma, addr, 1);
 		if (!load_relaxed(&pt->e[pte_index(addr)]))
 			store_relaxed(&pt->e[pte_index(addr)], mk_pte(&zero->pages[0], PT_YOUNG));
 		pte_unlock(pt);
@@ -229,6 +234,7 @@ static unsigned long map_folio_pages(struct vma *vma, struct pte_table *pt, unsi
 	unsigned long done = 0;
 
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, nr);
 	for (unsigned long i = 0; all && i < nr; i++) {
 		if (load_relaxed(&pt->e[pte_index(addr + (i << PAGE_SHIFT))])) {
 			pte_unlock(pt);
@@ -546,6 +552,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 
 	/* The entry was read without the ptl: the page is only ours to look at under it. */
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, 1);
 	if (load_relaxed(ptep) != pte) {
 		pte_unlock(pt);
 		return 0;	/* changed under us: let the access retry */
@@ -575,6 +582,7 @@ static vm_fault_t do_wp_page(struct vma *vma, struct pte_table *pt, unsigned lon
 		return ret ? ret : VM_FAULT_OOM;
 	}
 	pte_lock(pt);
+	rollup_pte_hint(pt, vma, addr, 1);
 	if (load_relaxed(ptep) != pte) {
 		pte_unlock(pt);
 		folio_put(folio);
@@ -693,7 +701,9 @@ static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsi
 	struct vml_file *file = vma->vm_file;
 	unsigned long index = linear_page_index(vma, addr);
 	struct mm *mm = vma->vm_mm;
+	struct pte_table *holder;
 	struct folio *folio;
+	int err;
 
 	if (!file || !file->shmem || (write && !(vma->vm_flags & VM_SHARED)) ||
 	    !thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER) ||
@@ -705,19 +715,25 @@ static vm_fault_t do_shmem_huge_pmd(struct vma *vma, _Atomic uint64_t *pmd, unsi
 		folio_put(folio);
 		return VM_FAULT_FALLBACK;
 	}
+	holder = rollup_leaf_holder(mm, &err);	/* incremental rollup: the leaf's share */
+	if (err) {
+		folio_put(folio);
+		return VM_FAULT_OOM;
+	}
 	spin_lock(&mm->page_table_lock);
 	if (load_relaxed(pmd)) {
 		spin_unlock(&mm->page_table_lock);
+		vml_free(holder);
 		folio_put(folio);
 		return 0;	/* raced with another fault: the access retries */
 	}
 	if (write)
 		folio_set(folio, PG_dirty);
 	/* The lookup's reference becomes the mapping's. */
-	huge_pmd_install(mm, pmd, folio, NULL,
+	huge_pmd_install(mm, pmd, folio, holder,
 			 PT_YOUNG | (write ? PT_DIRTY : 0) |
 			 ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == (VM_WRITE | VM_SHARED) ?
-			  PT_WRITE : 0));
+			  PT_WRITE : 0), addr);
 	spin_unlock(&mm->page_table_lock);
 	/* A large folio goes through the mlock batch at once (mlock_vma_folio). */
 	if ((vma->vm_flags & (VM_LOCKED | VM_SPECIAL)) == VM_LOCKED)
@@ -776,7 +792,7 @@ vm_fault_t handle_mm_fault(struct vma *vma, unsigned long addr, unsigned int fla
 	    file_index_beyond_eof(vma->vm_file, linear_page_index(vma, addr)) &&
 	    (write || !fault_around_installs_table(vma, addr)))
 		return file_fault_sigbus_no_table(vma, flags);
-	pt = pte_table_get(mm, pmd, true, &err);
+	pt = pte_table_get(mm, pmd, addr, true, &err);
 	if (!pt)
 		return err ? VM_FAULT_OOM : 0;	/* a huge leaf appeared: the access retries */
 

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 
+#include "mm/rollup.h"
 #include "mm/file.h"
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
@@ -51,18 +52,18 @@ static int copy_pte_range(struct mm *dst, struct mm *src, struct vma *vma, unsig
 			}
 			/* The VMA holds the whole aligned range: share the huge page. */
 			dpmd = pmd_offset(dst, addr, true, &err);
-			if (!dpmd || copy_huge_pmd(dst, src, dpmd, spmd, vma))
+			if (!dpmd || copy_huge_pmd(dst, src, dpmd, spmd, vma, addr))
 				return -ENOMEM;
 			addr = next;
 			continue;
 		}
-		spt = spmd ? pte_table_get(src, spmd, false, &err) : NULL;
+		spt = spmd ? pte_table_get(src, spmd, addr, false, &err) : NULL;
 		if (!spt) {
 			addr = next;
 			continue;
 		}
 		dpmd = pmd_offset(dst, addr, true, &err);
-		dpt = dpmd ? pte_table_get(dst, dpmd, true, &err) : NULL;
+		dpt = dpmd ? pte_table_get(dst, dpmd, addr, true, &err) : NULL;
 		if (!dpt)
 			return -ENOMEM;
 		pte_lock(spt);
@@ -195,6 +196,11 @@ int vml_fork(struct vml_mm *uparent, struct vml_mm **child_out)
 		return err;
 	}
 	vma_txn_commit(&t);
+	/*
+	 * Incremental rollup: the child's tables were filled before its VMAs
+	 * were in its tree, where a count looks for VM_LOCKED: count them now.
+	 */
+	rollup_range_update(child, 0, TASK_SIZE);
 	mmap_write_unlock(child);
 	mmap_write_unlock(parent);
 	*child_out = from_mm(child);

@@ -39,7 +39,7 @@ static bool gup_entry_ok(struct mm *mm, unsigned long addr, bool write)
 	v = pmd ? load_acquire(pmd) : 0;
 	if (pmd_is_huge(v))
 		return pte_access_fast(mm, addr, write);
-	pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+	pt = pmd ? pte_table_get(mm, pmd, addr, false, &err) : NULL;
 	if (!pt)
 		return false;
 	v = load_relaxed(&pt->e[pte_index(addr)]);	/* only its bits are used (P2) */
@@ -61,7 +61,7 @@ static void follow_page_touch(struct mm *mm, unsigned long addr, bool write)
 	int err = 0;
 
 	pmd = pmd_offset(mm, addr, false, &err);
-	pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+	pt = pmd ? pte_table_get(mm, pmd, addr, false, &err) : NULL;
 	if (!pt)
 		return;		/* none, or a huge PMD (touch_pmd: already young) */
 	pte_lock(pt);

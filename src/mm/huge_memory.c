@@ -125,7 +125,7 @@ unsigned long thp_vma_allowable_orders(struct vma *vma, unsigned long vm_flags,
  * huge zero page at the PMD; deposit @pt.
  */
 void huge_pmd_install(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
-		      struct pte_table *pt, uint64_t bits)
+		      struct pte_table *pt, uint64_t bits, unsigned long addr)
 {
 	spin_assert_held(&mm->page_table_lock);
 	*pmd_deposit_slot(pmd) = pt;
@@ -135,6 +135,7 @@ void huge_pmd_install(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
 	}
 	/* release: pairs with the walkers' acquire loads: they see the folio's state (P1) */
 	store_release(pmd, mk_pte(&folio->pages[0], bits | PT_HUGE));
+	rollup_pmd_update(mm, pmd, addr);
 }
 
 unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
@@ -182,7 +183,7 @@ unsigned int do_huge_pmd_anonymous_page(struct vma *vma, _Atomic uint64_t *pmd,
 	/* A new huge page is mapped dirty, and writable with VM_WRITE, whatever the access. */
 	huge_pmd_install(mm, pmd, folio, pt,
 			 PT_YOUNG | (folio_is_zero(folio) ? 0 :
-				     PT_DIRTY | ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0)));
+				     PT_DIRTY | ((vma->vm_flags & VM_WRITE) ? PT_WRITE : 0)), addr);
 	spin_unlock(&mm->page_table_lock);
 	return 0;
 }
@@ -217,6 +218,7 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 			page_set_anon_exclusive(&folio->pages[i], true);
 		/* release: pairs with the walkers' acquire loads (P1); the bits the hardware sets are in */
 		store_release(pmd, v | PT_WRITE | PT_DIRTY | PT_YOUNG);
+		rollup_pmd_update(mm, pmd, addr);
 		spin_unlock(&mm->page_table_lock);
 		return 0;
 	}
@@ -226,7 +228,7 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 }
 
 int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
-		  _Atomic uint64_t *src_pmd, struct vma *vma)
+		  _Atomic uint64_t *src_pmd, struct vma *vma, unsigned long addr)
 {
 	struct pte_table *pt = pte_table_alloc();
 	struct folio *folio;
@@ -253,12 +255,17 @@ int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
 		page_set_anon_exclusive(&folio->pages[i], false);
 	spin_unlock(&src->page_table_lock);
 	spin_lock(&dst->page_table_lock);
-	huge_pmd_install(dst, dst_pmd, folio, pt, (v & (PT_DIRTY | PT_WRITE)));
+	huge_pmd_install(dst, dst_pmd, folio, pt, (v & (PT_DIRTY | PT_WRITE)), addr);
 	spin_unlock(&dst->page_table_lock);
+	/* The parent's share halved with the child's mapping (incremental rollup). */
+	spin_lock(&src->page_table_lock);
+	rollup_pmd_update(src, src_pmd, addr);
+	spin_unlock(&src->page_table_lock);
 	return 0;
 }
 
-void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *new_pmd)
+void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *new_pmd,
+		   unsigned long new_addr)
 {
 	spin_lock(&mm->page_table_lock);
 	VML_BUG_ON(load_relaxed(new_pmd) != 0);
@@ -266,6 +273,7 @@ void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *n
 	*pmd_deposit_slot(old_pmd) = NULL;
 	store_release(new_pmd, load_relaxed(old_pmd));	/* pairs with the walkers' acquires (P1) */
 	store_release(old_pmd, 0);	/* pairs with the same (P1; a 0 publishes nothing) */
+	rollup_pmd_update(mm, new_pmd, new_addr);
 	spin_unlock(&mm->page_table_lock);
 }
 
@@ -278,7 +286,13 @@ void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd)
 	spin_assert_held(&mm->page_table_lock);
 	/* release: pairs with the walkers' acquire loads (P1; a 0 publishes nothing) */
 	store_release(pmd, 0);
-	vml_free(*slot);
+	if (*slot && load_relaxed(&(*slot)->rollup_mm)) {
+		/* The leaf's share goes; a reader may hold the record under RCU. */
+		rollup_pte_table_remove(*slot);
+		pte_table_free_rcu(*slot);
+	} else {
+		vml_free(*slot);
+	}
 	*slot = NULL;
 	if (folio_is_zero(folio))
 		return;
@@ -330,6 +344,12 @@ void split_huge_pmd_locked(struct mm *mm, _Atomic uint64_t *pmd)
 	}
 	/* release: pairs with the walkers' acquire loads: they see the table's entries (P1) */
 	store_release(pmd, (uint64_t)(uintptr_t)pt | PT_TABLE);
+	/* Incremental rollup: the deposit held the leaf's share; now it counts as a table. */
+	if (load_relaxed(&pt->rollup_mm)) {
+		pte_lock(pt);
+		pt->rollup_leaf = false;
+		pte_unlock(pt);
+	}
 }
 
 void split_huge_pmd_address(struct mm *mm, unsigned long addr)

@@ -73,15 +73,16 @@ unsigned int do_huge_pmd_wp_page(struct vma *vma, _Atomic uint64_t *pmd, unsigne
 				 unsigned int flags);
 /* fork: share a huge PMD mapping with the child, both write-protected. */
 int copy_huge_pmd(struct mm *dst, struct mm *src, _Atomic uint64_t *dst_pmd,
-		  _Atomic uint64_t *src_pmd, struct vma *vma);
+		  _Atomic uint64_t *src_pmd, struct vma *vma, unsigned long addr);
 /*
  * Map @folio (anonymous, order 9, or the huge zero page) at @pmd with @pt as
  * its deposited table. Context: page_table_lock held; the entry is empty.
  */
 void huge_pmd_install(struct mm *mm, _Atomic uint64_t *pmd, struct folio *folio,
-		      struct pte_table *pt, uint64_t bits);
+		      struct pte_table *pt, uint64_t bits, unsigned long addr);
 /* mremap: move a whole huge PMD mapping (with its deposited table). */
-void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *new_pmd);
+void move_huge_pmd(struct mm *mm, _Atomic uint64_t *old_pmd, _Atomic uint64_t *new_pmd,
+		   unsigned long new_addr);
 
 /* Context: page_table_lock held; the entry is a huge leaf. */
 void zap_huge_pmd(struct mm *mm, _Atomic uint64_t *pmd);

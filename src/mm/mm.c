@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <errno.h>
 
+#include "mm/rollup.h"
 #include "mm/file.h"
 #include "mm/mm.h"
 #include "mm/mmap_lock.h"
@@ -53,6 +54,7 @@ int mm_alloc(struct vml_sys *sys, struct mm **out)
 	store_relaxed(&mm->mm_users, 1);
 	store_relaxed(&mm->mm_count, 1);
 	spin_lock_init(&mm->page_table_lock, LOCK_CLASS_PAGE_TABLE);
+	rollup_mm_init(mm);
 	fetch_add_relaxed(&sys->nr_mms, 1);
 	*out = mm;
 	return 0;

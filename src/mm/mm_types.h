@@ -279,6 +279,37 @@ static inline void folio_clear(struct folio *f, unsigned long flag)
 	atomic_fetch_and_explicit(&f->flags, ~flag, memory_order_relaxed);
 }
 
+/* The rollup's sums: bytes, or bytes << PSS_SHIFT for the PSS ones (smaps.c). */
+enum rollup_field {
+	RU_RSS,
+	RU_PSS,
+	RU_PSS_DIRTY,
+	RU_PSS_ANON,
+	RU_PSS_FILE,
+	RU_PSS_SHMEM,
+	RU_SHARED_CLEAN,
+	RU_SHARED_DIRTY,
+	RU_PRIVATE_CLEAN,
+	RU_PRIVATE_DIRTY,
+	RU_REFERENCED,
+	RU_ANONYMOUS,
+	RU_LAZYFREE,
+	RU_ANON_THP,
+	RU_SHMEM_THP,
+	RU_FILE_THP,
+	RU_SWAP,
+	RU_SWAP_PSS,
+	RU_PSS_LOCKED,
+	NR_ROLLUP,
+};
+
+#define ROLLUP_PSS_SHIFT 12
+
+/* One table's (or one huge PMD's) share of the sums, as last counted. */
+struct rollup_sums {
+	int64_t v[NR_ROLLUP];
+};
+
 enum mm_counter {
 	MM_FILEPAGES,
 	MM_ANONPAGES,
@@ -343,6 +374,19 @@ struct mm {
 	bool exiting;			/* [M] set by exit before teardown */
 
 	struct mm_stats stats;
+
+	/*
+	 * Incremental smaps_rollup (rollup.c; only with cfg.rollup =
+	 * VML_ROLLUP_INCREMENTAL): the sum of every counted table's share,
+	 * each field changed by one relaxed atomic add of a difference.
+	 */
+	_Atomic int64_t rollup[NR_ROLLUP];	/* [atomic] added to under the ptl or
+						 * page_table_lock whose table changed */
+	spinlock_t rollup_lock;			/* protects rollup_volatile; under a ptl */
+	struct list_head rollup_volatile;	/* [rollup_lock] tables whose share others
+						 * can change (pte_table.rollup_node) */
+	_Atomic long rollup_shmem_vmas;		/* [M] written; read racily: shmem VMAs, whose
+						 * object's swap a read asks for */
 };
 
 /* struct vml_sys - the modelled kernel: settings shared by every mm. */

@@ -125,14 +125,11 @@ struct pte_table *pte_table_alloc(void)
 {
 	struct pte_table *pt = vml_zalloc(sizeof(*pt));
 
-	if (pt)
+	if (pt) {
 		spin_lock_init(&pt->ptl, LOCK_CLASS_PTL);
+		INIT_LIST_HEAD(&pt->rollup_node);
+	}
 	return pt;
-}
-
-static void *pte_table_alloc_any(void)
-{
-	return pte_table_alloc();
 }
 
 /* Free a PMD table with its PTE tables and deposits. Context: nobody else uses the mm. */
@@ -219,14 +216,37 @@ _Atomic uint64_t *pmd_offset(struct mm *mm, unsigned long addr, bool alloc, int 
 	return &pud_pmd_table(v)->e[pmd_index(addr)];
 }
 
-struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, bool alloc, int *err)
+struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, unsigned long addr,
+			       bool alloc, int *err)
 {
 	/* acquire: pairs with the release that published the entry (P1) */
 	uint64_t v = load_acquire(pmd);
+	struct pte_table *fresh;
 
 	if (pmd_is_huge(v))
 		return NULL;
-	v = populate_entry(mm, pmd, pte_table_alloc_any, alloc, err);
+	if (!v && alloc) {
+		fresh = pte_table_alloc();
+		if (!fresh) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		/* Counted for the incremental rollup from the start: it is empty. */
+		if (mm_rollup_incremental(mm)) {
+			fresh->rollup_addr = addr & PMD_MASK;
+			store_relaxed(&fresh->rollup_mm, mm);
+		}
+		spin_lock(&mm->page_table_lock);
+		v = load_relaxed(pmd);
+		if (!v) {
+			v = (uint64_t)(uintptr_t)fresh | PT_TABLE;
+			/* release: pairs with the walkers' acquire loads of the entry: they see a zeroed table (P1) */
+			store_release(pmd, v);
+			fresh = NULL;
+		}
+		spin_unlock(&mm->page_table_lock);
+		vml_free(fresh);
+	}
 	/* A huge leaf may have been installed meanwhile. */
 	if (!v || pmd_is_huge(v))
 		return NULL;
@@ -312,6 +332,8 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 				/* Recheck under the lock: it may have been split. */
 				if (pmd_is_huge(load_relaxed(pmd))) {
 					ret = ops->pmd_huge(mm, pmd, addr, next, priv);
+					/* what the callback changed in the leaf, if it stays */
+					rollup_pmd_update(mm, pmd, addr);
 					spin_unlock(&mm->page_table_lock);
 				} else {
 					spin_unlock(&mm->page_table_lock);
@@ -504,6 +526,8 @@ static int zap_pte_range(struct mm *mm, struct pte_table *pt, unsigned long star
 	const struct zap_details *d = priv;
 	unsigned long nr, zapped = 0;
 
+	/* Only [start, end) changes here (and pages other tables map: they are volatile). */
+	rollup_pte_hint(pt, NULL, start, (end - start) >> PAGE_SHIFT);
 	/* Ends: each step zaps at least one entry. */
 	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
 		bool young = false;
@@ -611,7 +635,7 @@ int guard_install_range(struct mm *mm, unsigned long start, unsigned long end)
 	/* Ends: every step installs one entry or fails. */
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
 		_Atomic uint64_t *pmd = pmd_offset(mm, a, true, &err);
-		struct pte_table *pt = pmd ? pte_table_get(mm, pmd, true, &err) : NULL;
+		struct pte_table *pt = pmd ? pte_table_get(mm, pmd, a, true, &err) : NULL;
 		_Atomic uint64_t *ptep;
 
 		if (!pt)
@@ -665,6 +689,11 @@ static void pte_table_free_cb(struct vml_rcu_head *head)
 	vml_free(container_of(head, struct pte_table, rcu));
 }
 
+void pte_table_free_rcu(struct pte_table *pt)
+{
+	vml_call_rcu(&pt->rcu, pte_table_free_cb);
+}
+
 static void pmd_table_free_cb(struct vml_rcu_head *head)
 {
 	vml_free(container_of(head, struct pmd_table, rcu));
@@ -712,6 +741,7 @@ bool retract_empty_pte_table(struct mm *mm, unsigned long addr)
 	store_release(pmd, 0);
 	pte_unlock(pt);
 	spin_unlock(&mm->page_table_lock);
+	rollup_pte_table_remove(pt);
 	vml_call_rcu(&pt->rcu, pte_table_free_cb);
 	return true;
 }
@@ -735,6 +765,7 @@ static bool free_pmd_range(struct mm *mm, struct pmd_table *pmd, unsigned long s
 		pt = pmd_pte_table(v);
 		vml_assert(entries_empty(pt->e));
 		clear_table_entry(mm, e);
+		rollup_pte_table_remove(pt);
 		vml_call_rcu(&pt->rcu, pte_table_free_cb);
 	}
 	return entries_empty(pmd->e);
@@ -933,20 +964,43 @@ bool pte_access_fast(struct mm *mm, unsigned long addr, bool write)
 	uint64_t v;
 	int err = 0;
 
+	_Atomic uint64_t *pmd;
+	struct pte_table *pt = NULL;
+	bool changed = false;
+
 	/* Like the MMU's walk: no lock; RCU keeps the tables it passes through alive. */
 	vml_rcu_read_lock();
-	ptep = pmd_offset(mm, addr, false, &err);
+	pmd = ptep = pmd_offset(mm, addr, false, &err);
 	/* acquire: pairs with the release that published the entry (P1) */
 	v = ptep ? load_acquire(ptep) : 0;
 	if (v && !pmd_is_huge(v)) {
-		ptep = &pmd_pte_table(v)->e[pte_index(addr)];
+		pt = pmd_pte_table(v);
+		ptep = &pt->e[pte_index(addr)];
 		v = load_relaxed(ptep);	/* only its bits are used (P2) */
 	}
 	/* Like a TLB fill: only an entry that already permits the access. */
 	while (pte_present(v) && !(v & (PT_PROTNONE | PT_PKEY)) && (!write || (v & PT_WRITE))) {
-		if ((v & want) == want || cas_relaxed(ptep, &v, v | want)) {
+		if ((v & want) == want)
 			ok = true;
+		else if (cas_relaxed(ptep, &v, v | want))
+			ok = changed = true;
+		if (ok)
 			break;
+	}
+	/*
+	 * Incremental rollup: the new young/dirty bits change Referenced and
+	 * the dirty split, so count the table (or leaf) again under its lock.
+	 * The MMU sets these bits without telling a kernel: the proposal
+	 * cannot do this (docs/findings/2026-12-04-incremental-rollup.md).
+	 */
+	if (unlikely(changed) && mm_rollup_incremental(mm)) {
+		if (pt) {
+			pte_lock(pt);
+			pte_unlock(pt);
+		} else {
+			spin_lock(&mm->page_table_lock);
+			rollup_pmd_update(mm, pmd, addr);
+			spin_unlock(&mm->page_table_lock);
 		}
 	}
 	vml_rcu_read_unlock();
@@ -966,6 +1020,7 @@ static void store_mark_data(struct mm *mm, unsigned long addr)
 	int err = 0;
 
 	if (pt) {
+		rollup_pte_hint(pt, NULL, addr, 0);	/* PAGE_DATA: nothing smaps shows */
 		v = load_relaxed(&pt->e[pte_index(addr)]);
 		if (pte_present(v) && (v & PT_WRITE))
 			page_set_data(pte_page(v), true);
@@ -1187,7 +1242,7 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 		npmd = pmd_offset_reserved(mm, n, res);
 		if (extent == PMD_SIZE && !load_acquire(npmd)) {	/* pairs with P1's releases */
 			if (pmd_is_huge(v)) {
-				move_huge_pmd(mm, opmd, npmd);
+				move_huge_pmd(mm, opmd, npmd, n);
 				continue;
 			}
 			/*
@@ -1199,6 +1254,8 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 			store_release(npmd, v);	/* pairs with the walkers' acquire loads (P1) */
 			store_release(opmd, 0);	/* pairs with the same (P1; a 0 publishes nothing) */
 			spin_unlock(&mm->page_table_lock);
+			if (unlikely(load_relaxed(&pmd_pte_table(v)->rollup_mm)))
+				rollup_pte_table_install(pmd_pte_table(v), mm, n);
 			continue;
 		}
 		if (pmd_is_huge(v)) {
@@ -1208,6 +1265,8 @@ void move_page_tables(struct mm *mm, unsigned long old_addr, unsigned long new_a
 				continue;
 		}
 		npt = pte_table_reserved(mm, npmd, res);
+		if (mm_rollup_incremental(mm) && !load_relaxed(&npt->rollup_mm))
+			rollup_pte_table_install(npt, mm, n);
 		move_ptes(pmd_pte_table(load_acquire(opmd)), npt, o, n, extent);	/* pairs with P1 */
 	}
 	pgt_reserve_release(res);

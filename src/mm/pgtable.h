@@ -21,11 +21,15 @@
 
 #include "mm/mm_types.h"
 #include "mm/pgtable_types.h"
+#include "mm/rollup.h"
 #include "sync/spinlock.h"
+#include "util/compiler.h"
 
 int pgtable_alloc_pgd(struct mm *mm);
 /* A zeroed PTE table with its lock initialised, or NULL (huge PMD deposits; pgtable.c). */
 struct pte_table *pte_table_alloc(void);
+/* Free @pt after an RCU grace period (a lock-free walker may still read it). */
+void pte_table_free_rcu(struct pte_table *pt);
 /* Context: no other user of the mm; every entry already zapped. */
 void pgtable_free_all(struct mm *mm);
 
@@ -35,15 +39,23 @@ void pgtable_free_all(struct mm *mm);
  */
 _Atomic uint64_t *pmd_offset(struct mm *mm, unsigned long addr, bool alloc, int *err);
 /* The PTE table under a non-huge PMD entry, allocating it if @alloc. */
-struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, bool alloc, int *err);
+struct pte_table *pte_table_get(struct mm *mm, _Atomic uint64_t *pmd, unsigned long addr,
+			       bool alloc, int *err);
 
 static inline void pte_lock(struct pte_table *pt)
 {
 	spin_lock(&pt->ptl);
 }
 
+/*
+ * With incremental rollup sums, every unlock counts the table again: what
+ * its holder changed reaches mm->rollup before another holder can change
+ * the entries (one predictable branch when the sums are off).
+ */
 static inline void pte_unlock(struct pte_table *pt)
 {
+	if (unlikely(load_relaxed(&pt->rollup_mm) != NULL))
+		rollup_pte_table_update(pt);
 	spin_unlock(&pt->ptl);
 }
 

@@ -71,6 +71,30 @@ struct pte_table {
 	_Atomic uint64_t e[PTRS_PER_TABLE];	/* [PTL] written under ptl; read under ptl or racily (CAS) */
 	spinlock_t ptl;				/* the split page-table lock */
 	struct vml_rcu_head rcu;
+	/*
+	 * Incremental smaps_rollup (rollup.c): the mm this table counts for
+	 * (NULL: none, the default), the PMD-aligned address it maps, and its
+	 * share of mm->rollup as last counted. rollup_mm is read without the
+	 * ptl by pte_unlock()'s test, so it is atomic.
+	 */
+	_Atomic(struct mm *) rollup_mm;		/* [PTL] written; read racily as the hint */
+	unsigned long rollup_addr;		/* [PTL] */
+	/*
+	 * A huge leaf's deposited table (or, for a file leaf, a table set
+	 * there for it) holds the leaf's share instead: rollup_leaf, and the
+	 * PMD entry it was last counted at.
+	 */
+	bool rollup_leaf;			/* [PTL] */
+	_Atomic uint64_t *rollup_pmd;		/* [PTL] */
+	bool rollup_volatile;			/* [PTL] and mm->rollup_lock: on the list */
+	struct list_head rollup_node;		/* [mm->rollup_lock] on mm->rollup_volatile */
+	struct rollup_sums rollup;		/* [PTL] */
+	/* rollup_pte_hint(): this hold's entries and their share before it */
+	bool rollup_hinted;			/* [PTL] */
+	unsigned int rollup_hint_first;		/* [PTL] */
+	unsigned int rollup_hint_nr;		/* [PTL] */
+	struct vma *rollup_hint_vma;		/* [PTL] the holder's VMA, valid during the hold */
+	struct rollup_sums rollup_hint;		/* [PTL] */
 };
 
 /*

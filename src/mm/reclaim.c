@@ -45,6 +45,7 @@
 #include "mm/pgtable.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
+#include "mm/rollup.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/vma.h"
@@ -352,6 +353,12 @@ static int cold_or_pageout_pte_range(struct mm *mm, struct pte_table *pt, unsign
 	unsigned long nr;
 	bool split;
 
+	/*
+	 * Incremental rollup: only [start, end) changes (folios mapped here
+	 * alone, wholly; a partly covered one is split outside this hold).
+	 */
+	rollup_pte_hint(pt, NULL, start, (end - start) >> PAGE_SHIFT);
+
 	for (unsigned long a = start; a < end; a += nr * PAGE_SIZE) {
 		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
 		struct folio *folio;
@@ -501,7 +508,7 @@ static struct pte_table *folio_page_pte_lock(struct vma *vma, struct folio *foli
 		return NULL;
 	addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
 	pmd = pmd_offset(vma->vm_mm, addr, false, &err);
-	pt = pmd ? pte_table_get(vma->vm_mm, pmd, false, &err) : NULL;
+	pt = pmd ? pte_table_get(vma->vm_mm, pmd, addr, false, &err) : NULL;
 	if (!pt)
 		return NULL;
 	pte_lock(pt);
@@ -564,7 +571,7 @@ static unsigned long split_anon_folio_vma(struct vma *vma, struct folio *folio, 
 			continue;
 		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
 		pmd = pmd_offset(mm, addr, false, &err);
-		pt = pmd ? pte_table_get(mm, pmd, false, &err) : NULL;
+		pt = pmd ? pte_table_get(mm, pmd, addr, false, &err) : NULL;
 		if (!pt)
 			continue;
 		if (zero_ok && !page_has_data(&folio->pages[i])) {

@@ -79,7 +79,7 @@ int vml_sys_create(const struct vml_sys_config *cfg, struct vml_sys **out)
 		return -EINVAL;
 	if (cfg && (cfg->thp > VML_THP_NEVER || cfg->mmap_lock_steal > VML_STEAL_NOSTEAL_RETAKE ||
 		    cfg->overcommit > VML_OVERCOMMIT_NEVER || cfg->i_mmap_order > VML_I_MMAP_PRE ||
-		    cfg->shmem_swap_usage > VML_SHMEM_SWAP_PER_PAGE ||
+		    cfg->shmem_swap_usage > VML_SHMEM_SWAP_PER_PAGE || cfg->rollup > VML_ROLLUP_INCREMENTAL ||
 		    cfg->shmem_huge > VML_SHMEM_HUGE_FORCE ||
 		    (cfg->fault_around_bytes & (cfg->fault_around_bytes - 1)) ||
 		    cfg->fault_around_bytes > (1UL << 21) || cfg->numa_nodes > 64 ||

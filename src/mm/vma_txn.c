@@ -29,7 +29,9 @@
  * without taking it again) and it ends after step 3.
  */
 #include <errno.h>
+#include <limits.h>
 
+#include "mm/rollup.h"
 #include "mm/file.h"
 #include "mm/folio.h"
 #include "mm/huge_memory.h"
@@ -287,7 +289,8 @@ bool vt_i_mmap_lock_early(struct vma_txn *t, struct vma *vma)
 void vma_txn_commit(struct vma_txn *t)
 {
 	struct mm *mm = t->mm;
-	bool drain = false;
+	bool drain = false, locked = false;
+	unsigned long locked_lo = ULONG_MAX, locked_hi = 0;	/* retired VM_LOCKED VMAs' span */
 
 	mmap_assert_write_locked(mm);
 	for (size_t i = 0; i < t->nr_created; i++) {
@@ -310,6 +313,13 @@ void vma_txn_commit(struct vma_txn *t)
 
 		if (file && shmem_zero_unmap_drains(file))
 			drain = true;
+		if (t->retired[i]->vm_flags & VM_LOCKED) {
+			locked = true;
+			locked_lo = VML_MIN(locked_lo, t->retired[i]->vm_start);
+			locked_hi = VML_MAX(locked_hi, t->retired[i]->vm_end);
+		}
+		if (file && file->shmem && mm_rollup_incremental(mm))
+			fetch_sub_relaxed(&mm->rollup_shmem_vmas, 1);
 		vma_mark_detached(t->retired[i]);
 		vma_free_rcu(t->retired[i]);
 	}
@@ -318,6 +328,23 @@ void vma_txn_commit(struct vma_txn *t)
 	/* Every VMA around an edge is write-locked still: no fault can race the split. */
 	for (size_t i = 0; i < t->nr_edges; i++)
 		split_huge_pmd_address(mm, t->edges[i]);
+	/*
+	 * Incremental rollup: Locked follows VM_LOCKED, which no entry shows;
+	 * where it may have changed, count the new VMAs' tables again.
+	 */
+	if (unlikely(mm_rollup_incremental(mm))) {
+		for (size_t i = 0; i < t->nr_created; i++) {
+			struct vml_file *file = t->created[i]->vm_file;
+
+			locked |= t->created[i]->vm_flags & VM_LOCKED;
+			if (file && file->shmem)
+				fetch_add_relaxed(&mm->rollup_shmem_vmas, 1);
+		}
+		for (size_t i = 0; locked && i < t->nr_created; i++)
+			rollup_range_update(mm, t->created[i]->vm_start, t->created[i]->vm_end);
+		/* where a locked VMA went and no new one came, its entries count unlocked now */
+		rollup_range_update(mm, locked_lo, locked_hi);
+	}
 	if (VML_VALIDATE)
 		vma_txn_validate(t);
 	vml_free(t->created);

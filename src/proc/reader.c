@@ -73,7 +73,7 @@ ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len)
 
 int vml_reader_set_flags(struct vml_reader *r, unsigned int flags)
 {
-	if (!r || (flags & ~(VML_READER_NOSTEAL | VML_READER_NODROP)))
+	if (!r || (flags & ~(VML_READER_NOSTEAL | VML_READER_NODROP | VML_READER_ROLLUP_WALK)))
 		return -EINVAL;
 	r->priv.flags = flags;
 	return 0;

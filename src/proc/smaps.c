@@ -40,6 +40,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/pkeys.h"
 #include "mm/pgtable.h"
+#include "mm/rollup.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "util/debug.h"
@@ -48,7 +49,7 @@
 #include "proc/internal.h"
 #include "util/compiler.h"
 
-#define PSS_SHIFT 12
+#define PSS_SHIFT ROLLUP_PSS_SHIFT
 
 struct mem_size_stats {
 	unsigned long resident;
@@ -430,6 +431,127 @@ static void rollup_gather(struct seq_file *m, struct proc_maps_private *priv, st
 		plat_charge_ns(m->record_ns, PLAT_KERNEL);
 }
 
+/* Incremental rollup: the swap behind @vma's empty entries, page by page. */
+static int rollup_hole_pte_range(struct mm *mm, struct pte_table *pt, unsigned long start,
+				 unsigned long end, void *priv)
+{
+	struct smaps_walk *w = priv;
+
+	(void)mm;
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		uint64_t pte = load_relaxed(&pt->e[pte_index(a)]);
+
+		if (!pte_present(pte) && !pte_is_swap(pte))
+			smaps_pte_hole_lookup(w, a);
+	}
+	return 0;
+}
+
+/*
+ * rollup_shmem_swap - what smap_gather_stats() adds for a shmem VMA's
+ * object in swap, which no page table shows (so mm->rollup lacks it).
+ * Context: RCU held (@vma found under it); returns with RCU held. Takes
+ * @vma's read lock - never mmap_lock - only for a private writable
+ * mapping of a partly swapped object, whose empty entries it walks.
+ */
+static void rollup_shmem_swap(struct mm *mm, struct vma *vma, struct mem_size_stats *mss)
+{
+	static const struct pt_walk_ops ops = {
+		.pte_range = rollup_hole_pte_range,
+		.pmd_huge = NULL,
+		.pte_hole = smaps_pte_hole,
+	};
+	struct smaps_walk w = { .mss = mss, .vma = vma };
+	unsigned long swapped, start = vma->vm_start;
+
+	if (mm->sys->cfg.shmem_swap_usage == VML_SHMEM_SWAP_PER_PAGE) {
+		w.shmem_holes = SHMEM_HOLES_PER_PAGE;
+	} else {
+		swapped = shmem_swap_usage(vma);
+		if (!swapped || (vma->vm_flags & VM_SHARED) || !(vma->vm_flags & VM_WRITE)) {
+			mss->swap += swapped;
+			return;
+		}
+		w.shmem_holes = SHMEM_HOLES_RANGED;
+	}
+	vml_rcu_read_unlock();
+	/* Ends: a VMA is write-locked only while its writer holds mmap_lock(W). */
+	while (!(vma = lock_vma_under_rcu(mm, start)))
+		plat_yield();
+	if (vma->vm_start == start)
+		walk_page_range(mm, vma->vm_start, vma->vm_end, &ops, &w);
+	vma_end_read(vma);
+	vml_rcu_read_lock();
+}
+
+/*
+ * show_smaps_rollup_incremental - the record from the sums the mm keeps
+ * (VML_ROLLUP_INCREMENTAL, mm/rollup.c): no page walk, no mmap_lock.
+ * The header's range comes from the VMA tree under RCU; shmem VMAs (if
+ * any) add their objects' swap.
+ */
+static int show_smaps_rollup_incremental(struct seq_file *m, struct proc_maps_private *priv)
+{
+	struct mm *mm = priv->mm;
+	struct mem_size_stats mss = { 0 };
+	unsigned long vma_start = 0, vma_end = 0;
+	struct rollup_sums s;
+	struct vma *vma;
+
+	int ret;
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	ret = rollup_read(mm, &s);
+	if (ret) {
+		mmput(mm);
+		return ret;
+	}
+	mss.resident = s.v[RU_RSS];
+	mss.pss = s.v[RU_PSS];
+	mss.pss_dirty = s.v[RU_PSS_DIRTY];
+	mss.pss_anon = s.v[RU_PSS_ANON];
+	mss.pss_file = s.v[RU_PSS_FILE];
+	mss.pss_shmem = s.v[RU_PSS_SHMEM];
+	mss.shared_clean = s.v[RU_SHARED_CLEAN];
+	mss.shared_dirty = s.v[RU_SHARED_DIRTY];
+	mss.private_clean = s.v[RU_PRIVATE_CLEAN];
+	mss.private_dirty = s.v[RU_PRIVATE_DIRTY];
+	mss.referenced = s.v[RU_REFERENCED];
+	mss.anonymous = s.v[RU_ANONYMOUS];
+	mss.lazyfree = s.v[RU_LAZYFREE];
+	mss.anonymous_thp = s.v[RU_ANON_THP];
+	mss.shmem_thp = s.v[RU_SHMEM_THP];
+	mss.file_thp = s.v[RU_FILE_THP];
+	mss.swap = s.v[RU_SWAP];
+	mss.swap_pss = s.v[RU_SWAP_PSS];
+	mss.pss_locked = s.v[RU_PSS_LOCKED];
+	vml_rcu_read_lock();
+	vma = rtree_find_next(&mm->mm_mt, 0, NULL);
+	if (vma) {
+		vma_start = vma->vm_start;
+		vma = rtree_find_prev(&mm->mm_mt, TASK_SIZE + 1, NULL);
+		vma_end = vma ? vma->vm_end : 0;
+	}
+	if (load_relaxed(&mm->rollup_shmem_vmas)) {
+		unsigned long a = 0;
+
+		/* Ends: each step moves past a VMA's end. */
+		while ((vma = rtree_find_next(&mm->mm_mt, a, NULL))) {
+			a = vma->vm_end;	/* rollup_shmem_swap may leave RCU */
+			if (vma->vm_file && vma->vm_file->shmem)
+				rollup_shmem_swap(mm, vma, &mss);
+		}
+	}
+	vml_rcu_read_unlock();
+	mmput(mm);
+	show_vma_header_prefix(m, vma_start, vma_end, 0, 0, 0, 0, 0);
+	seq_pad(m, ' ');
+	seq_puts(m, "[rollup]\n");
+	__show_smap(m, &mss, true);
+	return 0;
+}
+
 /*
  * show_smaps_rollup - the sum of every VMA's smaps in one record.
  *
@@ -462,6 +584,8 @@ static int show_smaps_rollup(struct seq_file *m, void *v)
 	int ret;
 
 	(void)v;
+	if (mm_rollup_incremental(priv->mm) && !(priv->flags & VML_READER_ROLLUP_WALK))
+		return show_smaps_rollup_incremental(m, priv);
 	ret = proc_maps_start(priv, &pos, &vma);
 	if (ret)
 		goto out;

@@ -16,6 +16,8 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "host/host.h"
@@ -144,8 +146,92 @@ static void model_forget_forks(struct model *m)
 	m->cur = m->mm;
 }
 
+/* @mm's smaps_rollup, walked (@walk) or from the incremental sums, into @buf. */
+static ssize_t read_rollup(struct vml_mm *mm, bool walk, char *buf, size_t len)
+{
+	struct vml_reader *r;
+	size_t n = 0;
+	ssize_t got;
+	int ret = vml_reader_open(mm, VML_VIEW_SMAPS_ROLLUP, VML_LOCK_VMA, &r);
+
+	if (ret)
+		return ret;
+	ret = walk ? vml_reader_set_flags(r, VML_READER_ROLLUP_WALK) : 0;
+	/* Ends: each read returns fewer bytes than asked only at the end, or fails. */
+	while (!ret && n + 1 < len && (got = vml_reader_read(r, buf + n, len - 1 - n)) != 0) {
+		if (got < 0) {
+			ret = (int)got;
+			break;
+		}
+		n += (size_t)got;
+	}
+	vml_reader_close(r);
+	buf[n] = '\0';
+	return ret ? ret : (ssize_t)n;
+}
+
+#define ROLLUP_TEXT 2048
+
+/*
+ * Every process's rollup from the sums first, then walked: a walk locks
+ * the tables it passes, and each unlock recounts a table (rollup.c), which
+ * would hide a share left stale by another process's change.
+ */
+int target_model_rollup_check(struct target *t, char *what, size_t len)
+{
+	struct model *m = t->priv;
+	size_t nr = 1 + m->nr_forks;
+	char *inc = vml_malloc(nr * ROLLUP_TEXT), walk[ROLLUP_TEXT];
+	int ret = inc ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !ret && i < nr; i++) {
+		ssize_t n = read_rollup(i ? m->forks[i - 1] : m->mm, false, inc + i * ROLLUP_TEXT,
+					ROLLUP_TEXT);
+
+		ret = n < 0 ? (int)n : 0;
+	}
+	for (size_t i = 0; !ret && i < nr; i++) {
+		ssize_t n = read_rollup(i ? m->forks[i - 1] : m->mm, true, walk, sizeof(walk));
+
+		if (n < 0)
+			ret = (int)n;
+		else if (strcmp(walk, inc + i * ROLLUP_TEXT)) {
+			snprintf(what, len, "process %zu: smaps_rollup walked:\n%sincremental:\n%s",
+				 i, walk, inc + i * ROLLUP_TEXT);
+			ret = 1;
+		}
+	}
+	vml_free(inc);
+	return ret;
+}
+
+static int model_apply_op(struct target *t, const struct op *op, int mmap_flags,
+			  const struct target_file *file, struct op_result *res);
+
+/*
+ * --rollup check: after the op, every process's rollup both ways. A
+ * difference is printed (the library never prints; the tool layer may)
+ * and fails the op with -EPROTO, which no system call returns here.
+ */
 static int model_apply(struct target *t, const struct op *op, int mmap_flags,
 		       const struct target_file *file, struct op_result *res)
+{
+	char what[4500];
+	int ret = model_apply_op(t, op, mmap_flags, file, res);
+
+	if (ret || !host_model_switches().rollup_check)
+		return ret;
+	ret = target_model_rollup_check(t, what, sizeof(what));
+	if (ret > 0) {
+		fprintf(stderr, "vmalock: rollup check after %s: %s", op_kind_name(op->kind), what);
+		res->ret = -EPROTO;
+		ret = 0;
+	}
+	return ret;
+}
+
+static int model_apply_op(struct target *t, const struct op *op, int mmap_flags,
+			  const struct target_file *file, struct op_result *res)
 {
 	struct model *m = t->priv;
 	struct vml_file *f = file ? file->priv : NULL;

@@ -112,6 +112,13 @@ struct target_env *target_env(const struct target *t);
 pid_t target_pid(const struct target *t);
 /* The model's address space; NULL for a live target. */
 struct vml_mm *target_model_mm(const struct target *t);
+/*
+ * target_model_rollup_check - read every process's smaps_rollup both ways
+ * (walked, and from the incremental sums: the model must run with
+ * VML_ROLLUP_INCREMENTAL). Return: 0 the same, 1 a difference (described
+ * in @what, @len bytes), -errno.
+ */
+int target_model_rollup_check(struct target *t, char *what, size_t len);
 
 struct op_result {
 	int ret;		/* 0 or -errno: what the syscall returned */

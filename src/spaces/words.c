@@ -71,6 +71,15 @@ static const struct vml_word shmem_swap_usage_words[] = {
 };
 const struct vml_vocab shmem_swap_usage_vocab = { "value", shmem_swap_usage_words };
 
+/* VML_ROLLUP_* plus "check" (ROLLUP_WORD_CHECK): incremental, compared after every op. */
+static const struct vml_word rollup_words[] = {
+	{ "walk", VML_ROLLUP_WALK, NULL, 0 },
+	{ "incremental", VML_ROLLUP_INCREMENTAL, NULL, 0 },
+	{ "check", ROLLUP_WORD_CHECK, NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+const struct vml_vocab rollup_vocab = { "value", rollup_words };
+
 int cli_set_view(const char *cmd, const struct cli_opt *o, const char *val, void *dst)
 {
 	if (target_view_parse(val, (enum vml_view *)dst))

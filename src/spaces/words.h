@@ -26,6 +26,8 @@ extern const struct vml_vocab steal_policy_vocab;	/* mainline, nosteal, not-behi
 							 * never; all */
 extern const struct vml_vocab i_mmap_order_vocab;	/* pre, post */
 extern const struct vml_vocab shmem_swap_usage_vocab;	/* fast, per-page */
+#define ROLLUP_WORD_CHECK 100
+extern const struct vml_vocab rollup_vocab;	/* walk, incremental, check */
 
 /* A policy's or switch's word in a row of @target: its name, or "kernel" (live). */
 const char *words_policy_label(const struct vml_vocab *v, enum target_kind target, int value);

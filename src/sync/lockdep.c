@@ -42,6 +42,7 @@
  *             -> lru_lock
  *             -> i_pages_lock
  *             -> a large folio's mapcount_lock
+ *             -> mm->rollup_lock (incremental rollup)
  *     -> khugepaged's lock
  */
 static const enum lock_class lock_parent[LOCK_CLASS_NR] = {
@@ -55,6 +56,7 @@ static const enum lock_class lock_parent[LOCK_CLASS_NR] = {
 	[LOCK_CLASS_I_PAGES] = LOCK_CLASS_PTL,
 	[LOCK_CLASS_KHUGEPAGED] = LOCK_CLASS_MMAP,
 	[LOCK_CLASS_MAPCOUNT] = LOCK_CLASS_PTL,
+	[LOCK_CLASS_ROLLUP] = LOCK_CLASS_PTL,
 };
 
 static const char *const lock_name[LOCK_CLASS_NR] = {
@@ -69,6 +71,7 @@ static const char *const lock_name[LOCK_CLASS_NR] = {
 	[LOCK_CLASS_LRU] = "lru_lock",
 	[LOCK_CLASS_KHUGEPAGED] = "khugepaged lock",
 	[LOCK_CLASS_MAPCOUNT] = "large folio mapcount_lock",
+	[LOCK_CLASS_ROLLUP] = "mm rollup_lock",
 };
 
 /* Classes whose acquisition sleeps: never inside an RCU read-side section. */

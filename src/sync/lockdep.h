@@ -49,6 +49,7 @@ enum lock_class {
 	LOCK_CLASS_LRU,		/* sys->lru_lock */
 	LOCK_CLASS_KHUGEPAGED,	/* k->lock, the scanner's list */
 	LOCK_CLASS_MAPCOUNT,	/* folio->mapcount_lock, a large folio's mm slots */
+	LOCK_CLASS_ROLLUP,	/* mm->rollup_lock, the incremental rollup's volatile tables */
 	LOCK_CLASS_NR,
 };
 

@@ -63,6 +63,12 @@
 #define VML_BROKEN_ROLLUP_RESUME 0x10
 /* seq_file views: the next read() goes on after the record the last one dropped. */
 #define VML_BROKEN_SEQ_RESUME 0x20
+/*
+ * incremental smaps_rollup: no table is volatile - a share that depends on
+ * other processes (a page another maps, a swap slot another uses) is not
+ * counted again at a read, so it stays as its own table's last unlock left it.
+ */
+#define VML_BROKEN_ROLLUP_SHARED 0x40
 
 extern _Atomic unsigned int vml_debug_broken;
 
