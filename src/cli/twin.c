@@ -114,8 +114,13 @@ static void print_cmp(const struct twin_snapshot *s, const char *target,
 	printf("twin of %d (%s) on %s: %lu VMAs (%lu skipped), maps the same on %lu, "
 	       "missing %lu, extra %lu\n", (int)s->pid, s->comm, target, c->vmas, s->skipped,
 	       c->maps_same, c->missing, c->extra);
+	if (c->locked_as_pss)
+		printf("Locked: %lu VMAs wholly locked on both sides, their Locked (the Pss of the "
+		       "locked pages) off as Pss is\n", c->locked_as_pss);
 	if (c->first_diff[0])
 		printf("first difference: %s\n", c->first_diff);
+	if (c->first_field_diff[0])
+		printf("first field difference: %s\n", c->first_field_diff);
 	printf("%-16s %9s %12s %12s %12s %12s  %s\n", "field", "same", "original kB", "twin kB",
 	       "sum|diff| kB", "max|diff| kB", "");
 	for (int f = 0; f < TF__COUNT; f++) {

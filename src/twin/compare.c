@@ -117,7 +117,27 @@ int twin_compare(const struct twin_snapshot *s, const char *twin_smaps, struct t
 			struct twin_field_cmp *fc = &c->f[fi];
 			unsigned long a = o->kb[fi], b = tw->kb[fi], d = a > b ? a - b : b - a;
 
-			fc->same += !d;
+			/*
+			 * smaps' Locked is the Pss of the locked pages (pss_locked in
+			 * fs/proc/task_mmu.c): where the original's are shared it is
+			 * below Rss. A VMA wholly locked on both sides (Locked = Pss)
+			 * agrees, whatever the sharing.
+			 */
+			bool same = !d;
+
+			if (fi == TF_LOCKED && d && a == o->kb[TF_PSS] && b == tw->kb[TF_PSS] &&
+			    (o->vmflags & tw->vmflags & TV_LOCKED)) {
+				same = true;
+				c->locked_as_pss++;
+			}
+			fc->same += same;
+			if (!same && twin_field_exact(fi) && !c->first_field_diff[0])
+				snprintf(c->first_field_diff, sizeof(c->first_field_diff),
+					 "0x%lx-0x%lx (%lx %s %s): %s %lu kB in the original, "
+					 "%lu kB in the twin (Rss %lu, Pss %lu / %lu)", ts, te,
+					 o->start, o->perms, o->name ? o->name : "",
+					 twin_field_name(fi), a, b, o->kb[TF_RSS], o->kb[TF_PSS],
+					 tw->kb[TF_PSS]);
 			fc->orig_kb += a;
 			fc->twin_kb += b;
 			fc->abs_diff_kb += d;

@@ -185,7 +185,9 @@ struct twin_cmp {
 	unsigned long missing;		/* of the original's, not found in the twin */
 	unsigned long extra;		/* the twin's that the original lacks */
 	struct twin_field_cmp f[TF__COUNT];
-	char first_diff[256];		/* the first difference in maps, for the message */
+	unsigned long locked_as_pss;	/* VMAs whose Locked agrees as Pss does (compare.c) */
+	char first_diff[256];		/* the first difference in maps */
+	char first_field_diff[256];	/* the first in a field that must agree */		/* the first difference in maps, for the message */
 };
 
 /* The fields that must agree on every VMA (docs/twin.md); the others get an error. */

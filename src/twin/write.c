@@ -304,9 +304,16 @@ static void write_vma(FILE *f, struct twin_vma *v, unsigned long stage, unsigned
 	name = twin_name(v, nbuf, sizeof(nbuf));
 	if (name)
 		fprintf(f, "name 0x%lx 0x%lx %s\n", v->tstart, len, name), (*ops)++;
+	/*
+	 * mlock of a PROT_NONE VMA locks it (VmFlags lo) and then fails with
+	 * ENOMEM: populating it faults (mm/gup.c check_vma_flags). mlockall,
+	 * which the original may have used, ignores that; a script says it.
+	 */
 	if (v->vmflags & TV_LOCKED)
-		fprintf(f, "mlock 0x%lx 0x%lx%s\n", v->tstart, len,
-			(v->vmflags & TV_LOCKONFAULT) ? " onfault" : ""), (*ops)++;
+		fprintf(f, "mlock 0x%lx 0x%lx%s%s\n", v->tstart, len,
+			(v->vmflags & TV_LOCKONFAULT) ? " onfault" : "",
+			!strncmp(v->perms, "---", 3) && !(v->vmflags & TV_LOCKONFAULT) ?
+			" expect=ENOMEM" : ""), (*ops)++;
 }
 
 int twin_script_write(struct twin_snapshot *s, FILE *f)
