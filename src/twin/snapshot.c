@@ -388,8 +388,10 @@ static long file_of(struct twin_snapshot *s, const struct twin_vma *v, bool shme
 		struct stat st;
 
 		if (!stat(v->name, &st) && major(st.st_dev) == v->dev_major &&
-		    minor(st.st_dev) == v->dev_minor && st.st_ino == v->inode && st.st_size > 0)
-			f->size = ((unsigned long)st.st_size + PAGE_SZ - 1) & ~(PAGE_SZ - 1);
+		    minor(st.st_dev) == v->dev_minor && st.st_ino == v->inode && st.st_size > 0) {
+			f->size = (unsigned long)st.st_size;	/* exactly: EOF decides SIGBUS */
+			f->stat_size = true;
+		}
 	}
 	return (long)s->nr_files++;
 }
@@ -465,7 +467,7 @@ int twin_snapshot_classify(struct twin_snapshot *s, char *err, size_t errlen)
 		if (v->kind != TK_FILE && v->kind != TK_SHMEM)
 			continue;
 		f = &s->files[v->file];
-		if (!f->size || f->shmem) {
+		if (!f->stat_size) {
 			unsigned long ext = v->offset + (v->end - v->start);
 
 			if (ext > f->size)

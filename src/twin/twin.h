@@ -105,6 +105,7 @@ struct twin_file {
 	unsigned int dev_major, dev_minor;
 	unsigned long inode;
 	unsigned long size;		/* bytes: stat()'s, else the extent mapped */
+	bool stat_size;			/* @size is stat()'s */
 	bool shmem;
 	bool aliased;			/* a second open is needed (twin_script) */
 };
