@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -210,6 +211,14 @@ static int write_script(struct twin_snapshot *s, const char *path)
 		ret = -errno;
 	if (!ret && rename(tmp, path))
 		ret = -errno;
+	if (!ret) {
+		struct stat st;
+
+		if (!stat(path, &st) && (unsigned long)st.st_size > SCRIPT_MAX_BYTES)
+			fprintf(stderr, "vmalock twin: warning: %s is %lld bytes, over the %lu a "
+				"script may have: replay refuses it\n", path,
+				(long long)st.st_size, SCRIPT_MAX_BYTES);
+	}
 	if (ret) {
 		fprintf(stderr, "vmalock twin: %s: %s\n", path, strerror(-ret));
 		unlink(tmp);

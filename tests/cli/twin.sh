@@ -160,14 +160,29 @@ wait $many 2>/dev/null
 
 # ---- twins of real programs ----
 
-# python3 with a few modules imported and a little data of its own.
+# python3 with a few modules imported and a little data of its own; an 8 MiB
+# region advised MADV_HUGEPAGE and written (huge pages), 1 MiB read and never
+# written (the zero page), 64 KiB mlock()ed (a locked range).
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "python3: not installed"
 else
-	python3 -c 'import json, decimal, sqlite3, ssl, hashlib, collections, re
+	cat >py.py <<'EOF'
+import json, decimal, sqlite3, ssl, hashlib, collections, re, mmap, ctypes, time
 data = [dict(i=i, s=str(i) * 10) for i in range(20000)]
+huge = mmap.mmap(-1, 8 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+huge.madvise(mmap.MADV_HUGEPAGE)
+for i in range(0, 8 << 20, 4096):
+    huge[i] = 1
+zero = mmap.mmap(-1, 1 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+sum(zero[i] for i in range(0, 1 << 20, 8192))
+locked = mmap.mmap(-1, 64 << 10, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.mlock(ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(locked))), 64 << 10):
+    raise OSError(ctypes.get_errno(), "mlock")
 print("ready", flush=True)
-import time; time.sleep(600)' >py.out &
+time.sleep(600)
+EOF
+	python3 py.py >py.out 2>&1 &
 	py=$!
 	pids="$pids $py"
 	i=0
@@ -176,6 +191,12 @@ import time; time.sleep(600)' >py.out &
 		i=$((i + 1))
 	done
 	twin_check python3 "$py"
+	# The original had what the twin must make: huge pages, a locked range, zero-page reads.
+	[ "$(awk '$1 == "AnonHugePages" { print $3; exit }' out)" -ge 2048 ] &&
+		[ "$(awk '$1 == "Locked" { print $3; exit }' out)" -ge 64 ] &&
+		grep -q ' collapse$' python3.ops && grep -q '^mlock ' python3.ops &&
+		grep -q '^touch .* read$' python3.ops
+	ok $? "python3: its huge pages, locked range and read pages in the twin"
 	# The brief's own use: the twin replays like any script, model against live.
 	vml replay python3.ops --target both --compare maps,smaps,numa_maps
 	rc=$?
