@@ -8,8 +8,9 @@
  *      pages are made (its own plus w where a page must be written, r where
  *      one must be read), and its kind's flags;
  *   2. touch its pages, coalesced into runs: `write` for anonymous pages
- *      (also the written copies in a private file mapping, and shmem pages
- *      of a writable mapping), `read` for page-cache pages and the zero page;
+ *      (also the written copies in a private file mapping, and the pages
+ *      of a shared writable mapping that smaps shows mostly dirty), `read`
+ *      for page-cache pages and the zero page;
  *   3. madvise collapse the PMD blocks that AnonHugePages says are huge;
  *   4. madvise dontneed every run that must stay empty where a read may
  *      have mapped more than was touched: the twin's files are wholly in the
@@ -141,8 +142,14 @@ static char page_access(const struct twin_vma *v, unsigned char page)
 	case TP_ZERO:
 		return 'r';
 	case TP_FILE:
-		if (v->kind == TK_SHARED_ANON || (v->kind == TK_SHMEM && v->perms[3] == 's'))
-			return v->perms[1] == 'w' ? 'w' : 'r';
+		/*
+		 * A page-cache page of a shared writable mapping was written or only
+		 * read; pagemap cannot tell (soft-dirty is off on these hosts), smaps
+		 * counts: written when at least half its resident pages are dirty.
+		 */
+		if (v->perms[3] == 's' && v->perms[1] == 'w')
+			return 2 * (v->kb[TF_SHARED_DIRTY] + v->kb[TF_PRIVATE_DIRTY]) >= v->kb[TF_RSS] ?
+			       'w' : 'r';
 		return is_anon_kind(v->kind) ? 'w' : 'r';
 	default:
 		return 0;
