@@ -256,7 +256,8 @@ int cmd_twin(int argc, char **argv)
 	ret = twin_snapshot_read((pid_t)pid, &s, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vmalock twin: %s\n", err);
-		return ret == -ENOMEM || ret == TWIN_EXITED ? EXIT_CHECK_FAILED : EXIT_USAGE;
+		return ret == -ENOMEM || ret == TWIN_EXITED || ret == -E2BIG ? EXIT_CHECK_FAILED :
+		       EXIT_USAGE;
 	}
 	ret = twin_layout(s, SCRIPT_RANGE_LO, SCRIPT_RANGE_HI, err, sizeof(err));
 	if (ret) {

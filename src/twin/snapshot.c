@@ -42,6 +42,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "script/script.h"
 #include "spaces/view.h"
 #include "twin/twin.h"
 #include "util/alloc.h"
@@ -54,6 +55,7 @@
 #endif
 
 #define PM_PFN_MASK ((1ULL << 55) - 1)
+#define PM_EXCLUSIVE (1ULL << 56)
 #define PM_FILE (1ULL << 61)
 #define PM_SWAP (1ULL << 62)
 #define PM_PRESENT (1ULL << 63)
@@ -253,7 +255,7 @@ void twin_pagemap_classify(const uint64_t *ents, size_t n, uint64_t zero_pfn,
 			else if (zero_pfn && (e & PM_PFN_MASK) == zero_pfn)
 				pages[i] = TP_ZERO;
 			else
-				pages[i] = TP_ANON;
+				pages[i] = TP_ANON | (e & PM_EXCLUSIVE ? 0 : TP_NOT_EXCL);
 		} else if (e & PM_SWAP) {
 			pages[i] = TP_SWAP;
 		} else {
@@ -282,6 +284,30 @@ static void mark_huge(const uint64_t *ents, size_t n, unsigned long addr, unsign
 		if (huge)
 			pages[i] |= TP_HUGE_HEAD;
 	}
+}
+
+unsigned long twin_infer_zero_pages(struct twin_vma *v)
+{
+	unsigned long n = (v->end - v->start) / PAGE_SZ, anon = 0, file = 0, cand = 0, excess;
+
+	if (!v->pages)
+		return 0;
+	for (unsigned long p = 0; p < n; p++) {
+		unsigned char st = v->pages[p] & TP_STATE_MASK;
+
+		anon += st == TP_ANON;
+		file += st == TP_FILE;
+		cand += st == TP_ANON && (v->pages[p] & TP_NOT_EXCL);
+	}
+	if (anon + file <= v->kb[TF_RSS] / 4)
+		return 0;
+	excess = anon + file - v->kb[TF_RSS] / 4;
+	if (cand != excess)
+		return 0;	/* not told apart: all of them written */
+	for (unsigned long p = 0; p < n; p++)
+		if ((v->pages[p] & TP_STATE_MASK) == TP_ANON && (v->pages[p] & TP_NOT_EXCL))
+			v->pages[p] = TP_ZERO;
+	return excess;
 }
 
 /* The zero page's frame number, from a page of our own read once; 0: hidden. */
@@ -588,6 +614,8 @@ int twin_snapshot_read(pid_t pid, struct twin_snapshot **out, char *err, size_t 
 		goto open_failed;
 	}
 	ret = twin_snapshot_classify(s, err, errlen);
+	if (!ret)	/* before pagemap: a layout too large for the range is refused at once */
+		ret = twin_layout(s, SCRIPT_RANGE_LO, SCRIPT_RANGE_HI, err, errlen);
 	if (ret)
 		goto fail;
 	zero_pfn = zero_pfn_of_self();
@@ -613,6 +641,8 @@ int twin_snapshot_read(pid_t pid, struct twin_snapshot **out, char *err, size_t 
 			set_err(err, errlen, "%s: %s", path, strerror(-ret));
 			goto fail;
 		}
+		if (!zero_pfn)
+			twin_infer_zero_pages(v);
 		for (unsigned long p = 0; p < (v->end - v->start) / PAGE_SZ; p++)
 			s->swapped_pages += (v->pages[p] & TP_STATE_MASK) == TP_SWAP;
 	}

@@ -81,6 +81,8 @@ enum twin_page {
 };
 #define TP_STATE_MASK 0x0f	/* the enum twin_page in a page's byte */
 #define TP_HUGE_HEAD 0x80	/* the first page of a PMD block a huge page maps */
+#define TP_NOT_EXCL 0x40	/* TP_ANON not mapped exclusively (pagemap bit 56 clear):
+				 * shared copy-on-write, or the zero page */
 
 struct twin_vma {
 	unsigned long start, end;	/* the original's */
@@ -129,7 +131,10 @@ struct twin_snapshot {
  */
 int twin_smaps_parse(FILE *f, struct twin_snapshot *s, char *err, size_t errlen);
 
-/* Classify @n pagemap entries into @pages; @zero_pfn the zero page's (0: unknown). */
+/*
+ * Classify @n pagemap entries into @pages; @zero_pfn the zero page's (0:
+ * unknown, frame numbers hidden: TP_NOT_EXCL marks the candidates).
+ */
 void twin_pagemap_classify(const uint64_t *ents, size_t n, uint64_t zero_pfn,
 			   unsigned char *pages);
 
@@ -146,6 +151,15 @@ void twin_pagemap_classify(const uint64_t *ents, size_t n, uint64_t zero_pfn,
  */
 #define TWIN_EXITED (-ECHILD)
 int twin_snapshot_read(pid_t pid, struct twin_snapshot **out, char *err, size_t errlen);
+
+/*
+ * Without frame numbers, tell @v's zero-page reads from its written pages by
+ * smaps' count (done by twin_snapshot_read; for tests): Rss counts no zero
+ * page, so present anonymous pages beyond Rss are zero pages - the pages not
+ * mapped exclusively, when there are exactly that many of them.
+ * Return: how many pages became TP_ZERO.
+ */
+unsigned long twin_infer_zero_pages(struct twin_vma *v);
 
 /* Decide each VMA's kind and file (done by twin_snapshot_read; for tests). */
 int twin_snapshot_classify(struct twin_snapshot *s, char *err, size_t errlen);

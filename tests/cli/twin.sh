@@ -197,6 +197,39 @@ EOF
 		grep -q ' collapse$' python3.ops && grep -q '^mlock ' python3.ops &&
 		grep -q '^touch .* read$' python3.ops
 	ok $? "python3: its huge pages, locked range and read pages in the twin"
+	# The same program as nobody, twinned by nobody: pagemap hides frame
+	# numbers, so zero pages are told by smaps' Rss and huge pages by
+	# AnonHugePages alone (docs/twin.md).
+	# (root's python3 may live where nobody cannot reach it: /root/.pyenv)
+	nobody_py=""
+	for p in /usr/bin/python3 /usr/local/bin/python3; do
+		if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+		   setpriv --reuid=nobody --regid=nogroup --clear-groups "$p" -c '' 2>/dev/null; then
+			nobody_py=$p
+			break
+		fi
+	done
+	if [ -n "$nobody_py" ]; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$nobody_py" py.py >pyn.out 2>&1 &
+		pyn=$!
+		pids="$pids $pyn"
+		i=0
+		while ! grep -q '^ready' pyn.out 2>/dev/null && [ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		real=$vmalock
+		vmalock=$tmp/as-nobody
+		chmod 1777 "$tmp"	# for nobody's script
+		twin_check python3-as-nobody "$pyn"
+		chmod 755 "$tmp"
+		vmalock=$real
+		grep -q '^# pagemap hid page frame numbers' python3-as-nobody.ops
+		ok $? "python3 as nobody: the script says frame numbers were hidden"
+		kill -9 $pyn
+	else
+		skip "not root, no setpriv, or no python3 nobody may run: nothing of nobody's to twin"
+	fi
 	# The brief's own use: the twin replays like any script, model against live.
 	vml replay python3.ops --target both --compare maps,smaps,numa_maps
 	rc=$?

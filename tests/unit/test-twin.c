@@ -101,9 +101,10 @@ static void test_parse(void)
 
 static void test_pagemap(void)
 {
-	const uint64_t P = 1ULL << 63, S = 1ULL << 62, F = 1ULL << 61;
-	uint64_t e[6] = { 0, P | 1234, P | F | 99, P | 7, S | 5, P | F | 7 };
+	const uint64_t P = 1ULL << 63, S = 1ULL << 62, F = 1ULL << 61, X = 1ULL << 56;
+	uint64_t e[6] = { 0, P | X | 1234, P | F | 99, P | 7, S | 5, P | F | 7 };
 	unsigned char pages[6];
+	struct twin_vma v = { .start = 0x1000, .end = 0x5000 };
 
 	twin_pagemap_classify(e, 6, 7, pages);
 	is_int(pages[0], TP_NONE, "pagemap: neither present nor swapped");
@@ -113,7 +114,21 @@ static void test_pagemap(void)
 	is_int(pages[4], TP_SWAP, "bit 62: swapped");
 	is_int(pages[5], TP_FILE, "a file page at that frame is still a file page");
 	twin_pagemap_classify(e, 6, 0, pages);
-	is_int(pages[3], TP_ANON, "frame numbers hidden (zero_pfn 0): counted as written");
+	is_int(pages[3], TP_ANON | TP_NOT_EXCL,
+	       "frame numbers hidden: anonymous, not mapped exclusively (a candidate)");
+	is_int(pages[1], TP_ANON, "mapped exclusively: written");
+
+	/* Four pages: three anonymous present, one of them not exclusive; Rss 8 kB. */
+	v.pages = (unsigned char[4]){ TP_ANON, TP_ANON | TP_NOT_EXCL, TP_ANON, TP_NONE };
+	v.kb[TF_RSS] = 8;
+	is_int(twin_infer_zero_pages(&v), 1, "one present page beyond Rss, one candidate: a zero page");
+	is_int(v.pages[1], TP_ZERO, "and it is the candidate");
+	v.pages = (unsigned char[4]){ TP_ANON | TP_NOT_EXCL, TP_ANON | TP_NOT_EXCL, TP_ANON, 0 };
+	is_int(twin_infer_zero_pages(&v), 0, "two candidates for one: not told apart, none changed");
+	is_int(v.pages[0], TP_ANON | TP_NOT_EXCL, "the page still written");
+	v.kb[TF_RSS] = 12;
+	v.pages = (unsigned char[4]){ TP_ANON | TP_NOT_EXCL, TP_ANON, TP_ANON, 0 };
+	is_int(twin_infer_zero_pages(&v), 0, "Rss counts every present page: no zero page");
 }
 
 static void test_classify_layout(void)
@@ -168,6 +183,8 @@ static void test_script(void)
 	/* The heap: pages 0-1 written, 2 none, 3 written; the second file page copied. */
 	s->vmas[2].pages = calloc(512, 1);
 	s->vmas[2].pages[0] = s->vmas[2].pages[1] = s->vmas[2].pages[3] = TP_ANON;
+	s->vmas[2].pages[5] = s->vmas[2].pages[6] = TP_SWAP;
+	s->swapped_pages = 2;
 	s->vmas[1].pages = calloc(2, 1);
 	s->vmas[1].pages[0] = TP_ANON;
 	s->vmas[1].pages[1] = TP_FILE;
@@ -189,7 +206,19 @@ static void test_script(void)
 	   strstr(text, "mprotect ") && strstr(text, " r--\n"),
 	   "a copied page of a read-only file mapping: written while writable, then r--");
 	ok(strstr(text, "# skipped: 7ffd00100000-7ffd00102000 r-xp [vdso]"), "[vdso] left out, said");
-	ok(!strstr(text, "swap "), "no swapped pages: no swap directive");
+	ok(!strncmp(strstr(text, "\nswap ") ?: "", "\nswap 64M\n", 10),
+	   "swapped pages: a swap directive, before the files");
+	ok(strstr(text, "\nswap ") < strstr(text, "\nfile "), "(before the first file)");
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "touch 0x%lx 0x2000 write\n",
+			 s->vmas[2].tstart + 5 * 4096);
+		ok(strstr(text, want), "the swapped pages written first");
+		snprintf(want, sizeof(want), "madvise 0x%lx 0x2000 pageout\n",
+			 s->vmas[2].tstart + 5 * 4096);
+		ok(strstr(text, want), "then paged out");
+	}
 	ret = script_parse_string("twin", text, &sc, err, sizeof(err));
 	is_int(ret, 0, "the script parses (%s)", err);
 	if (!ret)
