@@ -150,6 +150,7 @@ static int check(const struct twin_snapshot *s, const char *path, unsigned int t
 {
 	enum target_kind kinds[2];
 	struct cli_run run;
+	bool differs = false;
 	int nr = 0, status;
 
 	for (const struct vml_word *w = vocab_next(&target_kind_vocab, targets, NULL); w;
@@ -158,15 +159,15 @@ static int check(const struct twin_snapshot *s, const char *path, unsigned int t
 	status = cli_run_start(&run, "twin", path, kinds, nr);
 	if (!status)
 		status = cli_run_ops(&run);
-	/* Every target compared, also after one that differs. */
-	for (int i = 0; (!status || status == EXIT_CHECK_FAILED) && i < run.nr; i++) {
+	/* Every target compared, also after one that differs; none if the replay failed. */
+	for (int i = 0; !status && i < run.nr; i++) {
 		char *text = cli_run_view(&run, i, VML_VIEW_SMAPS, VML_LOCK_VMA, true,
 					  SCRIPT_RANGE_LO, SCRIPT_RANGE_HI, true);
 		struct twin_cmp c;
 		int ret;
 
 		if (!text) {
-			status = EXIT_USAGE;	/* ends the loop; reported as a failure below */
+			differs = true;
 			break;
 		}
 		ret = twin_compare(s, text, &c);
@@ -174,17 +175,14 @@ static int check(const struct twin_snapshot *s, const char *path, unsigned int t
 		if (ret) {
 			fprintf(stderr, "vmalock twin: the twin's smaps on %s: %s\n",
 				target_kind_name(kinds[i]), strerror(-ret));
-			status = EXIT_USAGE;
+			differs = true;
 			break;
 		}
 		print_cmp(s, target_kind_name(kinds[i]), &c);
-		if (!cmp_ok(&c))
-			status = EXIT_CHECK_FAILED;
+		differs |= !cmp_ok(&c);
 	}
-	if (!status && run.op_mismatch)
+	if (!status && (differs || run.op_mismatch))
 		status = EXIT_CHECK_FAILED;
-	if (status == EXIT_USAGE && run.nr)
-		status = EXIT_CHECK_FAILED;	/* a view could not be read or parsed */
 	cli_run_finish(&run);
 	fflush(stdout);
 	return status;
