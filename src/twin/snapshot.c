@@ -177,13 +177,22 @@ static int field_line(struct twin_vma *v, const char *line, size_t len)
 	return 0;	/* THPeligible, ProtectionKey, ...: kept out of the twin */
 }
 
+static bool perm_ok(char c, char a, char b)
+{
+	return c == a || c == b;
+}
+
 /* One line (without '\n') of smaps. */
 static int smaps_line(struct twin_snapshot *s, const char *line, size_t len)
 {
 	struct maps_line ml;
 
 	if (maps_line_parse(line, len, &ml)) {
-		if (ml.start >= ml.end || (s->nr && ml.start < s->vmas[s->nr - 1].end))
+		/* What the script will say of it must be what the kernel prints. */
+		if (ml.start >= ml.end || (s->nr && ml.start < s->vmas[s->nr - 1].end) ||
+		    ml.start % 4096 || ml.end % 4096 || ml.offset % 4096 ||
+		    !perm_ok(ml.perms[0], 'r', '-') || !perm_ok(ml.perms[1], 'w', '-') ||
+		    !perm_ok(ml.perms[2], 'x', '-') || !perm_ok(ml.perms[3], 'p', 's'))
 			return -EINVAL;
 		return add_vma(s, line, len, &ml);
 	}

@@ -32,6 +32,7 @@
  *   - file: it maps a second open of its twin file (an alias, `file NAMEb`):
  *     the kernel merges file VMAs only of one open file.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,6 +103,24 @@ static const char *twin_name(const struct twin_vma *v, char *buf, size_t len)
 	for (char *p = buf; *p; p++)
 		if (*p == '#')
 			*p = '_';
+	/*
+	 * The kernel takes no empty name and only printable characters but
+	 * [ ] \\ $ ` (anon_vma_name_valid); a script line drops edge blanks.
+	 * Text that could not come from a kernel gets no name.
+	 */
+	if (!l || buf[0] == ' ' || buf[l - 1] == ' ')
+		return NULL;
+	for (const char *p = buf; *p; p++)
+		if (!isprint((unsigned char)*p) || strchr("[]\\$`", *p))
+			return NULL;
+	/* A last word `expect=...` would be read as the op's expectation. */
+	{
+		char *last = strrchr(buf, ' ');
+
+		last = last ? last + 1 : buf;
+		if (!strncmp(last, "expect=", 7))
+			last[6] = '_';
+	}
 	return buf;
 }
 
@@ -227,6 +246,13 @@ static void write_runs(FILE *f, const struct twin_vma *v, bool empty, enum twin_
 {
 	unsigned long n = npages(v);
 
+	if (!v->pages) {	/* nothing present: all of it one run, or none */
+		if (empty) {
+			fprintf(f, "madvise 0x%lx 0x%lx %s\n", v->tstart, n * PAGE_SZ, advice);
+			(*ops)++;
+		}
+		return;
+	}
 	for (unsigned long p = 0; p < n;) {
 		bool in = empty ? (!v->pages || !page_access(v, v->pages[p]))
 				: (v->pages && (v->pages[p] & TP_STATE_MASK) == state);
