@@ -91,9 +91,10 @@ static void help(FILE *f)
 "Reading another user's process needs root (CAP_SYS_PTRACE).\n"
 "\n"
 "Exit status: 0 the script written (and with --check, the twin agrees); 1 the\n"
-"twin differs, a replay failed, or PID exited while being read; 2 bad usage,\n"
-"no such process, or not allowed to read it (one line with the errno); 77\n"
-"--check of a twin that needs swap, without root.\n");
+"twin differs, a replay failed, PID exited while being read, or its layout\n"
+"does not fit the script range; 2 bad usage, no such process, or not allowed\n"
+"to read it (one line with the errno); 77 --check of a twin that needs swap,\n"
+"without root.\n");
 }
 
 static unsigned long max_map_count(void)
