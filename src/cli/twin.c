@@ -29,6 +29,7 @@ struct twin_opts {
 	const char *out;
 	bool check;
 	unsigned int targets;		/* VOCAB_BIT(enum target_kind)s; 0: live */
+	unsigned int attempts;		/* --check: fresh replays while only the views differ */
 };
 
 #define T(f) offsetof(struct twin_opts, f)
@@ -41,6 +42,9 @@ static const struct cli_opt twin_opt_table[] = {
 	  "AnonHugePages or Locked differ on any VMA)" },
 	{ "--target", "model|live|both", cli_set_words, T(targets), 0, 0, &target_kind_vocab,
 	  "where --check replays the twin [live]" },
+	{ "--attempts", "N", cli_set_uint, T(attempts), 1, 100, NULL,
+	  "--check: replay on fresh targets up to N times while only the\n"
+	  "views differ (the live kernel's own work, as in replay) [3]" },
 	CLI_OPT_END,
 };
 #undef T
@@ -110,29 +114,29 @@ static unsigned long max_map_count(void)
 	return v;
 }
 
-static void print_cmp(const struct twin_snapshot *s, const char *target,
+static void print_cmp(FILE *out, const struct twin_snapshot *s, const char *target,
 		      const struct twin_cmp *c)
 {
-	printf("twin of %d (%s) on %s: %lu VMAs (%lu skipped), maps the same on %lu, "
-	       "missing %lu, extra %lu\n", (int)s->pid, s->comm, target, c->vmas, s->skipped,
-	       c->maps_same, c->missing, c->extra);
+	fprintf(out, "twin of %d (%s) on %s: %lu VMAs (%lu skipped), maps the same on %lu, "
+		"missing %lu, extra %lu\n", (int)s->pid, s->comm, target, c->vmas, s->skipped,
+		c->maps_same, c->missing, c->extra);
 	if (c->locked_as_pss)
-		printf("Locked: %lu VMAs wholly locked on both sides, their Locked (the Pss of the "
-		       "locked pages) off as Pss is\n", c->locked_as_pss);
+		fprintf(out, "Locked: %lu VMAs wholly locked on both sides, their Locked (the Pss "
+			"of the locked pages) off as Pss is\n", c->locked_as_pss);
 	if (c->first_diff[0])
-		printf("first difference: %s\n", c->first_diff);
+		fprintf(out, "first difference: %s\n", c->first_diff);
 	if (c->first_field_diff[0])
-		printf("first field difference: %s\n", c->first_field_diff);
-	printf("%-16s %9s %12s %12s %12s %12s  %s\n", "field", "same", "original kB", "twin kB",
-	       "sum|diff| kB", "max|diff| kB", "");
+		fprintf(out, "first field difference: %s\n", c->first_field_diff);
+	fprintf(out, "%-16s %9s %12s %12s %12s %12s  %s\n", "field", "same", "original kB",
+		"twin kB", "sum|diff| kB", "max|diff| kB", "");
 	for (int f = 0; f < TF__COUNT; f++) {
 		const struct twin_field_cmp *fc = &c->f[f];
 		unsigned long compared = c->vmas - c->missing;
 
-		printf("%-16s %4lu/%-4lu %12lu %12lu %12lu %12lu  %s\n", twin_field_name(f),
-		       fc->same, compared, fc->orig_kb, fc->twin_kb, fc->abs_diff_kb,
-		       fc->max_diff_kb,
-		       twin_field_exact(f) ? (fc->same == compared ? "exact" : "DIFFERS") : "");
+		fprintf(out, "%-16s %4lu/%-4lu %12lu %12lu %12lu %12lu  %s\n", twin_field_name(f),
+			fc->same, compared, fc->orig_kb, fc->twin_kb, fc->abs_diff_kb,
+			fc->max_diff_kb,
+			twin_field_exact(f) ? (fc->same == compared ? "exact" : "DIFFERS") : "");
 	}
 }
 
@@ -146,17 +150,19 @@ static bool cmp_ok(const struct twin_cmp *c)
 	return true;
 }
 
-/* Replay @path on the targets and compare each with @s. Return: an exit status. */
-static int check(const struct twin_snapshot *s, const char *path, unsigned int targets)
+/*
+ * One replay of @path on the targets, each compared with @s; the tables go
+ * to @out. *@views_only: the replay ran and only the views differ.
+ * Return: an exit status.
+ */
+static int check_once(const struct twin_snapshot *s, const char *path,
+		      const enum target_kind *kinds, int nr, FILE *out, bool *views_only)
 {
-	enum target_kind kinds[2];
 	struct cli_run run;
 	bool differs = false;
-	int nr = 0, status;
+	int status;
 
-	for (const struct vml_word *w = vocab_next(&target_kind_vocab, targets, NULL); w;
-	     w = vocab_next(&target_kind_vocab, targets, w))
-		kinds[nr++] = (enum target_kind)w->value;
+	*views_only = false;
 	status = cli_run_start(&run, "twin", path, kinds, nr);
 	if (!status)
 		status = cli_run_ops(&run);
@@ -179,14 +185,61 @@ static int check(const struct twin_snapshot *s, const char *path, unsigned int t
 			differs = true;
 			break;
 		}
-		print_cmp(s, target_kind_name(kinds[i]), &c);
-		differs |= !cmp_ok(&c);
+		print_cmp(out, s, target_kind_name(kinds[i]), &c);
+		if (!cmp_ok(&c)) {
+			differs = true;
+			*views_only = true;
+		}
 	}
 	if (!status && (differs || run.op_mismatch))
 		status = EXIT_CHECK_FAILED;
+	if (run.op_mismatch)
+		*views_only = false;
 	cli_run_finish(&run);
-	fflush(stdout);
 	return status;
+}
+
+/*
+ * Replay @path and compare, up to @attempts times while only the views
+ * differ: the live kernel works in the twin's process between ops as in any
+ * (khugepaged may collapse a huge page the original did not have yet: see
+ * vmalock replay --help), and only a difference on every attempt counts.
+ * Return: an exit status.
+ */
+static int check(const struct twin_snapshot *s, const char *path, unsigned int targets,
+		 unsigned int attempts)
+{
+	enum target_kind kinds[2];
+	int nr = 0, status;
+
+	for (const struct vml_word *w = vocab_next(&target_kind_vocab, targets, NULL); w;
+	     w = vocab_next(&target_kind_vocab, targets, w))
+		kinds[nr++] = (enum target_kind)w->value;
+	for (unsigned int attempt = 1;; attempt++) {
+		char *buf = NULL;
+		size_t len = 0;
+		bool views_only;
+		FILE *out = open_memstream(&buf, &len);
+
+		if (!out)
+			return EXIT_CHECK_FAILED;
+		status = check_once(s, path, kinds, nr, out, &views_only);
+		fclose(out);
+		if (status == EXIT_CHECK_FAILED && views_only && attempt < attempts) {
+			fprintf(stderr, "vmalock twin: attempt %u of %u: the twin differs (below); "
+				"again on fresh targets\n", attempt, attempts);
+			fputs(buf, stderr);
+			free(buf);
+			continue;
+		}
+		if (!status && attempt > 1)
+			fprintf(stderr, "vmalock twin: attempt %u of %u: the twin agrees\n", attempt,
+				attempts);
+		fputs(buf, stdout);
+		free(buf);
+		fflush(stdout);
+		return status;
+	}
 }
 
 /* Write the script to @path (through PATH.tmp, renamed: never half a script) or stdout. */
@@ -250,6 +303,10 @@ int cmd_twin(int argc, char **argv)
 				       0x3fffffff);
 	if (!o.check && o.targets)
 		return cli_usage_error("twin", "--target: only with --check");
+	if (!o.check && o.attempts)
+		return cli_usage_error("twin", "--attempts: only with --check");
+	if (!o.attempts)
+		o.attempts = 3;
 	if (!o.targets)
 		o.targets = VOCAB_BIT(TARGET_LIVE);
 	ret = twin_snapshot_read((pid_t)pid, &s, err, sizeof(err));
@@ -294,7 +351,7 @@ int cmd_twin(int argc, char **argv)
 			"mmaps fail with ENOMEM\n", s->nr - s->skipped, CHILD_OWN_VMAS,
 			max_map_count());
 	if (!status && o.check)
-		status = check(s, path, o.targets);
+		status = check(s, path, o.targets, o.attempts);
 	if (path == tmpl)
 		unlink(tmpl);
 	twin_snapshot_free(s);

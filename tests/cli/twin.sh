@@ -66,6 +66,8 @@ twin_check() {
 expect 2 'missing PID' "no PID" -- twin
 expect 2 "PID: bad value 'abc'" "a PID that is not a number" -- twin abc
 expect 2 '--target: only with --check' "--target without --check" -- twin 1 --target live
+expect 2 '--attempts: only with --check' "--attempts without --check" -- twin 1 --attempts 2
+expect 2 "--attempts: bad value '0'" "--check --attempts 0" -- twin 1 --check --attempts 0
 vml twin --help
 rc=$?
 [ $rc -eq 0 ] && grep -q '\[vdso\]' out && grep -q 'hugetlb' out && grep -q 'growsdown' out &&
