@@ -96,9 +96,9 @@ static void help(FILE *f)
 "\n"
 "Exit status: 0 the script written (and with --check, the twin agrees); 1 the\n"
 "twin differs, a replay failed, PID exited while being read, or its layout\n"
-"does not fit the script range; 2 bad usage, no such process, or not allowed\n"
-"to read it (one line with the errno); 77 --check of a twin that needs swap,\n"
-"without root.\n");
+"does not fit the script range; 2 bad usage, no such process, a kernel thread,\n"
+"or not allowed to read it (one line with the errno); 77 --check of a twin\n"
+"that needs swap, without root.\n");
 }
 
 static unsigned long max_map_count(void)

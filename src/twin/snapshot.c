@@ -607,6 +607,15 @@ int twin_snapshot_read(pid_t pid, struct twin_snapshot **out, char *err, size_t 
 		ret = TWIN_EXITED;
 	}
 	fclose(f);
+	if (!ret && !s->nr) {
+		/* A kernel thread's smaps is empty; so is an exited process's. */
+		ret = gone(s, start0, err, errlen, "while it was read");
+		if (!ret) {
+			set_err(err, errlen, "process %d has no address space (a kernel thread): "
+				"nothing to twin (EINVAL)", (int)pid);
+			ret = -EINVAL;
+		}
+	}
 	if (ret)
 		goto fail;
 	test_stop("pagemap");
@@ -665,9 +674,13 @@ int twin_snapshot_read(pid_t pid, struct twin_snapshot **out, char *err, size_t 
 	return 0;
 
 open_failed:
-	if (ret == -EACCES || ret == -EPERM)
+	if ((ret == -EACCES || ret == -EPERM) && geteuid())
 		set_err(err, errlen, "%s: %s (%s): reading another user's process needs root "
 			"(CAP_SYS_PTRACE)", path, strerror(-ret), ret == -EACCES ? "EACCES" : "EPERM");
+	else if (ret == -EACCES || ret == -EPERM)
+		set_err(err, errlen, "%s: %s (%s): the kernel's ptrace check refused root too "
+			"(a process that is not dumpable, or of an outer user namespace)", path,
+			strerror(-ret), ret == -EACCES ? "EACCES" : "EPERM");
 	else if (ret == -ENOENT || ret == -ESRCH)
 		set_err(err, errlen, "no process %d (ESRCH)", (int)pid), ret = -ESRCH;
 	else

@@ -145,8 +145,9 @@ void twin_pagemap_classify(const uint64_t *ents, size_t n, uint64_t zero_pfn,
  * Context: the caller may read another user's process only with the same
  *          uid or CAP_SYS_PTRACE (the kernel's PTRACE_MODE_READ check).
  * Return: 0 and *@out; -ESRCH (no such process), TWIN_EXITED (it exited, or
- *         its PID was reused, while being read), -EACCES/-EPERM (not
- *         allowed), -ENOMEM, or another -errno; @err names the file and what
+ *         its PID was reused, while being read), -EINVAL (no address space:
+ *         a kernel thread), -E2BIG (its layout does not fit the script
+ *         range), -EACCES/-EPERM (not allowed), -ENOMEM, or another -errno; @err names the file and what
  *         failed, with the errno's name.
  */
 #define TWIN_EXITED (-ECHILD)

@@ -80,6 +80,12 @@ kill -9 $gone
 wait $gone 2>/dev/null
 expect 2 "no process $gone (ESRCH)" "a PID that is not there" -- twin $gone
 
+if [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ]; then
+	expect 2 "process 2 has no address space (a kernel thread)" "a kernel thread" -- twin 2
+else
+	skip "no kthreadd at PID 2 here: no kernel thread to twin"
+fi
+
 # ---- a reader without permission ----
 
 sleep 600 &
