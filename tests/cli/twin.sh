@@ -166,6 +166,70 @@ ok $? "a process with $nvmas VMAs (the limit $limit): every VMA in the script, t
 kill -9 $many
 wait $many 2>/dev/null
 
+# ---- a process with pages in swap ----
+
+# The only swap a test may have is a script's own (`swap`: the keeper makes
+# a swap file for the run and removes it): so the original is a replay's
+# live child, which pages out 256 KiB and then keeps busy, twinned while it
+# runs, then interrupted.
+if [ "$(id -u)" -ne 0 ]; then
+	skip "swap: a script's swap directive needs root"
+else
+	{
+		echo "swap 64M"
+		echo "mmap 0x100040000000 1M rw- private,anon"
+		echo "touch 0x100040000000 1M write"
+		echo "madvise 0x100040000000 256K pageout"
+		echo "mmap 0x100060000000 8M rw- private,anon"
+		i=0
+		while [ $i -lt 20000 ]; do
+			echo "madvise 0x100060000000 8M populate_write"
+			echo "madvise 0x100060000000 8M dontneed"
+			i=$((i + 1))
+		done
+	} >swapper.ops
+	mkdir swapper
+	(cd swapper && vml replay ../swapper.ops --target live --quiet) &
+	sub=$!
+	child=""
+	i=0
+	while [ $i -lt 3000 ]; do
+		vm=$(pgrep -P $sub | head -n 1)
+		child=${vm:+$(pgrep -P "$vm" -x vmalock-child | head -n 1)}
+		[ -n "$child" ] && grep -q '^Swap: *256 kB' "/proc/$child/smaps" 2>/dev/null && break
+		child=""
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# Stopped by cleanup too: killed, its keeper still removes the swap file.
+	[ -n "${vm:-}" ] && pids="$pids $vm"
+	if [ -n "$child" ]; then
+		vml twin "$child" --out swapped.ops
+		rc=$?
+		[ $rc -eq 0 ] && grep -q '^swap ' swapped.ops && grep -q ' 0x40000 pageout$' swapped.ops
+		ok $? "a process with 256 KiB in swap: its twin asks for swap and pages out 256 KiB (exit $rc)"
+	else
+		ok 1 "a process with 256 KiB in swap: the replay's child never showed it"
+	fi
+	# Done with it: interrupted, the replay still turns its swap off and removes it.
+	[ -n "${vm:-}" ] && kill -TERM "$vm" 2>/dev/null
+	wait $sub
+	if [ -s swapped.ops ]; then
+		vml replay swapped.ops --target both --compare maps,smaps
+		rc=$?
+		[ $rc -eq 0 ] && [ "$(grep -c ': same on model and live' out)" -eq 2 ]
+		ok $? "the swapped twin: the same maps and smaps on model and live (exit $rc)"
+		vml replay swapped.ops --target live --view smaps
+		rc=$?
+		swap=$(awk '$1 == "Swap:" { s += $2 } END { print s + 0 }' out)
+		[ $rc -eq 0 ] && [ "$swap" -eq 256 ]
+		ok $? "the swapped twin, live: Swap 256 kB as the original's (got $swap, exit $rc)"
+	else
+		skip "no swapped twin to replay"
+		skip "no swapped twin to replay"
+	fi
+fi
+
 # ---- twins of real programs ----
 
 # python3 with a few modules imported and a little data of its own; an 8 MiB
