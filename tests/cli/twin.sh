@@ -2,14 +2,16 @@
 # twin.sh VMALOCK MANY_VMAS: `vmalock twin PID` (docs/twin.md). Usage errors;
 # a reader without permission (as nobody, against a root process); a process
 # that exits while being read (twin stopped half-way through smaps, and
-# between smaps and pagemap, by VML_TWIN_TEST_STOP); a process with
-# vm.max_map_count VMAs (MANY_VMAS); and twins of real programs this test
-# starts and stops - python3 with modules imported, PostgreSQL with 256 MiB
-# of shared_buffers after pgbench -i, a JVM with a 1 GiB heap, memcached with
-# its memory locked and on huge pages - each replayed on the model and live
-# and compared with its original (--check: maps, Rss, Anonymous, Swap,
-# AnonHugePages, Locked the same on every VMA). A program that is not
-# installed is skipped with the reason. TAP.
+# between smaps and pagemap, by VML_TWIN_TEST_STOP); a kernel thread; a
+# process with vm.max_map_count VMAs (MANY_VMAS); one with pages in swap (a
+# replay's live child, under its script's swap directive); a process of
+# nobody's twinned by nobody (no frame numbers); and twins of real programs
+# this test starts and stops - python3 with modules imported, PostgreSQL
+# with 256 MiB of shared_buffers after pgbench -i, a JVM with a 1 GiB heap,
+# memcached with its memory locked and on huge pages - each replayed on the
+# model and live and compared with its original (--check: maps, Rss,
+# Anonymous, Swap, AnonHugePages, Locked the same on every VMA). A program
+# that is not installed is skipped with the reason. TAP.
 set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 many_vmas=$2
