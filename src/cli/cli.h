@@ -33,6 +33,7 @@ int cmd_race(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_twin(int argc, char **argv);
 
 /* The options every command takes (common.c). */
 extern const struct cli_opt cli_common_opts[];

@@ -17,6 +17,7 @@ static const struct cli_command commands[] = {
 	{ "show", cmd_show, "VIEW [options]: print a view of a scripted address space" },
 	{ "fuzz", cmd_fuzz, "[options]: random op sequences, model against the live kernel" },
 	{ "host", cmd_host, "[options]: what this machine's kernel does (the host profile)" },
+	{ "twin", cmd_twin, "PID [options]: an op script that rebuilds a running process's address space" },
 	{ "watch", cmd_watch, "PID [options]: who stalls a live process on its mmap_lock (root)" },
 };
 
