@@ -52,6 +52,8 @@ struct mon_opts {
 	unsigned int tool_nice;		/* --tool-nice of the tools */
 	struct bench_mapper_opts mapper;	/* --mb, --duration, --seed, --rcu-callbacks */
 	struct bench_charge_opts charge;	/* --record-ns, --page-ns, --call-ns */
+	const char *layout_path;	/* --layout FILE.ops */
+	struct bench_layout *layout;	/* ...loaded by the check (layout.h); NULL: none */
 };
 
 enum mon_kind {

@@ -1,0 +1,129 @@
+#!/bin/sh
+# layout.sh VMALOCK LAYOUTS_DIR [TARGET [SIM_COSTS]]: `--layout FILE.ops` of proc-vs-map, run and
+# monitor at tiny sizes (bench/layout.c): the layout is in the readers' view
+# on every target (each row counts its VMAs there), the mapper's region lies
+# in a free gap beside it, and a bad layout is refused with exit 2 and one
+# line naming its line, before anything runs. TAP output.
+set -u
+vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+layouts=$(cd "$2" && pwd)
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+db=$layouts/database.ops
+target=${3:-both}	# model while no live child can run here
+
+# check_layout FILE WANT_TARGETS: every row found the layout's VMAs; the
+# region is clear of every layout VMA (with the guard) and in the scripts' range
+check_layout() {
+	python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = set(sys.argv[2].split(","))
+lay = d["meta"]["layout"]
+assert lay and lay["vmas"] > 0 and lay["pages"] > 0, lay
+assert lay["lo"] < lay["hi"], lay
+rows = d["rows"]
+assert {r["target"] for r in rows} == want, rows
+for r in rows:
+    assert r["layout_vmas"] == lay["vmas"], (r["target"], r["lock"], r["layout_vmas"], lay)
+    assert r["vmas"] >= lay["vmas"], r
+guard = 2 << 20
+a, n = lay["region"], lay["region_len"]
+assert a % guard == 0, hex(a)
+assert 0x100000000000 <= a - guard and a + n + guard <= 0x200000000000, hex(a)
+PY
+}
+
+# 1-3: proc-vs-map on smaps with the synthetic database layout
+vml bench proc-vs-map --layout "$db" --target "$target" --view smaps --readers 1 \
+	--duration 0.2 --samples 1 --json pvm.json --quiet
+rc=$?
+[ $rc -eq 0 ] && grep -q "^# layout .*database.ops: [0-9]* VMAs" out
+ok $? "proc-vs-map --layout runs and says what it laid out (exit $rc)"
+check_layout pvm.json "$( [ "$target" = both ] && echo model,live || echo model)" >err 2>&1
+ok $? "every row's address space holds all the layout's VMAs; the region is beside them"
+python3 - pvm.json "$db" >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+lay = d["meta"]["layout"]
+assert lay["path"] == sys.argv[2], lay
+# the region above the layout: nothing of it overlaps [lo, hi)
+assert lay["region"] >= lay["hi"] + (2 << 20), lay
+PY
+ok $? "the JSON records the layout's path; the region lies above it, not over it"
+
+# 4: a layout reaching the top of the scripts' range: the region goes in the
+# lowest gap, below the layout's first mapping
+cat >high.ops <<'EOF'
+mmap 0x100040000000 1M rw- private,anon
+touch 0x100040000000 64K write
+mmap 0x1ffff0000000 0xff00000 r-- private,anon
+EOF
+vml bench proc-vs-map --layout high.ops --target model --readers 1 --duration 0.1 \
+	--samples 1 --mb 4 --json high.json --quiet
+rc=$?
+[ $rc -eq 0 ] && python3 - high.json >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+lay = d["meta"]["layout"]
+assert lay["vmas"] == 2, lay
+assert lay["region"] + lay["region_len"] + (2 << 20) <= 0x100040000000, hex(lay["region"])
+assert all(r["layout_vmas"] == 2 for r in d["rows"]), d["rows"]
+PY
+ok $? "no room above the layout: the region goes in the lowest gap (exit $rc)"
+
+# 5: the simulated machine takes a layout too (a saved table: no live kernel needed)
+sim_costs=${4:-}
+if [ -n "$sim_costs" ] && [ -f "$sim_costs" ]; then
+	vml bench proc-vs-map --layout high.ops --cpus 2 --sim-only --sim-costs "$sim_costs" \
+		--readers 1 --duration 0.05 --samples 1 --mb 4 --json sim.json --quiet
+	rc=$?
+	[ $rc -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rows"] and all(r["sim"] and r["layout_vmas"] == 2 for r in d["rows"]), d["rows"]
+' sim.json >err 2>&1
+	ok $? "simulated rows lay the layout out too (exit $rc)"
+fi
+
+# 6-12: bad layouts: exit 2, one line, before anything is measured
+printf 'mmap 0x100000000000 1M rw- private,anon\nmprotect 0x100000001001 4096 r--\n' >bad-op.ops
+expect 2 "bad-op.ops:2: mprotect: on the model: ended with EINVAL, not 0" \
+	"an op that fails names its line" -- bench proc-vs-map --layout bad-op.ops --target model
+printf 'mmap 0x100000000000 1M rw- private,anon\nfrob 1\n' >bad-word.ops
+expect 2 "bad-word.ops:2: frob: unknown op" "an unknown op names its line" -- \
+	bench proc-vs-map --layout bad-word.ops --target model
+printf 'mmap 0x100000000000 1M rw- private,anon\nfork\n' >fork.ops
+expect 2 "fork.ops:2: a layout is one process" "fork is refused" -- \
+	bench proc-vs-map --layout fork.ops --target model
+printf 'swap 16M\nmmap 0x100000000000 1M rw- private,anon\n' >swap.ops
+expect 2 "no swap, knobs or require directive" "a directive that changes the machine" -- \
+	bench proc-vs-map --layout swap.ops --target model
+printf 'mmap 0x100000000000 0x100000000000 --- private,anon,noreserve\n' >full.ops
+expect 2 "no free gap of 128 MiB" "no room for the mapper's region" -- \
+	bench proc-vs-map --layout full.ops --target model
+expect 2 "missing.ops" "a layout that is not there" -- \
+	bench proc-vs-map --layout missing.ops --target model
+expect 2 "bad-op.ops:2: mprotect" "vmalock run checks the layout first" -- \
+	run --layout bad-op.ops --json run.json --plot run.png
+[ ! -e run.json ] && [ ! -e run.png ]
+ok $? "...and writes nothing"
+
+# 13: monitor's mapper works beside the layout too (a tool of our own, always there)
+if [ "$target" = both ]; then
+	vml bench monitor --layout high.ops --tools none \
+		--tool 'cat /proc/{pid}/smaps_rollup' --duration 0.2 --samples 1 --mb 4 \
+		--interval 0.1 --json mon.json --quiet
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "^# layout .*high.ops: 2 VMAs" out && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["meta"]["layout"]["vmas"] == 2, d["meta"]["layout"]
+' mon.json >err 2>&1
+	ok $? "bench monitor --layout (exit $rc)"
+fi
+
+done_tap
