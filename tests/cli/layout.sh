@@ -126,4 +126,28 @@ assert d["meta"]["layout"]["vmas"] == 2, d["meta"]["layout"]
 	ok $? "bench monitor --layout (exit $rc)"
 fi
 
+# watch --predict: the twin is --layout (until `vmalock twin PID`), checked
+# before the watch starts
+expect 2 "predict: needs --layout" "watch --predict without a twin" -- watch 1 --predict
+expect 2 "layout: needs --predict" "watch --layout without --predict" -- \
+	watch 1 --layout high.ops
+expect 2 "bad-op.ops:2: mprotect" "watch --predict checks the twin first" -- \
+	watch 1 --predict --layout bad-op.ops
+if [ "$(id -u)" -eq 0 ] && [ "$target" = both ]; then
+	sleep 20 &
+	sleeper=$!
+	vml watch "$sleeper" --duration 0.2 --predict --layout high.ops --predict-duration 0.1
+	rc=$?
+	kill "$sleeper" 2>/dev/null
+	# exit 2 naming tracing: no tracefs or mmap_lock tracepoints here (not ours to test)
+	if [ $rc -ne 2 ] || ! grep -qi "trac" err; then
+		[ $rc -eq 0 ] && grep -q "^prediction (--predict)" out && \
+			grep -q "^# layout .*high.ops: 2 VMAs" out && \
+			grep -qE "^ +measured: PID's mmap_lock waits" out && \
+			grep -qE "^ +model, 6.18 \(mmap\): mapper's calls +[0-9]+ " out && \
+			grep -qE "^ +model, per-VMA \(vma\): mapper's calls +[0-9]+ " out
+		ok $? "watch --predict prints the model's mapper under both policies (exit $rc)"
+	fi
+fi
+
 done_tap
