@@ -19,7 +19,8 @@
  * pages the layout leaves, and places the mapper's region: 2 MiB aligned,
  * with BENCH_LAYOUT_GUARD free on either side (so that it merges with
  * nothing of the layout), in the scripts' range (script.h: free in a fresh
- * live child, away from its own binary and libraries), just above the
+ * live child, away from its own binary and libraries, where a layout that
+ * runs live must lie too), just above the
  * layout if there is room, else in the lowest gap that has it. The live
  * child then maps it there with MAP_FIXED_NOREPLACE, the model likewise.
  *
@@ -197,8 +198,8 @@ static int count_vmas(const struct bench_layout *l, struct target *t, unsigned l
 	return 0;
 }
 
-/* The dry run: apply, count, place. Return: 0, EXIT_USAGE or EXIT_FAILURE (printed). */
-static int measure(const char *cmd, struct bench_layout *l)
+/* The dry run: apply, count, (@live) keep clear of the child's own, place. Return: 0, EXIT_USAGE or EXIT_FAILURE (printed). */
+static int measure(const char *cmd, struct bench_layout *l, bool live)
 {
 	unsigned long *r = NULL;
 	char *maps = NULL, *rollup = NULL;
@@ -235,6 +236,16 @@ static int measure(const char *cmd, struct bench_layout *l)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	for (size_t i = 0; live && i < nr; i++) {
+		if (r[2 * i] >= SCRIPT_RANGE_LO && r[2 * i + 1] <= SCRIPT_RANGE_HI)
+			continue;
+		fprintf(stderr, "vmalock %s: --layout %s: a mapping at 0x%lx-0x%lx lies outside "
+			"0x%lx-0x%lx, where the live child's own binary, libraries and stack may "
+			"be (relocate the layout there, or --target model)\n", cmd, l->path, r[2 * i],
+			r[2 * i + 1], SCRIPT_RANGE_LO, SCRIPT_RANGE_HI);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	l->vmas = nr;
 	l->pages = rollup_pages(rollup);
 	l->lo = r[0];
@@ -253,7 +264,7 @@ out:
 	return ret;
 }
 
-int bench_layout_load(const char *cmd, const char *path, unsigned long region_len,
+int bench_layout_load(const char *cmd, const char *path, unsigned long region_len, bool live,
 		      struct bench_layout **out)
 {
 	struct bench_layout *l = vml_zalloc(sizeof(*l));
@@ -283,7 +294,7 @@ int bench_layout_load(const char *cmd, const char *path, unsigned long region_le
 			fprintf(stderr, "vmalock %s: --layout %s: %s\n", cmd, path, why);
 		ret = EXIT_USAGE;
 	} else {
-		ret = measure(cmd, l);
+		ret = measure(cmd, l, live);
 	}
 	if (ret) {
 		bench_layout_free(l);

@@ -39,12 +39,14 @@ struct bench_layout {
 /*
  * bench_layout_load - parse @path, apply it to a model mm to check it and
  * measure it, and place a region of @region_len bytes beside it.
+ * With @live (a live child will replay it) every VMA must lie in the
+ * scripts' range (script.h), away from the child's own mappings.
  * Prints one line on failure: `FILE:LINE: OP: reason` for a bad line or an
  * op that ended otherwise than expected, or why no gap is free.
  * Return: 0 and *@out; EXIT_USAGE (2) for a bad layout, EXIT_FAILURE
  *         when the model itself failed.
  */
-int bench_layout_load(const char *cmd, const char *path, unsigned long region_len,
+int bench_layout_load(const char *cmd, const char *path, unsigned long region_len, bool live,
 		      struct bench_layout **out);
 void bench_layout_free(struct bench_layout *l);
 

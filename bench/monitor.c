@@ -736,7 +736,8 @@ static int mon_check(const char *cmd, const struct bench_common *c, void *opts)
 	if (ret || !o->layout_path)
 		return ret;
 	/* last: the check that does work, and whose result mon_free() frees */
-	return bench_layout_load(cmd, o->layout_path, o->mapper.mb << 20, &o->layout);
+	return bench_layout_load(cmd, o->layout_path, o->mapper.mb << 20, true,
+				 &o->layout);
 }
 
 #define M(f) offsetof(struct mon_opts, f)

@@ -368,8 +368,10 @@ static int live_probe_page_ns(struct pvm_run *r, double *out)
 	if (ret)
 		return ret;
 	nvmas = bench_live_vma_count(r->pid);
+	/* the layout's resident pages are walked too (anonymous or not: one rate for all) */
 	*out = ((double)best - (double)VML_MAX(nvmas, 0L) * r->live_record_ns) /
-	       (double)(r->o->mapper.mb * (1024 * 1024 / PAGE_SIZE_BYTES));
+	       (double)(r->o->mapper.mb * (1024 * 1024 / PAGE_SIZE_BYTES) +
+			(r->o->layout ? r->o->layout->pages : 0));
 	if (*out < 0)
 		*out = 0;
 	return 0;
@@ -826,7 +828,8 @@ static int pvm_check(const char *cmd, const struct bench_common *c, void *opts)
 	if (ret || !o->layout_path)
 		return ret;
 	/* last: the check that does work, and whose result pvm_free() frees */
-	return bench_layout_load(cmd, o->layout_path, o->mapper.mb << 20, &o->layout);
+	return bench_layout_load(cmd, o->layout_path, o->mapper.mb << 20, c->live,
+				 &o->layout);
 }
 
 #define P(f) offsetof(struct pvm_opts, f)

@@ -105,6 +105,10 @@ expect 2 "no swap, knobs or require directive" "a directive that changes the mac
 printf 'mmap 0x100000000000 0x100000000000 --- private,anon,noreserve\n' >full.ops
 expect 2 "no free gap of 128 MiB" "no room for the mapper's region" -- \
 	bench proc-vs-map --layout full.ops --target model
+printf 'mmap 0x7f0000000000 1M rw- private,anon\n' >outside.ops
+expect 2 "lies outside 0x100000000000-0x200000000000" \
+	"a layout the live child would lay over its own mappings" -- \
+	bench proc-vs-map --layout outside.ops --target live
 expect 2 "missing.ops" "a layout that is not there" -- \
 	bench proc-vs-map --layout missing.ops --target model
 expect 2 "bad-op.ops:2: mprotect" "vmalock run checks the layout first" -- \
