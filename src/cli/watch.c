@@ -783,6 +783,8 @@ static int predict_prepare(const struct watch_opts *wo, struct predict *p)
 	p->o.readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
 	p->o.mapper.duration_s = wo->predict_s > 0 ? wo->predict_s : 2;
 	p->o.layout_path = wo->layout;
+	/* the twin is the whole process: no copies of a vmalock-child's own mappings beside it */
+	p->o.region_only = true;
 	p->r = (struct bench_run){ .sc = sc, .c = &p->c, .opts = &p->o };
 	return bench_check("watch", sc, &p->c, &p->o);
 }
