@@ -858,8 +858,10 @@ static const struct cli_opt pvm_opts_table[] = {
 	  "an op script (a twin of some process: docs/op-scripts.md)\n"
 	  "laid out in the mapper's address space on every target\n"
 	  "before the readers start; the mapper's region goes in a free\n"
-	  "gap beside it, and the readers read it all. A line that\n"
-	  "fails, fork, select, swap, knobs or require: exit 2" },
+	  "gap beside it, and the readers read it all (also on the\n"
+	  "simulated machine). Live, it must lie in 0x100000000000-\n"
+	  "0x200000000000. A line that fails, fork, select, swap, knobs\n"
+	  "or require: exit 2" },
 	{ "--region-only", NULL, cli_set_flag, P(region_only), 0, 0, NULL,
 	  "the model's mm holds the mapper's region alone; by default it\n"
 	  "also holds copies of the live mapper's own mappings (binary,\n"
