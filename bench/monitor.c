@@ -275,6 +275,7 @@ static int live_sample(struct mon_run *r)
 	r->s->fails = rep->nfails;
 	n = bench_live_vma_count(pid);
 	r->s->vmas = n > 0 ? (uint64_t)n : 0;
+	r->s->layout_vmas = o->layout ? vmas_seen : 0;
 	r->s->polls = d.polls;
 	r->s->timeouts = d.timeouts;
 	r->s->errors = d.errors;
@@ -450,6 +451,7 @@ static int model_sample(struct mon_run *r)
 	}
 	if (!ret && !vml_mm_stats(r->mm, &st))
 		r->s->vmas = st.map_count;
+	r->s->layout_vmas = vmas_seen;
 	r->s->polls = r->polls;
 	r->s->poll_ms = r->polls ? (double)r->poll_ns / r->polls / 1e6 : NAN;
 out_mm:

@@ -113,6 +113,7 @@ struct mon_step {
 struct mon_sample {
 	double p50_us, p99_us, avg_us, max_us;
 	uint64_t ops, vmas, fails;	/* the mapper's calls, VMAs at the end, failed calls */
+	uint64_t layout_vmas;		/* --layout: its VMAs found in the sample's mm */
 	unsigned int polls, timeouts, errors;
 	double poll_ms;			/* mean poll: the tool's run (htop: CPU time per
 					 * interval; exporter: a scrape; model: the replay) */

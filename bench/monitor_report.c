@@ -428,6 +428,8 @@ static void json_row(json_t *doc, const struct mon_result *res, const struct mon
 		json_set_double(o, "max_us", s->max_us);
 		json_set_u64(o, "ops", s->ops);
 		json_set_u64(o, "vmas", s->vmas);
+		if (res->o->layout)
+			json_set_u64(o, "layout_vmas", s->layout_vmas);
 		json_set_u64(o, "failed_calls", s->fails);
 		json_set_u64(o, "polls", s->polls);
 		json_set_double(o, "poll_ms", s->poll_ms);

@@ -126,8 +126,11 @@ if [ "$target" = both ]; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["meta"]["layout"]["vmas"] == 2, d["meta"]["layout"]
+samples = [s for r in d["rows"] for s in r["per_sample"]]
+assert {r["target"] for r in d["rows"]} == {"model", "live"}, d["rows"]
+assert samples and all(s["layout_vmas"] == 2 for s in samples), samples
 ' mon.json >err 2>&1
-	ok $? "bench monitor --layout (exit $rc)"
+	ok $? "bench monitor --layout: every sample, model and live, holds the layout (exit $rc)"
 fi
 
 # watch --predict: the twin is --layout (until `vmalock twin PID`), checked
