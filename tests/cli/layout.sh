@@ -143,7 +143,8 @@ expect 2 "bad-op.ops:2: mprotect" "watch --predict checks the twin first" -- \
 if [ "$(id -u)" -eq 0 ] && [ "$target" = both ]; then
 	sleep 20 &
 	sleeper=$!
-	vml watch "$sleeper" --duration 0.2 --predict --layout high.ops --predict-duration 0.1
+	vml watch "$sleeper" --duration 0.2 --predict --layout high.ops --predict-duration 0.1 \
+		--json watch.json
 	rc=$?
 	kill "$sleeper" 2>/dev/null
 	# exit 2 naming tracing: no tracefs or mmap_lock tracepoints here (not ours to test)
@@ -152,8 +153,15 @@ if [ "$(id -u)" -eq 0 ] && [ "$target" = both ]; then
 			grep -q "^# layout .*high.ops: 2 VMAs" out && \
 			grep -qE "^ +measured: PID's mmap_lock waits" out && \
 			grep -qE "^ +model, 6.18 \(mmap\): mapper's calls +[0-9]+ " out && \
-			grep -qE "^ +model, per-VMA \(vma\): mapper's calls +[0-9]+ " out
-		ok $? "watch --predict prints the model's mapper under both policies (exit $rc)"
+			grep -qE "^ +model, per-VMA \(vma\): mapper's calls +[0-9]+ " out && \
+			python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["prediction"]
+assert p["vmas"] == 2 and p["view"] == "smaps", p
+assert [r["lock"] for r in p["rows"]] == ["mmap", "vma"], p
+assert all(r["ops"] > 0 and 0 < r["avg_us"] <= r["max_us"] for r in p["rows"]), p
+' watch.json >err 2>&1
+		ok $? "watch --predict prints the model's mapper under both policies, and --json has it (exit $rc)"
 	fi
 fi
 
