@@ -29,8 +29,9 @@ struct bench_layout {
 	unsigned long lo, hi;		/* its lowest start and highest end */
 	unsigned long region;		/* the mapper's region: free, 2 MiB aligned, beside it */
 	unsigned long region_len;	/* ...of this many bytes */
-	struct target_env *env;		/* the files' directories, for every sample: a
-					 * live child's files are written once a run */
+	struct target_env *env;		/* the directories the model's files are named in,
+					 * for every model sample (a live child makes its
+					 * own, and writes its files afresh) */
 };
 
 /* The gap kept free on either side of the region, so that nothing merges with it. */

@@ -65,7 +65,11 @@ int bench_live_mapper_start(unsigned long mb, uint64_t seed, int cpu,
 			    struct child_lat_rep *rep, struct target **out)
 {
 	struct target *t;
-	int ret = target_create(TARGET_LIVE, layout ? layout->env : NULL, &t);
+	/*
+	 * Files of its own, as its address space is: the last sample's writes
+	 * through shared mappings, truncations and holes do not carry over.
+	 */
+	int ret = target_create(TARGET_LIVE, NULL, &t);
 
 	if (ret) {
 		fprintf(stderr, "vmalock bench: live: starting vmalock-child: %s\n", strerror(-ret));

@@ -89,6 +89,19 @@ assert d["rows"] and all(r["sim"] and r["layout_vmas"] == 2 for r in d["rows"]),
 	ok $? "simulated rows lay the layout out too (exit $rc)"
 fi
 
+# a layout that truncates its file: every live sample starts from files of its own
+if [ "$target" = both ]; then
+	cat >trunc.ops <<'EOF'
+file data 64K
+mmap 0x100000000000 64K rw- shared file=data
+touch 0x100000000000 64K write
+truncate data 8K
+EOF
+	vml bench proc-vs-map --layout trunc.ops --target live --readers 1 --duration 0.05 \
+		--samples 2 --mb 4 --quiet
+	ok $? "a layout that truncates its file replays in every live sample"
+fi
+
 # 6-12: bad layouts: exit 2, one line, before anything is measured
 printf 'mmap 0x100000000000 1M rw- private,anon\nmprotect 0x100000001001 4096 r--\n' >bad-op.ops
 expect 2 "bad-op.ops:2: mprotect: on the model: ended with EINVAL, not 0" \
