@@ -165,9 +165,13 @@ void *bench_model_mapper_main(void *arg);
 /*
  * bench_live_mapper_start - the same mapper on the live kernel: a
  * vmalock-child pinned to @cpu with its populated @mb MiB region, ready for
- * target_live_mapper_run(). Return: 0 and *@out, or -errno (printed).
+ * target_live_mapper_run(). With a @layout (layout.h), the layout is applied
+ * first (*@layout_vmas: its VMAs found there) and the region goes where the
+ * layout placed it. Return: 0 and *@out, or -errno (printed).
  */
+struct bench_layout;
 int bench_live_mapper_start(unsigned long mb, uint64_t seed, int cpu,
+			    const struct bench_layout *layout, unsigned long *layout_vmas,
 			    struct child_lat_rep *rep, struct target **out);
 
 /* ---- statistics (stats.c) ---- */

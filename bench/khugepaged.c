@@ -531,7 +531,7 @@ static int live_sample(const struct kh_opts *o, struct kh_sample *s, int mapper_
 		goto out;
 	}
 	w.first = first + (unsigned long)o->uncollapsible * KH_M2;
-	ret = target_live_mapper_setup(t, KH_CHURN_PAGES * KH_PG, o->seed, rep);
+	ret = target_live_mapper_setup(t, 0, KH_CHURN_PAGES * KH_PG, o->seed, rep);
 	if (ret)
 		goto out;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)w.pid);

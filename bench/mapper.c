@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "layout.h"
 #include "sync/rcu.h"
 #include "sync/trace_emit.h"
 #include "util/clock.h"
@@ -60,9 +61,14 @@ void *bench_model_mapper_main(void *arg)
 }
 
 int bench_live_mapper_start(unsigned long mb, uint64_t seed, int cpu,
+			    const struct bench_layout *layout, unsigned long *layout_vmas,
 			    struct child_lat_rep *rep, struct target **out)
 {
 	struct target *t;
+	/*
+	 * Files of its own, as its address space is: the last sample's writes
+	 * through shared mappings, truncations and holes do not carry over.
+	 */
 	int ret = target_create(TARGET_LIVE, NULL, &t);
 
 	if (ret) {
@@ -70,7 +76,13 @@ int bench_live_mapper_start(unsigned long mb, uint64_t seed, int cpu,
 		return ret;
 	}
 	bench_pin_pid(target_pid(t), cpu);
-	ret = target_live_mapper_setup(t, mb << 20, seed, rep);
+	/* the layout first, as on the model; it prints its own failure */
+	ret = layout ? bench_layout_apply(layout, t, layout_vmas) : 0;
+	if (ret) {
+		target_destroy(t);
+		return ret;
+	}
+	ret = target_live_mapper_setup(t, layout ? layout->region : 0, mb << 20, seed, rep);
 	if (ret) {
 		fprintf(stderr, "vmalock bench: live: mapping the %lu MiB region: %s\n", mb,
 			strerror(-ret));

@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "monitor.h"
 #include "sync/atomic.h"
 #include "host/host.h"
@@ -173,6 +174,7 @@ static int observe(struct mon_result *res)
 	struct child_lat_rep *rep = vml_malloc(sizeof(*rep));
 	struct target *t = NULL;
 	unsigned int todo = 0;
+	unsigned long vmas_seen;
 	long vmas;
 	int ret;
 
@@ -180,7 +182,8 @@ static int observe(struct mon_result *res)
 		todo += !res->tools[i].skip[0];
 	if (!rep)
 		return -ENOMEM;
-	ret = bench_live_mapper_start(o->mapper.mb, o->mapper.seed, res->mapper_cpu, rep, &t);
+	ret = bench_live_mapper_start(o->mapper.mb, o->mapper.seed, res->mapper_cpu, o->layout,
+				      &vmas_seen, rep, &t);
 	if (ret)
 		goto out;
 	bench_progress(c->quiet, "monitor: a mapper run to observe the tools against ...");
@@ -241,13 +244,15 @@ static int live_sample(struct mon_run *r)
 		.timeout_ns = (uint64_t)(o->tool_timeout_s * NSEC_PER_SEC),
 	};
 	struct target *t = NULL;
+	unsigned long vmas_seen;
 	pid_t pid;
 	long n;
 	int ret;
 
 	if (!rep)
 		return -ENOMEM;
-	ret = bench_live_mapper_start(o->mapper.mb, r->seed, res->mapper_cpu, rep, &t);
+	ret = bench_live_mapper_start(o->mapper.mb, r->seed, res->mapper_cpu, o->layout,
+				      &vmas_seen, rep, &t);
 	if (ret)
 		goto out;
 	pid = target_pid(t);
@@ -270,6 +275,7 @@ static int live_sample(struct mon_run *r)
 	r->s->fails = rep->nfails;
 	n = bench_live_vma_count(pid);
 	r->s->vmas = n > 0 ? (uint64_t)n : 0;
+	r->s->layout_vmas = o->layout ? vmas_seen : 0;
 	r->s->polls = d.polls;
 	r->s->timeouts = d.timeouts;
 	r->s->errors = d.errors;
@@ -393,6 +399,7 @@ static int model_sample(struct mon_run *r)
 	pthread_t mapper, replayer;
 	struct bench_mapper m;
 	bool replaying = false;
+	unsigned long vmas_seen = 0;
 	int ret = host_current_config(0, &cfg);
 
 	if (ret)
@@ -403,8 +410,13 @@ static int model_sample(struct mon_run *r)
 	ret = vml_mm_create(sys, &r->mm);
 	if (ret)
 		goto out_sys;
-	ret = vml_mmap(r->mm, 0, o->mapper.mb << 20, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, NULL, 0, &r->region);
+	/* the layout first, as in the live child; it prints its own failure */
+	ret = o->layout ? bench_layout_apply_mm(o->layout, sys, r->mm, &vmas_seen) : 0;
+	if (ret)
+		goto out_mm;
+	ret = vml_mmap(r->mm, o->layout ? o->layout->region : 0, o->mapper.mb << 20,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE |
+		       (o->layout ? MAP_FIXED_NOREPLACE : 0), NULL, 0, &r->region);
 	if (ret) {
 		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n", o->mapper.mb,
 			errstr(ret));
@@ -439,6 +451,7 @@ static int model_sample(struct mon_run *r)
 	}
 	if (!ret && !vml_mm_stats(r->mm, &st))
 		r->s->vmas = st.map_count;
+	r->s->layout_vmas = vmas_seen;
 	r->s->polls = r->polls;
 	r->s->poll_ms = r->polls ? (double)r->poll_ns / r->polls / 1e6 : NAN;
 out_mm:
@@ -693,8 +706,10 @@ static int mon_run(struct bench_run *br)
 
 static void mon_free(struct bench_run *br)
 {
+	const struct mon_opts *o = br->opts;
 	struct mon_result *res = br->res;
 
+	bench_layout_free(o->layout);	/* loaded by mon_check() */
 	if (!res)
 		return;
 	result_free(res);
@@ -715,10 +730,16 @@ static void mon_defaults(void *opts)
 
 static int mon_check(const char *cmd, const struct bench_common *c, void *opts)
 {
-	const struct mon_opts *o = opts;
+	struct mon_opts *o = opts;
+	int ret;
 
 	(void)c;
-	return bench_check_mb(cmd, o->mapper.mb);
+	ret = bench_check_mb(cmd, o->mapper.mb);
+	if (ret || !o->layout_path)
+		return ret;
+	/* last: the check that does work, and whose result mon_free() frees */
+	return bench_layout_load(cmd, o->layout_path, o->mapper.mb << 20, true,
+				 &o->layout);
 }
 
 #define M(f) offsetof(struct mon_opts, f)
@@ -741,6 +762,11 @@ static const struct cli_opt mon_opts_table[] = {
 	  "the tools' nice value, on the readers' CPU [0]" },
 	BENCH_MAPPER_OPTS(struct mon_opts, mapper),
 	BENCH_CHARGE_OPTS(struct mon_opts, charge),
+	{ "--layout", "FILE.ops", cli_set_string, M(layout_path), 0, 0, NULL,
+	  "an op script (a twin of some process) laid out in the\n"
+	  "mapper's address space on the live child and the model before\n"
+	  "each sample; the mapper's region goes in a free gap beside it\n"
+	  "(as proc-vs-map's --layout)" },
 	CLI_OPT_END,
 };
 #undef M

@@ -52,6 +52,8 @@ struct mon_opts {
 	unsigned int tool_nice;		/* --tool-nice of the tools */
 	struct bench_mapper_opts mapper;	/* --mb, --duration, --seed, --rcu-callbacks */
 	struct bench_charge_opts charge;	/* --record-ns, --page-ns, --call-ns */
+	const char *layout_path;	/* --layout FILE.ops */
+	struct bench_layout *layout;	/* ...loaded by the check (layout.h); NULL: none */
 };
 
 enum mon_kind {
@@ -111,6 +113,7 @@ struct mon_step {
 struct mon_sample {
 	double p50_us, p99_us, avg_us, max_us;
 	uint64_t ops, vmas, fails;	/* the mapper's calls, VMAs at the end, failed calls */
+	uint64_t layout_vmas;		/* --layout: its VMAs found in the sample's mm */
 	unsigned int polls, timeouts, errors;
 	double poll_ms;			/* mean poll: the tool's run (htop: CPU time per
 					 * interval; exporter: a scrape; model: the replay) */

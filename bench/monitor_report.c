@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "monitor.h"
 #include "util/json.h"
 
@@ -92,6 +93,7 @@ static void print_header(FILE *f, const struct mon_result *res)
 		fprintf(f, " at nice %u; one CPU,", o->tool_nice);
 	fprintf(f, " %lu MiB region, %g s x %u samples, 10 us between calls; kernel %s; seed %llu\n",
 		o->mapper.mb, o->mapper.duration_s, c->samples, bench_kernel(), (unsigned long long)o->mapper.seed);
+	bench_layout_print(f, o->layout);
 	if (res->obs_vmas)
 		fprintf(f, "# tools observed under strace against the mapper after a %g s run "
 			   "(%lu VMAs); a read of its cmdline takes %.1f us on this kernel\n",
@@ -426,6 +428,8 @@ static void json_row(json_t *doc, const struct mon_result *res, const struct mon
 		json_set_double(o, "max_us", s->max_us);
 		json_set_u64(o, "ops", s->ops);
 		json_set_u64(o, "vmas", s->vmas);
+		if (res->o->layout)
+			json_set_u64(o, "layout_vmas", s->layout_vmas);
 		json_set_u64(o, "failed_calls", s->fails);
 		json_set_u64(o, "polls", s->polls);
 		json_set_double(o, "poll_ms", s->poll_ms);
@@ -491,6 +495,7 @@ void mon_json(json_t *doc, const struct bench_run *r)
 
 	json_set_double(meta, "duration_s", o->mapper.duration_s);
 	json_set_double(meta, "interval_s", o->interval_s);
+	json_set_new(meta, "layout", bench_layout_json(o->layout));
 	json_set_double(meta, "tool_timeout_s", o->tool_timeout_s);
 	json_set_u64(meta, "tool_nice", o->tool_nice);
 	json_set_u64(meta, "mb", o->mapper.mb);

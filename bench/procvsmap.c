@@ -63,6 +63,7 @@ struct pvm_run {
 	double live_record_ns;		/* live: the calibration's kernel cost per VMA */
 	double live_page_ns;		/* live: the probe's result (live_probe_page_ns) */
 	unsigned long region;		/* model */
+	unsigned long layout_vmas;	/* --layout: its VMAs found in the sample's mm */
 	pid_t pid;			/* live */
 	struct lat_hist *hist;		/* the mapper's calls */
 	uint64_t fails;			/* model mapper: failed calls */
@@ -223,8 +224,13 @@ static int model_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas
 			errstr(ret));
 		goto out_mm;
 	}
-	ret = vml_mmap(r->mm, 0, r->o->mapper.mb << 20, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, NULL, 0, &r->region);
+	/* After them, as in the live child; it prints its own failure. */
+	ret = r->o->layout ? bench_layout_apply_mm(r->o->layout, sys, r->mm, &r->layout_vmas) : 0;
+	if (ret)
+		goto out_mm;
+	ret = vml_mmap(r->mm, r->o->layout ? r->o->layout->region : 0, r->o->mapper.mb << 20,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE |
+		       (r->o->layout ? MAP_FIXED_NOREPLACE : 0), NULL, 0, &r->region);
 	if (ret) {
 		fprintf(stderr, "vmalock bench: model: mapping the %lu MiB region: %s\n",
 			r->o->mapper.mb, errstr(ret));
@@ -362,8 +368,10 @@ static int live_probe_page_ns(struct pvm_run *r, double *out)
 	if (ret)
 		return ret;
 	nvmas = bench_live_vma_count(r->pid);
+	/* the layout's resident pages are walked too (anonymous or not: one rate for all) */
 	*out = ((double)best - (double)VML_MAX(nvmas, 0L) * r->live_record_ns) /
-	       (double)(r->o->mapper.mb * (1024 * 1024 / PAGE_SIZE_BYTES));
+	       (double)(r->o->mapper.mb * (1024 * 1024 / PAGE_SIZE_BYTES) +
+			(r->o->layout ? r->o->layout->pages : 0));
 	if (*out < 0)
 		*out = 0;
 	return 0;
@@ -382,7 +390,8 @@ static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 
 	if (!rep || !th)
 		goto out;
-	ret = bench_live_mapper_start(r->o->mapper.mb, r->seed, r->mapper_cpu, rep, &t);
+	ret = bench_live_mapper_start(r->o->mapper.mb, r->seed, r->mapper_cpu, r->o->layout,
+				      &r->layout_vmas, rep, &t);
 	if (ret)
 		goto out;
 	r->pid = target_pid(t);
@@ -448,6 +457,7 @@ static void row_summarise(struct pvm_row *row)
 	row->vmas = STAT_OF(MEDIAN, row->s, n, vmas);
 	row->passes = STAT_OF(MEDIAN, row->s, n, passes);
 	row->fallbacks = STAT_OF(MEDIAN, row->s, n, fallbacks);
+	row->layout_vmas = STAT_OF(MEDIAN, row->s, n, layout_vmas);
 }
 
 /* Round @i's live sample with @readers readers, if it timed its mapper's walk. */
@@ -550,6 +560,7 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 	s->passes = atomic_load(&r.passes);
 	s->fallbacks = fallbacks;
 	s->fails = r.fails;
+	s->layout_vmas = r.layout_vmas;
 	s->live_page_ns = r.live_page_ns;
 	s->charged_page_ns = row->target == TARGET_MODEL ? (double)r.page_ns : 0;
 	row->nr++;
@@ -727,8 +738,11 @@ static int pvm_run_rows(struct bench_run *br)
 
 static void pvm_free(struct bench_run *br)
 {
+	const struct pvm_opts *o = br->opts;
 	struct pvm_result *res = br->res;
 
+	/* loaded by pvm_check(), for the whole run */
+	bench_layout_free(o->layout);
 	if (!res)
 		return;
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
@@ -801,14 +815,20 @@ static void pvm_defaults(void *opts)
 
 static int pvm_check(const char *cmd, const struct bench_common *c, void *opts)
 {
-	const struct pvm_opts *o = opts;
+	struct pvm_opts *o = opts;
+	int ret;
 
 	if (o->busy_cpus && !c->cpus)
 		return cli_usage_error(cmd, "--busy-cpus: needs --cpus N (a simulated machine)");
 	if (o->busy_cpus && o->busy_cpus >= c->cpus)
 		return cli_usage_error(cmd, "--busy-cpus %u: at most %u with --cpus %u (CPU 0 is "
 				       "the mapper's)", o->busy_cpus, c->cpus - 1, c->cpus);
-	return bench_check_mb(cmd, o->mapper.mb);
+	ret = bench_check_mb(cmd, o->mapper.mb);
+	if (ret || !o->layout_path)
+		return ret;
+	/* last: the check that does work, and whose result pvm_free() frees */
+	return bench_layout_load(cmd, o->layout_path, o->mapper.mb << 20, c->live,
+				 &o->layout);
 }
 
 #define P(f) offsetof(struct pvm_opts, f)
@@ -833,6 +853,14 @@ static const struct cli_opt pvm_opts_table[] = {
 	  "the model goes through 6.18's intermediate states (vmalock race\n"
 	  "--help; its mapper's mmap/munmap meet only the re-walking VMA\n"
 	  "iterator)" },
+	{ "--layout", "FILE.ops", cli_set_string, P(layout_path), 0, 0, NULL,
+	  "an op script (a twin of some process: docs/op-scripts.md)\n"
+	  "laid out in the mapper's address space on every target\n"
+	  "before the readers start; the mapper's region goes in a free\n"
+	  "gap beside it, and the readers read it all (also on the\n"
+	  "simulated machine). Live, it must lie in 0x100000000000-\n"
+	  "0x200000000000. A line that fails, fork, select, swap, knobs\n"
+	  "or require: exit 2" },
 	{ "--region-only", NULL, cli_set_flag, P(region_only), 0, 0, NULL,
 	  "the model's mm holds the mapper's region alone; by default it\n"
 	  "also holds copies of the live mapper's own mappings (binary,\n"

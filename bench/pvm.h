@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "internal.h"
+#include "layout.h"
 #include "simcost.h"
 
 struct pvm_opts {
@@ -30,6 +31,9 @@ struct pvm_opts {
 					 * mapper's own mappings (mirror.c) */
 	unsigned int busy_cpus;		/* --busy-cpus K: simulated rows spread the readers
 					 * over the last K CPUs, each with --busy hogs */
+	const char *layout_path;	/* --layout FILE.ops */
+	struct bench_layout *layout;	/* ...loaded by the check (layout.h), freed with
+					 * the run; NULL: none */
 };
 
 extern const struct bench_scenario bench_proc_vs_map;
@@ -42,6 +46,7 @@ struct pvm_sample {
 	uint64_t passes;		/* whole views the readers read, all together */
 	uint64_t fallbacks;		/* model: the readers' fallbacks to mmap_lock */
 	uint64_t fails;			/* mapper calls that failed (counted, still timed) */
+	uint64_t layout_vmas;		/* --layout: its VMAs found in the sample's mm */
 	/*
 	 * The page walk's cost per anonymous page, ns: live samples, what their
 	 * own mapper's region cost the kernel, read uncontended before the
@@ -71,6 +76,7 @@ struct pvm_row {
 	double max_us, max_min_us, max_worst_us;	/* median, min and max of per-sample max */
 	double ops, vmas, passes;	/* medians */
 	double fallbacks;		/* model: median of per-sample fallbacks */
+	double layout_vmas;		/* --layout: median of per-sample layout_vmas */
 };
 
 struct pvm_result {

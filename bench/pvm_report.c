@@ -167,6 +167,7 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	else
 		fprintf(f, "# model mm: the region alone (%s)\n", o->region_only ? "--region-only" :
 			"no live kernel to copy the mapper's own mappings from");
+	bench_layout_print(f, o->layout);
 	if (!host_profile_current(&hp) && hp->hz)
 		fprintf(f, "# mmap_lock hand-off after RWSEM_WAIT_TIMEOUT = %llu jiffies at HZ=%u "
 			   "(%s), counted from the tick a waiter queued in: %.0f-%.0f ms\n",
@@ -270,6 +271,7 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 		json_set_str(meta, "kernel_view_lock_from", how);
 	}
 	json_set_u64(meta, "model_own_mappings", bench_mirror_count(res->mirror));
+	json_set_new(meta, "layout", bench_layout_json(o->layout));
 	if (res->c->sim) {
 		json_t *sim = json_object();
 
@@ -328,6 +330,8 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 		json_set_double(r, "max_us_worst", row->max_worst_us);
 		json_set_double(r, "ops", row->ops);
 		json_set_double(r, "vmas", row->vmas);
+		if (o->layout)
+			json_set_double(r, "layout_vmas", row->layout_vmas);
 		json_set_double(r, "views_read", row->passes);
 		if (row->target == TARGET_MODEL)
 			json_set_double(r, "mmap_lock_fallbacks", row->fallbacks);

@@ -83,9 +83,11 @@ int cmd_run(int argc, char **argv)
 		const char *path = i ? c.plot : c.json;
 
 		ret = path ? json_check_writable(path) : 0;
-		if (ret)
+		if (ret) {
+			bench_release(&r);	/* what the check loaded (--layout) */
 			return cli_usage_error("run", "cannot write '%s': %s", path,
 					       strerror(-ret));
+		}
 	}
 
 	ret = bench_measure(&r);

@@ -27,6 +27,8 @@
 
 
 #include "cli.h"
+#include "layout.h"
+#include "pvm.h"
 #include "util/json.h"
 #include "scriptrun.h"
 #include "trace/analysis.h"
@@ -45,6 +47,9 @@ struct watch_opts {
 	const char *pid;
 	double duration, interval;
 	const char *json;
+	bool predict;			/* --predict */
+	const char *layout;		/* --layout: PID's twin, until `vmalock twin` */
+	double predict_s;		/* --predict-duration */
 };
 
 #define W(f) offsetof(struct watch_opts, f)
@@ -56,6 +61,17 @@ static const struct cli_opt watch_opt_table[] = {
 	{ "--json", "FILE", cli_set_json_path, W(json), 0, 0, NULL,
 	  "also write the result as one JSON document to FILE\n"
 	  "(\"-\": to stdout, instead of the text report)" },
+	{ "--predict", NULL, cli_set_flag, W(predict), 0, 0, NULL,
+	  "after the watch, also run PID's twin (--layout) on the model\n"
+	  "with proc-vs-map's mapper and one nice-15 smaps reader, under\n"
+	  "6.18's policy (mmap) and the per-VMA one (vma), and print the\n"
+	  "mapper's calls beside PID's measured waits (--json: under\n"
+	  "\"prediction\")" },
+	{ "--layout", "FILE.ops", cli_set_string, W(layout), 0, 0, NULL,
+	  "with --predict: the op script that rebuilds PID's address\n"
+	  "space (its twin; checked before the watch starts)" },
+	{ "--predict-duration", "S", cli_set_seconds, W(predict_s), 0.05, 3600, NULL,
+	  "with --predict: the model's mapper runs S seconds a policy [2]" },
 	CLI_OPT_END,
 };
 #undef W
@@ -514,7 +530,8 @@ static json_t *json_stat(const struct trace_stat *st, bool hist)
 	return o;
 }
 
-static int write_json(const struct watch *w, const char *path, uint64_t now)
+/* @prediction: --predict's object, added under "prediction" (a reference is taken); or NULL. */
+static int write_json(const struct watch *w, const char *path, uint64_t now, json_t *prediction)
 {
 	const struct trace_task **own, **out;
 	size_t nr_own, nr_out;
@@ -579,6 +596,8 @@ static int write_json(const struct watch *w, const char *path, uint64_t now)
 	vml_free(out);
 	if (!root)
 		return -ENOMEM;
+	if (prediction)
+		json_object_set(root, "prediction", prediction);
 	ret = json_write_file(root, path);
 	json_decref(root);
 	return ret;
@@ -708,7 +727,8 @@ static int watch_open(struct watch *w, struct trace_session **s)
  * After the watch (@ret: watch_loop's): what went wrong, then the report
  * and --json. Return: the exit status.
  */
-static int watch_report(struct watch *w, const char *json, bool tty, int ret)
+static int watch_report(struct watch *w, const char *json, bool tty, int ret,
+			json_t *prediction)
 {
 	uint64_t now = vml_now_ns();
 	int status = 0;
@@ -730,16 +750,156 @@ static int watch_report(struct watch *w, const char *json, bool tty, int ret)
 		print_report(stdout, w, now, SIZE_MAX);
 		fflush(stdout);
 	}
-	if (json && write_json(w, json, now)) {
+	if (json && write_json(w, json, now, prediction)) {
 		fprintf(stderr, "vmalock watch: cannot write %s\n", json);
 		status = EXIT_CHECK_FAILED;
 	}
 	return status;
 }
 
+/* ---- --predict: PID's twin on the model (bench/procvsmap.c, bench/layout.c) ---- */
+
+struct predict {
+	struct bench_common c;
+	struct pvm_opts o;
+	struct bench_run r;
+	json_t *json;			/* the model's rows, for --json; NULL until run */
+};
+
+/*
+ * The prediction's run, set up and its layout checked, before the watch: a
+ * bad layout is exit 2 before anything is traced. Return: 0 or the exit status.
+ */
+static int predict_prepare(const struct watch_opts *wo, struct predict *p)
+{
+	const struct bench_scenario *sc = &bench_proc_vs_map;
+
+	if (!wo->predict)
+		return wo->layout ? cli_usage_error("watch", "--layout: needs --predict") : 0;
+	if (!wo->layout)
+		return cli_usage_error("watch", "--predict: needs --layout FILE.ops, PID's twin "
+				       "(an op script that rebuilds its address space)");
+	bench_common_defaults(&p->c);
+	p->c.targets = VOCAB_BIT(TARGET_MODEL);
+	p->c.locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA);
+	p->c.samples = 1;
+	p->c.quiet = true;
+	sc->defaults(&p->o);
+	p->o.view = VML_VIEW_SMAPS;
+	p->o.readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
+	p->o.mapper.duration_s = wo->predict_s > 0 ? wo->predict_s : 2;
+	p->o.layout_path = wo->layout;
+	/* the twin is the whole process: no copies of a vmalock-child's own mappings beside it */
+	p->o.region_only = true;
+	p->r = (struct bench_run){ .sc = sc, .c = &p->c, .opts = &p->o };
+	return bench_check("watch", sc, &p->c, &p->o);
+}
+
+static void predict_release(struct predict *p)
+{
+	json_decref(p->json);
+	if (p->r.sc)
+		bench_release(&p->r);
+}
+
+static void predict_line(const char *what, uint64_t count, double avg_ns, double p99_ns,
+			 double max_ns)
+{
+	char a[32], b[32], c[32];
+
+	fmt_ns(a, sizeof(a), (uint64_t)avg_ns);
+	fmt_ns(b, sizeof(b), (uint64_t)p99_ns);
+	fmt_ns(c, sizeof(c), (uint64_t)max_ns);
+	printf("    %-40s %8llu %10s %10s %10s\n", what, (unsigned long long)count, a, b, c);
+}
+
+/* The model's row of @lock (one reader), or NULL. */
+static const struct pvm_row *predict_row(const struct predict *p, enum vml_lock_policy lock)
+{
+	return p->r.res ? pvm_find(p->r.res, TARGET_MODEL, lock, 1) : NULL;
+}
+
+/*
+ * After the watch, before its report: the model's mapper on the twin under
+ * each policy, and the JSON of it (--json's "prediction").
+ * Return: 0 or EXIT_CHECK_FAILED (printed).
+ */
+static int predict_run(const struct watch *w, struct predict *p)
+{
+	const struct bench_layout *l;
+	json_t *rows;
+
+	fprintf(stderr, "vmalock watch: --predict: PID %d's twin %s on the model, %g s a "
+		"policy ...\n", (int)w->pid, p->o.layout_path, p->o.mapper.duration_s);
+	if (p->r.sc->run(&p->r) || !p->r.res) {
+		fprintf(stderr, "vmalock watch: --predict: the model's run failed\n");
+		return EXIT_CHECK_FAILED;
+	}
+	l = p->o.layout;
+	rows = json_array();
+	for (int i = 0; i < 2; i++) {
+		enum vml_lock_policy lock = i ? VML_LOCK_VMA : VML_LOCK_MMAP;
+		const struct pvm_row *row = predict_row(p, lock);
+
+		if (row)
+			json_array_append_new(rows, json_pack("{sssfsfsfsf}",
+				"lock", vocab_name(&lock_policy_vocab, lock), "ops", row->ops,
+				"avg_us", row->avg_us, "p99_us", row->p99_us, "max_us", row->max_us));
+	}
+	p->json = json_pack("{sssIsIsIsssfso}", "layout", l->path, "vmas", (json_int_t)l->vmas,
+			    "pages", (json_int_t)l->pages, "region", (json_int_t)l->region,
+			    "view", "smaps", "duration_s", p->o.mapper.duration_s, "rows", rows);
+	if (!p->json) {
+		fprintf(stderr, "vmalock watch: --predict: out of memory\n");
+		return EXIT_CHECK_FAILED;
+	}
+	return 0;
+}
+
+/*
+ * Its text, after the watch's report: the model's mapper beside PID's own
+ * waits as traced (a wait is part of a call: the measured column is a floor
+ * for PID's calls, the model's are whole calls).
+ */
+static void predict_print(const struct watch *w, const struct predict *p)
+{
+	const struct trace_task **own;
+	struct trace_stat all = { 0 };
+	size_t nr;
+
+	own = tasks_of(w, true, &nr);
+	for (size_t i = 0; i < nr; i++)
+		for (int k = 0; k < 2; k++)
+			trace_stat_merge(&all, &own[i]->wait[k]);
+	vml_free(own);
+	printf("\nprediction (--predict): the model on PID %d's twin:\n", (int)w->pid);
+	bench_layout_print(stdout, p->o.layout);
+	printf("proc-vs-map's mapper (a populated %lu MiB region beside the twin, random one-page "
+	       "mmap/munmap 10 us apart) and one nice-15 smaps reader, %g s a policy:\n",
+	       p->o.mapper.mb, p->o.mapper.duration_s);
+	printf("    %-40s %8s %10s %10s %10s\n", "", "count", "avg", "p99", "max");
+	if (all.count)
+		predict_line("measured: PID's mmap_lock waits", all.count,
+			     (double)all.total_ns / (double)all.count,
+			     (double)trace_stat_quantile(&all, 0.99), (double)all.max_ns);
+	else
+		printf("    %-40s %8s\n", "measured: PID's mmap_lock waits", "none");
+	for (int i = 0; i < 2; i++) {
+		const struct pvm_row *row = predict_row(p, i ? VML_LOCK_VMA : VML_LOCK_MMAP);
+
+		if (row)
+			predict_line(i ? "model, per-VMA (vma): mapper's calls" :
+				     "model, 6.18 (mmap): mapper's calls", (uint64_t)row->ops,
+				     row->avg_us * 1e3, row->p99_us * 1e3, row->max_us * 1e3);
+	}
+	fflush(stdout);
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch_opts o = { .interval = 1 };
+	struct predict p = { 0 };
+	int pstatus = 0;
 	struct trace_session *s = NULL;
 	struct sigaction old[ARRAY_SIZE(caught)];
 	struct watch *w = NULL;
@@ -753,9 +913,16 @@ int cmd_watch(int argc, char **argv)
 		help(stdout);
 		return 0;
 	}
-	status = watch_new(&o, &w);
-	if (status)
+	status = predict_prepare(&o, &p);
+	if (status) {
+		predict_release(&p);
 		return status;
+	}
+	status = watch_new(&o, &w);
+	if (status) {
+		predict_release(&p);
+		return status;
+	}
 	tty = isatty(STDOUT_FILENO) && !(o.json && !strcmp(o.json, "-"));
 
 	catch_signals(old);
@@ -771,11 +938,19 @@ int cmd_watch(int argc, char **argv)
 	ret = watch_loop(w, s, o.duration, o.interval, tty);
 	trace_session_close(s);		/* the instance goes before anything else can fail */
 	s = NULL;
-	status = watch_report(w, o.json, tty, ret);
+	/* after Ctrl-C too, the usual end of a watch without --duration; before the report, for --json */
+	if (ret >= 0 && o.predict && stop_signal != SIGTERM && stop_signal != SIGHUP)
+		pstatus = predict_run(w, &p);
+	status = watch_report(w, o.json, tty, ret, p.json);
+	if (p.json && (!o.json || strcmp(o.json, "-")))
+		predict_print(w, &p);
+	if (!status)
+		status = pstatus;
 	trace_analysis_fini(&w->an);
 out:
 	trace_session_close(s);
 	restore_signals(old);
+	predict_release(&p);
 	vml_free(w);
 	if (stop_signal == SIGTERM || stop_signal == SIGHUP)
 		raise(stop_signal);	/* die of it, now that the instance is gone */

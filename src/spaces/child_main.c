@@ -248,10 +248,15 @@ static long mapper_setup(const struct child_req *q, struct child_lat_rep *r)
 
 	if (!pages || (pages & (pages - 1)) || mapper.addr)
 		return -EINVAL;
-	p = mmap(NULL, q->len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	p = mmap((void *)q->addr, q->len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | (q->addr ? MAP_FIXED_NOREPLACE : 0),
+		 -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
+	if (q->addr && (unsigned long)p != q->addr) {	/* before 4.17: a hint, taken elsewhere */
+		munmap(p, q->len);
+		return -EEXIST;
+	}
 	mapper.addr = (unsigned long)p;
 	mapper.pages = pages;
 	mapper.rand = vml_rand_init(q->offset, 0);

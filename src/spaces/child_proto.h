@@ -40,7 +40,8 @@ enum child_req_kind {
 	CHILD_OPEN,		/* open str O_RDWR; the fd comes back in rep.addr */
 	/* Replied to with struct child_lat_rep: */
 	CHILD_TIMED_LOOP,	/* advice: enum child_loop_op; addr; len: iterations */
-	CHILD_MAPPER_SETUP,	/* len: region bytes (a power of two pages); offset: seed */
+	CHILD_MAPPER_SETUP,	/* len: region bytes (a power of two pages); offset: seed;
+				 * addr: where (MAP_FIXED_NOREPLACE), 0: the kernel picks */
 	CHILD_MAPPER_RUN,	/* len: duration ns; new_len: sleep ns between ops */
 	CHILD_KH_LAYOUT,	/* seed 003's address space: addr: base; len: ineligible
 				 * one-page VMAs; new_len: collapsible 2 MiB ranges;

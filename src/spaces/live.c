@@ -528,14 +528,15 @@ int target_live_timed_loop(struct target *t, enum child_loop_op op, unsigned lon
 	return call_lat(t, rep);
 }
 
-int target_live_mapper_setup(struct target *t, unsigned long len, uint64_t seed,
-			     struct child_lat_rep *rep)
+int target_live_mapper_setup(struct target *t, unsigned long addr, unsigned long len,
+			     uint64_t seed, struct child_lat_rep *rep)
 {
 	struct child_req *q;
 
 	if (t->kind != TARGET_LIVE || !t->priv)
 		return -EINVAL;
 	q = lat_req(t, CHILD_MAPPER_SETUP);
+	q->addr = addr;
 	q->len = len;
 	q->offset = seed;
 	return call_lat(t, rep);

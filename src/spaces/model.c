@@ -33,6 +33,7 @@ struct model {
 	struct vml_mm **forks;		/* fork op children, forks[i] is process i + 1 */
 	size_t nr_forks, forks_cap;
 	struct vml_mm *cur;		/* the selected process: ops and views act on it */
+	bool adopted;			/* sys and mm are the caller's (target_model_adopt) */
 };
 
 /* fs/read_write.c: the most one iovec may ask for (INT_MAX rounded down to a page). */
@@ -71,6 +72,20 @@ fail:
 	return ret;
 }
 
+/* target.h */
+int target_model_adopt_priv(struct target *t, struct vml_sys *sys, struct vml_mm *mm)
+{
+	struct model *m = vml_zalloc(sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->sys = sys;
+	m->mm = m->cur = mm;
+	m->adopted = true;
+	t->priv = m;
+	return 0;
+}
+
 static void model_destroy(struct target *t)
 {
 	struct model *m = t->priv;
@@ -80,10 +95,13 @@ static void model_destroy(struct target *t)
 	for (size_t i = 0; i < m->nr_forks; i++)
 		vml_mm_destroy(m->forks[i]);
 	vml_free(m->forks);
-	vml_mm_destroy(m->mm);
+	if (!m->adopted)
+		vml_mm_destroy(m->mm);
+	/* the mappings of a file hold references of their own */
 	for (size_t i = 0; i < t->nr_files; i++)
 		vml_file_put(t->files[i].priv);
-	vml_sys_destroy(m->sys);
+	if (!m->adopted)
+		vml_sys_destroy(m->sys);
 	vml_free(m);
 	t->priv = NULL;
 }

@@ -301,7 +301,14 @@ const char *target_kind_name(enum target_kind kind)
 	return kind == TARGET_LIVE ? "live" : "model";
 }
 
-int target_create(enum target_kind kind, struct target_env *env, struct target **out)
+/* A model target over the caller's sys and mm (target_model_adopt). */
+struct adopted {
+	struct vml_sys *sys;
+	struct vml_mm *mm;
+};
+
+static int create(enum target_kind kind, struct target_env *env, const struct adopted *adopt,
+		  struct target **out)
 {
 	struct target *t;
 	int ret;
@@ -330,7 +337,7 @@ int target_create(enum target_kind kind, struct target_env *env, struct target *
 			return ret;
 		}
 	}
-	ret = t->ops->create(t);
+	ret = adopt ? target_model_adopt_priv(t, adopt->sys, adopt->mm) : t->ops->create(t);
 	if (ret) {
 		target_env_put(t->env);
 		vml_free(t);
@@ -338,6 +345,17 @@ int target_create(enum target_kind kind, struct target_env *env, struct target *
 	}
 	*out = t;
 	return 0;
+}
+
+int target_create(enum target_kind kind, struct target_env *env, struct target **out)
+{
+	return create(kind, env, NULL, out);
+}
+
+int target_model_adopt(struct vml_sys *sys, struct vml_mm *mm, struct target_env *env,
+		       struct target **out)
+{
+	return create(TARGET_MODEL, env, &(struct adopted){ sys, mm }, out);
 }
 
 void target_destroy(struct target *t)

@@ -102,6 +102,16 @@ struct target;
  *         -ENOENT if the live child executable cannot be found; -errno.
  */
 int target_create(enum target_kind kind, struct target_env *env, struct target **out);
+/*
+ * target_model_adopt - a model target whose ops act on @mm of @sys, which
+ * the caller made and keeps: target_destroy() leaves both (and what the ops
+ * mapped) alone. For benchmarks that build their own mm (a lock policy, a
+ * simulated machine's costs) and lay out an op script in it first.
+ * `fork` ops make mms of the target's own, destroyed with it.
+ * Return: 0 or -errno.
+ */
+int target_model_adopt(struct vml_sys *sys, struct vml_mm *mm, struct target_env *env,
+		       struct target **out);
 /* Kill and reap a live child, free the model, remove files. NULL is a no-op. */
 void target_destroy(struct target *t);
 
@@ -199,9 +209,12 @@ int target_view_parse(const char *name, enum vml_view *out);
  */
 int target_live_timed_loop(struct target *t, enum child_loop_op op, unsigned long addr,
 			   unsigned long n, struct child_lat_rep *rep);
-/* Mapper mode: map the populated @len-byte region (rep->addr); @seed its random stream. */
-int target_live_mapper_setup(struct target *t, unsigned long len, uint64_t seed,
-			     struct child_lat_rep *rep);
+/*
+ * Mapper mode: map the populated @len-byte region (rep->addr) at @addr
+ * (MAP_FIXED_NOREPLACE; 0: where the kernel puts it); @seed its random stream.
+ */
+int target_live_mapper_setup(struct target *t, unsigned long addr, unsigned long len,
+			     uint64_t seed, struct child_lat_rep *rep);
 /* Run the mapper for @duration_ns, sleeping @sleep_ns between calls; blocks until done. */
 int target_live_mapper_run(struct target *t, uint64_t duration_ns, uint64_t sleep_ns,
 			   struct child_lat_rep *rep);
@@ -262,6 +275,9 @@ struct target_reader {
 	int fd;				/* live */
 	void *priv;			/* model: struct vml_reader */
 };
+
+/* model.c: target_model_adopt()'s state in @t->priv. Return: 0 or -ENOMEM. */
+int target_model_adopt_priv(struct target *t, struct vml_sys *sys, struct vml_mm *mm);
 
 extern const struct target_ops target_live_ops;
 extern const struct target_ops target_model_ops;
