@@ -33,6 +33,7 @@
 #include "scriptrun.h"
 #include "trace/analysis.h"
 #include "trace/session.h"
+#include "twin/twin.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/compiler.h"
@@ -62,14 +63,16 @@ static const struct cli_opt watch_opt_table[] = {
 	  "also write the result as one JSON document to FILE\n"
 	  "(\"-\": to stdout, instead of the text report)" },
 	{ "--predict", NULL, cli_set_flag, W(predict), 0, 0, NULL,
-	  "after the watch, also run PID's twin (--layout) on the model\n"
+	  "after the watch, also run PID's twin (vmalock twin PID, taken\n"
+	  "before the watch; or --layout) on the model\n"
 	  "with proc-vs-map's mapper and one nice-15 smaps reader, under\n"
 	  "6.18's policy (mmap) and the per-VMA one (vma), and print the\n"
 	  "mapper's calls beside PID's measured waits (--json: under\n"
 	  "\"prediction\")" },
 	{ "--layout", "FILE.ops", cli_set_string, W(layout), 0, 0, NULL,
 	  "with --predict: the op script that rebuilds PID's address\n"
-	  "space (its twin; checked before the watch starts)" },
+	  "space instead of the twin taken now (checked before the watch\n"
+	  "starts)" },
 	{ "--predict-duration", "S", cli_set_seconds, W(predict_s), 0.05, 3600, NULL,
 	  "with --predict: the model's mapper runs S seconds a policy [2]" },
 	CLI_OPT_END,
@@ -764,7 +767,55 @@ struct predict {
 	struct pvm_opts o;
 	struct bench_run r;
 	json_t *json;			/* the model's rows, for --json; NULL until run */
+	char twin[64];			/* without --layout: PID's twin, taken now ("" none) */
+	char twin_label[48];		/* ...and what the report calls it */
 };
+
+/*
+ * PID's twin (`vmalock twin PID`), written to a temporary file for the
+ * layout loader, which reads it whole: the file goes as soon as it is read.
+ * Return: 0 or the exit status (one line said why).
+ */
+static int predict_take_twin(const char *pid_arg, struct predict *p)
+{
+	struct twin_snapshot *s = NULL;
+	char err[512];
+	unsigned long pid;
+	FILE *f;
+	int fd, ret;
+
+	if (!pid_arg || cli_parse_count(pid_arg, 1, 0x3fffffff, &pid))
+		return 0;	/* watch_new() says what is wrong with it */
+	ret = twin_snapshot_read((pid_t)pid, &s, err, sizeof(err));
+	if (!ret)
+		ret = twin_layout(s, SCRIPT_RANGE_LO, SCRIPT_RANGE_HI, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vmalock watch: --predict: PID %lu's twin: %s\n", pid, err);
+		twin_snapshot_free(s);
+		/* as `vmalock twin`: a process that went or memory is 1, a bad PID or no right 2 */
+		return ret == -ENOMEM || ret == TWIN_EXITED || ret == -E2BIG ? EXIT_FAILURE :
+		       EXIT_USAGE;
+	}
+	snprintf(p->twin, sizeof(p->twin), "/tmp/vmalock-twin.XXXXXX");
+	fd = mkstemp(p->twin);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	ret = f ? twin_script_write(s, f) : -errno;
+	if (f && fclose(f) && !ret)
+		ret = -errno;
+	else if (!f && fd >= 0)
+		close(fd);
+	twin_snapshot_free(s);
+	if (ret) {
+		fprintf(stderr, "vmalock watch: --predict: writing PID %lu's twin to %s: %s\n", pid,
+			p->twin, strerror(-ret));
+		if (fd >= 0)
+			unlink(p->twin);
+		p->twin[0] = 0;
+		return EXIT_FAILURE;
+	}
+	p->o.layout_path = p->twin;
+	return 0;
+}
 
 /*
  * The prediction's run, set up and its layout checked, before the watch: a
@@ -773,12 +824,10 @@ struct predict {
 static int predict_prepare(const struct watch_opts *wo, struct predict *p)
 {
 	const struct bench_scenario *sc = &bench_proc_vs_map;
+	int status;
 
 	if (!wo->predict)
 		return wo->layout ? cli_usage_error("watch", "--layout: needs --predict") : 0;
-	if (!wo->layout)
-		return cli_usage_error("watch", "--predict: needs --layout FILE.ops, PID's twin "
-				       "(an op script that rebuilds its address space)");
 	bench_common_defaults(&p->c);
 	p->c.targets = VOCAB_BIT(TARGET_MODEL);
 	p->c.locks = VOCAB_BIT(VML_LOCK_MMAP) | VOCAB_BIT(VML_LOCK_VMA);
@@ -789,10 +838,22 @@ static int predict_prepare(const struct watch_opts *wo, struct predict *p)
 	p->o.readers = (struct cli_ulist){ .v = { 1 }, .nr = 1 };
 	p->o.mapper.duration_s = wo->predict_s > 0 ? wo->predict_s : 2;
 	p->o.layout_path = wo->layout;
+	if (!wo->layout) {
+		status = predict_take_twin(wo->pid, p);
+		if (status)
+			return status;
+	}
 	/* the twin is the whole process: no copies of a vmalock-child's own mappings beside it */
 	p->o.region_only = true;
 	p->r = (struct bench_run){ .sc = sc, .c = &p->c, .opts = &p->o };
-	return bench_check("watch", sc, &p->c, &p->o);
+	status = bench_check("watch", sc, &p->c, &p->o);
+	if (p->twin[0]) {
+		unlink(p->twin);	/* read whole (or refused): the run needs it no more */
+		snprintf(p->twin_label, sizeof(p->twin_label), "PID %s's twin", wo->pid);
+		if (!status && p->o.layout)
+			p->o.layout->path = p->twin_label;
+	}
+	return status;
 }
 
 static void predict_release(struct predict *p)
@@ -830,7 +891,9 @@ static int predict_run(const struct watch *w, struct predict *p)
 	json_t *rows;
 
 	fprintf(stderr, "vmalock watch: --predict: PID %d's twin %s on the model, %g s a "
-		"policy ...\n", (int)w->pid, p->o.layout_path, p->o.mapper.duration_s);
+		"policy ...\n", (int)w->pid,
+		p->twin[0] ? "(taken before the watch)" : p->o.layout_path,
+		p->o.mapper.duration_s);
 	if (p->r.sc->run(&p->r) || !p->r.res) {
 		fprintf(stderr, "vmalock watch: --predict: the model's run failed\n");
 		return EXIT_CHECK_FAILED;

@@ -146,9 +146,10 @@ assert samples and all(s["layout_vmas"] == 2 for s in samples), samples
 	ok $? "bench monitor --layout: every sample, model and live, holds the layout (exit $rc)"
 fi
 
-# watch --predict: the twin is --layout (until `vmalock twin PID`), checked
+# watch --predict: PID's twin taken before the watch, or --layout, checked
 # before the watch starts
-expect 2 "predict: needs --layout" "watch --predict without a twin" -- watch 1 --predict
+expect 2 "PID 999999999's twin" "watch --predict of no process: its twin says so" -- \
+	watch 999999999 --predict
 expect 2 "layout: needs --predict" "watch --layout without --predict" -- \
 	watch 1 --layout high.ops
 expect 2 "bad-op.ops:2: mprotect" "watch --predict checks the twin first" -- \
@@ -175,6 +176,24 @@ assert [r["lock"] for r in p["rows"]] == ["mmap", "vma"], p
 assert all(r["ops"] > 0 and 0 < r["avg_us"] <= r["max_us"] for r in p["rows"]), p
 ' watch.json >err 2>&1
 		ok $? "watch --predict prints the model's mapper under both policies, and --json has it (exit $rc)"
+	fi
+	# without --layout: the twin of the process itself, and no file of it left
+	sleep 20 &
+	sleeper=$!
+	ls -d /tmp/vmalock-twin.* >twins-before 2>/dev/null
+	vml watch "$sleeper" --duration 0.2 --predict --predict-duration 0.1 --json watch2.json
+	rc=$?
+	kill "$sleeper" 2>/dev/null
+	ls -d /tmp/vmalock-twin.* >twins-after 2>/dev/null
+	if [ $rc -ne 2 ] || ! grep -qi "trac" err; then
+		[ $rc -eq 0 ] && grep -q "^# layout PID $sleeper's twin: " out &&
+			cmp -s twins-before twins-after && python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["prediction"]
+assert p["layout"].endswith("twin") and p["vmas"] > 3, p
+assert all(r["ops"] > 0 for r in p["rows"]), p
+' watch2.json >err 2>&1
+		ok $? "watch --predict alone twins PID first and leaves no file of it (exit $rc)"
 	fi
 fi
 
