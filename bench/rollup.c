@@ -182,7 +182,12 @@ static int read_layout(struct vml_sys *sys, struct vml_mm *mm, enum ru_read k,
 		if (!ret)
 			ret = vml_touch(mm, ADDR_LAYOUT, o->mb << 20, VML_TOUCH_READ);
 	} else if (k == RU_READ_LARGE) {
-		ret = populated(mm, ADDR_LAYOUT, (o->mb << 20) / PAGE_BYTES);
+		/* noreserve: one mapping beyond RAM passes the overcommit heuristic (200 GiB) */
+		ret = vml_mmap(mm, ADDR_LAYOUT, o->mb << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+			       NULL, 0, NULL);
+		if (!ret)
+			ret = vml_touch(mm, ADDR_LAYOUT, o->mb << 20, VML_TOUCH_WRITE);
 	} else {
 		for (unsigned long i = 0; i < n && !ret; i++) {
 			unsigned long a = ADDR_LAYOUT + 2 * i * PAGE_BYTES;
@@ -447,7 +452,7 @@ static const struct cli_opt ru_opts_table[] = {
 	  "whole rollup reads per read sample [20]" },
 	{ "--fork-pages", "N", cli_set_ulong, offsetof(struct ru_opts, fork_pages), 0, 1000000,
 	  NULL, "populated pages of the process the fork row forks [256]" },
-	{ "--mb", "N", cli_set_ulong, offsetof(struct ru_opts, mb), 1, 65536, NULL,
+	{ "--mb", "N", cli_set_ulong, offsetof(struct ru_opts, mb), 1, 262144, NULL,
 	  "the large read row's populated VMA, MiB [1024]" },
 	{ "--max-vmas", "N", cli_set_ulong, offsetof(struct ru_opts, max_vmas), 1, 65530, NULL,
 	  "VMAs of the many-VMA read row [65530]" },
