@@ -13,4 +13,6 @@ if [ ! -s "$tmp/example.ops" ]; then
 	echo "no example block found in $readme"
 	exit 1
 fi
-exec "$vmalock" replay "$tmp/example.ops" --compare maps,smaps,numa_maps
+# Not exec: the EXIT trap must remove the directory (exec left one a run).
+"$vmalock" replay "$tmp/example.ops" --compare maps,smaps,numa_maps
+exit $?
