@@ -664,6 +664,25 @@ struct kh_result {
 	bool vma_ns_from_live;		/* scan_vma_ns from each round's live sample */
 };
 
+/* "@what mainline / live kernel": @m's hold, mapper max and collapse time over @live's. */
+static void print_over_live(FILE *f, const char *what, const struct kh_row *m,
+			    const struct kh_row *live)
+{
+	double ca, cb;
+
+	if (!m || !live)
+		return;
+	ca = MED(m, collapse_ms);
+	cb = MED(live, collapse_ms);
+	fprintf(f, "%s mainline / live kernel: longest hold %.3gx, mapper max %.3gx, "
+		   "time to collapse ", what, MED(m, max_hold_ms) / MED(live, max_hold_ms),
+		MED(m, max_us) / MED(live, max_us));
+	if (isinf(ca) || isinf(cb))
+		fprintf(f, "n/a\n");
+	else
+		fprintf(f, "%.3gx\n", ca / cb);
+}
+
 static void kh_print(FILE *f, const struct bench_run *r)
 {
 	const struct kh_opts *o = r->opts;
@@ -726,29 +745,8 @@ static void kh_print(FILE *f, const struct bench_run *r)
 			fprintf(f, "time to collapse %.3gx\n", cb / ca);
 	}
 	x = find_row(rows, nr, TARGET_LIVE, KH_MAINLINE, false);
-	if (m && x) {
-		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
-
-		fprintf(f, "model mainline / live kernel: longest hold %.3gx, mapper max %.3gx, "
-			   "time to collapse ", MED(m, max_hold_ms) / MED(x, max_hold_ms),
-			MED(m, max_us) / MED(x, max_us));
-		if (isinf(ca) || isinf(cb))
-			fprintf(f, "n/a\n");
-		else
-			fprintf(f, "%.3gx\n", ca / cb);
-	}
-	m = find_row(rows, nr, TARGET_MODEL, KH_MAINLINE, true);
-	if (m && x) {
-		double ca = MED(m, collapse_ms), cb = MED(x, collapse_ms);
-
-		fprintf(f, "sim mainline / live kernel: longest hold %.3gx, mapper max %.3gx, "
-			   "time to collapse ", MED(m, max_hold_ms) / MED(x, max_hold_ms),
-			MED(m, max_us) / MED(x, max_us));
-		if (isinf(ca) || isinf(cb))
-			fprintf(f, "n/a\n");
-		else
-			fprintf(f, "%.3gx\n", ca / cb);
-	}
+	print_over_live(f, "model", m, x);
+	print_over_live(f, "sim", find_row(rows, nr, TARGET_MODEL, KH_MAINLINE, true), x);
 	if (r->c->sim) {
 		fprintf(f, "# sim: the model on a simulated machine of %u CPUs (docs/simulation.md), "
 			   "seed %llu; khugepaged charged %s a VMA it scans\n", r->c->cpus,
