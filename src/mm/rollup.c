@@ -17,7 +17,9 @@
  * changed. By default that is all 512 entries; the hot paths (faults, COW,
  * a zap's range, MADV_COLD/PAGEOUT's range) name the entries their hold
  * changes (rollup_pte_hint) and the unlock counts only those: their share
- * after the change minus their share before it. A huge PMD leaf is counted
+ * after the change minus their share before it - unless the table is
+ * volatile (below), whose entries may have changed worth since its last
+ * count: its unlock counts it all. A huge PMD leaf is counted
  * again where it changes, under page_table_lock (rollup_pmd_update), its
  * share kept in its deposited table. The "hardware" path's young/dirty
  * CAS takes the ptl after it to count again. A VMA transaction that
@@ -42,7 +44,8 @@
  * What a concurrent reader sees: each field is at every moment the sum of
  * every table's share as of one of its recounts (one relaxed atomic per
  * field; a table's recounts are ordered by its ptl): never torn, never
- * negative, but fields and tables need not be of one moment. A read while
+ * negative (tests/unit/test-rollup-inc.c checks the raw sums after a zap
+ * of pages another process stopped sharing), but fields and tables need not be of one moment. A read while
  * no writer runs is byte-identical to the walk - the property the tests
  * check (tests/unit/test-rollup-inc.c, tests/stress/stress-rollup-inc.c,
  * tests/cli/rollup-inc.sh, vmalock fuzz --rollup-check).
@@ -224,6 +227,14 @@ void __rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr
 
 	spin_assert_held(&pt->ptl);
 	VML_BUG_ON(pt->rollup_leaf || nr > PTRS_PER_TABLE - pte_index(addr));
+	/*
+	 * A volatile table's entries may no longer be worth what its last
+	 * count added (another process unmapped a page it shared): "before"
+	 * counted now would subtract a share never added, and the sums would
+	 * dip below zero until the next read. Its unlock counts all of it.
+	 */
+	if (pt->rollup_volatile)
+		return;
 	pt->rollup_hinted = true;
 	memset(&pt->rollup_hint, 0, sizeof(pt->rollup_hint));
 	pt->rollup_hint_first = (unsigned int)pte_index(addr);
@@ -245,8 +256,9 @@ void rollup_pte_table_update(struct pte_table *pt)
 	if (pt->rollup_hinted) {
 		/*
 		 * A hinted hold changed only those entries: their share after
-		 * minus before is the table's difference. The table stays on
-		 * the volatile list if it was (only a full count takes it off).
+		 * minus before is the table's difference. Only a table that
+		 * is not volatile is hinted (its entries are worth what its
+		 * last count added); a hinted entry may make it volatile.
 		 */
 		vol = ru_entries(mm, pt, pt->rollup_hint_vma, pt->rollup_hint_first,
 				 pt->rollup_hint_nr, &s);
