@@ -377,14 +377,17 @@ struct mm {
 
 	/*
 	 * Incremental smaps_rollup (rollup.c; only with cfg.rollup =
-	 * VML_ROLLUP_INCREMENTAL): the sum of every counted table's share,
-	 * each field changed by one relaxed atomic add of a difference.
+	 * VML_ROLLUP_INCREMENTAL): the sum of every stable table's share,
+	 * each field changed by one relaxed atomic add of a difference; a
+	 * table's share enters or leaves it whole under rollup_lock.
 	 */
 	_Atomic int64_t rollup[NR_ROLLUP];	/* [atomic] added to under the ptl or
 						 * page_table_lock whose table changed */
-	spinlock_t rollup_lock;			/* protects rollup_volatile; under a ptl */
+	spinlock_t rollup_lock;			/* protects rollup_volatile and a share's moves
+						 * in and out of rollup[]; under a ptl */
 	struct list_head rollup_volatile;	/* [rollup_lock] tables whose share others
-						 * can change (pte_table.rollup_node) */
+						 * can change, not in rollup[]: a read counts
+						 * them (pte_table.rollup_node) */
 	_Atomic long rollup_shmem_vmas;		/* [M] written; read racily: shmem VMAs, whose
 						 * object's swap a read asks for */
 };

@@ -88,7 +88,7 @@ struct pte_table {
 	_Atomic uint64_t *rollup_pmd;		/* [PTL] */
 	bool rollup_volatile;			/* [PTL] and mm->rollup_lock: on the list */
 	struct list_head rollup_node;		/* [mm->rollup_lock] on mm->rollup_volatile */
-	struct rollup_sums rollup;		/* [PTL] */
+	struct rollup_sums rollup;		/* [PTL] its share in mm->rollup; 0 if volatile */
 	/* rollup_pte_hint(): this hold's entries and their share before it */
 	bool rollup_hinted;			/* [PTL] */
 	unsigned int rollup_hint_first;		/* [PTL] */

@@ -3,23 +3,22 @@
  * rollup.c - an incremental smaps_rollup (vml_sys_config.rollup =
  * VML_ROLLUP_INCREMENTAL, issue 25 item 5; no kernel has it).
  *
- * What is kept. Each PTE table (and each huge PMD leaf) knows its share of
- * the rollup's sums as last counted - the same per-entry terms as the walk
- * (proc/smaps.c smaps_account: Rss, Pss in bytes << 12 divided by the
- * page's precise mapcount, the clean/dirty and shared/private split,
+ * What is kept. Each *stable* PTE table (and each huge PMD leaf) knows its
+ * share of the rollup's sums as last counted - the same per-entry terms as
+ * the walk (proc/smaps.c smaps_account: Rss, Pss in bytes << 12 divided by
+ * the page's precise mapcount, the clean/dirty and shared/private split,
  * Referenced, Anonymous, LazyFree, Swap, SwapPss by the slot's users,
- * Locked by the VMA's VM_LOCKED) - and mm->rollup is the sum of the shares.
- * A read copies mm->rollup: no page walk, no mmap_lock, no VMA lock.
+ * Locked by the VMA's VM_LOCKED) - and mm->rollup is the sum of those
+ * shares. A read adds the volatile tables (below), counted on the spot.
+ * No page walk of stable tables, no mmap_lock, no VMA lock.
  *
  * What updates it. Everything the model changes in a PTE table it changes
- * under the table's ptl, so pte_unlock() counts the table again and adds
- * the difference to mm->rollup: one relaxed atomic add per field that
+ * under the table's ptl, so pte_unlock() counts a stable table again and
+ * adds the difference to mm->rollup: one relaxed atomic add per field that
  * changed. By default that is all 512 entries; the hot paths (faults, COW,
  * a zap's range, MADV_COLD/PAGEOUT's range) name the entries their hold
  * changes (rollup_pte_hint) and the unlock counts only those: their share
- * after the change minus their share before it - unless the table is
- * volatile (below), whose entries may have changed worth since its last
- * count: its unlock counts it all. A huge PMD leaf is counted
+ * after the change minus their share before it. A huge PMD leaf is counted
  * again where it changes, under page_table_lock (rollup_pmd_update), its
  * share kept in its deposited table. The "hardware" path's young/dirty
  * CAS takes the ptl after it to count again. A VMA transaction that
@@ -27,27 +26,35 @@
  * commit (Locked follows a flag no entry shows); fork counts the child's
  * tables after its commit.
  *
- * Pss and what others change. A table's share also depends on what other
- * address spaces do: a page's mapcount (another process maps or unmaps
- * it), a swap slot's users, a file or shmem folio's flags and sharing, a
- * folio's flags changed when its LRU batch is moved. The model has no
- * reverse map of anonymous pages to find the tables of other processes,
- * so the exactness is kept on the reader's side: a table whose last count
- * met such an entry - a page mapped more than once, a file or shmem page,
- * a folio in an LRU batch or in the swap cache, a swap slot with more than
- * one user - is "volatile" and on mm->rollup_volatile, and a read counts
- * exactly those again first (lock, unlock). A read therefore costs O(1) for private
+ * Volatile tables. A table's share may also depend on what other address
+ * spaces do: a page's mapcount (another process maps or unmaps it), a swap
+ * slot's users, a file or shmem folio's flags and sharing, a folio's flags
+ * changed when its LRU batch is moved. The model has no reverse map of
+ * anonymous pages to find the tables of other processes, so a table whose
+ * count met such an entry - a page mapped more than once, a file or shmem
+ * page, a folio in an LRU batch or in the swap cache, a swap slot with more
+ * than one user - becomes volatile: its share leaves the sums, it joins
+ * mm->rollup_volatile, and its holds count nothing (a hint there would
+ * subtract what an entry is worth now, not what was added: a page another
+ * process stopped sharing was added Shared and would be taken out Private,
+ * driving Private_Clean below zero). A read counts each volatile table
+ * under its ptl; one found with nothing volatile left becomes stable again,
+ * its share back in the sums. A table moves between the two only under
+ * rollup_lock, where a read also snapshots the sums and the list, so a read
+ * counts every table once. A read therefore costs O(1) for private
  * anonymous memory and O(volatile tables) beyond; no read takes mmap_lock.
  * The kernel proposal (docs/findings/2026-12-04-incremental-rollup.md)
  * weighs this against updating every mapper through rmap.
  *
- * What a concurrent reader sees: each field is at every moment the sum of
- * every table's share as of one of its recounts (one relaxed atomic per
- * field; a table's recounts are ordered by its ptl): never torn, never
- * negative (tests/unit/test-rollup-inc.c checks the raw sums after a zap
- * of pages another process stopped sharing), but fields and tables need not be of one moment. A read while
- * no writer runs is byte-identical to the walk - the property the tests
- * check (tests/unit/test-rollup-inc.c, tests/stress/stress-rollup-inc.c,
+ * What a concurrent reader sees: each field is the snapshot's sum of every
+ * stable table's share as of one of its recounts (one relaxed atomic per
+ * field; a table's recounts are ordered by its ptl) plus the volatile
+ * tables counted after it: never torn, never negative (no share is ever
+ * taken out that was not put in; tests/unit/test-rollup-inc.c checks the
+ * raw sums after a zap of pages another process stopped sharing), but
+ * fields and tables need not be of one moment. A read while no writer runs
+ * is byte-identical to the walk - the property the tests check
+ * (tests/unit/test-rollup-inc.c, tests/stress/stress-rollup-inc.c,
  * tests/cli/rollup-inc.sh, vmalock fuzz --rollup-check).
  *
  * Not counted here: the swap of shmem objects behind a shmem mapping's
@@ -151,17 +158,34 @@ static void ru_apply(struct mm *mm, struct rollup_sums *was, const struct rollup
 	*was = *now;
 }
 
-/* Put @pt on or off @mm's volatile list. Context: @pt's ptl held. */
-static void ru_set_volatile(struct mm *mm, struct pte_table *pt, bool vol)
+/*
+ * @pt's share leaves the sums and @pt joins the volatile list, whose tables
+ * a read counts itself. Under rollup_lock, so that a read's snapshot of
+ * sums and list has every table in exactly one of them.
+ * Context: @pt's ptl held.
+ */
+static void ru_make_volatile(struct mm *mm, struct pte_table *pt)
 {
-	if (pt->rollup_volatile == vol)
-		return;
 	spin_lock(&mm->rollup_lock);
-	if (vol)
-		list_add_tail(&pt->rollup_node, &mm->rollup_volatile);
-	else
-		list_del_init(&pt->rollup_node);
-	pt->rollup_volatile = vol;
+	for (int f = 0; f < NR_ROLLUP; f++)
+		if (pt->rollup.v[f])
+			fetch_add_relaxed(&mm->rollup[f], -pt->rollup.v[f]);
+	memset(&pt->rollup, 0, sizeof(pt->rollup));
+	list_add_tail(&pt->rollup_node, &mm->rollup_volatile);
+	pt->rollup_volatile = true;
+	spin_unlock(&mm->rollup_lock);
+}
+
+/* @pt, volatile, is worth @now and nothing in it depends on others now. Context: ptl. */
+static void ru_make_stable(struct mm *mm, struct pte_table *pt, const struct rollup_sums *now)
+{
+	spin_lock(&mm->rollup_lock);
+	for (int f = 0; f < NR_ROLLUP; f++)
+		if (now->v[f])
+			fetch_add_relaxed(&mm->rollup[f], now->v[f]);
+	pt->rollup = *now;
+	list_del_init(&pt->rollup_node);
+	pt->rollup_volatile = false;
 	spin_unlock(&mm->rollup_lock);
 }
 
@@ -227,14 +251,8 @@ void __rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr
 
 	spin_assert_held(&pt->ptl);
 	VML_BUG_ON(pt->rollup_leaf || nr > PTRS_PER_TABLE - pte_index(addr));
-	/*
-	 * A volatile table's entries may no longer be worth what its last
-	 * count added (another process unmapped a page it shared): "before"
-	 * counted now would subtract a share never added, and the sums would
-	 * dip below zero until the next read. Its unlock counts all of it.
-	 */
 	if (pt->rollup_volatile)
-		return;
+		return;	/* its holds count nothing: a read counts it */
 	pt->rollup_hinted = true;
 	memset(&pt->rollup_hint, 0, sizeof(pt->rollup_hint));
 	pt->rollup_hint_first = (unsigned int)pte_index(addr);
@@ -252,13 +270,14 @@ void rollup_pte_table_update(struct pte_table *pt)
 	bool vol = false;
 
 	spin_assert_held(&pt->ptl);
+	if (pt->rollup_volatile)
+		return;	/* not in the sums: a read counts it */
 	vml_rcu_read_lock();
 	if (pt->rollup_hinted) {
 		/*
 		 * A hinted hold changed only those entries: their share after
-		 * minus before is the table's difference. Only a table that
-		 * is not volatile is hinted (its entries are worth what its
-		 * last count added); a hinted entry may make it volatile.
+		 * minus before is the table's difference (the table is stable:
+		 * every entry is worth what its last count added).
 		 */
 		vol = ru_entries(mm, pt, pt->rollup_hint_vma, pt->rollup_hint_first,
 				 pt->rollup_hint_nr, &s);
@@ -272,17 +291,16 @@ void rollup_pte_table_update(struct pte_table *pt)
 				fetch_add_relaxed(&mm->rollup[f], d);
 			}
 		}
-		if (vol && !vml_broken(VML_BROKEN_ROLLUP_SHARED))
-			ru_set_volatile(mm, pt, true);
-		return;
+	} else {
+		if (pt->rollup_leaf)
+			vol = ru_leaf(mm, pt, &s);
+		else
+			vol = ru_entries(mm, pt, NULL, 0, PTRS_PER_TABLE, &s);
+		vml_rcu_read_unlock();
+		ru_apply(mm, &pt->rollup, &s);
 	}
-	if (pt->rollup_leaf)
-		vol = ru_leaf(mm, pt, &s);
-	else
-		vol = ru_entries(mm, pt, NULL, 0, PTRS_PER_TABLE, &s);
-	vml_rcu_read_unlock();
-	ru_apply(mm, &pt->rollup, &s);
-	ru_set_volatile(mm, pt, vol && !vml_broken(VML_BROKEN_ROLLUP_SHARED));
+	if (vol && !vml_broken(VML_BROKEN_ROLLUP_SHARED))
+		ru_make_volatile(mm, pt);
 }
 
 void rollup_pte_table_install(struct pte_table *pt, struct mm *mm, unsigned long addr)
@@ -297,8 +315,13 @@ void rollup_pte_table_install(struct pte_table *pt, struct mm *mm, unsigned long
 	if (old && old != mm) {
 		static const struct rollup_sums zero;
 
-		ru_apply(old, &pt->rollup, &zero);
-		ru_set_volatile(old, pt, false);
+		if (pt->rollup_volatile) {
+			spin_lock(&old->rollup_lock);
+			list_del_init(&pt->rollup_node);
+			pt->rollup_volatile = false;
+			spin_unlock(&old->rollup_lock);
+		}
+		ru_apply(old, &pt->rollup, &zero);	/* a volatile table's is zero */
 	}
 	pt->rollup_addr = addr & PMD_MASK;
 	pt->rollup_leaf = false;
@@ -403,13 +426,40 @@ void rollup_range_update(struct mm *mm, unsigned long start, unsigned long end)
 	walk_page_range(mm, start & PMD_MASK, end, &ops, NULL);
 }
 
+/*
+ * Count volatile @pt for a read: its share now, added to @acc; if nothing
+ * in it depends on others any more it becomes stable, its share in the
+ * sums - which the read's snapshot predates, so it is counted once.
+ * Context: RCU, page_table_lock and @pt's ptl held.
+ */
+static void ru_count_volatile(struct mm *mm, struct pte_table *pt, struct rollup_sums *acc)
+{
+	struct rollup_sums s = { { 0 } };
+	bool vol;
+
+	if (load_relaxed(&pt->rollup_mm) != mm)
+		return;	/* left the mm since the snapshot: its entries went with it */
+	vol = pt->rollup_leaf ? ru_leaf(mm, pt, &s)
+			      : ru_entries(mm, pt, NULL, 0, PTRS_PER_TABLE, &s);
+	for (int f = 0; f < NR_ROLLUP; f++)
+		acc->v[f] += s.v[f];
+	if (!vol && pt->rollup_volatile)
+		ru_make_stable(mm, pt, &s);
+}
+
 int rollup_read(struct mm *mm, struct rollup_sums *out)
 {
 	struct pte_table **tables = NULL;
+	struct rollup_sums acc = { { 0 } };
 	size_t nr = 0, cap = 0;
 
 	vml_rcu_read_lock();
-	/* Ends: each retry had room for fewer tables than the list held; the room grows. */
+	/*
+	 * One snapshot, under rollup_lock, of the stable tables' sums and the
+	 * volatile list: a table moves between them only under that lock, so
+	 * each is in exactly one. Ends: each retry had room for fewer tables
+	 * than the list held; the room grows.
+	 */
 	for (;;) {
 		struct pte_table *pt;
 		size_t want = 0;
@@ -420,11 +470,14 @@ int rollup_read(struct mm *mm, struct rollup_sums *out)
 				tables[want] = pt;
 			want++;
 		}
-		spin_unlock(&mm->rollup_lock);
 		if (want <= cap) {
+			for (int f = 0; f < NR_ROLLUP; f++)
+				out->v[f] = load_relaxed(&mm->rollup[f]);
+			spin_unlock(&mm->rollup_lock);
 			nr = want;
 			break;
 		}
+		spin_unlock(&mm->rollup_lock);
 		vml_free(tables);
 		cap = want + want / 2;
 		tables = vml_malloc(cap * sizeof(*tables));
@@ -435,19 +488,20 @@ int rollup_read(struct mm *mm, struct rollup_sums *out)
 	}
 	/*
 	 * RCU keeps each table's memory (tables are freed a grace period after
-	 * they leave the mm); one that left meanwhile has rollup_mm != mm and
-	 * its unlock counts nothing.
+	 * they leave the mm). A table the snapshot listed is counted here even
+	 * if it became stable since: the snapshot's sums do not hold it.
 	 */
 	for (size_t i = 0; i < nr; i++) {
 		/* page_table_lock too: a leaf's folio stays while its PMD does */
 		spin_lock(&mm->page_table_lock);
-		pte_lock(tables[i]);
-		pte_unlock(tables[i]);
+		spin_lock(&tables[i]->ptl);
+		ru_count_volatile(mm, tables[i], &acc);
+		spin_unlock(&tables[i]->ptl);
 		spin_unlock(&mm->page_table_lock);
 	}
 	vml_rcu_read_unlock();
 	vml_free(tables);
 	for (int f = 0; f < NR_ROLLUP; f++)
-		out->v[f] = load_relaxed(&mm->rollup[f]);
+		out->v[f] += acc.v[f];
 	return 0;
 }

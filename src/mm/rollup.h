@@ -40,9 +40,8 @@ void rollup_pte_table_update(struct pte_table *pt);
  * nothing else any other entry of @pt depends on - so the unlock counts
  * those entries again instead of all 512 (their share now, minus the share
  * this call counted before the change). @nr 0: the hold changes nothing
- * the rollup sees. A hold without a hint counts all 512, and so does the
- * hold of a volatile table (its entries may be worth other than its last
- * count said: the hint is ignored).
+ * the rollup sees. A hold without a hint counts all 512; the hold of a
+ * volatile table counts nothing (a read counts it).
  * Context: @pt's ptl held, before the hold changes anything.
  */
 void __rollup_pte_hint(struct pte_table *pt, struct vma *vma, unsigned long addr,
