@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -596,6 +597,67 @@ static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned 
 	}
 }
 
+/*
+ * The release race's legs for the simulated rows (docs/simulation.md), from
+ * one traced live sample of one reader: the deciles of a reader's release
+ * after which the sleeping mapper was woken -> the reader's next attempt,
+ * and of that release -> the mapper's switch-in, plus its switch-in -> acquire
+ * median (the model's mapper acquires as soon as it runs). Needs root
+ * (tracefs); without it the rows keep the fixed charges, and say so.
+ * Return: 0 or -errno (the sample's).
+ */
+#define LEGS_MIN_RACES 100
+static int measure_legs(struct pvm_result *res)
+{
+	struct pvm_row probe = { .target = TARGET_LIVE, .readers = 1 };
+	struct pvm_tracer *saved = res->tracer;
+	const struct pvm_dyn *d;
+	uint64_t acq;
+	int ret;
+
+	if (!pvm_tracer_live(res->leg_tracer)) {
+		bench_progress_done(res->c->quiet);
+		fprintf(stderr, "vmalock bench: the simulated rows' release race is charged fixed "
+				"legs (measuring their spread needs root and tracefs)\n");
+		return 0;
+	}
+	probe.s = vml_zalloc(sizeof(*probe.s));
+	probe.dyn = vml_zalloc(sizeof(*probe.dyn));
+	if (!probe.s || !probe.dyn) {
+		vml_free(probe.s);
+		vml_free(probe.dyn);
+		return -ENOMEM;
+	}
+	bench_progress(res->c->quiet, "proc-vs-map: tracing one live sample for the simulated "
+		       "rows' release race ...");
+	res->tracer = res->leg_tracer;
+	ret = run_sample(res, &probe, 0, 0, 0);
+	res->tracer = saved;
+	d = probe.dyn;
+	if (!ret && (d->leg_gap_woke.count < LEGS_MIN_RACES ||
+		     d->leg_release_run.count < LEGS_MIN_RACES)) {
+		bench_progress_done(res->c->quiet);
+		fprintf(stderr, "vmalock bench: the traced live sample had %llu reader releases to "
+				"a waiting mapper and %llu wake-ups (%u needed): the simulated rows keep "
+				"fixed legs\n", (unsigned long long)d->leg_gap_woke.count,
+			(unsigned long long)d->leg_release_run.count, LEGS_MIN_RACES);
+	} else if (!ret) {
+		acq = trace_fine_quantile(&d->leg_run_acquire, 0.5);
+		for (unsigned int i = 0; i < SIM_LEG_DECILES; i++) {
+			double q = (i + 1) / 10.0;
+
+			res->simcosts.sched.way_back_ns[i] =
+				VML_MAX(trace_fine_quantile(&d->leg_gap_woke, q), (uint64_t)1);
+			res->simcosts.sched.switch_in_ns[i] =
+				trace_fine_quantile(&d->leg_release_run, q) + acq;
+		}
+	}
+	vml_free(probe.s[0].hist);
+	vml_free(probe.s);
+	vml_free(probe.dyn);
+	return ret;
+}
+
 static int pvm_run_rows(struct bench_run *br)
 {
 	const struct pvm_opts *o = br->opts;
@@ -616,6 +678,14 @@ static int pvm_run_rows(struct bench_run *br)
 	/* Before any thread: the live session may mount tracefs in a namespace of ours. */
 	if (c->trace && pvm_tracer_open(c, o->mapper.duration_s, &res->tracer))
 		return EXIT_FAILURE;
+	if (c->sim && !c->sim_costs && geteuid() == 0 && o->view != TARGET_VIEW_QUERY) {
+		struct bench_common lc = *c;
+
+		lc.live = true;
+		lc.trace_events = NULL;
+		if (pvm_tracer_open(&lc, o->mapper.duration_s, &res->leg_tracer))
+			return EXIT_FAILURE;
+	}
 	bench_pick_cpus(&res->mapper_cpu, &res->reader_cpu);
 	if (c->sim && c->sim_costs) {
 		char err[256];
@@ -669,6 +739,9 @@ static int pvm_run_rows(struct bench_run *br)
 			res->simcosts.page_ns = (uint64_t)ch->page_ns;
 		if (ch->call_ns >= 0)
 			res->simcosts.call_ns = (uint64_t)ch->call_ns;
+		ret = measure_legs(res);
+		if (ret)
+			return EXIT_FAILURE;
 	}
 	if ((c->model || c->sim) && !o->region_only && !res->mirror && target_live_available()) {
 		struct target *t;
@@ -753,6 +826,7 @@ static void pvm_free(struct bench_run *br)
 	}
 	vml_free(res->rows);
 	pvm_tracer_close(res->tracer);
+	pvm_tracer_close(res->leg_tracer);
 	bench_mirror_free(res->mirror);
 	vml_free(res);
 	br->res = NULL;

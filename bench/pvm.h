@@ -93,6 +93,7 @@ struct pvm_result {
 	unsigned int nr_rows;
 	int mapper_cpu, reader_cpu;	/* -1: not pinned */
 	struct pvm_tracer *tracer;	/* --trace */
+	struct pvm_tracer *leg_tracer;	/* the simulated rows' legs (root; measure_legs) */
 	struct bench_sim_costs simcosts;	/* simulated rows' charges */
 	struct sim_stats simstats;	/* summed over the simulated samples */
 	struct bench_mirror *mirror;	/* the live mapper's own mappings, for the model's

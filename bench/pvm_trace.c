@@ -131,6 +131,8 @@ static void extract(struct pvm_dyn *dyn, const struct trace_analysis *a, uint64_
 			trace_stat_merge(&dyn->wr_wake, &t->wake);
 			trace_stat_merge(&dyn->wr_rel_wake, &t->release_wake);
 			trace_stat_merge(&dyn->wr_run_acq, &t->run_acquire);
+			trace_fine_merge(&dyn->leg_release_run, &t->release_run);
+			trace_fine_merge(&dyn->leg_run_acquire, &t->run_acquire_fine);
 			dyn->wr_wakeups += t->wakeups;
 			dyn->stolen_waits += t->stolen_waits;
 			dyn->race_unwoken += t->race_unwoken;
@@ -144,6 +146,7 @@ static void extract(struct pvm_dyn *dyn, const struct trace_analysis *a, uint64_
 		} else if (in(t->pid, readers, nr)) {
 			trace_stat_merge(&dyn->rd_hold, &t->hold[TRACE_READ]);
 			trace_stat_merge(&dyn->rd_gap, &t->gap);
+			trace_fine_merge(&dyn->leg_gap_woke, &t->gap_woke);
 			trace_stat_merge(&dyn->rd_granted, &t->granted);
 			dyn->steals += t->steals;
 		}

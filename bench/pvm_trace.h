@@ -48,6 +48,8 @@ struct pvm_dyn {
 	uint64_t handoffs_rwsem;	/* model: what the rwsem itself counted */
 	bool have_rwsem;
 	struct trace_stat vma_wait;	/* model: the mapper's waits for VMA readers */
+	/* the release race's legs, fine (trace_task.gap_woke, release_run, run_acquire_fine) */
+	struct trace_fine leg_gap_woke, leg_release_run, leg_run_acquire;
 	uint64_t write_calls;		/* the mapper's calls in the traced samples */
 	/*
 	 * Readers switched out while holding mmap_lock (rd_off_mm) or, model,

@@ -362,6 +362,42 @@ static const char *field_key(const char *f)
 	return dot ? dot + 1 : f;
 }
 
+static json_t *leg_json(const uint64_t q[SIM_LEG_DECILES])
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < SIM_LEG_DECILES; i++)
+		json_push_new(a, json_integer((json_int_t)q[i]));
+	return a;
+}
+
+/* Optional "@key": SIM_LEG_DECILES non-decreasing numbers. Return: 0 or -EINVAL (@err). */
+static int leg_load(json_t *o, const char *key, uint64_t q[SIM_LEG_DECILES], char *err,
+		    size_t errlen)
+{
+	json_t *a = json_object_get(o, key);
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) != SIM_LEG_DECILES) {
+		snprintf(err, errlen, "sim_costs.%s: not an array of %u numbers (deciles p10..p90)",
+			 key, SIM_LEG_DECILES);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < SIM_LEG_DECILES; i++) {
+		json_t *v = json_array_get(a, i);
+
+		if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
+		    (i && (uint64_t)json_integer_value(v) < q[i - 1])) {
+			snprintf(err, errlen, "sim_costs.%s[%u]: not a number > 0 and >= the one "
+					      "before", key, i);
+			return -EINVAL;
+		}
+		q[i] = (uint64_t)json_integer_value(v);
+	}
+	return 0;
+}
+
 json_t *bench_sim_costs_json(const struct bench_sim_costs *c)
 {
 	json_t *o = json_object(), *curve = json_array();
@@ -373,6 +409,10 @@ json_t *bench_sim_costs_json(const struct bench_sim_costs *c)
 		json_push_new(curve, json_integer((json_int_t)c->sched.idle_wake_ns[i]));
 	json_set_new(o, "idle_wake_ns", curve);
 	json_set_u64(o, "scan_vma_ns", c->kernel.scan_vma_ns);
+	if (sim_leg_measured(c->sched.way_back_ns))
+		json_set_new(o, "way_back_ns", leg_json(c->sched.way_back_ns));
+	if (sim_leg_measured(c->sched.switch_in_ns))
+		json_set_new(o, "switch_in_ns", leg_json(c->sched.switch_in_ns));
 	json_set_str(o, "preempt", sim_preempt_name(c->sched.preempt));
 	json_set_str(o, "source", c->source);
 	return o;
@@ -421,6 +461,9 @@ int bench_sim_costs_load(const char *path, struct bench_sim_costs *out, char *er
 		snprintf(err, errlen, "sim_costs.scan_vma_ns: not a number");
 		goto out;
 	}
+	if (leg_load(o, "way_back_ns", out->sched.way_back_ns, err, errlen) ||
+	    leg_load(o, "switch_in_ns", out->sched.switch_in_ns, err, errlen))
+		goto out;
 	if (json_get_str(o, "preempt", &pre) || sim_preempt_parse(pre, &out->sched.preempt)) {
 		snprintf(err, errlen, "sim_costs.preempt: none, voluntary, full or lazy");
 		goto out;
@@ -456,6 +499,16 @@ int bench_sim_costs_get(const char *who, const char *file, const struct bench_ca
 	return ret;
 }
 
+static void leg_print(FILE *f, const char *what, const uint64_t q[SIM_LEG_DECILES])
+{
+	if (!sim_leg_measured(q))
+		return;
+	fprintf(f, "#   %s, p10..p90:", what);
+	for (unsigned int i = 0; i < SIM_LEG_DECILES; i++)
+		fprintf(f, " %llu", (unsigned long long)q[i]);
+	fprintf(f, "\n");
+}
+
 void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 {
 	fprintf(f, "# simulated machine's charges (ns; %s):\n", c->source);
@@ -478,6 +531,10 @@ void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 	for (unsigned int i = 0; i < SIM_IDLE_BUCKETS; i++)
 		fprintf(f, " %llu", (unsigned long long)c->sched.idle_wake_ns[i]);
 	fprintf(f, "\n");
+	leg_print(f, "a reader's way back between read()s (drawn for read()'s charge)",
+		  c->sched.way_back_ns);
+	leg_print(f, "release -> woken writer's switch-in (drawn for an idle CPU's wake-up)",
+		  c->sched.switch_in_ns);
 }
 
 struct sim_config bench_sim_config(const struct bench_sim_costs *c, unsigned int cpus,

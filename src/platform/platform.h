@@ -69,6 +69,12 @@ static inline uint64_t plat_thread_cpu_ns(void)
 enum plat_charge_kind {
 	PLAT_KERNEL,
 	PLAT_USER,
+	/*
+	 * Kernel work: a reader's way out of one read() and into the next.
+	 * The simulated machine draws it from the measured leg when its
+	 * table has one (sim_costs.way_back_ns) instead of the fixed @ns.
+	 */
+	PLAT_CALL,
 };
 
 /*

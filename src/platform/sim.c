@@ -340,6 +340,15 @@ void sim_charge(uint64_t ns, enum plat_charge_kind kind)
 	struct sim_world *w = t->w;
 	struct sim_cpu *c = &w->cpus[t->cpu];
 
+	if (kind == PLAT_CALL) {
+		/* the measured way back includes the IPI its release paid: charged apart */
+		if (sim_leg_measured(w->cfg.costs.way_back_ns)) {
+			ns = sim_leg_at(w->cfg.costs.way_back_ns,
+					(uint32_t)vml_rand_below(&w->leg_rng, 1000000));
+			ns = ns > w->cfg.costs.wake_ipi_ns ? ns - w->cfg.costs.wake_ipi_ns : 1;
+		}
+		kind = PLAT_KERNEL;
+	}
 	if (!ns)
 		return;
 	t->charge_left = ns;
@@ -648,6 +657,7 @@ int sim_run(const struct sim_config *cfg, void *(*main)(void *), void *arg,
 	for (unsigned int i = 0; i < SIM_FUTEX_BUCKETS; i++)
 		INIT_LIST_HEAD(&w->futex[i]);
 	w->rng = vml_rand_init(cfg->seed, 0x51d);
+	w->leg_rng = vml_rand_init(cfg->seed, 0x1e9);
 	w->pct_low = (1ULL << 62);
 	if (cfg->explore == SIM_EXPLORE_PCT && cfg->pct_depth > 1) {
 		w->pct_nchange = cfg->pct_depth - 1;
@@ -702,6 +712,26 @@ uint64_t sim_default_base_slice(unsigned int cpus)
 	while (n >>= 1)
 		log++;
 	return 750 * NSEC_PER_USEC * (1 + log);
+}
+
+uint64_t sim_leg_at(const uint64_t q[SIM_LEG_DECILES], uint32_t u_ppm)
+{
+	/* deciles at 10%..90%; segment i runs from decile i-1 to i (0: p0, 10: p100) */
+	int64_t lo, hi;
+	uint32_t seg = u_ppm / 100000, off = u_ppm % 100000;
+
+	if (seg == 0) {
+		hi = (int64_t)q[0];
+		lo = hi - ((int64_t)q[1] - hi);
+	} else if (seg >= SIM_LEG_DECILES) {
+		lo = (int64_t)q[SIM_LEG_DECILES - 1];
+		hi = lo + (lo - (int64_t)q[SIM_LEG_DECILES - 2]);
+	} else {
+		lo = (int64_t)q[seg - 1];
+		hi = (int64_t)q[seg];
+	}
+	lo += (hi - lo) * (int64_t)off / 100000;
+	return lo > 0 ? (uint64_t)lo : 1;
 }
 
 uint64_t sim_idle_wake_ns(const struct sim_costs *c, uint64_t idle_ns)

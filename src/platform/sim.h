@@ -37,6 +37,14 @@ enum sim_preempt {
 };
 
 /*
+ * A leg measured with its spread: its deciles p10, p20, ..., p90 in ns
+ * (all 0: not measured). A draw interpolates between them and extends the
+ * two end segments to p0 and p100, so the race a leg decides is run with
+ * the kernel's jitter instead of one fixed value.
+ */
+#define SIM_LEG_DECILES 9
+
+/*
  * struct sim_costs - what the scheduler's own steps cost, in virtual ns.
  * Each is measured on the live kernel (bench/simcost.c) or read from a
  * saved table; docs/simulation.md says what each stands for.
@@ -51,6 +59,17 @@ struct sim_costs {
 	uint64_t tick_ns;		/* 1/HZ */
 	uint64_t base_slice_ns;		/* EEVDF request; 0: the kernel's default for the CPU count */
 	enum sim_preempt preempt;
+	/*
+	 * From a traced live run of the scenario (bench/simcost.c): a
+	 * reader's way back between two read()s - its release to its next
+	 * attempt, releases no writer waited for - drawn for each PLAT_CALL
+	 * charge instead of that charge; and a woken writer's way in - the
+	 * release that woke it to its switch-in - drawn for each wake-up of
+	 * an idle CPU instead of the idle curve (less the waker's IPI, which
+	 * is charged apart).
+	 */
+	uint64_t way_back_ns[SIM_LEG_DECILES];
+	uint64_t switch_in_ns[SIM_LEG_DECILES];
 };
 
 enum sim_explore {
@@ -92,6 +111,15 @@ int sim_run(const struct sim_config *cfg, void *(*main)(void *), void *arg,
 
 /* The base slice the kernel uses on @cpus CPUs: 0.75 ms x (1 + ilog2(min(cpus, 8))). */
 uint64_t sim_default_base_slice(unsigned int cpus);
+
+/* Does @q hold a measured leg? */
+static inline bool sim_leg_measured(const uint64_t q[SIM_LEG_DECILES])
+{
+	return q[SIM_LEG_DECILES / 2] != 0;
+}
+
+/* A value of leg @q at the quantile @u_ppm (0..999999), as described above. */
+uint64_t sim_leg_at(const uint64_t q[SIM_LEG_DECILES], uint32_t u_ppm);
 
 /* The wake-up delay to a CPU that has been idle for @idle_ns. */
 uint64_t sim_idle_wake_ns(const struct sim_costs *c, uint64_t idle_ns);

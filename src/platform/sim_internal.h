@@ -116,6 +116,8 @@ struct sim_world {
 	_Atomic uint32_t host_baton;	/* [atomic] 1: the world has ended */
 	bool ending;			/* the host is letting the daemons go */
 	struct vml_rand rng;		/* ties, placement, exploration */
+	struct vml_rand leg_rng;	/* the measured legs' draws: a stream of their own,
+					 * so exploring changes none of them */
 	struct sim_stats stats;
 	uint64_t wall_start;
 	/* PCT */

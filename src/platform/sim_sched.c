@@ -354,7 +354,12 @@ uint64_t sched_wake_latency(struct sim_world *w, int cpu)
 	const struct sim_cpu *c = &w->cpus[cpu];
 	uint64_t lat;
 
-	if (sched_cpu_idle(w, cpu))
+	if (sched_cpu_idle(w, cpu) && sim_leg_measured(w->cfg.costs.switch_in_ns)) {
+		/* the measured release -> switch-in; the waker's IPI is charged apart */
+		lat = sim_leg_at(w->cfg.costs.switch_in_ns,
+				 (uint32_t)vml_rand_below(&w->leg_rng, 1000000));
+		lat = lat > w->cfg.costs.wake_ipi_ns ? lat - w->cfg.costs.wake_ipi_ns : 1;
+	} else if (sched_cpu_idle(w, cpu))
 		lat = sim_idle_wake_ns(&w->cfg.costs, w->now - c->idle_since);
 	else
 		lat = w->cfg.costs.wake_busy_ns;

@@ -67,7 +67,7 @@ ssize_t vml_reader_read(struct vml_reader *r, char *buf, size_t len)
 	if (!r || (!buf && len))
 		return -EINVAL;
 	if (unlikely(r->call_ns))
-		plat_charge_ns(r->call_ns, PLAT_KERNEL);
+		plat_charge_ns(r->call_ns, PLAT_CALL);
 	return seq_read(&r->seq, buf, len);
 }
 

@@ -67,6 +67,38 @@ void trace_stat_merge(struct trace_stat *dst, const struct trace_stat *src)
 		dst->hist[b] += src->hist[b];
 }
 
+void trace_fine_add(struct trace_fine *f, uint64_t ns)
+{
+	uint64_t b = ns / TRACE_FINE_NS;
+
+	f->count++;
+	f->n[b < TRACE_FINE_BUCKETS ? b : TRACE_FINE_BUCKETS - 1]++;
+}
+
+void trace_fine_merge(struct trace_fine *dst, const struct trace_fine *src)
+{
+	dst->count += src->count;
+	for (unsigned int b = 0; b < TRACE_FINE_BUCKETS; b++)
+		dst->n[b] += src->n[b];
+}
+
+uint64_t trace_fine_quantile(const struct trace_fine *f, double q)
+{
+	double want = q * (double)f->count, seen = 0;
+
+	if (!f->count)
+		return 0;
+	for (unsigned int b = 0; b < TRACE_FINE_BUCKETS; b++) {
+		if (f->n[b] && seen + f->n[b] >= want) {
+			double frac = (want - seen) / f->n[b];
+
+			return (uint64_t)((b + (frac > 0 ? frac : 0)) * TRACE_FINE_NS);
+		}
+		seen += f->n[b];
+	}
+	return (uint64_t)TRACE_FINE_BUCKETS * TRACE_FINE_NS;
+}
+
 uint64_t trace_stat_quantile(const struct trace_stat *st, double q)
 {
 	uint64_t want, seen = 0;
@@ -373,6 +405,7 @@ static int hold_end(struct trace_analysis *a, uint32_t mi, uint32_t ti, uint64_t
 	if (!write) {
 		t->have_release = true;
 		t->release_ts = ts;
+		t->release_woke = false;	/* until a sleeping writer's wake-up names it */
 	}
 	return 0;
 }
@@ -502,6 +535,8 @@ static int on_start(struct trace_analysis *a, const struct trace_event *ev)
 	}
 	if (t->have_release) {
 		trace_stat_add(&t->gap, since(ev->ts, t->release_ts));
+		if (t->release_woke)
+			trace_fine_add(&t->gap_woke, since(ev->ts, t->release_ts));
 		t->have_release = false;
 	}
 	for (size_t i = 0; !write && i < mm->nr_waiters; i++) {
@@ -566,8 +601,10 @@ static int on_acquired(struct trace_analysis *a, const struct trace_event *ev)
 			writer_queued |= a->mms[mi].tasks[a->mms[mi].waiters[i]].st_wait - 1 ==
 					 TRACE_WRITE_MODE;
 		wait_start = t->wait_start;
-		if (t->ran_ts > t->wait_start && success)
+		if (t->ran_ts > t->wait_start && success) {
 			trace_stat_add(&t->run_acquire, since(ev->ts, t->ran_ts));
+			trace_fine_add(&t->run_acquire_fine, since(ev->ts, t->ran_ts));
+		}
 		ret = wait_end(a, mi, ti, ev->ts, &contended);
 		if (ret)
 			return ret;
@@ -624,6 +661,14 @@ static int on_released(struct trace_analysis *a, const struct trace_event *ev)
 	return ret;
 }
 
+/* The read release at @ts woke a sleeping writer: its reader's next attempt is a race's leg. */
+static void mark_release_woke(struct trace_mm *mm, uint64_t ts)
+{
+	for (size_t i = 0; i < mm->nr_tasks; i++)
+		if (mm->tasks[i].have_release && mm->tasks[i].release_ts == ts)
+			mm->tasks[i].release_woke = true;
+}
+
 static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
 {
 	for (size_t i = 0; i < a->nr_waiting; i++) {
@@ -644,14 +689,22 @@ static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
 			if (!t->woken) {	/* a second wake-up before it runs changes nothing */
 				t->woken = true;
 				t->woken_ts = ev->ts;
-				if (mm->last_free_ts > t->wait_start)
+				t->woken_release_ts = 0;
+				if (mm->last_free_ts > t->wait_start) {
 					trace_stat_add(&t->release_wake, since(ev->ts, mm->last_free_ts));
+					t->woken_release_ts = mm->last_free_ts;
+					mark_release_woke(&a->mms[a->waiting[i].mm_idx],
+							  mm->last_free_ts);
+				}
 			}
 		} else {
 			t->ran_ts = ev->ts;
 			t->asleep_ts = 0;
 			if (t->woken) {
 				trace_stat_add(&t->wake, since(ev->ts, t->woken_ts));
+				if (t->woken_release_ts)
+					trace_fine_add(&t->release_run,
+						       since(ev->ts, t->woken_release_ts));
 				t->woken = false;
 			}
 		}

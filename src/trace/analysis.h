@@ -80,6 +80,23 @@ struct trace_stat {
 	uint64_t hist[TRACE_HIST_BUCKETS];
 };
 
+/*
+ * A fine histogram of short intervals: TRACE_FINE_NS buckets up to
+ * TRACE_FINE_BUCKETS x that (longer ones in the last), for the legs of the
+ * release race, which differ by a microsecond where trace_stat's buckets
+ * are powers of two.
+ */
+#define TRACE_FINE_NS 250
+#define TRACE_FINE_BUCKETS 256
+struct trace_fine {
+	uint64_t count;
+	uint32_t n[TRACE_FINE_BUCKETS];
+};
+void trace_fine_add(struct trace_fine *f, uint64_t ns);
+void trace_fine_merge(struct trace_fine *dst, const struct trace_fine *src);
+/* The @q quantile, interpolated within its bucket; 0 when empty. */
+uint64_t trace_fine_quantile(const struct trace_fine *f, double q);
+
 /* One holder in a waiter's blame list. */
 struct trace_blame {
 	int32_t pid, tgid;
@@ -124,6 +141,13 @@ struct trace_task {
 	 */
 	uint64_t sleep_races[2], sleep_races_won[2];
 	struct trace_stat run_acquire;	/* a woken waiter's last switch-in -> its acquire_returned */
+	/*
+	 * The release race's legs, fine: a reader's release after which a
+	 * sleeping writer was woken -> the reader's next attempt (gap_woke); a
+	 * writer woken after a release: that release -> its switch-in
+	 * (release_run), and its switch-in -> acquire_returned (run_acquire_fine).
+	 */
+	struct trace_fine gap_woke, release_run, run_acquire_fine;
 	uint64_t wakeups;		/* sched_wakeups while waiting */
 	uint64_t failed;		/* acquire_returned without success */
 	uint64_t steals;		/* read acquisitions past a queued writer */
@@ -135,6 +159,8 @@ struct trace_task {
 	/* private: the open wait and hold */
 	uint8_t st_wait, st_hold;	/* 0 none, else 1 + TRACE_READ/WRITE_MODE */
 	bool have_release, woken, wait_woken;
+	bool release_woke;		/* a sleeping writer was woken after its last read release */
+	uint64_t woken_release_ts;	/* the release before its wake-up; 0: none */
 	uint64_t wait_start, hold_start, release_ts, woken_ts;
 	uint64_t wait_steals;		/* steals past this open write wait */
 	uint64_t ran_ts;		/* last switch to it during the open wait */

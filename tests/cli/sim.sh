@@ -117,6 +117,46 @@ assert len(gaps) > 10 and gaps[0] >= 3.0, (len(gaps), gaps[:5])
 PY
 ok $? "a reader that wakes the waiting mapper pays the IPI before its next attempt"
 
+# The release race's legs drawn from a measured spread (sim_costs.way_back_ns,
+# switch_in_ns): still the same bytes for the same seed; and they decide the
+# race: a reader back in 1-2 us against a mapper running 30-40 us after the
+# release steals every time (slow: the mapper waits for hand-off), a reader
+# back in 40-50 us against 4-6 us never does (fast).
+legs() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["sim_costs"]["way_back_ns"] = [int(x) for x in sys.argv[3].split(",")]
+d["sim_costs"]["switch_in_ns"] = [int(x) for x in sys.argv[4].split(",")]
+json.dump(d, open(sys.argv[2], "w"))' "$costs" "$@"
+}
+legs slow.json 1000,1100,1200,1300,1400,1500,1600,1800,2000 \
+	30000,31000,32000,33000,34000,35000,36000,38000,40000
+legs fast.json 40000,41000,42000,43000,44000,45000,46000,48000,50000 \
+	4000,4200,4400,4600,4800,5000,5200,5500,6000
+leg_run() {
+	vml bench proc-vs-map --cpus 2 --sim-only --sim-costs "$1" --readers 1 --lock mmap \
+		--view smaps --duration 0.5 --samples 1 --json "$2" --quiet
+}
+leg_run slow.json s1.json && cp out s1.out && leg_run slow.json s2.json && cmp -s out s1.out &&
+grep -q "^#   a reader's way back between read()s (drawn for read()'s charge), p10..p90: 1000 " out &&
+grep -q "^#   release -> woken writer's switch-in (drawn for an idle CPU's wake-up), p10..p90: 30000 " out
+ok $? "legs drawn from a spread: the same bytes twice, both legs printed"
+leg_run fast.json f.json
+python3 -c '
+import json, sys
+slow = json.load(open(sys.argv[1]))["rows"][0]
+fast = json.load(open(sys.argv[2]))["rows"][0]
+assert json.load(open(sys.argv[1]))["sim_costs"]["way_back_ns"][0] == 1000
+assert slow["p50_us"] > 1000 and fast["p50_us"] < 200, (slow["p50_us"], fast["p50_us"])
+' s1.json f.json
+ok $? "the legs decide the race: a reader back first waits out hand-off, one back late never does"
+legs bad.json 5000,4000,6000,7000,8000,9000,10000,11000,12000 \
+	4000,4200,4400,4600,4800,5000,5200,5500,6000
+expect 1 "sim_costs.way_back_ns\[1\]: not a number > 0 and >= the one before" \
+	"a leg's deciles must not fall" -- \
+	bench proc-vs-map --cpus 2 --sim-only --sim-costs bad.json --samples 1
+
 # khugepaged on the simulated machine: the table's cost a VMA (200 ns) makes
 # 6.18's hold one walk of the 20k ineligible VMAs (4 ms) and the series' one
 # batch of 1024 (0.2 ms); without a cost and without the live row, a clear no.

@@ -398,6 +398,34 @@ static void test_bad_config(void)
 	is_int(sim_run(&c, share_main, NULL, NULL), -EINVAL, "too many CPUs: EINVAL");
 }
 
+/* A measured leg's draws: its deciles where they are, the ends extended, never below 1 ns. */
+static void test_leg_draws(void)
+{
+	static const uint64_t q[SIM_LEG_DECILES] = { 1000, 2000, 3000, 4000, 5000,
+						     6000, 7000, 8000, 10000 };
+	static const uint64_t steep[SIM_LEG_DECILES] = { 100, 5000, 5100, 5200, 5300,
+							 5400, 5500, 5600, 5700 };
+	static const uint64_t none[SIM_LEG_DECILES];
+	uint64_t prev = 0;
+	bool monotone = true;
+
+	ok(sim_leg_at(q, 100000) == 1000 && sim_leg_at(q, 500000) == 5000 &&
+	   sim_leg_at(q, 900000) == 10000 && sim_leg_at(q, 550000) == 5500,
+	   "a leg's draw at a decile is that decile, between two in proportion");
+	ok(sim_leg_at(q, 0) == 1 && sim_leg_at(q, 50000) == 500 && sim_leg_at(q, 999999) == 11999,
+	   "below p10 and above p90 the end segments go on (p0 %llu, p100 %llu)",
+	   (unsigned long long)sim_leg_at(q, 0), (unsigned long long)sim_leg_at(q, 999999));
+	ok(sim_leg_at(steep, 0) == 1, "an extended end never goes below 1 ns");
+	for (uint32_t u = 0; u < 1000000; u += 997) {
+		uint64_t v = sim_leg_at(q, u);
+
+		monotone &= v >= prev;
+		prev = v;
+	}
+	ok(monotone, "the draws grow with the quantile");
+	ok(sim_leg_measured(q) && !sim_leg_measured(none), "an all-zero leg is not measured");
+}
+
 int main(void)
 {
 	test_bad_config();
@@ -405,6 +433,7 @@ int main(void)
 	test_nice_share();
 	test_pingpong();
 	test_wake_ipi();
+	test_leg_draws();
 	test_rcu();
 	test_rwsem();
 	return tap_done();
