@@ -520,6 +520,15 @@ static void test_sleep_races(void)
 	is_int(w->sleep_races_won[1], 1, "sleep races: the writer won it");
 	is_int(task(200)->sleep_races[0] + task(300)->sleep_races[1], 0,
 	       "sleep races: readers have none");
+	/* The legs, fine: only releases that woke the sleeping writer count. */
+	is_int(task(200)->gap_woke.count, 1, "legs: one reader release woke the writer");
+	is_int(trace_fine_quantile(&task(200)->gap_woke, 0.5) / us, 8,
+	       "legs: that release -> the reader's next attempt, 8 us");
+	is_int(w->release_run.count, 2, "legs: two wake-ups after a release");
+	ok(trace_fine_quantile(&w->release_run, 0.25) / 250 == 8 * us / 250 &&
+	   trace_fine_quantile(&w->release_run, 0.75) / 250 == 9 * us / 250,
+	   "legs: release -> switch-in 8 and 9 us (at 250 ns resolution)");
+	is_int(w->run_acquire_fine.count, 1, "legs: switch-in -> acquire, the one wait it won asleep");
 
 	/* Lost events drop an open race. */
 	fresh(0);
