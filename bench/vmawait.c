@@ -41,9 +41,11 @@
 #define VW_PAGE 4096UL
 #define VW_PILOTS 3		/* zaps timed alone first: the lead is a quarter of their median */
 #define VW_MAX_MB 4096		/* --mb: the region is populated on both targets */
+#define VW_MAX_ZAPPERS 16
 
 struct vw_opts {
 	unsigned long mb;	/* --mb: the zapped VMA */
+	unsigned int zappers;	/* --zappers: readers zapping a slice of it each */
 };
 
 enum vw_case { VW_SAME, VW_OTHER, VW_CASES };
@@ -61,11 +63,18 @@ struct vw_space {
 	unsigned long other;		/* a read-only page: no merge with the region */
 };
 
-/* What one sample measured, ns from the zap's start. */
+/* What one sample measured, ns from the zap's start (the first zapper's). */
 struct vw_sample {
-	uint64_t zap_ns;		/* the madvise() call, whole */
+	uint64_t zap_ns;		/* the madvise() calls, first start to last end */
 	uint64_t lead_ns;		/* when the munmap() started */
 	uint64_t wait_ns;		/* the munmap() call */
+	/*
+	 * The zappers that had begun when the munmap did (the VMA's readers
+	 * then; a later one finds the VMA write-locked and waits behind it):
+	 * how many, and when the last and the first of them ended.
+	 */
+	unsigned int zappers_in;
+	uint64_t last_end_ns, first_end_ns;
 	int err;			/* the munmap's or the madvise's, if either failed */
 	bool preempted;			/* the zapper lost its CPU during the zap: not counted */
 };
@@ -142,11 +151,11 @@ static int space_unmap(struct vw_space *sp)
 	return ret ? ret : ret2;
 }
 
-static int space_zap(struct vw_space *sp)
+static int space_zap(struct vw_space *sp, unsigned long addr, unsigned long len)
 {
 	if (sp->live)
-		return madvise((void *)sp->region, sp->len, MADV_DONTNEED) ? -errno : 0;
-	return vml_madvise(sp->mm, sp->region, sp->len, MADV_DONTNEED);
+		return madvise((void *)addr, len, MADV_DONTNEED) ? -errno : 0;
+	return vml_madvise(sp->mm, addr, len, MADV_DONTNEED);
 }
 
 static int space_unmap_page(struct vw_space *sp, unsigned long addr)
@@ -162,8 +171,9 @@ static int space_unmap_page(struct vw_space *sp, unsigned long addr)
  */
 struct vw_zapper {
 	struct vw_space *sp;
+	unsigned long addr, len;	/* its slice of the region */
 	int cpu;
-	_Atomic uint32_t go;
+	_Atomic uint32_t *go;		/* the sample's, shared */
 	_Atomic uint64_t t0;
 	uint64_t t1;			/* the zapper's until pthread_join() */
 	int err;			/* the same */
@@ -176,12 +186,12 @@ static void *zapper_main(void *arg)
 	struct rusage before, after;
 
 	bench_pin_thread(z->cpu);
-	while (!load_acquire(&z->go))	/* pairs with run_sample()'s store_release(&z.go) */
+	while (!load_acquire(z->go))	/* pairs with run_sample()'s store_release(&go) */
 		plat_cpu_relax();
 	getrusage(RUSAGE_THREAD, &before);
-	/* pairs with run_sample()'s load_acquire(&z.t0): the zap begins now */
+	/* pairs with run_sample()'s load_acquire(&z[k].t0): the zap begins now */
 	store_release(&z->t0, plat_now_ns());
-	z->err = space_zap(z->sp);
+	z->err = space_zap(z->sp, z->addr, z->len);
 	z->t1 = plat_now_ns();
 	/*
 	 * Another task took the zapper's CPU (other load on the machine): the
@@ -194,46 +204,94 @@ static void *zapper_main(void *arg)
 	return NULL;
 }
 
+/* Where zapper @k runs: the CPUs after the mapper's in turn (@zcpus of them from @cpus[1]). */
+static int zapper_cpu(const int cpus[2], unsigned int zcpus, unsigned int k)
+{
+	return zcpus > 1 ? cpus[1] + (int)(k % zcpus) : cpus[1];
+}
+
 /*
- * One sample: map and populate, zap from the zapper's CPU, and (unless
- * @kase < 0: the pilot) munmap one page @lead_ns into the zap.
+ * One sample: map and populate, zap from the zappers' CPUs (@nz zappers,
+ * a slice of the one VMA each, growing, on @zcpus CPUs from @cpus[1]), and (unless
+ * @kase < 0: the pilot) munmap one page @lead_ns into the first zap.
  */
 static int run_sample(struct vw_space *sp, int kase, uint64_t lead_ns, int cpus[2],
-		      struct vw_sample *out)
+		      unsigned int nz, unsigned int zcpus, struct vw_sample *out)
 {
-	struct vw_zapper z = { .sp = sp, .cpu = cpus[1] };
-	unsigned long page;
-	struct plat_thread th;
-	uint64_t t0, m0 = 0, m1 = 0;
+	struct vw_zapper z[VW_MAX_ZAPPERS];
+	struct plat_thread th[VW_MAX_ZAPPERS];
+	_Atomic uint32_t go;
+	/* zapper k zaps k + 1 shares of nz (nz + 1) / 2: on CPUs of their own they end apart */
+	unsigned long page, share = (sp->len / (nz * (nz + 1) / 2)) & ~(VW_PAGE - 1), off = 0;
+	uint64_t t0 = 0, m0 = 0, m1 = 0, end = 0;
+	unsigned int started = 0;
 	int ret = space_map(sp);
 
 	if (ret)
 		return ret;
-	/* The middle of the region: the walk reaches it after the munmap began. */
-	page = kase == VW_OTHER ? sp->other : sp->region + (sp->len / 2 & ~(VW_PAGE - 1));
-	if (plat_thread_create(&th, &(struct plat_thread_opts){ .cpu = -1, .name = "zapper" },
-			       zapper_main, &z)) {
-		space_unmap(sp);
-		return -EAGAIN;
+	atomic_init(&go, 0);
+	/*
+	 * The middle of the first zapper's slice (of the region, with one): its
+	 * walk reaches it after the munmap began, and no later zapper's slice
+	 * holds the hole (MADV_DONTNEED over a hole fails with ENOMEM).
+	 */
+	page = kase == VW_OTHER ? sp->other : sp->region + (share / 2 & ~(VW_PAGE - 1));
+	for (unsigned int k = 0; k < nz; k++) {
+		z[k] = (struct vw_zapper){ .sp = sp, .addr = sp->region + off,
+					   .len = k + 1 < nz ? (k + 1) * share : sp->len - off,
+					   .cpu = zapper_cpu(cpus, zcpus, k), .go = &go };
+		off += z[k].len;
+		atomic_init(&z[k].t0, 0);
+		if (plat_thread_create(&th[k], &(struct plat_thread_opts){ .cpu = -1,
+									     .name = "zapper" },
+				       zapper_main, &z[k])) {
+			ret = -EAGAIN;
+			break;
+		}
+		started++;
 	}
-	store_release(&z.go, 1);	/* pairs with zapper_main()'s load_acquire(&z->go) */
-	while (!(t0 = load_acquire(&z.t0)))	/* pairs with zapper_main()'s store_release */
-		plat_cpu_relax();
-	if (kase >= 0) {
+	store_release(&go, 1);	/* pairs with zapper_main()'s load_acquire(z->go) */
+	while (!ret && !t0) {	/* the first zap's start */
+		for (unsigned int k = 0; k < nz; k++) {
+			/* pairs with zapper_main()'s store_release(&z->t0) */
+			uint64_t t = load_acquire(&z[k].t0);
+
+			if (t && (!t0 || t < t0))
+				t0 = t;
+		}
+		if (!t0)
+			plat_cpu_relax();
+	}
+	if (!ret && kase >= 0) {
 		while (plat_now_ns() < t0 + lead_ns)
 			plat_cpu_relax();
 		m0 = plat_now_ns();
 		ret = space_unmap_page(sp, page);
 		m1 = plat_now_ns();
 	}
-	plat_thread_join(&th);
-	*out = (struct vw_sample){ .zap_ns = z.t1 - t0, .lead_ns = m0 ? m0 - t0 : 0,
-				   .wait_ns = m1 - m0, .err = z.err ? z.err : ret,
-				   .preempted = z.preempted };
-	return space_unmap(sp);
+	for (unsigned int k = 0; k < started; k++)
+		plat_thread_join(&th[k]);
+	*out = (struct vw_sample){ .lead_ns = m0 ? m0 - t0 : 0, .wait_ns = m1 - m0, .err = ret };
+	for (unsigned int k = 0; k < started; k++) {
+		uint64_t zt0 = load_relaxed(&z[k].t0);
+
+		end = VML_MAX(end, z[k].t1);
+		out->err = out->err ? out->err : z[k].err;
+		/* zappers sharing a CPU switch among themselves: only a CPU of its own tells */
+		out->preempted |= nz <= zcpus && z[k].preempted;
+		if (m0 && zt0 && zt0 <= m0 && z[k].t1 > m0) {	/* a reader when the munmap came */
+			out->zappers_in++;
+			out->last_end_ns = VML_MAX(out->last_end_ns, z[k].t1 - t0);
+			out->first_end_ns = out->first_end_ns ?
+					    VML_MIN(out->first_end_ns, z[k].t1 - t0) : z[k].t1 - t0;
+		}
+	}
+	out->zap_ns = end - t0;
+	ret = space_unmap(sp);
+	return out->err ? out->err : ret;
 }
 
-enum vw_field { VW_ZAP, VW_LEAD, VW_WAIT, VW_SHARE };
+enum vw_field { VW_ZAP, VW_LEAD, VW_WAIT, VW_SHARE, VW_SHARE_FIRST };
 enum vw_stat { VW_MIN, VW_MEDIAN, VW_MAX };
 
 /* A statistic over the row's good samples (neither failed nor preempted); NAN if none. */
@@ -255,9 +313,12 @@ static double row_stat(const struct vw_row *r, enum vw_field f, enum vw_stat st)
 			v[n++] = (double)s->lead_ns;
 		else if (f == VW_WAIT)
 			v[n++] = (double)s->wait_ns;
-		else if (s->zap_ns > s->lead_ns)
-			/* the munmap's wait over what was left of the zap when it began */
-			v[n++] = (double)s->wait_ns / (double)(s->zap_ns - s->lead_ns);
+		else if (f == VW_SHARE && s->last_end_ns > s->lead_ns)
+			/* the munmap's wait over what its readers had left when it began */
+			v[n++] = (double)s->wait_ns / (double)(s->last_end_ns - s->lead_ns);
+		else if (f == VW_SHARE_FIRST && s->first_end_ns > s->lead_ns)
+			/* ...and over what the first of them to end had left */
+			v[n++] = (double)s->wait_ns / (double)(s->first_end_ns - s->lead_ns);
 	}
 	x = !n ? NAN : st == VW_MIN ? stat_min(v, n) : st == VW_MAX ? stat_max(v, n) :
 		stat_median(v, n);
@@ -298,6 +359,7 @@ static int run_side(const struct bench_run *r, enum vw_side vs, int cpus[2], str
 	const struct bench_common *cm = r->c;
 	bool live = vs == VW_LIVE;
 	const char *side = side_names[vs];
+	unsigned int zcpus = vs == VW_SIM && cm->cpus > 2 ? cm->cpus - 1 : 1;
 	struct vw_space sp;
 	double pilot_ns[VW_PILOTS];
 	int ret = space_create(&sp, live, o->mb, costs);
@@ -312,7 +374,7 @@ static int run_side(const struct bench_run *r, enum vw_side vs, int cpus[2], str
 	for (int i = 0; !ret && i < VW_PILOTS; i++) {
 		struct vw_sample pilot = { 0 };
 
-		ret = run_sample(&sp, -1, 0, cpus, &pilot);
+		ret = run_sample(&sp, -1, 0, cpus, o->zappers, zcpus, &pilot);
 		if (!ret)
 			ret = pilot.err;
 		pilot_ns[i] = (double)pilot.zap_ns;
@@ -322,7 +384,8 @@ static int run_side(const struct bench_run *r, enum vw_side vs, int cpus[2], str
 	for (unsigned int i = 0; !ret && i < cm->samples; i++) {
 		bench_progress(cm->quiet, "vma-wait: %s: sample %u/%u", side, i + 1, cm->samples);
 		for (int c = 0; !ret && c < VW_CASES; c++) {
-			ret = run_sample(&sp, c, *lead_ns, cpus, &rows[c].s[i]);
+			ret = run_sample(&sp, c, *lead_ns, cpus, o->zappers, zcpus,
+					 &rows[c].s[i]);
 			rows[c].nr += !ret;
 		}
 	}
@@ -398,7 +461,7 @@ static const struct bench_col columns[] = {
 	BENCH_TEXT("target", -7), BENCH_TEXT("munmap", -22), BENCH_NUM("zap ms", 9, RAW, 2),
 	BENCH_NUM("lead ms", 9, RAW, 2), BENCH_NUM("munmap us", 11, RAW, 1),
 	BENCH_NUM("min", 11, RAW, 1), BENCH_NUM("max", 11, RAW, 1),
-	BENCH_TEXT("waited/left", 17),
+	BENCH_TEXT("waited/left", 17), BENCH_NUM("w/first", 8, RAW, 2),
 	BENCH_COLS_END,
 };
 
@@ -413,13 +476,18 @@ static void vw_print(FILE *f, const struct bench_run *r)
 		"# page; %u samples; kernel %s\n",
 		o->mb, (o->mb << 20) / VW_PAGE, res->cpus[1], res->cpus[0], r->c->samples,
 		bench_kernel());
+	if (o->zappers > 1)
+		fprintf(f, "# %u zappers, a slice of the VMA each, all on CPU %d (simulated: on the CPUs\n"
+			"# after the mapper's in turn); w/first: the wait over what the first of them\n"
+			"# to end had left (> 1: the munmap waited for more than one reader)\n",
+			o->zappers, res->cpus[1]);
 	if (r->c->sim) {
 		fprintf(f, "# sim: the model on a simulated machine of %u CPUs (docs/simulation.md), "
 			   "seed %llu\n", r->c->cpus, (unsigned long long)r->c->sim_seed);
 		bench_sim_costs_print(f, &res->simcosts);
 	}
-	fprintf(f, "# waited/left: the munmap's time over what was left of the zap when it\n"
-		"# began (1: it waited for the whole rest; 0: not at all)\n");
+	fprintf(f, "# waited/left: the munmap's time over what the zaps under way when it began\n"
+		"# had left (1: it waited for all of it; 0: not at all)\n");
 	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < res->nr; i++) {
 		const struct vw_row *row = &res->rows[i];
@@ -436,6 +504,7 @@ static void vw_print(FILE *f, const struct bench_run *r)
 		bench_num(&t, row_stat(row, VW_WAIT, VW_MAX) / 1e3);
 		bench_textf(&t, "%5.2f (%.2f-%.2f)", row_stat(row, VW_SHARE, VW_MEDIAN),
 			    row_stat(row, VW_SHARE, VW_MIN), row_stat(row, VW_SHARE, VW_MAX));
+		bench_num(&t, row_stat(row, VW_SHARE_FIRST, VW_MEDIAN));
 		if (bad)
 			fprintf(f, "  (%u samples failed)", bad);
 		if (preempted)
@@ -452,6 +521,7 @@ static void vw_json(json_t *doc, const struct bench_run *r)
 	const struct vw_result *res = r->res;
 
 	json_set_u64(bench_doc_meta(doc), "mb", o->mb);
+	json_set_u64(bench_doc_meta(doc), "zappers", o->zappers);
 	for (unsigned int i = 0; i < res->nr; i++) {
 		const struct vw_row *vr = &res->rows[i];
 		json_t *row, *per;
@@ -468,6 +538,8 @@ static void vw_json(json_t *doc, const struct bench_run *r)
 		json_set_double(row, "munmap_ns", row_stat(vr, VW_WAIT, VW_MEDIAN));
 		json_set_double(row, "munmap_max_ns", row_stat(vr, VW_WAIT, VW_MAX));
 		json_set_double(row, "waited_over_left", row_stat(vr, VW_SHARE, VW_MEDIAN));
+		json_set_double(row, "waited_over_first_left",
+				row_stat(vr, VW_SHARE_FIRST, VW_MEDIAN));
 		json_set_u64(row, "preempted", row_preempted(vr));
 		per = bench_doc_samples(row, "per_sample");
 		for (unsigned int k = 0; k < vr->nr; k++) {
@@ -476,6 +548,9 @@ static void vw_json(json_t *doc, const struct bench_run *r)
 			json_set_u64(s, "zap_ns", vr->s[k].zap_ns);
 			json_set_u64(s, "lead_ns", vr->s[k].lead_ns);
 			json_set_u64(s, "munmap_ns", vr->s[k].wait_ns);
+			json_set_u64(s, "zappers_in", vr->s[k].zappers_in);
+			json_set_u64(s, "last_end_ns", vr->s[k].last_end_ns);
+			json_set_u64(s, "first_end_ns", vr->s[k].first_end_ns);
 			json_set_i64(s, "err", vr->s[k].err);
 			json_set_bool(s, "preempted", vr->s[k].preempted);
 			json_push_new(per, s);
@@ -534,6 +609,7 @@ static void vw_defaults(void *opts)
 	struct vw_opts *o = opts;
 
 	o->mb = 128;
+	o->zappers = 1;
 }
 
 static int vw_check(const char *cmd, const struct bench_common *c, void *opts)
@@ -550,6 +626,9 @@ static int vw_check(const char *cmd, const struct bench_common *c, void *opts)
 static const struct cli_opt vw_opts_table[] = {
 	{ "--mb", "N", bench_set_mb, offsetof(struct vw_opts, mb), 0, 0, NULL,
 	  "the zapped VMA in MiB, any size up to 4096 [128]" },
+	{ "--zappers", "N", cli_set_uint, offsetof(struct vw_opts, zappers), 1, VW_MAX_ZAPPERS,
+	  NULL, "readers zapping the VMA at once, a slice each, 1-16; the munmap inside\n"
+	  "waits for every one that holds it when it comes [1]" },
 	CLI_OPT_END,
 };
 

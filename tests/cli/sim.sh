@@ -209,5 +209,22 @@ assert rows["same"]["waited_over_left"] > 0.8, rows["same"]
 assert rows["other"]["waited_over_left"] < 0.2, rows["other"]
 ' w.json
 ok $? "vma-wait, simulated: the munmap inside the zapped VMA waits for the rest of the zap"
+# Four zappers of the one VMA on CPUs of their own, slices of 1-4 shares: the
+# munmap inside waits for the last reader, long after the first has ended.
+vml bench vma-wait --cpus 5 --sim-only --sim-costs "$costs" --samples 1 --mb 32 --zappers 4 \
+	--json w4.json --quiet
+rc=$?
+[ $rc -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["meta"]["zappers"] == 4, d["meta"]
+rows = {r["munmap"]: r for r in d["rows"] if r.get("sim")}
+same = rows["same"]
+assert same["per_sample"][0]["zappers_in"] >= 2, same
+assert same["waited_over_left"] > 0.8 and same["waited_over_first_left"] > 2, same
+assert rows["other"]["waited_over_left"] < 0.2, rows["other"]
+' w4.json
+ok $? "vma-wait, simulated, 4 zappers: the munmap waits for every reader of the VMA, not the first"
+expect 2 "zappers: bad value '17'" "--zappers beyond 16" -- bench vma-wait --zappers 17
 
 done_tap
