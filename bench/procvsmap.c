@@ -607,6 +607,54 @@ static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned 
  * Return: 0 or -errno (the sample's).
  */
 #define LEGS_MIN_RACES 100
+#define LEGS_GRID 256		/* quantiles of each leg in race_won()'s double sum */
+#define LEGS_MAX_SHIFT_NS 50000
+
+/* P(the mapper acquires before the reader's next attempt): leg @back shifted @shift, @in. */
+static double race_won(const uint64_t back[SIM_LEG_DECILES], int64_t shift,
+		       const uint64_t in[SIM_LEG_DECILES])
+{
+	uint64_t b[LEGS_GRID], a[LEGS_GRID];
+	unsigned int won = 0, j = 0;
+
+	for (unsigned int i = 0; i < LEGS_GRID; i++) {
+		uint32_t u = (uint32_t)((2 * i + 1) * 1000000ULL / (2 * LEGS_GRID));
+
+		b[i] = (uint64_t)VML_MAX((int64_t)sim_leg_at(back, u) + shift, (int64_t)1);
+		a[i] = sim_leg_at(in, u);
+	}
+	/* both ascending: count the pairs with the mapper's acquire first */
+	for (unsigned int i = 0; i < LEGS_GRID; i++) {
+		while (j < LEGS_GRID && a[j] < b[i])
+			j++;
+		won += j;
+	}
+	return (double)won / (LEGS_GRID * LEGS_GRID);
+}
+
+/*
+ * The shift of the reader's leg that makes the mapper win @p of the races,
+ * as the traced kernel's did: the tracepoints mark the reader's attempt
+ * before down_read() decides, and not every microsecond of either way is
+ * seen, so the two legs' offset is taken from the races' outcome and
+ * their spreads from the legs themselves. Bisection; clamped to +-50 us.
+ */
+static int64_t race_shift(const uint64_t back[SIM_LEG_DECILES],
+			  const uint64_t in[SIM_LEG_DECILES], double p)
+{
+	int64_t lo = -LEGS_MAX_SHIFT_NS, hi = LEGS_MAX_SHIFT_NS;
+
+	while (hi - lo > 10) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (race_won(back, mid, in) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + (hi - lo) / 2;
+}
+
 static int measure_legs(struct pvm_result *res)
 {
 	struct pvm_row probe = { .target = TARGET_LIVE, .readers = 1 };
@@ -635,12 +683,15 @@ static int measure_legs(struct pvm_result *res)
 	res->tracer = saved;
 	d = probe.dyn;
 	if (!ret && (d->leg_gap_woke.count < LEGS_MIN_RACES ||
-		     d->leg_release_run.count < LEGS_MIN_RACES)) {
+		     d->leg_release_run.count < LEGS_MIN_RACES ||
+		     d->sleep_races[0] + d->sleep_races[1] < LEGS_MIN_RACES)) {
 		bench_progress_done(res->c->quiet);
-		fprintf(stderr, "vmalock bench: the traced live sample had %llu reader releases to "
-				"a waiting mapper and %llu wake-ups (%u needed): the simulated rows keep "
-				"fixed legs\n", (unsigned long long)d->leg_gap_woke.count,
-			(unsigned long long)d->leg_release_run.count, LEGS_MIN_RACES);
+		fprintf(stderr, "vmalock bench: the traced live sample had %llu reader releases "
+				"that woke the mapper, %llu wake-ups and %llu races (%u each needed): "
+				"the simulated rows keep fixed legs\n",
+			(unsigned long long)d->leg_gap_woke.count,
+			(unsigned long long)d->leg_release_run.count,
+			(unsigned long long)(d->sleep_races[0] + d->sleep_races[1]), LEGS_MIN_RACES);
 	} else if (!ret) {
 		acq = trace_fine_quantile(&d->leg_run_acquire, 0.5);
 		for (unsigned int i = 0; i < SIM_LEG_DECILES; i++) {
@@ -651,6 +702,15 @@ static int measure_legs(struct pvm_result *res)
 			res->simcosts.sched.switch_in_ns[i] =
 				trace_fine_quantile(&d->leg_release_run, q) + acq;
 		}
+		res->simcosts.race_won = (double)(d->sleep_races_won[0] + d->sleep_races_won[1]) /
+					 (double)(d->sleep_races[0] + d->sleep_races[1]);
+		res->simcosts.way_back_shift_ns = race_shift(res->simcosts.sched.way_back_ns,
+							     res->simcosts.sched.switch_in_ns,
+							     res->simcosts.race_won);
+		for (unsigned int i = 0; i < SIM_LEG_DECILES; i++)
+			res->simcosts.sched.way_back_ns[i] = (uint64_t)VML_MAX(
+				(int64_t)res->simcosts.sched.way_back_ns[i] +
+				res->simcosts.way_back_shift_ns, (int64_t)1);
 	}
 	vml_free(probe.s[0].hist);
 	vml_free(probe.s);

@@ -413,6 +413,10 @@ json_t *bench_sim_costs_json(const struct bench_sim_costs *c)
 		json_set_new(o, "way_back_ns", leg_json(c->sched.way_back_ns));
 	if (sim_leg_measured(c->sched.switch_in_ns))
 		json_set_new(o, "switch_in_ns", leg_json(c->sched.switch_in_ns));
+	if (sim_leg_measured(c->sched.way_back_ns)) {
+		json_set_double(o, "race_won", c->race_won);
+		json_set_i64(o, "way_back_shift_ns", c->way_back_shift_ns);
+	}
 	json_set_str(o, "preempt", sim_preempt_name(c->sched.preempt));
 	json_set_str(o, "source", c->source);
 	return o;
@@ -464,6 +468,11 @@ int bench_sim_costs_load(const char *path, struct bench_sim_costs *out, char *er
 	if (leg_load(o, "way_back_ns", out->sched.way_back_ns, err, errlen) ||
 	    leg_load(o, "switch_in_ns", out->sched.switch_in_ns, err, errlen))
 		goto out;
+	/* what the legs were fitted to: shown again, not used */
+	if (json_is_number(json_object_get(o, "race_won")))
+		out->race_won = json_number_value(json_object_get(o, "race_won"));
+	if (json_is_integer(json_object_get(o, "way_back_shift_ns")))
+		out->way_back_shift_ns = json_integer_value(json_object_get(o, "way_back_shift_ns"));
 	if (json_get_str(o, "preempt", &pre) || sim_preempt_parse(pre, &out->sched.preempt)) {
 		snprintf(err, errlen, "sim_costs.preempt: none, voluntary, full or lazy");
 		goto out;
@@ -533,6 +542,10 @@ void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 	fprintf(f, "\n");
 	leg_print(f, "a reader's way back between read()s (drawn for read()'s charge)",
 		  c->sched.way_back_ns);
+	if (sim_leg_measured(c->sched.way_back_ns) && c->race_won > 0)
+		fprintf(f, "#     (shifted %+lld ns so that the mapper wins %.0f%% of the races, as "
+			   "the traced kernel's)\n", (long long)c->way_back_shift_ns,
+			100 * c->race_won);
 	leg_print(f, "release -> woken writer's switch-in (drawn for an idle CPU's wake-up)",
 		  c->sched.switch_in_ns);
 }

@@ -23,6 +23,12 @@ struct bench_sim_costs {
 	uint64_t record_ns;		/* per record (VMA) shown */
 	uint64_t page_ns;		/* per anonymous page walked */
 	uint64_t call_ns;		/* per read() call, outside the lock */
+	/*
+	 * The legs' fit (sched.way_back_ns): the share of the traced races
+	 * the mapper won, and the shift of the reader's leg that gives it.
+	 */
+	double race_won;
+	int64_t way_back_shift_ns;
 	char source[160];		/* "measured on this host" or the file */
 };
 
