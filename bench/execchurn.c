@@ -32,6 +32,18 @@
  * that execs itself --exec-chain times (Execl's shape), and waiting for it:
  * executions per second on this kernel, the reference for what one
  * execution costs.
+ *
+ * Simulated (--cpus N): the same workers as tasks of a machine of N
+ * virtual CPUs (docs/simulation.md), worker i on CPU i while there are no
+ * more workers than CPUs. Their time is the table's: the model's system
+ * calls, faults and zaps; each i_mmap insert and remove inside its write
+ * section; each mmap()'s tree store where the order puts it (inside the
+ * section under pre); and per execution exec_ns, the rest of what one
+ * costs the kernel, fitted so that one simulated worker executes as fast
+ * as one live loop spawning `dash -c :` (the same three files). The
+ * simulator has no cache-line contention: a lock's line costs the same
+ * on 224 CPUs as on one, so the simulated rows show the queueing on the
+ * locks alone.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,6 +56,9 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "platform/platform.h"
+#include "platform/sim.h"
+#include "simcost.h"
 #include "host/host.h"
 #include "mm/debug.h"
 #include "system/helper.h"
@@ -121,6 +136,7 @@ struct ec_sample {
 
 struct ec_row {
 	enum target_kind target;
+	bool sim;			/* a model row on the simulated machine */
 	enum vml_i_mmap_order order;	/* model rows (a live row's is the kernel's) */
 	unsigned int threads;
 	struct ec_sample *s;
@@ -130,10 +146,13 @@ struct ec_row {
 struct ec_model {
 	struct vml_sys *sys;
 	struct vml_file *files[NFILES];
+	uint64_t exec_ns;		/* simulated: charged per execution besides the model's */
+	unsigned int cpus;		/* simulated: the machine's CPUs; 0: host threads */
 };
 
 struct ec_worker {
 	struct ec_model *m;
+	int cpu;			/* pinned here; -1: anywhere */
 	struct bench_crew *crew;
 	uint64_t execs;
 	int err;
@@ -278,8 +297,13 @@ static void *worker_main(void *arg)
 	struct ec_worker *w = arg;
 
 	this_worker = w;
+	if (w->cpu >= 0)
+		w->err = plat_pin_self(w->cpu);
 	bench_crew_in(w->crew);
-	while (!bench_crew_stopped(w->crew)) {
+	while (!w->err && !bench_crew_stopped(w->crew)) {
+		/* fork, exec, ELF parsing, the program, exit: outside every i_mmap lock */
+		if (w->m->exec_ns)
+			plat_charge_ns(w->m->exec_ns, PLAT_KERNEL);
 		w->err = exec_once(w->m);
 		if (w->err)
 			break;
@@ -289,7 +313,9 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int model_create(enum vml_i_mmap_order order, struct ec_model *m)
+/* @costs: the simulated machine's table, or NULL (host threads, nothing charged). */
+static int model_create(enum vml_i_mmap_order order, const struct bench_sim_costs *costs,
+			unsigned int cpus, struct ec_model *m)
 {
 	struct vml_sys_config cfg;
 	int err = host_current_config(0, &cfg);
@@ -298,6 +324,14 @@ static int model_create(enum vml_i_mmap_order order, struct ec_model *m)
 	if (err)
 		return err;
 	cfg.i_mmap_order = order;
+	if (costs) {
+		cfg.costs = costs->kernel;
+		cfg.costs.i_mmap_insert_ns = costs->i_mmap_insert_ns;
+		cfg.costs.i_mmap_remove_ns = costs->i_mmap_remove_ns;
+		cfg.costs.vma_store_ns = costs->vma_store_ns;
+		m->exec_ns = costs->exec_ns;
+		m->cpus = cpus;
+	}
 	err = vml_sys_create(&cfg, &m->sys);
 	for (int f = 0; f < NFILES && !err; f++)
 		err = vml_file_create(m->sys, images[f].path, images[f].size, 0, &m->files[f]);
@@ -327,7 +361,8 @@ static int model_sample(const struct ec_opts *o, struct ec_model *m, unsigned in
 		ok &= (file_hold[f] = lat_hist_new()) != NULL;
 	for (unsigned int i = 0; ok && i < threads; i++) {
 		w[i] = (struct ec_worker){ .m = m, .crew = &crew, .hold = lat_hist_new(),
-					   .wait = lat_hist_new() };
+					   .wait = lat_hist_new(),
+					   .cpu = threads <= m->cpus ? (int)i : -1 };
 		ok &= w[i].hold && w[i].wait;
 		for (int f = 0; f < NFILES; f++)
 			ok &= (w[i].file_hold[f] = lat_hist_new()) != NULL;
@@ -387,10 +422,45 @@ out:
 	return err;
 }
 
+/* A model sample on the simulated machine: the model built, run and torn down in its first task. */
+struct ec_sim {
+	const struct ec_opts *o;
+	enum vml_i_mmap_order order;
+	const struct bench_sim_costs *costs;
+	unsigned int cpus, threads;
+	struct ec_sample *s;
+	int err;
+};
+
+static void *ec_sim_main(void *arg)
+{
+	struct ec_sim *es = arg;
+	struct ec_model m;
+
+	es->err = model_create(es->order, es->costs, es->cpus, &m);
+	if (!es->err)
+		es->err = model_sample(es->o, &m, es->threads, es->s);
+	model_destroy(&m);
+	return NULL;
+}
+
+static int sim_sample(const struct ec_opts *o, enum vml_i_mmap_order order,
+		      const struct bench_sim_costs *costs, unsigned int cpus, unsigned int threads,
+		      uint64_t seed, struct ec_sample *s)
+{
+	struct ec_sim es = { .o = o, .order = order, .costs = costs, .cpus = cpus,
+			     .threads = threads, .s = s };
+	struct sim_config cfg = bench_sim_config(costs, cpus, seed);
+	int err = sim_run(&cfg, ec_sim_main, &es, NULL);
+
+	return err ? err : es.err;
+}
+
 /* ---- the live kernel ---- */
 
 struct live_loop {
-	const char *stub;
+	const char *path;		/* spawned and waited for, again and again */
+	char *const *argv;
 	struct bench_crew *crew;
 	uint64_t chains;
 	int err;
@@ -399,16 +469,13 @@ struct live_loop {
 static void *live_loop_main(void *arg)
 {
 	struct live_loop *l = arg;
-	char count[16];
-	char *argv[] = { (char *)"vmalock-exec-stub", count, NULL };
 
-	snprintf(count, sizeof(count), "%d", EXEC_CHAIN - 1);
 	bench_crew_in(l->crew);
 	while (!bench_crew_stopped(l->crew)) {
 		int status;
 		pid_t pid;
 
-		l->err = -posix_spawn(&pid, l->stub, NULL, NULL, argv, environ);
+		l->err = -posix_spawn(&pid, l->path, NULL, NULL, l->argv, environ);
 		if (l->err)
 			break;
 		while (waitpid(pid, &status, 0) < 0)
@@ -423,8 +490,9 @@ static void *live_loop_main(void *arg)
 	return NULL;
 }
 
-static int live_sample(const struct ec_opts *o, const char *stub, unsigned int loops,
-		       struct ec_sample *s)
+/* @loops loops spawning @path (@chain executions each) for @seconds. */
+static int live_loops(const char *path, char *const *argv, unsigned int chain,
+		      unsigned int loops, double seconds, struct ec_sample *s)
 {
 	struct live_loop *l = vml_zalloc(loops * sizeof(*l));
 	struct bench_crew crew;
@@ -434,8 +502,8 @@ static int live_sample(const struct ec_opts *o, const char *stub, unsigned int l
 	if (!l)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < loops; i++)
-		l[i] = (struct live_loop){ .stub = stub, .crew = &crew };
-	err = bench_crew_run(&crew, l, sizeof(*l), loops, live_loop_main, o->duration_s, &n);
+		l[i] = (struct live_loop){ .path = path, .argv = argv, .crew = &crew };
+	err = bench_crew_run(&crew, l, sizeof(*l), loops, live_loop_main, seconds, &n);
 	*s = (struct ec_sample){ .hot_file = -1, .ceiling = NAN, .hot_hold_ns = NAN,
 				 .hot_sections_per_exec = NAN, .hold_p50_ns = NAN,
 				 .hold_p99_ns = NAN, .hold_mean_ns = NAN, .wait_p50_ns = NAN,
@@ -444,12 +512,56 @@ static int live_sample(const struct ec_opts *o, const char *stub, unsigned int l
 	for (unsigned int i = 0; i < n; i++) {
 		if (l[i].err && !err)
 			err = l[i].err;
-		s->execs += l[i].chains * EXEC_CHAIN;
+		s->execs += l[i].chains * chain;
 	}
 	/* Chains still running at the stop finish after the stop flag: count to the join. */
 	s->execs_per_s = (double)s->execs / ((double)crew.elapsed_ns / 1e9);
 	vml_free(l);
 	return err;
+}
+
+static int live_sample(const struct ec_opts *o, const char *stub, unsigned int loops,
+		       struct ec_sample *s)
+{
+	char count[16];
+	char *argv[] = { (char *)"vmalock-exec-stub", count, NULL };
+
+	snprintf(count, sizeof(count), "%d", EXEC_CHAIN - 1);
+	return live_loops(stub, argv, EXEC_CHAIN, loops, o->duration_s, s);
+}
+
+#define FIT_SAMPLES 5		/* live: samples of 0.4 s of one dash loop */
+#define FIT_SIM_S 0.05		/* simulated: the worker's run, virtual seconds */
+
+/*
+ * exec_ns, fitted: one live loop spawning `dash -c :` (dash, ld.so and
+ * libc: the model's files) for FIT_SAMPLES x 0.4 s, the median time per
+ * execution, less what one simulated worker is charged per execution
+ * without it. *@live_ns: the former. Return: 0 or -errno.
+ */
+static int fit_exec_ns(const struct ec_opts *o, struct bench_sim_costs *costs, double *live_ns)
+{
+	char *argv[] = { (char *)"dash", (char *)"-c", (char *)":", NULL };
+	struct ec_opts fo = *o;
+	struct ec_sample s;
+	double v[FIT_SAMPLES], sim_ns;
+	int err = 0;
+
+	for (int i = 0; i < FIT_SAMPLES && !err; i++) {
+		err = live_loops(images[0].path, argv, 1, 1, 0.4, &s);
+		v[i] = 1e9 / s.execs_per_s;
+	}
+	if (err)
+		return err;
+	*live_ns = stat_median(v, FIT_SAMPLES);
+	costs->exec_ns = 0;
+	fo.duration_s = FIT_SIM_S;
+	err = sim_sample(&fo, VML_I_MMAP_POST, costs, 1, 1, 1, &s);
+	if (err)
+		return err;
+	sim_ns = 1e9 / s.execs_per_s;
+	costs->exec_ns = *live_ns > sim_ns ? (uint64_t)(*live_ns - sim_ns) : 0;
+	return 0;
 }
 
 /* ---- reduction and output ---- */
@@ -460,24 +572,34 @@ static int live_sample(const struct ec_opts *o, const char *stub, unsigned int l
 struct ec_series {
 	enum target_kind target;
 	enum vml_i_mmap_order order;
+	bool sim;
 };
 static const struct ec_series series[] = {
-	{ TARGET_MODEL, VML_I_MMAP_POST }, { TARGET_MODEL, VML_I_MMAP_PRE }, { TARGET_LIVE, 0 },
+	{ TARGET_MODEL, VML_I_MMAP_POST, false }, { TARGET_MODEL, VML_I_MMAP_PRE, false },
+	{ TARGET_LIVE, 0, false }, { TARGET_MODEL, VML_I_MMAP_POST, true },
+	{ TARGET_MODEL, VML_I_MMAP_PRE, true },
 };
+
+static bool in_series(const struct ec_row *r, const struct ec_series *se)
+{
+	return r->target == se->target && r->sim == se->sim &&
+	       (se->target == TARGET_LIVE || r->order == se->order) && r->nr;
+}
 
 static const char *order_name(enum target_kind target, enum vml_i_mmap_order order)
 {
 	return words_policy_label(&i_mmap_order_vocab, target, order);
 }
 
-/* The N = @threads row of @order, or NULL. */
+/* The N = @threads row of @order (simulated or not), or NULL. */
 static const struct ec_row *find_row(const struct ec_row *rows, unsigned int nr,
 				     enum target_kind target, enum vml_i_mmap_order order,
-				     unsigned int threads)
+				     unsigned int threads, bool sim)
 {
+	const struct ec_series se = { target, order, sim };
+
 	for (unsigned int i = 0; i < nr; i++)
-		if (rows[i].target == target && (target == TARGET_LIVE || rows[i].order == order) &&
-		    rows[i].threads == threads && rows[i].nr)
+		if (in_series(&rows[i], &se) && rows[i].threads == threads)
 			return &rows[i];
 	return NULL;
 }
@@ -497,9 +619,11 @@ static const struct bench_col columns[] = {
 struct ec_result {
 	struct ec_row *rows;
 	unsigned int nr;
-	double clock_ns;		/* one CLOCK_MONOTONIC read */
+	double clock_ns;		/* one CLOCK_MONOTONIC read (real-thread model rows) */
 	struct ec_model models[2];	/* [enum vml_i_mmap_order] */
 	bool have[2];
+	struct bench_sim_costs simcosts;	/* simulated rows' table */
+	double fit_live_ns;		/* exec_ns fitted now: one live dash execution; else NAN */
 };
 
 static void print_table(FILE *f, const struct bench_run *br)
@@ -508,23 +632,40 @@ static void print_table(FILE *f, const struct bench_run *br)
 	const struct ec_result *res = br->res;
 	const struct ec_row *rows = res->rows;
 	unsigned int nr = res->nr;
-	double clock_ns = res->clock_ns;
+	const struct bench_common *c = br->c;
 	struct bench_table t;
 
 	fprintf(f, "# exec-churn: %g s x %u samples a row; medians over samples\n", o->duration_s,
-		br->c->samples);
+		c->samples);
 	fprintf(f, "# model: one execution = %s + %s + %s mapped as execve and ld.so map them,\n"
 		   "#   stack, heap, TLS; text, data and stack pages touched; exit. The files are\n"
-		   "#   shared by every worker. hold/wait: i_mmap_rwsem write sections, ns (a clock\n"
-		   "#   read costs ~%.0f ns and is in each hold once); sect/exec: write sections per\n"
-		   "#   execution, all files; hot: the file whose lock is busiest per execution,\n"
-		   "#   its sections per execution and their mean hold (up to their p99: above it\n"
-		   "#   holders were preempted, which a PREEMPT_NONE kernel does not do); ceiling:\n"
-		   "#   executions/s at which that lock is busy all the time, 1 / (sect x hold)\n",
-		images[0].path, images[1].path, images[2].path, clock_ns);
-	fprintf(f, "# live: parallel loops spawning vmalock-exec-stub, a static program that execs\n"
-		   "#   itself %d times (UnixBench Execl's shape); kernel %s\n", EXEC_CHAIN,
-		bench_kernel());
+		   "#   shared by every worker. hold/wait: i_mmap_rwsem write sections, ns",
+		images[0].path, images[1].path, images[2].path);
+	if (c->model)
+		fprintf(f, " (model:\n#   a clock read costs ~%.0f ns and is in each hold once)",
+			res->clock_ns);
+	fprintf(f, "; sect/exec: write\n"
+		   "#   sections per execution, all files; hot: the file whose lock is busiest per\n"
+		   "#   execution, its sections per execution and their mean hold (up to their\n"
+		   "#   p99: above it holders were preempted, which a PREEMPT_NONE kernel does not\n"
+		   "#   do); ceiling: executions/s at which that lock is busy all the time,\n"
+		   "#   1 / (sect x hold)\n");
+	if (c->live)
+		fprintf(f, "# live: parallel loops spawning vmalock-exec-stub, a static program that "
+			   "execs\n#   itself %d times (UnixBench Execl's shape); kernel %s\n",
+			EXEC_CHAIN, bench_kernel());
+	if (c->sim) {
+		fprintf(f, "# sim: the model on a simulated machine of %u CPUs (docs/simulation.md), "
+			   "seed %llu;\n#   worker i on CPU i while threads <= CPUs; an execution "
+			   "is charged the\n#   model's calls, the i_mmap sections' work and exec_ns "
+			   "besides", c->cpus, (unsigned long long)c->sim_seed);
+		if (!isnan(res->fit_live_ns))
+			fprintf(f, " (fitted now: a live\n#   `dash -c :` took %.0f ns)",
+				res->fit_live_ns);
+		fprintf(f, "; no cache-line\n#   contention: a lock costs as much on %u CPUs as "
+			   "on one\n", c->cpus);
+		bench_sim_costs_print(f, &res->simcosts);
+	}
 	bench_table_start(&t, f, columns, 0);
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct ec_row *r = &rows[i];
@@ -532,7 +673,7 @@ static void print_table(FILE *f, const struct bench_run *br)
 
 		if (!r->nr)
 			continue;
-		bench_text(&t, target_kind_name(r->target));
+		bench_text(&t, r->sim ? "sim" : target_kind_name(r->target));
 		bench_text(&t, order_name(r->target, r->order));
 		bench_num(&t, r->threads);
 		bench_num(&t, MED(r, execs_per_s));
@@ -557,6 +698,34 @@ static void print_table(FILE *f, const struct bench_run *br)
 	}
 }
 
+/*
+ * Simulated: per thread count, post over pre in executions a second, and
+ * how busy each order keeps its hottest lock (executions/s over the
+ * ceiling): at 100% that lock, not the CPUs, sets the rate.
+ */
+static void print_sim_verdict(FILE *f, const struct bench_run *r)
+{
+	const struct ec_opts *o = r->opts;
+	const struct ec_result *res = r->res;
+
+	for (unsigned int t = 0; r->c->sim && t < o->threads.nr; t++) {
+		unsigned int n = (unsigned int)o->threads.v[t];
+		const struct ec_row *pre = find_row(res->rows, res->nr, TARGET_MODEL,
+						    VML_I_MMAP_PRE, n, true);
+		const struct ec_row *post = find_row(res->rows, res->nr, TARGET_MODEL,
+						     VML_I_MMAP_POST, n, true);
+		double xp, xq;
+
+		if (!pre || !post)
+			continue;
+		xp = MED(pre, execs_per_s), xq = MED(post, execs_per_s);
+		fprintf(f, "verdict (simulated, %u CPUs, %u thread%s): post/pre %+.1f%% executions/s "
+			   "(pre %.0f, post %.0f); the hottest lock busy %.0f%% (pre), %.0f%% (post)\n",
+			r->c->cpus, n, n == 1 ? "" : "s", 100 * (xq / xp - 1), xp, xq,
+			100 * xp / MED(pre, ceiling), 100 * xq / MED(post, ceiling));
+	}
+}
+
 /* The two-order comparison and what it says for the seed's 160 parallel copies. */
 static void print_verdict(FILE *f, const struct bench_run *r)
 {
@@ -564,9 +733,9 @@ static void print_verdict(FILE *f, const struct bench_run *r)
 	const struct ec_result *res = r->res;
 	const struct ec_row *rows = res->rows;
 	unsigned int nr = res->nr, n1 = (unsigned int)o->threads.v[0];
-	const struct ec_row *pre = find_row(rows, nr, TARGET_MODEL, VML_I_MMAP_PRE, n1);
-	const struct ec_row *post = find_row(rows, nr, TARGET_MODEL, VML_I_MMAP_POST, n1);
-	const struct ec_row *live = find_row(rows, nr, TARGET_LIVE, 0, n1);
+	const struct ec_row *pre = find_row(rows, nr, TARGET_MODEL, VML_I_MMAP_PRE, n1, false);
+	const struct ec_row *post = find_row(rows, nr, TARGET_MODEL, VML_I_MMAP_POST, n1, false);
+	const struct ec_row *live = find_row(rows, nr, TARGET_LIVE, 0, n1, false);
 
 	if (pre && post) {
 		double cp = MED(pre, ceiling), cq = MED(post, ceiling);
@@ -590,6 +759,7 @@ static void print_verdict(FILE *f, const struct bench_run *r)
 		fprintf(f, "model/live (%u): the model executes %.3gx as fast as the kernel "
 			   "(a model execution keeps no page contents and maps 3 files, the "
 			   "stub 1)\n", n1, MED(post, execs_per_s) / MED(live, execs_per_s));
+	print_sim_verdict(f, r);
 }
 
 static json_t *sample_json(const struct ec_sample *s)
@@ -627,7 +797,18 @@ static void ec_json(json_t *doc, const struct bench_run *br)
 
 	json_set_double(meta, "duration_s", o->duration_s);
 	json_set_u64(meta, "exec_chain", EXEC_CHAIN);
-	json_set_double(meta, "clock_read_ns", res->clock_ns);
+	if (br->c->model)
+		json_set_double(meta, "clock_read_ns", res->clock_ns);
+	if (br->c->sim) {
+		json_t *sim = json_object();
+
+		json_set_u64(sim, "cpus", br->c->cpus);
+		json_set_u64(sim, "seed", br->c->sim_seed);
+		if (!isnan(res->fit_live_ns))
+			json_set_double(sim, "exec_fit_live_ns", res->fit_live_ns);
+		json_set_new(meta, "sim", sim);
+		json_set_new(doc, "sim_costs", bench_sim_costs_json(&res->simcosts));
+	}
 	for (unsigned int i = 0; i < res->nr; i++) {
 		const struct ec_row *r = &res->rows[i];
 		json_t *row, *per;
@@ -636,6 +817,9 @@ static void ec_json(json_t *doc, const struct bench_run *br)
 			continue;
 		row = bench_doc_row(doc, target_kind_name(r->target));
 		json_set_str(row, "order", order_name(r->target, r->order));
+		json_set_bool(row, "sim", r->sim);
+		if (r->sim)
+			json_set_u64(row, "cpus", br->c->cpus);
 		json_set_u64(row, "threads", r->threads);
 		json_set_double(row, "execs_per_s", MED(r, execs_per_s));
 		json_set_double(row, "hold_p50_ns", MED(r, hold_p50_ns));
@@ -657,21 +841,24 @@ static void ec_json(json_t *doc, const struct bench_run *br)
 /* Left: executions/s against threads; right: hold p50/p99 against threads. */
 static int ec_plot(struct bench_plot *p, const struct bench_run *r)
 {
-	static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c" };
+	static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c", "#1f77b4",
+					      "#d62728" };
 	const struct ec_opts *o = r->opts;
 	const struct ec_result *res = r->res;
 	const struct ec_row *rows = res->rows;
 	unsigned int nr = res->nr;
 	FILE *d = p->data, *s = p->script;
 
-	/* Block k (0 post, 1 pre, 2 live): threads execs/s hold_p50 hold_p99 ceiling. */
-	for (int k = 0; k < 3; k++) {
+	/*
+	 * Block k (0 post, 1 pre, 2 live, 3 sim post, 4 sim pre): threads
+	 * execs/s hold_p50 hold_p99 ceiling.
+	 */
+	for (int k = 0; k < 5; k++) {
 		const struct ec_series *se = &series[k];
 
-		fprintf(d, "# %s\n", order_name(se->target, se->order));
+		fprintf(d, "# %s%s\n", se->sim ? "sim " : "", order_name(se->target, se->order));
 		for (unsigned int i = 0; i < nr; i++)
-			if (rows[i].target == se->target &&
-			    (se->target == TARGET_LIVE || rows[i].order == se->order) && rows[i].nr)
+			if (in_series(&rows[i], se))
 				fprintf(d, "%u %.6g %.6g %.6g %.6g\n", rows[i].threads,
 					MED(&rows[i], execs_per_s), MED(&rows[i], hold_p50_ns),
 					MED(&rows[i], hold_p99_ns), MED(&rows[i], ceiling));
@@ -684,10 +871,11 @@ static int ec_plot(struct bench_plot *p, const struct bench_run *r)
 		   "set xlabel 'threads (model) / parallel exec loops (live)'\n"
 		   "set ylabel 'executions per second'\nset logscale y\n"
 		   "set title 'throughput, and each order''s ceiling for one file'\nplot ");
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 5; k++) {
 		bench_plot_data(p);
-		fprintf(s, " index %d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' "
-			   "title '%s %s', ", k, colour[k], target_kind_name(series[k].target),
+		fprintf(s, " index %d using 1:2 with linespoints lw 2 pt %d lc rgb '%s' "
+			   "title '%s %s', ", k, series[k].sim ? 5 : 7, colour[k],
+			series[k].sim ? "sim" : target_kind_name(series[k].target),
 			order_name(series[k].target, series[k].order));
 	}
 	for (int k = 0; k < 2; k++) {
@@ -723,6 +911,41 @@ static double clock_read_ns(void)
 	return stat_median(v, 201);
 }
 
+/*
+ * The simulated rows' table: from --sim-costs, or measured now with exec_ns
+ * fitted to a live loop. Return: 0 or -errno (one line on stderr says why).
+ */
+static int sim_setup(struct bench_run *br)
+{
+	const struct bench_common *c = br->c;
+	struct ec_result *res = br->res;
+	int err;
+
+	if (!c->sim_costs)
+		bench_progress(c->quiet, "exec-churn: measuring the simulated machine's charges "
+					 "on the live kernel");
+	err = bench_sim_costs_get("vmalock bench exec-churn", c->sim_costs, NULL, &res->simcosts);
+	bench_progress_done(c->quiet);
+	if (err)
+		return err;
+	if (c->sim_costs && !res->simcosts.exec_ns) {
+		fprintf(stderr, "vmalock bench exec-churn: --sim-costs %s: no sim_costs.exec_ns (what "
+				"an execution costs besides the model's charges): use an earlier "
+				"bench exec-churn --cpus run's --json, or measure the table now "
+				"without --sim-costs\n", c->sim_costs);
+		return -EINVAL;
+	}
+	if (c->sim_costs)
+		return 0;
+	bench_progress(c->quiet, "exec-churn: fitting exec_ns: one live `dash -c :` loop");
+	err = fit_exec_ns(br->opts, &res->simcosts, &res->fit_live_ns);
+	bench_progress_done(c->quiet);
+	if (err)
+		fprintf(stderr, "vmalock bench exec-churn: fitting exec_ns to a live `dash -c :` "
+				"loop: %s (give --sim-costs FILE)\n", strerror(-err));
+	return err;
+}
+
 static int ec_run(struct bench_run *br)
 {
 	const struct ec_opts *o = br->opts;
@@ -734,16 +957,23 @@ static int ec_run(struct bench_run *br)
 
 	br->res = res;
 	if (res)
-		res->rows = vml_zalloc((3 * o->threads.nr) * sizeof(*res->rows));
+		res->rows = vml_zalloc((5 * o->threads.nr) * sizeof(*res->rows));
 	if (!res || !res->rows) {
 		fprintf(stderr, "vmalock: bench exec-churn: out of memory\n");
 		return -ENOMEM;
 	}
-	res->clock_ns = clock_read_ns();
+	res->fit_live_ns = NAN;
+	if (c->model)
+		res->clock_ns = clock_read_ns();
+	if (c->sim) {
+		err = sim_setup(br);
+		if (err)
+			return err;
+	}
 	for (int order = VML_I_MMAP_POST; c->model && order <= VML_I_MMAP_PRE; order++) {
 		if (sw.i_mmap_order_set && sw.i_mmap_order != (enum vml_i_mmap_order)order)
 			continue;
-		err = model_create(order, &res->models[order]);
+		err = model_create(order, NULL, 0, &res->models[order]);
 		if (err) {
 			fprintf(stderr, "vmalock: bench exec-churn: model: %s\n", strerror(-err));
 			return err;
@@ -763,6 +993,14 @@ static int ec_run(struct bench_run *br)
 			res->rows[res->nr++] = (struct ec_row){ .target = TARGET_LIVE,
 								.threads = (unsigned int)o->threads.v[t] };
 	}
+	for (int order = VML_I_MMAP_POST; c->sim && order <= VML_I_MMAP_PRE; order++) {
+		if (sw.i_mmap_order_set && sw.i_mmap_order != (enum vml_i_mmap_order)order)
+			continue;
+		for (unsigned int t = 0; t < o->threads.nr; t++)
+			res->rows[res->nr++] = (struct ec_row){ .target = TARGET_MODEL, .sim = true,
+								.order = order,
+								.threads = (unsigned int)o->threads.v[t] };
+	}
 	for (unsigned int i = 0; i < res->nr; i++) {
 		res->rows[i].s = vml_zalloc(c->samples * sizeof(*res->rows[i].s));
 		if (!res->rows[i].s) {
@@ -777,17 +1015,22 @@ static int ec_run(struct bench_run *br)
 		for (unsigned int i = 0; i < res->nr && !err; i++) {
 			struct ec_row *r = &res->rows[i];
 
+			const char *kind = r->sim ? "sim" : target_kind_name(r->target);
+
 			bench_progress(c->quiet, "exec-churn: %s %s, %u thread(s), sample %u/%u",
-				       target_kind_name(r->target), order_name(r->target, r->order),
-				       r->threads, smp + 1, c->samples);
-			err = r->target == TARGET_LIVE ?
-				live_sample(o, stub, r->threads, &r->s[smp]) :
-				model_sample(o, &res->models[r->order], r->threads, &r->s[smp]);
+				       kind, order_name(r->target, r->order), r->threads, smp + 1,
+				       c->samples);
+			if (r->sim)
+				err = sim_sample(o, r->order, &res->simcosts, c->cpus, r->threads,
+						 c->sim_seed * 0xd1b54a32d192ed03ULL + smp, &r->s[smp]);
+			else if (r->target == TARGET_LIVE)
+				err = live_sample(o, stub, r->threads, &r->s[smp]);
+			else
+				err = model_sample(o, &res->models[r->order], r->threads, &r->s[smp]);
 			if (err) {
 				bench_progress_done(c->quiet);
-				fprintf(stderr, "vmalock: bench exec-churn: %s, %u threads: %s\n",
-					target_kind_name(r->target), r->threads,
-					strerror(-err));
+				fprintf(stderr, "vmalock: bench exec-churn: %s, %u threads: %s\n", kind,
+					r->threads, strerror(-err));
 				break;
 			}
 			r->nr = smp + 1;
@@ -850,4 +1093,5 @@ const struct bench_scenario bench_exec_churn = {
 	.json = ec_json,
 	.plot = ec_plot,
 	.free = ec_free,
+	.sim = true,
 };

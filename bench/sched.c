@@ -84,7 +84,8 @@ bool bench_crew_stopped(struct bench_crew *c)
 int bench_crew_run(struct bench_crew *c, void *args, size_t size, unsigned int n,
 		   void *(*main)(void *), double seconds, unsigned int *started)
 {
-	pthread_t *th = vml_zalloc((n + 1) * sizeof(*th));
+	/* plat_: host threads, or tasks of the simulated machine when called from one */
+	struct plat_thread *th = vml_zalloc((n + 1) * sizeof(*th));
 	unsigned int k = 0;
 	uint64_t t0;
 	int err = th ? 0 : -ENOMEM;
@@ -92,21 +93,21 @@ int bench_crew_run(struct bench_crew *c, void *args, size_t size, unsigned int n
 	atomic_init(&c->stop, false);
 	atomic_init(&c->started, 0);
 	for (; !err && k < n; k++) {
-		if (pthread_create(&th[k], NULL, main, (char *)args + k * size)) {
-			err = -EAGAIN;
+		err = plat_thread_create(&th[k], &(struct plat_thread_opts){ .cpu = -1 }, main,
+					 (char *)args + k * size);
+		if (err)
 			break;
-		}
 	}
 	/* Ends: every thread created counts itself in, or stops at once on stop. */
 	while (!err && atomic_load(&c->started) < k)
 		bench_sleep_ns(100 * NSEC_PER_USEC);
-	t0 = vml_now_ns();
+	t0 = plat_now_ns();
 	if (!err)
 		bench_sleep_ns((uint64_t)(seconds * 1e9));
 	atomic_store(&c->stop, true);
 	for (unsigned int i = 0; i < k; i++)
-		pthread_join(th[i], NULL);
-	c->elapsed_ns = vml_now_ns() - t0;
+		plat_thread_join(&th[i]);
+	c->elapsed_ns = plat_now_ns() - t0;
 	*started = k;
 	vml_free(th);
 	return err;

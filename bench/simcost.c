@@ -24,6 +24,16 @@
  *   record/page/call_ns  the readers' whole costs (the scenario's calibration)
  *   scan_vma_ns    not measured here: bench khugepaged takes it from its live
  *                  row (the longest hold over the VMAs it covered) or a table
+ *   i_mmap_insert_ns, i_mmap_remove_ns  a one-page MAP_PRIVATE mapping of a
+ *                  file that I_MMAP_OTHERS other mappings share, mmap()ed and
+ *                  munmap()ed, less the same of an anonymous page: what the
+ *                  file's i_mmap adds (its lock and interval-tree update)
+ *   vma_store_ns   an anonymous one-page mmap() that widens its neighbour
+ *                  (vma_expand: the store of the mapping in the mm's tree,
+ *                  with the merge checks around it), less a system call: an
+ *                  upper bound of the store the seed moved
+ *   exec_ns        not measured here: bench exec-churn fits it to its live
+ *                  loop's executions per second (or takes a table's)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -151,6 +161,104 @@ static int measure_mm(uint64_t sys_ns, struct vml_kernel_costs *k)
 	k->munmap_ns = median(u, TRIALS);
 	/* its one page's zap is charged apart (zap_ns) */
 	k->munmap_ns = k->munmap_ns > sys_ns + k->zap_ns ? k->munmap_ns - sys_ns - k->zap_ns : 0;
+	return 0;
+}
+
+/* ---- the file mapping lock's work (bench exec-churn) ---- */
+
+#define I_MMAP_OPS 256		/* mappings made and removed per trial */
+#define I_MMAP_OTHERS 640	/* mappings of the file besides: 160 processes x 4 */
+
+static uint64_t ns_per(uint64_t t0, unsigned int n)
+{
+	return (vml_now_ns() - t0) / n;
+}
+
+/*
+ * mmap() then munmap() I_MMAP_OPS one-page mappings of @fd (-1: anonymous)
+ * at every other page from @base, so that none merges with another; the
+ * mean time of each call into *@map and *@unmap. Return: 0 or -errno.
+ */
+static int map_unmap(char *base, long pg, int fd, uint64_t *map, uint64_t *unmap)
+{
+	int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE | (fd < 0 ? MAP_ANONYMOUS : 0);
+	uint64_t t0 = vml_now_ns();
+
+	for (unsigned int i = 0; i < I_MMAP_OPS; i++)
+		if (mmap(base + 2 * i * pg, pg, PROT_READ, flags, fd, fd < 0 ? 0 : (off_t)i * pg) ==
+		    MAP_FAILED)
+			return -errno;
+	*map = ns_per(t0, I_MMAP_OPS);
+	t0 = vml_now_ns();
+	for (unsigned int i = 0; i < I_MMAP_OPS; i++)
+		munmap(base + 2 * i * pg, pg);
+	*unmap = ns_per(t0, I_MMAP_OPS);
+	return 0;
+}
+
+/*
+ * i_mmap_insert_ns, i_mmap_remove_ns and vma_store_ns (the table in the
+ * file's opening comment). The file is a temporary one of I_MMAP_OPS
+ * pages, mapped I_MMAP_OTHERS times more elsewhere, so that its i_mmap
+ * tree is as deep as a shared library's under the seed's 160 copies.
+ */
+static int measure_i_mmap(uint64_t sys_ns, struct bench_sim_costs *k)
+{
+	uint64_t fm[TRIALS], fu[TRIALS], am[TRIALS], au[TRIALS], ex[TRIALS];
+	const long pg = sysconf(_SC_PAGESIZE);
+	char path[] = "/tmp/vmalock-simcost-XXXXXX", *area = MAP_FAILED, *others = MAP_FAILED;
+	size_t span = 2 * I_MMAP_OPS * (size_t)pg, ospan = 2 * I_MMAP_OTHERS * (size_t)pg;
+	int fd = mkstemp(path), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	if (ftruncate(fd, (off_t)I_MMAP_OPS * pg))
+		ret = -errno;
+	/* free ranges of our own: reserved, then let go (nothing else maps in this thread) */
+	if (!ret && ((area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) ==
+			     MAP_FAILED ||
+		     (others = mmap(NULL, ospan, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) ==
+			     MAP_FAILED))
+		ret = -errno;
+	if (!ret)
+		munmap(area, span);
+	for (unsigned int i = 0; !ret && i < I_MMAP_OTHERS; i++)
+		if (mmap(others + 2 * i * pg, pg, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd,
+			 (off_t)(i % I_MMAP_OPS) * pg) == MAP_FAILED)
+			ret = -errno;
+	for (unsigned int t = 0; !ret && t < TRIALS; t++) {
+		ret = map_unmap(area, pg, fd, &fm[t], &fu[t]);
+		if (!ret)
+			ret = map_unmap(area, pg, -1, &am[t], &au[t]);
+		/* one page, then pages that each widen it: vma_expand's store */
+		if (!ret && mmap(area, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				 -1, 0) == MAP_FAILED)
+			ret = -errno;
+		if (!ret) {
+			uint64_t t0 = vml_now_ns();
+			unsigned int i;
+
+			for (i = 1; i < I_MMAP_OPS; i++)
+				if (mmap(area + i * pg, pg, PROT_READ,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
+					 0) == MAP_FAILED)
+					break;
+			ex[t] = ns_per(t0, i);
+			munmap(area, span);
+		}
+	}
+	if (others != MAP_FAILED)
+		munmap(others, ospan);
+	close(fd);
+	if (ret)
+		return ret;
+	fm[0] = median(fm, TRIALS), am[0] = median(am, TRIALS);
+	fu[0] = median(fu, TRIALS), au[0] = median(au, TRIALS);
+	k->i_mmap_insert_ns = fm[0] > am[0] ? fm[0] - am[0] : 0;
+	k->i_mmap_remove_ns = fu[0] > au[0] ? fu[0] - au[0] : 0;
+	ex[0] = median(ex, TRIALS);
+	k->vma_store_ns = ex[0] > sys_ns ? ex[0] - sys_ns : 0;
 	return 0;
 }
 
@@ -331,6 +439,8 @@ int bench_sim_costs_measure(const struct bench_calibration *cal, struct bench_si
 	out->kernel.syscall_ns = measure_syscall();
 	ret = measure_mm(out->kernel.syscall_ns, &out->kernel);
 	if (!ret)
+		ret = measure_i_mmap(out->kernel.syscall_ns, out);
+	if (!ret)
 		ret = measure_ctxsw(reader_cpu, &out->sched.ctxsw_ns);
 	if (!ret)
 		ret = measure_idle_wake(reader_cpu, mapper_cpu, &out->sched.wake_ipi_ns,
@@ -354,6 +464,10 @@ int bench_sim_costs_measure(const struct bench_calibration *cal, struct bench_si
 	X(sched.timer_slack_ns) X(sched.tick_ns) X(sched.base_slice_ns)          \
 	X(kernel.syscall_ns) X(kernel.mmap_ns) X(kernel.munmap_ns)               \
 	X(kernel.fault_ns) X(kernel.zap_ns) X(record_ns) X(page_ns) X(call_ns)
+
+/* Added later: a table without them charges nothing there (as before them). */
+#define OPTIONAL(X) \
+	X(i_mmap_insert_ns) X(i_mmap_remove_ns) X(vma_store_ns) X(exec_ns)
 
 static const char *field_key(const char *f)
 {
@@ -417,6 +531,9 @@ json_t *bench_sim_costs_json(const struct bench_sim_costs *c)
 		json_set_double(o, "race_won", c->race_won);
 		json_set_i64(o, "way_back_shift_ns", c->way_back_shift_ns);
 	}
+#define SET(f) json_set_u64(o, field_key(#f), c->f);
+	OPTIONAL(SET)
+#undef SET
 	json_set_str(o, "preempt", sim_preempt_name(c->sched.preempt));
 	json_set_str(o, "source", c->source);
 	return o;
@@ -473,6 +590,13 @@ int bench_sim_costs_load(const char *path, struct bench_sim_costs *out, char *er
 		out->race_won = json_number_value(json_object_get(o, "race_won"));
 	if (json_is_integer(json_object_get(o, "way_back_shift_ns")))
 		out->way_back_shift_ns = json_integer_value(json_object_get(o, "way_back_shift_ns"));
+#define GET(f)                                                                       \
+	if (json_object_get(o, field_key(#f)) && json_get_u64(o, field_key(#f), &out->f)) { \
+		snprintf(err, errlen, "sim_costs.%s: not a number", field_key(#f));  \
+		goto out;                                                            \
+	}
+	OPTIONAL(GET)
+#undef GET
 	if (json_get_str(o, "preempt", &pre) || sim_preempt_parse(pre, &out->sched.preempt)) {
 		snprintf(err, errlen, "sim_costs.preempt: none, voluntary, full or lazy");
 		goto out;
@@ -529,6 +653,12 @@ void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 		(unsigned long long)c->kernel.zap_ns, (unsigned long long)c->kernel.scan_vma_ns,
 		(unsigned long long)c->record_ns, (unsigned long long)c->page_ns,
 		(unsigned long long)c->call_ns);
+	if (c->i_mmap_insert_ns || c->i_mmap_remove_ns || c->vma_store_ns || c->exec_ns)
+		fprintf(f, "#   exec-churn: i_mmap insert %llu, remove %llu, mm tree store %llu; an "
+			   "execution's other work %llu\n",
+			(unsigned long long)c->i_mmap_insert_ns,
+			(unsigned long long)c->i_mmap_remove_ns,
+			(unsigned long long)c->vma_store_ns, (unsigned long long)c->exec_ns);
 	fprintf(f, "#   sched: context switch %llu, wake-up to a busy CPU %llu, waker's IPI %llu, "
 		   "pause %llu, "
 		   "timer slack %llu, tick %llu, preempt %s, base slice %s\n",

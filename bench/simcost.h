@@ -29,6 +29,16 @@ struct bench_sim_costs {
 	 */
 	double race_won;
 	int64_t way_back_shift_ns;
+	/*
+	 * bench exec-churn's alone (the others charge none of them): the
+	 * file mapping lock's work (vml_kernel_costs' i_mmap_insert_ns,
+	 * i_mmap_remove_ns, vma_store_ns), and an execution's work outside
+	 * the i_mmap locks and the model's other charges (fork, exec, ELF
+	 * parsing, the program, exit), fitted so that one simulated worker
+	 * executes as fast as one live loop; 0: not known
+	 */
+	uint64_t i_mmap_insert_ns, i_mmap_remove_ns, vma_store_ns;
+	uint64_t exec_ns;
 	char source[160];		/* "measured on this host" or the file */
 };
 

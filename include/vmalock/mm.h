@@ -232,6 +232,17 @@ struct vml_sys_config {
 		uint64_t fault_ns;	/* a page fault that maps one page, under its lock */
 		uint64_t zap_ns;	/* per present page-table entry zapped (munmap, DONTNEED) */
 		uint64_t scan_vma_ns;	/* khugepaged: one VMA its scan looks at, under mmap_lock(R) */
+		/*
+		 * The file mapping lock's work (bench exec-churn, seed 001):
+		 * a VMA put in or taken out of its file's i_mmap interval
+		 * tree, under i_mmap_rwsem(W); and mmap()'s store of the
+		 * mapping in the mm's tree, charged at the store on top of
+		 * mmap_ns: inside i_mmap_rwsem(W) under i_mmap_order pre,
+		 * outside under post.
+		 */
+		uint64_t i_mmap_insert_ns;
+		uint64_t i_mmap_remove_ns;
+		uint64_t vma_store_ns;
 	} costs;
 };
 

@@ -491,6 +491,12 @@ static long mmap_region(struct mm *mm, struct vml_file *file, unsigned long addr
 		}
 	}
 	/*
+	 * vma_iter_store and map_count++: under i_mmap_order pre inside the
+	 * new VMA's i_mmap_rwsem(W), taken above (0: not charged apart).
+	 */
+	if (mm->sys->cfg.costs.vma_store_ns)
+		plat_charge_ns(mm->sys->cfg.costs.vma_store_ns, PLAT_KERNEL);
+	/*
 	 * Special and droppable mappings are never locked, also not when
 	 * mlockall(MCL_FUTURE) asks for it (__mmap_region): the flags go after
 	 * the merge was tried with them (the populate do_mmap decided stays).

@@ -41,6 +41,7 @@
 #include "mm/vma.h"
 #include "mm/vma_lock.h"
 #include "mm/vma_txn.h"
+#include "platform/platform.h"
 #include "util/alloc.h"
 
 static int vec_push(struct vma ***vec, size_t *nr, size_t *cap, struct vma *vma)
@@ -258,10 +259,16 @@ static void i_mmap_apply(struct vma **vmas, size_t nr, bool insert, struct vml_f
 		if (file != held)
 			i_mmap_lock_write(file);
 		while (i < nr && n < I_MMAP_BATCH && vmas[i]->vm_file == file) {
+			const struct vml_kernel_costs *c = &vmas[i]->vm_mm->sys->cfg.costs;
+			uint64_t ns = insert ? c->i_mmap_insert_ns : c->i_mmap_remove_ns;
+
 			if (insert)
 				vma_interval_tree_insert(vmas[i], file);
 			else
 				vma_interval_tree_remove(vmas[i], file);
+			/* the kernel's time inside the write section (0: none charged) */
+			if (ns)
+				plat_charge_ns(ns, PLAT_KERNEL);
 			i++;
 			n++;
 		}
