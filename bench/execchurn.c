@@ -599,7 +599,7 @@ static const struct ec_row *find_row(const struct ec_row *rows, unsigned int nr,
 				     enum target_kind target, enum vml_i_mmap_order order,
 				     unsigned int threads, bool sim)
 {
-	const struct ec_series se = { target, order, sim };
+	const struct ec_series se = { .target = target, .order = order, .sim = sim };
 
 	for (unsigned int i = 0; i < nr; i++)
 		if (in_series(&rows[i], &se) && rows[i].threads == threads)
@@ -1071,8 +1071,8 @@ static void ec_defaults(void *opts)
 
 static const struct cli_opt ec_opts_table[] = {
 	{ "--threads", "N[,N...]", cli_set_ulist, offsetof(struct ec_opts, threads), 1, 1024, NULL,
-	  "model workers and live exec loops, one row each\n"
-	  "[1,2,4,8,16,32,64]" },
+	  "model workers (real threads or simulated tasks) and live\n"
+	  "exec loops, one row each [1,2,4,8,16,32,64]" },
 	{ "--duration", "SECONDS", cli_set_seconds, offsetof(struct ec_opts, duration_s), 0.001,
 	  86400, NULL, "each sample's run [3]" },
 	CLI_OPT_END,
@@ -1087,7 +1087,11 @@ const struct bench_scenario bench_exec_churn = {
 		"sections' hold and wait, and the ceiling one file's lock sets",
 	.about = "Threads build and tear down exec-like address spaces of the same files,\n"
 		 "for both i_mmap orders (--i-mmap-order picks one); beside them parallel\n"
-		 "exec loops on the live kernel.",
+		 "exec loops on the live kernel. --cpus N: the same threads as tasks of a\n"
+		 "simulated machine (worker i on CPU i while they are no more than N),\n"
+		 "charged what the live kernel spends: the i_mmap sections' work, the\n"
+		 "tree store, and the rest of an execution fitted to a live `dash -c :`\n"
+		 "loop (or a table's: --sim-costs FILE with exec_ns).",
 	.opts = ec_opts_table,
 	.opts_size = sizeof(struct ec_opts),
 	.defaults = ec_defaults,

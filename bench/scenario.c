@@ -72,9 +72,9 @@ const struct cli_opt bench_common_opts[] = {
 	{ "--quiet", NULL, cli_set_flag, C(quiet), 0, 0, NULL,
 	  "no progress line on stderr" },
 	{ "--cpus", "N", cli_set_uint, C(cpus), 1, SIM_MAX_CPUS, NULL,
-	  "proc-vs-map, run, vma-wait, khugepaged: also run the model on a\n"
-	  "simulated machine of N CPUs in virtual time (docs/simulation.md):\n"
-	  "rows marked \"sim\" beside the others" },
+	  "proc-vs-map, run, vma-wait, khugepaged, exec-churn: also run the\n"
+	  "model on a simulated machine of N CPUs in virtual time\n"
+	  "(docs/simulation.md): rows marked \"sim\" beside the others" },
 	{ "--sim-seed", "S", cli_set_u64, C(sim_seed), 0, 0, NULL,
 	  "the simulated machine's seed; the same seed and charges give\n"
 	  "the same simulated rows, byte for byte [1]" },
