@@ -424,6 +424,11 @@ int sim_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_n
  */
 int sim_futex_wake(_Atomic uint32_t *word, int n)
 {
+	return sim_futex_wake_ipi(word, n, true);
+}
+
+int sim_futex_wake_ipi(_Atomic uint32_t *word, int n, bool charge_ipi)
+{
 	struct sim_task *self = plat_sim_self;
 	struct sim_world *w = self->w;
 	struct list_head *b = futex_bucket(w, word);
@@ -441,7 +446,7 @@ int sim_futex_wake(_Atomic uint32_t *word, int n)
 			ipis++;
 		woken++;
 	}
-	if (ipis && self->state == TASK_CODE)
+	if (charge_ipi && ipis && self->state == TASK_CODE)
 		sim_charge((uint64_t)ipis * w->cfg.costs.wake_ipi_ns, PLAT_KERNEL);
 	return woken;
 }

@@ -139,6 +139,14 @@ struct sim_world {
 };
 
 /* sim.c */
+/*
+ * sim_futex_wake, and whether the caller pays the IPI of each task it wakes
+ * onto another, idle CPU: not when the wake stands for the kernel's own
+ * machinery (RCU's grace-period kthread and callbacks), which the task that
+ * happened to end a grace period here does not run. The woken tasks' wake-up
+ * latency is the same either way.
+ */
+int sim_futex_wake_ipi(_Atomic uint32_t *word, int n, bool charge_ipi);
 int sim_spawn(struct sim_world *w, const struct plat_thread_opts *o, void *(*fn)(void *),
 	      void *arg, struct sim_task **out);
 void sim_arm_timer(struct sim_world *w, struct sim_task *t, uint64_t when);

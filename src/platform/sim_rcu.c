@@ -72,7 +72,7 @@ static void *rcu_worker(void *arg)
 			n++;
 		}
 		atomic_fetch_add_explicit(&w->rcu.done_seq, n, memory_order_relaxed);
-		sim_futex_wake(&w->rcu.done_seq, INT32_MAX);
+		sim_futex_wake_ipi(&w->rcu.done_seq, INT32_MAX, false);
 	}
 	return NULL;
 }
@@ -85,10 +85,11 @@ static void gp_end(struct sim_world *w)
 	w->rcu.gp_running = false;
 	list_splice_cb(&w->rcu.done, &w->rcu.waiting);
 	atomic_fetch_add_explicit(&w->rcu.gp_seq, 1, memory_order_relaxed);
-	sim_futex_wake(&w->rcu.gp_seq, INT32_MAX);
+	/* the kernel's grace-period kthread wakes them, not the task that ended it */
+	sim_futex_wake_ipi(&w->rcu.gp_seq, INT32_MAX, false);
 	if (w->rcu.done.head) {
 		atomic_store_explicit(&w->rcu.kick, 1, memory_order_relaxed);
-		sim_futex_wake(&w->rcu.kick, 1);
+		sim_futex_wake_ipi(&w->rcu.kick, 1, false);
 	}
 	if (w->rcu.next.head ||
 	    (int32_t)(w->rcu.gp_wanted - atomic_load_explicit(&w->rcu.gp_seq,
