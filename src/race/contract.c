@@ -37,6 +37,7 @@ struct cvma {
 	bool tracked;			/* inside the tracked range: residency is known */
 	unsigned long rss_min, rss_max;	/* resident pages over the states it is in */
 	uint32_t states;		/* bit per state it is in */
+	uint32_t steady;		/* bit per op of the cycle it is there throughout */
 	size_t added;			/* its index before the forms were sorted */
 };
 
@@ -56,6 +57,8 @@ struct race_contract {
 	struct cstate s[RACE_MAX_STATES];
 	size_t nr_s;
 	bool have_smaps, have_numa, have_rollup, finished;
+	bool have_cycle;		/* race_contract_set_cycle: the temporal check is on */
+	unsigned long max_len;		/* the longest form */
 	unsigned long rollup_min, rollup_max;	/* kB */
 };
 
@@ -71,6 +74,7 @@ static const char *const rule_names[RACE__RULES] = {
 	[RACE_FIELDS] = "fields",
 	[RACE_TOTALS] = "totals",
 	[RACE_DOUBLE_COUNT] = "double-count",
+	[RACE_SKIPPED] = "skipped",
 };
 
 static const char *const note_names[RACE__NOTES] = {
@@ -433,6 +437,8 @@ int race_contract_finish(struct race_contract *c, char *why, size_t whylen)
 		}
 	}
 	vml_free(inv);
+	for (size_t i = 0; i < c->nr_v; i++)
+		c->max_len = VML_MAX(c->max_len, c->v[i].end - c->v[i].start);
 
 	/* smaps_rollup: what is outside the tracked range must not change. */
 	if (c->have_rollup) {
@@ -791,4 +797,141 @@ void race_check_rollup(const struct race_contract *c, const struct race_rec *rec
 	if (r->field[RF_RSS] != c->s[0].rollup_rss)
 		out->note[RACE_NOTE_CHANGED] = true;
 	out->rule = RACE_OK;
+}
+
+/* ---- the temporal check ---- */
+
+static bool overlaps(unsigned long s1, unsigned long e1, unsigned long s2, unsigned long e2)
+{
+	return s1 < e2 && s2 < e1;
+}
+
+int race_contract_set_cycle(struct race_contract *c, const struct race_reach *reach,
+			    size_t nr_ops)
+{
+	if (!c->finished || nr_ops != c->nr_s)
+		return -EINVAL;
+	for (size_t i = 0; i < c->nr_v; i++) {
+		struct cvma *v = &c->v[i];
+
+		v->steady = 0;
+		for (size_t k = 0; k < nr_ops; k++) {
+			uint32_t both = 1u << k | 1u << (k + 1) % nr_ops;
+			bool hit = false;
+
+			for (int r = 0; r < 2; r++)
+				hit |= overlaps(v->start, v->end, reach[k].lo[r], reach[k].hi[r]);
+			if ((v->states & both) == both && !hit)
+				v->steady |= 1u << k;
+		}
+	}
+	c->have_cycle = true;
+	return 0;
+}
+
+/* What a VMA must have been in to be there throughout @w: states and ops, as masks. */
+static void window_masks(const struct race_contract *c, const struct race_window *w,
+			 uint32_t *states, uint32_t *ops)
+{
+	uint64_t n = c->nr_s;
+
+	*states = 0;
+	*ops = 0;
+	/* a window that saw every op, or a clock gone wrong: every state and op */
+	if (w->hi < w->lo || w->hi - w->lo >= 2 * n) {
+		*states = *ops = all_states(c);
+		return;
+	}
+	for (uint64_t t = w->lo; t <= w->hi; t++) {
+		if (t % 2)
+			*ops |= 1u << (t / 2) % n;	/* op t / 2 under way */
+		else
+			*states |= 1u << (t / 2) % n;
+	}
+}
+
+/*
+ * A form that was there, unchanged, throughout @w, ends after @pos and
+ * starts before @before: it should have been found from @pos. Return: its
+ * index, or NO_VMA.
+ */
+static size_t skipped_form(const struct race_contract *c, enum vml_view view,
+			   const struct race_window *w, unsigned long pos, unsigned long before)
+{
+	uint32_t states, ops;
+	size_t lo = 0, hi = c->nr_v;
+
+	window_masks(c, w, &states, &ops);
+	/* the first form starting at or after @before; every candidate is below it */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->v[mid].start < before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ends: the forms are sorted by start; none this far below can reach @pos. */
+	while (lo-- > 0 && c->v[lo].start + c->max_len > pos) {
+		const struct cvma *v = &c->v[lo];
+
+		if (v->end > pos && (v->states & states) == states && (v->steady & ops) == ops &&
+		    shown(c, view, lo))
+			return lo;
+	}
+	return NO_VMA;
+}
+
+/* Where the modifier was at clock @t, in words. */
+static int fmt_clock(char *buf, size_t len, uint64_t t)
+{
+	if (t % 2)
+		return snprintf(buf, len, "inside its op %llu", (unsigned long long)(t / 2 + 1));
+	return snprintf(buf, len, "after its op %llu", (unsigned long long)(t / 2));
+}
+
+static void why_skipped(const struct race_contract *c, const struct race_window *w,
+			unsigned long pos, size_t k, const char *next, size_t next_len,
+			struct race_verdict *out)
+{
+	char r[64], lo[40], hi[48];
+
+	fmt_range(r, sizeof(r), &c->v[k]);
+	fmt_clock(lo, sizeof(lo), w->lo);
+	hi[0] = '\0';
+	if (w->hi != w->lo) {
+		memcpy(hi, " to ", 5);
+		fmt_clock(hi + 4, sizeof(hi) - 4, w->hi);
+	}
+	out->rule = RACE_SKIPPED;
+	snprintf(out->why, sizeof(out->why), "%s was there, unchanged, all the while the reader "
+		 "looked up what follows 0x%lx (the modifier %s%s%s), but %.*s came next", r, pos,
+		 w->hi != w->lo ? "from " : "", lo, hi, (int)next_len, next);
+}
+
+void race_check_lookups(const struct race_contract *c, enum vml_view view, unsigned long pos0,
+			const struct race_rec *recs, const struct race_window *win, size_t nr,
+			const struct race_window *end, struct race_verdict *out)
+{
+	unsigned long pos = pos0;
+	size_t k;
+
+	memset(out, 0, sizeof(*out));
+	out->rule = RACE_OK;
+	if (!c->have_cycle)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		k = skipped_form(c, view, &win[i], pos, recs[i].start);
+		if (k != NO_VMA) {
+			out->rec = i;
+			why_skipped(c, &win[i], pos, k, recs[i].text, recs[i].len, out);
+			return;
+		}
+		pos = recs[i].end;
+	}
+	if (end && (k = skipped_form(c, view, end, pos, ~0UL)) != NO_VMA) {
+		out->rec = nr;
+		why_skipped(c, end, pos, k, "the end of the file", strlen("the end of the file"),
+			    out);
+	}
 }

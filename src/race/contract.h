@@ -26,6 +26,14 @@
  *   policy; smaps and numa_maps on 6.18) promise more: all records of one
  *   read come from one state (--per-read).
  *
+ *   On the simulated machine, where every step happens at a known instant
+ *   and one task runs at a time, each record is also checked against the
+ *   layout at the moment it was looked up (race_check_lookups): a VMA that
+ *   was there, unchanged, all the while the reader looked up what follows
+ *   the previous record must not be skipped. States alone cannot tell that
+ *   from a correct read: the skip shows a layout that did exist, only
+ *   earlier (a reader that resumes from a stale iterator).
+ *
  *   smaps records must be consistent in themselves (record.h) and show a
  *   VmFlags line and an Rss the VMA had in some state; numa_maps page counts
  *   likewise. smaps_rollup totals are a walk over the VMAs, each taken in
@@ -40,6 +48,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "race/record.h"
 
@@ -58,6 +67,7 @@ enum race_rule {
 	RACE_FIELDS,		/* smaps/numa_maps/rollup values inconsistent or impossible */
 	RACE_TOTALS,		/* smaps_rollup totals no walk over the states can give */
 	RACE_DOUBLE_COUNT,	/* dontneed: more pages counted than were ever mapped */
+	RACE_SKIPPED,		/* simulated: a VMA there all the while its slot was looked up */
 	RACE__RULES
 };
 
@@ -123,6 +133,48 @@ void race_check_records(const struct race_contract *c, enum vml_view view, bool 
 /* race_check_rollup - judge one smaps_rollup read (@nr records: 1 expected). */
 void race_check_rollup(const struct race_contract *c, const struct race_rec *recs, size_t nr,
 		       struct race_verdict *v);
+
+/*
+ * The temporal check (simulated runs only: real threads have no common
+ * instant). The modifier keeps a clock: 2m between system calls after m ops
+ * of its cycle (the layout is state m mod nr_states), 2m + 1 while op m is
+ * under way (the layout is state m, state m + 1, or what the op passes
+ * through between them).
+ */
+struct race_window {
+	uint64_t lo, hi;	/* the clock before the lookup began, and after it ended */
+};
+
+/* Where one op of the cycle may replace VMAs: up to two address ranges. */
+struct race_reach {
+	unsigned long lo[2], hi[2];	/* [lo, hi); an unused one has lo == hi */
+};
+
+/*
+ * race_contract_set_cycle - what each op of the cycle may replace: op k
+ * leads from state k to state k + 1 (mod nr_states); a VMA in both states
+ * and outside @reach[k] is taken to be there throughout op k.
+ * Context: after race_contract_finish; single-threaded.
+ * Return: 0, or -EINVAL unless @nr_ops is the number of states.
+ */
+int race_contract_set_cycle(struct race_contract *c, const struct race_reach *reach,
+			    size_t nr_ops);
+
+/*
+ * race_check_lookups - judge a stream race_check_records() passed against
+ * the layout at the moment each record was looked up. Record i was looked
+ * up, from the previous record's end (@pos0 for the first), at some
+ * moment of @win[i]; then it is the first VMA ending after that address
+ * in the layout of that moment, so no VMA that was there, unchanged,
+ * throughout @win[i] and ends after the address may start before the
+ * record. @end, when not NULL, is the window of the lookup that found
+ * nothing after the last record (end of file). Without a cycle
+ * (race_contract_set_cycle) nothing is checked.
+ * Context: the contract is finished; any thread.
+ */
+void race_check_lookups(const struct race_contract *c, enum vml_view view, unsigned long pos0,
+			const struct race_rec *recs, const struct race_window *win, size_t nr,
+			const struct race_window *end, struct race_verdict *v);
 
 const char *race_rule_name(enum race_rule rule);
 const char *race_note_name(enum race_note note);

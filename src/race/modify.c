@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "race/contract.h"
 #include "race/modify.h"
 #include "spaces/target.h"
 #include "util/alloc.h"
@@ -204,6 +205,23 @@ int race_cycle_ops(const struct race_layout *l, enum race_mod m, struct op *ops,
 		return -ENOSPC;
 	memcpy(ops, c, n * sizeof(*c));
 	return n;
+}
+
+void race_op_reach(const struct op *op, struct race_reach *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (op->kind == OP_TOUCH)
+		return;
+	out->lo[0] = op->addr;
+	out->hi[0] = op->addr + op->len;
+	if (op->kind != OP_MREMAP)
+		return;
+	if (op->flags & MREMAP_FIXED) {
+		out->lo[1] = op->new_addr;
+		out->hi[1] = op->new_addr + op->new_len;
+	} else {
+		out->hi[0] = op->addr + VML_MAX(op->len, op->new_len);	/* in place */
+	}
 }
 
 /* ---- residency ---- */

@@ -107,6 +107,14 @@ int race_setup_ops(const struct race_layout *l, enum race_mod m, struct op *ops,
 /* race_cycle_ops - one cycle of @m (at most RACE_MAX_CYCLE ops). Return: the count. */
 int race_cycle_ops(const struct race_layout *l, enum race_mod m, struct op *ops, size_t max);
 
+struct race_reach;
+/*
+ * race_op_reach - where op @op (one of a cycle's) may replace VMAs: its
+ * range, and an mremap's destination. A page fault (touch) replaces none:
+ * it fills page tables and leaves every VMA as it was.
+ */
+void race_op_reach(const struct op *op, struct race_reach *out);
+
 /* Simulated residency of the layout's pages. */
 struct race_pages {
 	unsigned long lo, hi;

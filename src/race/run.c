@@ -10,6 +10,18 @@
  *   readers own their reader (a vml_reader or a /proc fd) and their
  *   counters, read the contract (immutable by then), and take `lock` only
  *   to record the phase's first violation.
+ *
+ * On the simulated machine records are also checked against the layout at
+ * the moment they were looked up (contract.h, race_check_lookups). The
+ * modifier keeps a clock, two ticks per op; a reader notes it when a
+ * read() begins and ends, when the model's reader starts looking up the
+ * next VMA (vml_proc_next_hook, per-VMA policies) and when a page walk
+ * ends (vml_proc_walk_hook), and gives each record the window between the
+ * last moment before its lookup from which the tree it searched was
+ * certainly fresh and the first moment after the lookup (lookup_windows).
+ * Only one task runs at a time there, so what the clock says is the layout
+ * the reader saw; on real threads there is no such common instant, and
+ * the check is off.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +35,7 @@
 #include <unistd.h>
 
 #include "host/host.h"
+#include "mm/debug.h"
 #include "platform/platform.h"
 #include "race/run.h"
 #include "sync/atomic.h"
@@ -37,6 +50,7 @@
 #define MAX_RECS 1024			/* records in two reads */
 #define QUERY_WALK 5			/* PROCMAP_QUERY calls per walk */
 #define ROLLUP_MAX 8192
+#define LOOKUP_LOG (2 * MAX_RECS + 16)	/* clock readings in one read_pair */
 
 /* include/uapi/linux/fs.h; our struct has the kernel's layout (see spaces/live.c). */
 #define RACE_PROCMAP_QUERY _IOWR('f', 17, struct vml_procmap_query)
@@ -53,6 +67,13 @@ struct phase_ctx {
 	atomic_bool stop;		/* [atomic] set by the main thread or a failing thread */
 	atomic_ulong cycles;		/* [atomic] */
 	atomic_ulong reads;		/* [atomic] checked so far, all readers */
+	/*
+	 * The temporal check (simulated runs): the modifier's clock, two ticks
+	 * per op (contract.h, struct race_window): even between ops, odd
+	 * during one.
+	 */
+	bool temporal;
+	_Atomic uint64_t clock;		/* [atomic] written by the modifier only */
 	pthread_mutex_t lock;		/* the first violation and error in *ph */
 	atomic_bool have_first;		/* [atomic] a hint: ph->first_text is set */
 	/*
@@ -61,6 +82,21 @@ struct phase_ctx {
 	 * readers start, then only read.
 	 */
 	unsigned long pw_max;
+};
+
+/* A reading of the modifier's clock by a reader, and what the reader was doing. */
+enum lookup_kind {
+	LK_BEGIN,		/* a read() call begins */
+	LK_END,			/* ... and has returned */
+	LK_NEXT,		/* the model's reader starts looking up the VMA after @from */
+	LK_WALK,		/* a page walk ended: RCU is taken again, the iterator fresh */
+};
+
+struct lookup_ev {
+	unsigned char kind;		/* enum lookup_kind */
+	unsigned char read;		/* which read() of the pair */
+	unsigned long from;		/* LK_NEXT */
+	uint64_t clock;
 };
 
 struct reader {
@@ -74,6 +110,12 @@ struct reader {
 	char qline[QUERY_WALK][512];
 	char qname[256];
 	struct race_rec recs[MAX_RECS];
+	/* the temporal check: one read_pair's clock readings, and each record's window */
+	struct lookup_ev log[LOOKUP_LOG];
+	size_t nr_log;
+	bool log_lost;			/* the log overflowed: this read_pair goes unchecked */
+	unsigned int cur_read;		/* the read() under way */
+	struct race_window win[MAX_RECS];
 };
 
 static void phase_fail(struct phase_ctx *c, int err, const char *fmt, ...)
@@ -189,6 +231,145 @@ static int reader_query(struct reader *r, struct vml_procmap_query *q)
 	return ioctl(r->fd, RACE_PROCMAP_QUERY, q) ? -errno : 0;
 }
 
+/* ---- the readers' hooks ---- */
+
+/*
+ * --noise: a model reader is held up for 0..noise_us microseconds (uniform)
+ * right after it drops the read lock of a VMA that ends in A or B, or of the
+ * VMA before A - between vma_end_read() and lock_next_vma(), where an
+ * interrupt or a preempted vCPU holds the kernel's reader up in
+ * docs/findings/maps-fake-gaps.md case 1 (the standalone reproducer's
+ * --noise makes such interrupts). What the model does is unchanged; the
+ * window in which a writer can finish a merge before the reader looks up
+ * the next VMA is just as wide as on a noisy kernel. Only readers of a phase
+ * with noise set the hook; it reads the range and the reader's random
+ * stream through the thread's own reader.
+ */
+static struct {
+	unsigned long lo, hi;		/* held up when lo <= from <= hi */
+	unsigned int us;
+} noise;				/* set before the readers start, cleared after they end */
+static _Thread_local struct reader *hook_reader;	/* this thread's, if it is a reader */
+
+/* Note the modifier's clock, and what the reader is doing, in its log. */
+static void log_clock(struct reader *r, enum lookup_kind kind, unsigned long from)
+{
+	if (r->nr_log == LOOKUP_LOG) {
+		r->log_lost = true;
+		return;
+	}
+	r->log[r->nr_log++] = (struct lookup_ev){
+		.kind = kind, .read = (unsigned char)r->cur_read, .from = from,
+		.clock = load_relaxed(&r->c->clock),
+	};
+}
+
+/* vml_proc_next_hook: --noise, and the lookup's start for the temporal check. */
+static void next_hook(unsigned long from)
+{
+	struct reader *r = hook_reader;
+
+	if (!r)
+		return;
+	if (noise.us && from >= noise.lo && from <= noise.hi)
+		plat_sleep_ns(vml_rand_below(&r->rnd, noise.us + 1) * NSEC_PER_USEC);
+	/* after the noise: the lookup begins after this reading either way */
+	if (r->c->temporal)
+		log_clock(r, LK_NEXT, from);
+}
+
+/*
+ * vml_proc_walk_hook: a page walk ends. Under per-VMA locks RCU was dropped
+ * for it and the iterator reset (or, broken, set): the next lookup walks
+ * down a tree no older than this moment. Under mmap_lock nothing moves
+ * until the read() ends, so the moment is as good.
+ */
+static void walk_hook(struct vma *vma)
+{
+	struct reader *r = hook_reader;
+
+	(void)vma;
+	if (r && r->c->temporal)
+		log_clock(r, LK_WALK, 0);
+}
+
+/*
+ * Each record's window (contract.h) from one read_pair's log. A lookup
+ * runs from its LK_NEXT reading to the reader's next reading of that
+ * read(); the tree it searched is no older than the read()'s start or the
+ * last page walk's end before it, whichever is later (maps holds RCU for
+ * the whole read(), and its iterator's path may be that old). A record is
+ * the one the last lookup from its start position found in its read(); a
+ * record with no such lookup (policy mmap, or after a fallback) gets the
+ * whole read() call. @end (the end of the file) gets the lookup from after
+ * the last record, or the read() calls from the last record's on.
+ * Return: false if the log overflowed (nothing can be said).
+ */
+static bool lookup_windows(struct reader *r, unsigned long pos0, size_t nr, bool eof,
+			   struct race_window *end)
+{
+	struct race_window call[3] = { 0 }, look = { 0 };
+	uint64_t fresh = 0;
+	size_t i, at = SIZE_MAX;
+	int last_read = 0;
+
+	if (r->log_lost)
+		return false;
+	for (size_t k = 0; k < r->nr_log; k++) {
+		const struct lookup_ev *e = &r->log[k];
+
+		if (e->kind == LK_BEGIN)
+			call[e->read].lo = fresh = e->clock;
+		else if (e->kind == LK_END)
+			call[e->read].hi = e->clock;
+		last_read = e->read;
+	}
+	for (i = 0; i < nr; i++)
+		r->win[i] = call[r->recs[i].read];
+	/*
+	 * Lookups come in the order of their records: (read, from) grows,
+	 * a retry repeating the one before. One pass over both.
+	 */
+	i = 0;
+	for (size_t k = 0; k < r->nr_log; k++) {
+		const struct lookup_ev *e = &r->log[k];
+		struct race_window w;
+		size_t n;
+
+		if (e->kind == LK_BEGIN || e->kind == LK_WALK)
+			fresh = e->clock;
+		if (e->kind != LK_NEXT)
+			continue;
+		w = (struct race_window){ .lo = fresh, .hi = call[e->read].hi };
+		for (n = k + 1; n < r->nr_log; n++)
+			if (r->log[n].read == e->read) {
+				w.hi = r->log[n].clock;
+				break;
+			}
+		/* the records up to this lookup's, whose own lookups were not seen */
+		while (i < nr && (r->recs[i].read < e->read ||
+				  (r->recs[i].read == e->read &&
+				   (i ? r->recs[i - 1].end : pos0) < e->from)))
+			i++;
+		if (i < nr && r->recs[i].read == e->read && (i ? r->recs[i - 1].end : pos0) == e->from)
+			r->win[i] = w;		/* a later retry overwrites */
+		if (e->from == (nr ? r->recs[nr - 1].end : pos0)) {
+			look = w;
+			at = k;
+		}
+	}
+	if (eof) {
+		if (at != SIZE_MAX)
+			*end = (struct race_window){ .lo = look.lo, .hi = call[last_read].hi };
+		else
+			*end = (struct race_window){
+				.lo = call[nr ? r->recs[nr - 1].read : 0].lo,
+				.hi = call[last_read].hi,
+			};
+	}
+	return true;
+}
+
 /* ---- one read and its verdict ---- */
 
 /* Records near the offending one or a read boundary are shown, the others elided. */
@@ -281,6 +462,7 @@ static void count(struct reader *r, const struct race_verdict *v, size_t nr, con
 static int read_pair(struct reader *r)
 {
 	struct phase_ctx *c = r->c;
+	struct race_window end;
 	struct race_verdict v;
 	ssize_t n[3] = { 0 };
 	size_t off = 0;
@@ -290,10 +472,17 @@ static int read_pair(struct reader *r)
 	ret = reader_rewind(r);
 	if (ret)
 		return ret;
+	r->nr_log = 0;
+	r->log_lost = false;
 	for (int i = 0; i < 3; i++) {
 		if (i == 2 && n[1] == READ_SIZE)
 			break;
+		r->cur_read = i;
+		if (c->temporal)
+			log_clock(r, LK_BEGIN, 0);
 		n[i] = reader_read(r, r->buf + off, READ_SIZE);
+		if (c->temporal)
+			log_clock(r, LK_END, 0);
 		if (n[i] < 0)
 			return (int)n[i];
 		if (!n[i]) {
@@ -310,6 +499,14 @@ static int read_pair(struct reader *r)
 	if (!nr)
 		return -ENODATA;
 	race_check_records(c->contract, c->ph->view, c->ph->per_read, 0, r->recs, nr, eof, &v);
+	if (v.rule == RACE_OK && c->temporal && lookup_windows(r, 0, nr, eof, &end)) {
+		bool note[RACE__NOTES];
+
+		memcpy(note, v.note, sizeof(note));
+		race_check_lookups(c->contract, c->ph->view, 0, r->recs, r->win, nr,
+				   eof ? &end : NULL, &v);
+		memcpy(v.note, note, sizeof(note));
+	}
 	count(r, &v, nr, r->buf, off);
 	return 0;
 }
@@ -331,7 +528,9 @@ static int query_walk(struct reader *r)
 			.vma_name_addr = (uintptr_t)r->qname,
 		};
 
+		r->win[i].lo = load_relaxed(&c->clock);
 		ret = reader_query(r, &q);
+		r->win[i].hi = load_relaxed(&c->clock);
 		if (ret)
 			return ret;
 		race_rec_from_query(&r->recs[i], &q, r->qname, r->qline[i], sizeof(r->qline[i]),
@@ -340,6 +539,15 @@ static int query_walk(struct reader *r)
 	}
 	race_check_records(c->contract, VML_VIEW_MAPS, false, pos0, r->recs, QUERY_WALK, false,
 			   &v);
+	/* each PROCMAP_QUERY call is one lookup: its window is the call */
+	if (v.rule == RACE_OK && c->temporal) {
+		bool note[RACE__NOTES];
+
+		memcpy(note, v.note, sizeof(note));
+		race_check_lookups(c->contract, VML_VIEW_MAPS, pos0, r->recs, r->win, QUERY_WALK,
+				   NULL, &v);
+		memcpy(v.note, note, sizeof(note));
+	}
 	count(r, &v, QUERY_WALK, NULL, 0);
 	return 0;
 }
@@ -551,33 +759,6 @@ static int pagewalk_read(struct reader *r)
 	return 0;
 }
 
-/*
- * --noise: a model reader is held up for 0..noise_us microseconds (uniform)
- * right after it drops the read lock of a VMA that ends in A or B, or of the
- * VMA before A - between vma_end_read() and lock_next_vma(), where an
- * interrupt or a preempted vCPU holds the kernel's reader up in
- * docs/findings/maps-fake-gaps.md case 1 (the standalone reproducer's
- * --noise makes such interrupts). What the model does is unchanged; the
- * window in which a writer can finish a merge before the reader looks up
- * the next VMA is just as wide as on a noisy kernel. Only readers of a phase
- * with noise set the hook; it reads the range and the reader's random
- * stream through the thread's own reader.
- */
-static struct {
-	unsigned long lo, hi;		/* held up when lo <= from <= hi */
-	unsigned int us;
-} noise;				/* set before the readers start, cleared after they end */
-static _Thread_local struct reader *noise_reader;
-
-static void noise_hook(unsigned long from)
-{
-	struct reader *r = noise_reader;
-
-	if (!r || from < noise.lo || from > noise.hi)
-		return;
-	plat_sleep_ns(vml_rand_below(&r->rnd, noise.us + 1) * NSEC_PER_USEC);
-}
-
 /* A few hundred nanoseconds at most, so that steps and reads meet at varying offsets. */
 static void jitter(struct vml_rand *rnd)
 {
@@ -593,7 +774,7 @@ static void *reader_main(void *arg)
 	struct phase_ctx *c = r->c;
 	int ret = reader_open(r);
 
-	noise_reader = r;
+	hook_reader = r;
 	if (ret) {
 		phase_fail(c, ret, "reader %u: opening %s: %s", r->id,
 			   target_view_name(c->ph->view), strerror(-ret));
@@ -626,7 +807,13 @@ static void *modifier_main(void *arg)
 
 	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
 		for (int i = 0; i < c->nr_cycle; i++) {
-			if (apply(c, &c->cycle[i]))
+			int ret;
+
+			/* relaxed: the simulator runs one task at a time (the temporal check) */
+			fetch_add_relaxed(&c->clock, 1);
+			ret = apply(c, &c->cycle[i]);
+			fetch_add_relaxed(&c->clock, 1);
+			if (ret)
 				return NULL;
 			jitter(&rnd);
 		}
@@ -829,6 +1016,16 @@ static int phase_setup(struct phase_ctx *c)
 	if (ret)
 		phase_fail(c, ret, "%s", ret == -EINVAL ? why : strerror(-ret));
 	c->ph->nr_states = race_contract_nr_states(c->contract);
+	if (!ret && c->o->cpus) {
+		struct race_reach reach[RACE_MAX_CYCLE];
+
+		for (int i = 0; i < c->nr_cycle; i++)
+			race_op_reach(&c->cycle[i], &reach[i]);
+		ret = race_contract_set_cycle(c->contract, reach, c->nr_cycle);
+		if (ret)
+			phase_fail(c, ret, "%d ops in the %s cycle, but %zu states", c->nr_cycle,
+				   race_mod_name(c->ph->mod), race_contract_nr_states(c->contract));
+	}
 out:
 	if (ret && !c->ph->error)
 		phase_fail(c, ret, "setting up: %s", strerror(-ret));
@@ -862,12 +1059,23 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph, struct t
 		goto out;
 
 	atomic_store(&vml_debug_broken, o->broken);
+	memset(&noise, 0, sizeof(noise));
 	if (o->noise_us && is_model(&c) && ph->lock != VML_LOCK_MMAP &&
 	    ph->mod != RACE_MOD_DONTNEED) {
 		noise.lo = race_region_addr(&c.layout, c.layout.a);
 		noise.hi = race_region_addr(&c.layout, c.layout.a + 2);
 		noise.us = o->noise_us;
-		atomic_store(&vml_proc_next_hook, noise_hook);
+		atomic_store(&vml_proc_next_hook, next_hook);
+	}
+	/*
+	 * The temporal check where timing is exact, for the views whose records
+	 * say where they end (numa_maps lines do not; smaps_rollup is one record).
+	 */
+	c.temporal = o->cpus && ph->mod != RACE_MOD_DONTNEED &&
+		     ph->view != VML_VIEW_SMAPS_ROLLUP && ph->view != VML_VIEW_NUMA_MAPS;
+	if (c.temporal) {
+		atomic_store(&vml_proc_next_hook, next_hook);
+		atomic_store(&vml_proc_walk_hook, walk_hook);
 	}
 	t0 = plat_now_ns();
 	deadline = t0 + (uint64_t)(o->seconds * NSEC_PER_SEC);
@@ -898,6 +1106,7 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph, struct t
 		plat_thread_join(&tids[i]);
 	atomic_store(&vml_debug_broken, 0);
 	atomic_store(&vml_proc_next_hook, NULL);
+	atomic_store(&vml_proc_walk_hook, NULL);
 	ph->seconds = (double)(plat_now_ns() - t0) / NSEC_PER_SEC;
 	ph->cycles = atomic_load(&c.cycles);
 	for (unsigned int i = 0; i < started; i++) {

@@ -4,8 +4,10 @@
  * contract (src/race/contract.h) accepts what it must and rejects what it
  * must, with the rule named. The states are the split cycle of the kernel
  * selftest: W, X, Y back to back; X split into X1 X2 X3 by a page of
- * another protection in its middle.
+ * another protection in its middle. The temporal check (race_check_lookups)
+ * on the unmap cycle: X unmapped, mapped again.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>	/* before tap.h, which uses clock_gettime */
@@ -295,11 +297,97 @@ static void test_rollup(void)
 	ok(make(r0, r1, res0, res1) == NULL, "a rollup the residency model cannot explain");
 }
 
+/*
+ * One lookup stream W, then @next, with @next looked up in clock window
+ * [@lo, @hi]; @end: the end of the file follows, looked up in [@lo, @hi].
+ */
+static struct race_verdict lookups(struct race_contract *c, int next, uint64_t lo, uint64_t hi,
+				   bool end)
+{
+	char text[256];
+	struct race_rec recs[2];
+	struct race_window win[2] = { { 0, 0 }, { lo, hi } }, w = { lo, hi };
+	struct race_verdict v;
+	size_t off = 0;
+	int nr = 0, forms[2] = { W, next };
+
+	for (int i = 0; i < (next < 0 ? 1 : 2); i++) {
+		const struct vma_spec *s = &all[forms[i]];
+		size_t len = snprintf(text + off, sizeof(text) - off,
+				      "%08lx-%08lx %s 00000000 00:00 0 \n", s->start, s->end,
+				      s->perms);
+		int k = race_parse_read(VML_VIEW_MAPS, text + off, len, 0, recs + nr, 2 - nr);
+
+		nr += k > 0 ? k : 0;
+		off += len;
+	}
+	if (end)
+		win[0] = w;
+	race_check_lookups(c, VML_VIEW_MAPS, 0, recs, win, nr, end ? &w : NULL, &v);
+	return v;
+}
+
+static void test_lookups(void)
+{
+	static const unsigned char none[9];
+	static const struct vma_spec gone[] = {
+		{ LO, LO + 3 * P, "rw-p" },
+		{ LO + 6 * P, LO + 9 * P, "rw-p" },
+	};
+	/* op 0 unmaps X, op 1 maps it again */
+	const struct race_reach reach[2] = {
+		{ .lo = { LO + 3 * P }, .hi = { LO + 6 * P } },
+		{ .lo = { LO + 3 * P }, .hi = { LO + 6 * P } },
+	};
+	struct race_contract *c;
+	struct race_verdict v;
+	char buf[1024], why[400];
+	int ret;
+
+	if (race_contract_create(LO, LO + 9 * P, &c))
+		return;
+	ret = race_contract_add_state(c, maps_text(base, 3, buf, sizeof(buf)), NULL, NULL, NULL,
+				      none, why, sizeof(why));
+	if (!ret)
+		ret = race_contract_add_state(c, maps_text(gone, 2, buf, sizeof(buf)), NULL, NULL,
+					      NULL, none, why, sizeof(why));
+	if (!ret)
+		ret = race_contract_finish(c, why, sizeof(why));
+	if (!ok(!ret, "the unmap cycle's contract (%s)", ret ? why : "ok"))
+		goto out;
+	v = lookups(c, Y, 4, 4, false);
+	is_int(v.rule, RACE_OK, "no cycle given: nothing checked");
+	is_int(race_contract_set_cycle(c, reach, 1), -EINVAL, "one op for two states: refused");
+	is_int(race_contract_set_cycle(c, reach, 2), 0, "the cycle");
+	v = lookups(c, Y, 2, 2, false);
+	is_int(v.rule, RACE_OK, "W, Y looked up after op 1 (X unmapped)");
+	v = lookups(c, Y, 1, 3, false);
+	is_int(v.rule, RACE_OK, "W, Y looked up while ops 1-2 ran (X unmapped meanwhile)");
+	v = lookups(c, Y, 4, 5, false);
+	is_int(v.rule, RACE_OK, "W, Y looked up from after op 2 into op 3 (X being unmapped)");
+	v = lookups(c, Y, 4, 4, false);
+	if (!is_int(v.rule, RACE_SKIPPED, "W, Y looked up after op 2 (X mapped): X skipped"))
+		tap_diag("why: %s", v.why);
+	is_int((int)v.rec, 1, "... at Y");
+	ok(strstr(v.why, "100000003000-100000006000 was there") != NULL, "... X named (%s)",
+	   v.why);
+	v = lookups(c, X, 0, 100, false);
+	is_int(v.rule, RACE_OK, "W, X: nothing between them");
+	v = lookups(c, -1, 0, 0, true);
+	is_int(v.rule, RACE_SKIPPED, "W, then the end of the file: X and Y skipped");
+	is_int((int)v.rec, 1, "... at the end");
+	v = lookups(c, Y, 0, 8, false);
+	is_int(v.rule, RACE_OK, "a window over whole cycles: X was not there throughout");
+out:
+	race_contract_destroy(c);
+}
+
 int main(void)
 {
 	test_records();
 	test_malformed_and_fields();
 	test_numa();
 	test_rollup();
+	test_lookups();
 	return tap_done();
 }
