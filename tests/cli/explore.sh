@@ -1,9 +1,9 @@
 #!/bin/sh
 # explore.sh VMALOCK COSTS: `vmalock race --cpus N --explore K` - the
 # model's race on the simulated machine, schedules explored: planted
-# breakages are found, each printed with the seed that replays it, and the
-# replay shows the same violation after the same reads; the unbroken model
-# stays clean. COSTS: a saved table of charges (tests/cli/data). TAP output.
+# breakages are found (skip-reset by the temporal check: the layout at each
+# lookup), each printed with the seed that replays it, and the replay shows
+# the same violation after the same reads; the unbroken model stays clean. COSTS: a saved table of charges (tests/cli/data). TAP output.
 set -u
 vmalock=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 costs=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
@@ -45,12 +45,26 @@ found skip-fallback pct --view maps --lock vma --mod split --duration 1
 found skip-fallback random --view maps --lock vma --mod split --duration 1
 # a writer let in beside readers at hand-off: a torn per-read snapshot
 found handoff pct --view maps --lock mmap --mod split --readers 4 --duration 0.5
+# a page-walking reader resuming from the iterator it walked away from: an
+# earlier layout, which only the temporal check tells from a correct read
+found skip-reset pct --view smaps --lock vma --mod unmap --duration 1
+found skip-reset random --view smaps --lock vma --mod unmap --duration 1
+grep -q '^first violation (smaps/vma/unmap, .*: skipped: .* was there, unchanged, all the while' out
+ok $? "--broken skip-reset: a VMA skipped at its lookup"
 
-# The model as it is: clean under both policies in every explored schedule.
+# The model as it is: clean under both policies in every explored schedule,
+# its lookups timed too.
 vml race --cpus 2 --explore 4 --sim-costs "$costs" --view maps,smaps --mod split,unmap \
 	--duration 1 --seed 3
 rc=$?
-[ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
+[ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out &&
+	grep -q '^vmalock race: .*, lookups timed (maps, smaps, query)$' out
 ok $? "the unbroken model: no violation in explored schedules (exit $rc)"
+# ... where skip-reset shows, and PROCMAP_QUERY, under every per-VMA policy
+vml race --cpus 2 --explore 3 --explore-mode random --sim-costs "$costs" --view smaps,query \
+	--lock vma,vma-strict,vma-recheck --mod unmap --duration 0.5 --seed 3 --sim-seed 7
+rc=$?
+[ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
+ok $? "the unbroken model, unmap: no VMA skipped at its lookup (exit $rc)"
 
 done_tap
