@@ -306,12 +306,13 @@ static void help(FILE *f)
 "state showed (smaps_rollup: + 256 kB); `changed` counts reads that saw the\n"
 "second PMD empty.\n"
 "\n"
-"With --cpus every record of maps, smaps and query is also checked against the\n"
-"layout at the moment it was looked up, which the simulated machine knows: a VMA\n"
-"that was there, unchanged, all the while may not be skipped (`skipped`). States\n"
-"alone cannot tell such a skip from a correct read of an earlier layout:\n"
-"exploration finds --broken skip-reset this way, and skip-fallback and handoff\n"
-"by the contract (docs/simulation.md, \"Exploring schedules\").\n"
+"With --cpus every record of maps, smaps, numa_maps and query is also checked\n"
+"against the layout at the moment it was looked up, which the simulated machine\n"
+"knows: a VMA that was there, unchanged, all the while may not be skipped\n"
+"(`skipped`). States alone cannot tell such a skip from a correct read of an\n"
+"earlier layout: exploration finds --broken skip-reset this way, and\n"
+"skip-fallback and handoff by the contract (docs/simulation.md, \"Exploring\n"
+"schedules\").\n"
 "\n"
 "With --kernel-transients the model shows the live kernel's fake and transient\n"
 "gaps in maps and query under --lock vma, and none under vma-strict; without\n"
@@ -579,7 +580,7 @@ int cmd_race(int argc, char **argv)
 		       cli.o.explore ? vocab_name(&explore_vocab, cli.o.explore) : "no exploration",
 		       (unsigned long long)cli.o.sim_seed);
 	if (cli.o.cpus)
-		printf(", lookups timed (maps, smaps, query)");
+		printf(", lookups timed (all views but smaps_rollup)");
 	printf("\n");
 	if (cli.o.target == TARGET_LIVE) {
 		/* which of the model's policies each live row is like, and why we think so */

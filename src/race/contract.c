@@ -829,6 +829,24 @@ int race_contract_set_cycle(struct race_contract *c, const struct race_reach *re
 	return 0;
 }
 
+bool race_contract_knows(const struct race_contract *c, unsigned long start, unsigned long end)
+{
+	size_t lo = 0, hi = c->nr_v;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->v[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->nr_v && c->v[lo].start == start; lo++)
+		if (c->v[lo].end == end)
+			return true;
+	return false;
+}
+
 /* What a VMA must have been in to be there throughout @w: states and ops, as masks. */
 static void window_masks(const struct race_contract *c, const struct race_window *w,
 			 uint32_t *states, uint32_t *ops)

@@ -160,6 +160,9 @@ struct race_reach {
 int race_contract_set_cycle(struct race_contract *c, const struct race_reach *reach,
 			    size_t nr_ops);
 
+/* Is [@start, @end) a VMA of some state? */
+bool race_contract_knows(const struct race_contract *c, unsigned long start, unsigned long end);
+
 /*
  * race_check_lookups - judge a stream race_check_records() passed against
  * the layout at the moment each record was looked up. Record i was looked

@@ -241,8 +241,8 @@ static int reader_query(struct reader *r, struct vml_procmap_query *q)
  * docs/findings/maps-fake-gaps.md case 1 (the standalone reproducer's
  * --noise makes such interrupts). What the model does is unchanged; the
  * window in which a writer can finish a merge before the reader looks up
- * the next VMA is just as wide as on a noisy kernel. Only readers of a phase
- * with noise set the hook; it reads the range and the reader's random
+ * the next VMA is just as wide as on a noisy kernel. The hook (next_hook,
+ * also the temporal check's) reads the range and the reader's random
  * stream through the thread's own reader.
  */
 static struct {
@@ -319,7 +319,7 @@ static bool lookup_windows(struct reader *r, unsigned long pos0, size_t nr, bool
 		const struct lookup_ev *e = &r->log[k];
 
 		if (e->kind == LK_BEGIN)
-			call[e->read].lo = fresh = e->clock;
+			call[e->read].lo = e->clock;
 		else if (e->kind == LK_END)
 			call[e->read].hi = e->clock;
 		last_read = e->read;
@@ -328,7 +328,8 @@ static bool lookup_windows(struct reader *r, unsigned long pos0, size_t nr, bool
 		r->win[i] = call[r->recs[i].read];
 	/*
 	 * Lookups come in the order of their records: (read, from) grows,
-	 * a retry repeating the one before. One pass over both.
+	 * a retry repeating the one before; every read() begins with
+	 * LK_BEGIN, which sets @fresh. One pass over both.
 	 */
 	i = 0;
 	for (size_t k = 0; k < r->nr_log; k++) {
@@ -366,6 +367,41 @@ static bool lookup_windows(struct reader *r, unsigned long pos0, size_t nr, bool
 				.lo = call[nr ? r->recs[nr - 1].read : 0].lo,
 				.hi = call[last_read].hi,
 			};
+	}
+	return true;
+}
+
+/*
+ * numa_maps lines do not say where a VMA ends, but the lookup after each
+ * record starts from there: the j-th distinct LK_NEXT of a read() looked
+ * up its j-th record (a retry repeats one; after the records, the lookup
+ * of the one dropped for room or of the end of the file). Sets each
+ * record's end. Return: false if the log does not fit that pattern (a
+ * fallback to mmap_lock stops the readings), or an end is no VMA's.
+ */
+static bool numa_ends(struct reader *r, size_t nr)
+{
+	unsigned long expect = 0;	/* where the next record's lookup must start */
+	size_t k = 0;
+
+	if (r->log_lost)
+		return false;
+	for (size_t i = 0; i < nr; i++) {
+		struct race_rec *rec = &r->recs[i];
+		bool have = false;
+
+		/* this record's lookup: the next LK_NEXT of its read() from @expect */
+		for (; k < r->nr_log && !have; k++)
+			have = r->log[k].kind == LK_NEXT && r->log[k].read == rec->read &&
+			       r->log[k].from == expect;
+		/* its end: the next lookup from elsewhere, in this read() or the next */
+		for (; k < r->nr_log; k++)
+			if (r->log[k].kind == LK_NEXT && r->log[k].from != expect)
+				break;
+		if (!have || k == r->nr_log || r->log[k].from <= rec->start ||
+		    !race_contract_knows(r->c->contract, rec->start, r->log[k].from))
+			return false;
+		rec->end = expect = r->log[k].from;
 	}
 	return true;
 }
@@ -499,7 +535,9 @@ static int read_pair(struct reader *r)
 	if (!nr)
 		return -ENODATA;
 	race_check_records(c->contract, c->ph->view, c->ph->per_read, 0, r->recs, nr, eof, &v);
-	if (v.rule == RACE_OK && c->temporal && lookup_windows(r, 0, nr, eof, &end)) {
+	if (v.rule == RACE_OK && c->temporal &&
+	    (c->ph->view != VML_VIEW_NUMA_MAPS || numa_ends(r, nr)) &&
+	    lookup_windows(r, 0, nr, eof, &end)) {
 		bool note[RACE__NOTES];
 
 		memcpy(note, v.note, sizeof(note));
@@ -1067,12 +1105,9 @@ static void run_phase(const struct race_opts *o, struct race_phase *ph, struct t
 		noise.us = o->noise_us;
 		atomic_store(&vml_proc_next_hook, next_hook);
 	}
-	/*
-	 * The temporal check where timing is exact, for the views whose records
-	 * say where they end (numa_maps lines do not; smaps_rollup is one record).
-	 */
+	/* The temporal check where timing is exact (smaps_rollup is one record). */
 	c.temporal = o->cpus && ph->mod != RACE_MOD_DONTNEED &&
-		     ph->view != VML_VIEW_SMAPS_ROLLUP && ph->view != VML_VIEW_NUMA_MAPS;
+		     ph->view != VML_VIEW_SMAPS_ROLLUP;
 	if (c.temporal) {
 		atomic_store(&vml_proc_next_hook, next_hook);
 		atomic_store(&vml_proc_walk_hook, walk_hook);
