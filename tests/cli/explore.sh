@@ -60,9 +60,10 @@ rc=$?
 [ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out &&
 	grep -q '^vmalock race: .*, lookups timed (all views but smaps_rollup)$' out
 ok $? "the unbroken model: no violation in explored schedules (exit $rc)"
-# ... where skip-reset shows, and PROCMAP_QUERY, under every per-VMA policy
-vml race --cpus 2 --explore 3 --explore-mode random --sim-costs "$costs" --view smaps,query \
-	--lock vma,vma-strict,vma-recheck --mod unmap --duration 0.5 --seed 3 --sim-seed 7
+# ... where skip-reset shows, numa_maps and PROCMAP_QUERY, every per-VMA policy
+vml race --cpus 2 --explore 3 --explore-mode random --sim-costs "$costs" \
+	--view smaps,numa_maps,query --lock vma,vma-strict,vma-recheck --mod unmap \
+	--duration 0.5 --seed 3 --sim-seed 7
 rc=$?
 [ $rc -eq 0 ] && grep -q '^total: [0-9]* reads, 0 violations' out
 ok $? "the unbroken model, unmap: no VMA skipped at its lookup (exit $rc)"
