@@ -816,7 +816,7 @@ int race_contract_set_cycle(struct race_contract *c, const struct race_reach *re
 
 		v->steady = 0;
 		for (size_t k = 0; k < nr_ops; k++) {
-			uint32_t both = 1u << k | 1u << (k + 1) % nr_ops;
+			uint32_t both = (1u << k) | (1u << ((k + 1) % nr_ops));
 			bool hit = false;
 
 			for (int r = 0; r < 2; r++)
@@ -862,9 +862,9 @@ static void window_masks(const struct race_contract *c, const struct race_window
 	}
 	for (uint64_t t = w->lo; t <= w->hi; t++) {
 		if (t % 2)
-			*ops |= 1u << (t / 2) % n;	/* op t / 2 under way */
+			*ops |= 1u << ((t / 2) % n);	/* op t / 2 under way */
 		else
-			*states |= 1u << (t / 2) % n;
+			*states |= 1u << ((t / 2) % n);
 	}
 }
 
