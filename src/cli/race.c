@@ -390,9 +390,11 @@ static void print_replay(const struct race_cli *cli, const struct race_phase *ph
 	const struct race_opts *o = &cli->o;
 
 	printf("  found in schedule %u of %u, after %llu reads checked (every schedule's, "
-	       "every reader's); replay: vmalock race --cpus %u --view %s --lock %s --mod %s "
-	       "--duration %g --seed %llu --readers %u --regions %u", ph->schedules,
-	       o->schedules ? o->schedules : 1, (unsigned long long)ph->reads_to_first,
+	       "every reader's; %llu in that schedule); replay: vmalock race --cpus %u --view %s "
+	       "--lock %s --mod %s --duration %g --seed %llu --readers %u --regions %u",
+	       ph->schedules, o->schedules ? o->schedules : 1,
+	       (unsigned long long)ph->reads_to_first,
+	       (unsigned long long)ph->sched_reads_to_first,
 	       o->cpus, target_view_name(ph->view),
 	       lock_label(ph), race_mod_name(ph->mod), o->seconds,
 	       (unsigned long long)o->seed, o->readers, o->regions);

@@ -1258,6 +1258,7 @@ static void explore_phase(const struct race_opts *o, struct race_phase *ph,
 			ph->first_text = one.first_text;
 			ph->first_seed = cfg.seed;
 			ph->reads_to_first = reads + one.reads_to_first;
+			ph->sched_reads_to_first = one.reads_to_first;
 			break;
 		}
 		reads += one.reads;

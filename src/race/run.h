@@ -86,6 +86,7 @@ struct race_phase {
 	uint64_t notes[RACE__NOTES];	/* reads with each allowed observation */
 	uint64_t cycles;		/* modification cycles completed */
 	uint64_t reads_to_first;	/* reads checked, all readers, up to the first violation */
+	uint64_t sched_reads_to_first;	/* simulated: ... in the schedule that showed it */
 	unsigned int schedules;		/* simulated: schedules run */
 	uint64_t first_seed;		/* simulated: the seed of the schedule that showed it */
 	double seconds;

@@ -34,17 +34,22 @@ found() {
 	# shellcheck disable=SC2086 # the printed command's words
 	vml $replay
 	rc=$?
+	# the same violation after the same reads of its schedule, the same command
 	[ $rc -eq 1 ] && [ "$(grep -m1 '^first violation' out)" = "$first" ] &&
-		[ "$(grep -m1 '^  found in schedule' out | sed 's/found in schedule [0-9]* of [0-9]*, //')" = \
-		  "$(printf '%s\n' "$line" | sed 's/found in schedule [0-9]* of [0-9]*, //')" ]
+		[ "$(grep -m1 '^  found in schedule' out | sed 's/.*; \([0-9]*\) in that.*/\1/')" = \
+		  "$(printf '%s\n' "$line" | sed 's/.*; \([0-9]*\) in that.*/\1/')" ] &&
+		[ "$(grep -m1 '^  found in schedule' out | sed 's/.*; replay: //')" = \
+		  "$(printf '%s\n' "$line" | sed 's/.*; replay: //')" ]
 	ok $? "--broken $what ($mode): its seed replays it exactly"
 }
 
 # lock_next_vma skipping a VMA it cannot lock: a fake gap under per-VMA locks
 found skip-fallback pct --view maps --lock vma --mod split --duration 1
 found skip-fallback random --view maps --lock vma --mod split --duration 1
-# a writer let in beside readers at hand-off: a torn per-read snapshot
-found handoff pct --view maps --lock mmap --mod split --readers 4 --duration 0.5
+# a writer let in beside readers at hand-off: a torn per-read snapshot. From
+# --sim-seed 4: some schedules' first violation is a VMA the writer freed
+# under the reader (unknown-form, heap addresses), which no replay repeats
+found handoff pct --view maps --lock mmap --mod split --readers 4 --duration 0.5 --sim-seed 4
 # a page-walking reader resuming from the iterator it walked away from: an
 # earlier layout, which only the temporal check tells from a correct read
 found skip-reset pct --view smaps --lock vma --mod unmap --duration 1
