@@ -445,9 +445,11 @@ static void fl_print(FILE *f, const struct bench_run *r)
 
 	fprintf(f, "# faults: N threads of one mm, each on a CPU of its own, write every page of\n"
 		"# %s (%lu pages), MADV_DONTNEED it, again; faults a second of run, zaps\n"
-		"# included; kernel %s; live: %u samples of %.2f s, median (load %s)\n",
-		o->shared ? "a slice of one shared VMA" : "a VMA of its own", o->pages,
-		bench_kernel(), r->c->samples, o->duration_s, res->load);
+		"# included\n", o->shared ? "a slice of one shared VMA" : "a VMA of its own",
+		o->pages);
+	if (r->c->live)
+		fprintf(f, "# live: kernel %s, %u samples of %.2f s, median; load %s\n",
+			bench_kernel(), r->c->samples, o->duration_s, res->load);
 	if (r->c->sim) {
 		fprintf(f, "# sim: the model on simulated machines (docs/simulation.md), seed %llu, "
 			   "%.1f ms of virtual time a row;\n# mmap: faults under mmap_lock(R), as "
