@@ -540,7 +540,8 @@ static int fl_check(const char *cmd, const struct bench_common *c, void *opts)
 {
 	const struct fl_opts *o = opts;
 
-	if (c->model && !c->sim)
+	/* without --cpus, the default targets give the live rows alone */
+	if (c->model && !c->live && !c->sim)
 		return cli_usage_error(cmd, "--target: faults has model rows on the simulated "
 				       "machine only (--cpus N[,N...]); live for the kernel's");
 	for (unsigned int k = 0; k < c->cpus_list.nr; k++)
