@@ -25,7 +25,8 @@
 	X(monitor)	\
 	X(exec_churn)	\
 	X(shmem_smaps)	\
-	X(vma_wait)
+	X(vma_wait)	\
+	X(faults)
 
 #define DECLARE(name) extern const struct bench_scenario bench_##name;
 #define LIST(name) &bench_##name,
@@ -71,10 +72,11 @@ const struct cli_opt bench_common_opts[] = {
 	  "plot them with gnuplot (the scenarios that have a plot)" },
 	{ "--quiet", NULL, cli_set_flag, C(quiet), 0, 0, NULL,
 	  "no progress line on stderr" },
-	{ "--cpus", "N", cli_set_uint, C(cpus), 1, SIM_MAX_CPUS, NULL,
-	  "proc-vs-map, run, vma-wait, khugepaged, exec-churn: also run the\n"
-	  "model on a simulated machine of N CPUs in virtual time\n"
-	  "(docs/simulation.md): rows marked \"sim\" beside the others" },
+	{ "--cpus", "N[,N...]", cli_set_ulist, C(cpus_list), 1, SIM_MAX_CPUS, NULL,
+	  "proc-vs-map, run, vma-wait, khugepaged, exec-churn, faults: also\n"
+	  "run the model on a simulated machine of N CPUs in virtual time\n"
+	  "(docs/simulation.md): rows marked \"sim\" beside the others;\n"
+	  "faults: a list, a machine of each size" },
 	{ "--sim-seed", "S", cli_set_u64, C(sim_seed), 0, 0, NULL,
 	  "the simulated machine's seed; the same seed and charges give\n"
 	  "the same simulated rows, byte for byte [1]" },
@@ -213,6 +215,9 @@ int bench_check(const char *cmd, const struct bench_scenario *sc, struct bench_c
 		return cli_usage_error(cmd, "--trace: only %s %s it", names,
 				       n == 1 ? "has" : "have");
 	n = names_of(has_sim, NULL, names, sizeof(names));
+	c->cpus = c->cpus_list.nr ? (unsigned int)c->cpus_list.v[0] : 0;
+	if (c->cpus_list.nr > 1 && !sc->sim_cpus_list)
+		return cli_usage_error(cmd, "--cpus: one N (only faults takes a list)");
 	if (c->cpus && !sc->sim)
 		return cli_usage_error(cmd, "--cpus: only %s %s a simulated machine yet", names,
 				       n == 1 ? "has" : "have");

@@ -58,7 +58,8 @@ struct bench_common {
 	const char *plot;		/* --plot FILE.png|FILE.svg */
 	bool quiet;			/* --quiet: no progress line */
 	/* the simulated machine (docs/simulation.md) */
-	unsigned int cpus;		/* --cpus N: simulated rows on N CPUs; 0: none */
+	struct cli_ulist cpus_list;	/* --cpus N[,N...] as given */
+	unsigned int cpus;		/* ...its first: simulated rows on N CPUs; 0: none */
 	uint64_t sim_seed;		/* --sim-seed */
 	bool sim_only;			/* --sim-only: no real-thread model or live rows */
 	const char *sim_costs;		/* --sim-costs FILE; NULL: measure them */
@@ -87,6 +88,7 @@ struct bench_scenario {
 	unsigned int default_steals;
 	bool trace;			/* --trace and --trace-events */
 	bool sim;			/* --cpus and the other simulation options */
+	bool sim_cpus_list;		/* --cpus takes a list: a machine of each size */
 	const char *needs_live;		/* why it cannot run on the model alone, or NULL */
 
 	/* Checks across its options, after parsing: 0, or a usage error's status. NULL: none. */

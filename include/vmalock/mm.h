@@ -199,6 +199,11 @@ struct vml_sys_config {
 					 * it returned last, as the maple tree's does, which
 					 * skips the rest of a VMA that grew by a merge
 					 * (docs/findings/maps-fake-gaps.md) */
+	bool no_per_vma_lock;		/* false: page faults and a MADV_DONTNEED inside one VMA
+					 * take that VMA's read lock (lock_vma_under_rcu) and
+					 * fall back to mmap_lock(R), as 6.18; true: they take
+					 * mmap_lock(R), as a kernel without CONFIG_PER_VMA_LOCK
+					 * (before 6.4). Readers have their own policy */
 	uint64_t mmap_lock_tick_ns;	/* 0: a waiter may force hand-off exactly
 					 * mmap_lock_handoff_ns after it queued; else the
 					 * kernel's jiffies of this length (1e9 / HZ): the

@@ -507,7 +507,8 @@ static int do_madvise(struct mm *mm, unsigned long start, unsigned long len_in, 
 		return -EINVAL;
 	if (end == start)
 		return 0;
-	if (dontneed && madvise_dontneed_vma_locked(mm, start, end, advice, &err))
+	if (dontneed && !mm->sys->cfg.no_per_vma_lock &&
+	    madvise_dontneed_vma_locked(mm, start, end, advice, &err))
 		return err;
 	if (!set_name && (advice == MADV_POPULATE_READ || advice == MADV_POPULATE_WRITE)) {
 		/* madvise_populate: GUP over the range, no VMA walk (MADVISE_MMAP_READ_LOCK) */

@@ -55,7 +55,8 @@ int do_user_fault(struct mm *mm, unsigned long addr, bool write)
 	struct vma *vma;
 	vm_fault_t ret;
 
-	vma = lock_vma_under_rcu(mm, addr);
+	/* a kernel without CONFIG_PER_VMA_LOCK goes to mmap_lock at once */
+	vma = mm->sys->cfg.no_per_vma_lock ? NULL : lock_vma_under_rcu(mm, addr);
 	if (vma) {
 		if (access_error(vma, write)) {
 			vma_end_read(vma);

@@ -194,7 +194,7 @@ int vma_start_read(struct mm *mm, struct vma *vma)
 	uint32_t old;
 
 	vml_assert(vml_rcu_read_held());
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&vma->vm_refcnt);	/* an RMW of its line; the simulator may switch here */
 	/* Cheap pre-check; false "locked" answers are fine, the recheck below decides. */
 	if (load_relaxed(&vma->vm_lock_seq) == load_relaxed(&mm->mm_lock_seq.sequence)) {
 		vml_rcu_read_unlock();
@@ -249,7 +249,7 @@ bool vma_start_read_locked(struct vma *vma)
 
 void vma_end_read(struct vma *vma)
 {
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&vma->vm_refcnt);	/* an RMW of its line; the simulator may switch here */
 	lockdep_release(LOCK_CLASS_VMA, vma);
 	vml_trace_vma_lock(TRACE_LOCK_RELEASED, vma->vm_mm, 0);
 	vma_refcount_put(vma);

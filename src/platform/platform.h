@@ -105,6 +105,20 @@ static inline void plat_sync_point(void)
 		sim_sync_point();
 }
 
+/*
+ * plat_atomic_rmw - the model's synchronisation is about to do an atomic
+ * read-modify-write of the word at @addr (a lock's count): nothing on the
+ * host, where the hardware does it; in a simulation a sync point that also
+ * costs the word's cache line its transfer from the CPU that wrote it last,
+ * after any transfer already under way (sim_cacheline.c).
+ */
+void sim_atomic_rmw(const void *addr);
+static inline void plat_atomic_rmw(const void *addr)
+{
+	if (plat_simulated())
+		sim_atomic_rmw(addr);
+}
+
 /* futex(2) on a private 32-bit word; the contract of sync/futex.h. */
 int plat_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns);
 int plat_futex_wake(_Atomic uint32_t *word, int n);

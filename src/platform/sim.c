@@ -590,17 +590,17 @@ int sim_nice_self(int nice)
  * higher priority has work in flight, until that one's next event; at d-1
  * random points the running task drops below all others.
  */
-void sim_sync_point(void)
+void sim_sync_point_line(struct sim_task *t, uint64_t line_ns)
 {
-	struct sim_task *t = plat_sim_self;
 	struct sim_world *w = t->w;
 	uint64_t step = w->stats.sync_points++, hold = 0;
 
 	/*
 	 * A lock operation is an atomic read-modify-write: a pause's worth of
-	 * time. It also makes every loop that takes a lock let time pass.
+	 * time, and its line's wait (sim_cacheline.c). It also makes every
+	 * loop that takes a lock let time pass.
 	 */
-	sim_charge(w->cfg.costs.relax_ns ? w->cfg.costs.relax_ns : 1, PLAT_KERNEL);
+	sim_charge((w->cfg.costs.relax_ns ? w->cfg.costs.relax_ns : 1) + line_ns, PLAT_KERNEL);
 	if (w->cfg.explore == SIM_EXPLORE_OFF)
 		return;
 	if (w->cfg.explore == SIM_EXPLORE_RANDOM) {
@@ -625,6 +625,11 @@ void sim_sync_point(void)
 		w->stats.preemptions++;
 		sim_charge(hold, PLAT_USER);
 	}
+}
+
+void sim_sync_point(void)
+{
+	sim_sync_point_line(plat_sim_self, 0);
 }
 
 /* ---- the host's side ---- */
@@ -692,6 +697,7 @@ int sim_run(const struct sim_config *cfg, void *(*main)(void *), void *arg,
 		}
 		sim_rcu_world_end(w);
 	}
+	sim_lines_free(w);
 	pthread_mutex_unlock(&sim_run_lock);
 	w->stats.virtual_ns = w->now;
 	w->stats.wall_ns = vml_now_ns() - w->wall_start;

@@ -70,6 +70,12 @@ struct sim_costs {
 	 */
 	uint64_t way_back_ns[SIM_LEG_DECILES];
 	uint64_t switch_in_ns[SIM_LEG_DECILES];
+	/*
+	 * An atomic read-modify-write's wait for a cache line another CPU
+	 * wrote last (sim_cacheline.c); 0: lines are not modelled, every
+	 * atomic costs relax_ns (the tables before this charge).
+	 */
+	uint64_t line_xfer_ns;
 };
 
 enum sim_explore {
@@ -98,6 +104,8 @@ struct sim_stats {
 	uint64_t virtual_ns;		/* virtual time at the end */
 	uint64_t wall_ns;		/* host time the run took */
 	uint64_t busy_ns;		/* CPU time charged over all CPUs */
+	uint64_t line_xfers;		/* cache-line transfers charged (sim_cacheline.c) */
+	uint64_t line_wait_ns;		/* their total wait for a busy line, transfers aside */
 };
 
 /*

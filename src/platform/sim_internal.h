@@ -124,6 +124,7 @@ struct sim_world {
 	uint64_t *pct_change;		/* sync-point numbers where the running task drops */
 	unsigned int pct_nchange;
 	uint64_t pct_low;		/* next priority below all others */
+	struct sim_lines *lines;	/* cache lines' owners (sim_cacheline.c); NULL until needed */
 	/* RCU (sim_rcu.c) */
 	struct sim_rcu {
 		_Atomic uint32_t gp_seq;	/* completed grace periods (waiters sleep on it) */
@@ -155,6 +156,16 @@ void sim_make_ready(struct sim_world *w, struct sim_task *t);
 void sim_wake(struct sim_world *w, struct sim_task *t);
 bool sim_wake_delayed(struct sim_world *w, struct sim_task *t, uint64_t ipi_ns, int waker_cpu);
 void sim_schedule(struct sim_task *self);
+/* A sync point (sim_sync_point) whose atomic also waited @line_ns for its cache line. */
+void sim_sync_point_line(struct sim_task *t, uint64_t line_ns);
+/* sim_cacheline.c */
+/*
+ * The wait of an atomic read-modify-write by CPU @cpu on the line of @addr,
+ * now: 0 when @cpu wrote it last, else until the line is free plus a
+ * transfer; the line is then @cpu's and busy until then.
+ */
+uint64_t sim_line_rmw(struct sim_world *w, int cpu, const void *addr);
+void sim_lines_free(struct sim_world *w);
 /* sim_sched.c */
 uint64_t sim_nice_weight(int nice);
 void sched_update_curr(struct sim_world *w, struct sim_cpu *c);

@@ -522,7 +522,7 @@ queue:
 
 static int __down_read(struct rwsem *sem, const struct vml_cancel *cancel, bool nosteal)
 {
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&sem->count);	/* an RMW of the count's line; the simulator may switch here */
 	/* Acquire pairs with the release in up_write/downgrade_write. */
 	uint64_t count = fetch_add_acquire(&sem->count, RWSEM_READER_BIAS) + RWSEM_READER_BIAS;
 
@@ -558,7 +558,7 @@ bool down_read_trylock(struct rwsem *sem)
 {
 	uint64_t c;
 
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&sem->count);	/* an RMW of the count's line; the simulator may switch here */
 	c = load_relaxed(&sem->count);
 
 	while (!(c & RWSEM_READ_FAILED_MASK)) {
@@ -575,7 +575,7 @@ bool down_read_trylock(struct rwsem *sem)
 
 void up_read(struct rwsem *sem)
 {
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&sem->count);	/* an RMW of the count's line; the simulator may switch here */
 	/* Release pairs with the next writer's acquire. */
 	uint64_t c = fetch_sub_release(&sem->count, RWSEM_READER_BIAS);
 
@@ -777,7 +777,7 @@ static int __down_write(struct rwsem *sem, const struct vml_cancel *cancel)
 {
 	uint64_t c = 0;
 
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&sem->count);	/* an RMW of the count's line; the simulator may switch here */
 
 	/* acquire: pairs with the releases in up_read/up_write */
 	if (likely(cas_acquire(&sem->count, &c, RWSEM_WRITER_LOCKED))) {
@@ -802,7 +802,7 @@ bool down_write_trylock(struct rwsem *sem)
 {
 	uint64_t c = 0;
 
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&sem->count);	/* an RMW of the count's line; the simulator may switch here */
 
 	/* Strong CAS: a weak one could fail spuriously on a free lock. Pairs with up_read/up_write. */
 	if (atomic_compare_exchange_strong_explicit(&sem->count, &c, RWSEM_WRITER_LOCKED,
@@ -819,7 +819,7 @@ void up_write(struct rwsem *sem)
 {
 	uint64_t c;
 
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&sem->count);	/* an RMW of the count's line; the simulator may switch here */
 
 	vml_assert(rwsem_is_write_locked_by_me(sem));
 	/* Cleared before the release, so the next writer's store wins. */
@@ -836,7 +836,7 @@ void downgrade_write(struct rwsem *sem)
 	struct wake_q wq;
 	uint64_t c;
 
-	plat_sync_point();	/* the simulator may switch tasks here */
+	plat_atomic_rmw(&sem->count);	/* an RMW of the count's line; the simulator may switch here */
 
 	vml_assert(rwsem_is_write_locked_by_me(sem));
 	/* release: pairs with the acquire of the readers who share it now (fast path, grant) */

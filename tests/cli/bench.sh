@@ -401,6 +401,24 @@ ok $? "vma-wait JSON has the schema; the model's munmap inside the VMA waited fo
 expect 2 "^vmalock bench: --mb: vma-wait populates" "vma-wait --mb beyond 4096 MiB" -- \
 	bench vma-wait --mb 8192
 
+# faults: the live rows alone without --cpus (1 thread up to this machine's
+# CPUs, each a VMA of its own), as the kernel rows of the JSON.
+vml bench faults --target live --samples 1 --duration 0.05 --pages 16 --json fl.json --quiet
+rc=$?
+python3 - fl.json >err 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+meta = d["meta"]
+assert meta["scenario"] == "faults" and meta["pages"] == 16 and meta["shared_vma"] is False
+assert d["rows"] and [r["cpus"] for r in d["rows"]] == list(range(1, len(d["rows"]) + 1))
+for r in d["rows"]:
+    assert r["target"] == "live" and r["sim"] is False and r["lock"] == "kernel", r
+    assert r["faults_per_s"] > 0 and len(r["per_sample"]) == 1, r
+PY
+py=$?
+[ $rc -eq 0 ] && [ $py -eq 0 ] && roundtrip fl.json 2>>err
+ok $? "faults: live rows, a CPU count each, in the JSON's schema"
+
 # run: the table, the files and a three-line verdict; with both targets and
 # two rounds, the fidelity line gives each avg and p99 ratio its rounds' range
 vml run --target "$target" $tiny --quiet

@@ -14,7 +14,7 @@ cd "$tmp" || exit 1
 
 expect 2 "sim-only: needs --cpus N" "--sim-only alone" -- bench proc-vs-map --sim-only
 expect 2 "sim-costs: needs --cpus N" "--sim-costs alone" -- bench proc-vs-map --sim-costs "$costs"
-expect 2 "cpus: only proc-vs-map, khugepaged, exec-churn and vma-wait" \
+expect 2 "cpus: only proc-vs-map, khugepaged, exec-churn, vma-wait and faults" \
 	"--cpus on a scenario without a simulated machine" -- bench shmem-smaps --cpus 4
 expect 2 "cpus: bad value '0'" "zero CPUs" -- bench proc-vs-map --cpus 0
 expect 2 "busy-cpus 4: at most 3 with --cpus 4" "--busy-cpus leaves CPU 0 to the mapper" -- \
