@@ -599,7 +599,7 @@ static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned 
 
 /*
  * The release race's legs for the simulated rows (docs/simulation.md), from
- * one traced live sample of one reader: the deciles of a reader's release
+ * LEGS_SAMPLES traced live samples of one reader: the deciles of a reader's release
  * after which the sleeping mapper was woken -> the reader's next attempt,
  * and of that release -> the mapper's switch-in, plus its switch-in -> acquire
  * median (the model's mapper acquires as soon as it runs). Needs root
@@ -607,6 +607,7 @@ static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned 
  * Return: 0 or -errno (the sample's).
  */
 #define LEGS_MIN_RACES 100
+#define LEGS_SAMPLES 3
 #define LEGS_GRID 256		/* quantiles of each leg in race_won()'s double sum */
 #define LEGS_MAX_SHIFT_NS 50000
 
@@ -661,7 +662,7 @@ static int measure_legs(struct pvm_result *res)
 	struct pvm_tracer *saved = res->tracer;
 	const struct pvm_dyn *d;
 	uint64_t acq;
-	int ret;
+	int ret = 0;
 
 	if (!pvm_tracer_live(res->leg_tracer)) {
 		bench_progress_done(res->c->quiet);
@@ -669,24 +670,26 @@ static int measure_legs(struct pvm_result *res)
 				"legs (measuring their spread needs root and tracefs)\n");
 		return 0;
 	}
-	probe.s = vml_zalloc(sizeof(*probe.s));
+	probe.s = vml_zalloc(LEGS_SAMPLES * sizeof(*probe.s));
 	probe.dyn = vml_zalloc(sizeof(*probe.dyn));
 	if (!probe.s || !probe.dyn) {
 		vml_free(probe.s);
 		vml_free(probe.dyn);
 		return -ENOMEM;
 	}
-	bench_progress(res->c->quiet, "proc-vs-map: tracing one live sample for the simulated "
-		       "rows' release race ...");
+	bench_progress(res->c->quiet, "proc-vs-map: tracing %u live samples for the simulated "
+		       "rows' release race ...", LEGS_SAMPLES);
 	res->tracer = res->leg_tracer;
-	ret = run_sample(res, &probe, 0, 0, 0);
+	/* several samples: one sample's races lean to the regime it happened to be in */
+	for (unsigned int i = 0; !ret && i < LEGS_SAMPLES; i++)
+		ret = run_sample(res, &probe, i, 0, 0);
 	res->tracer = saved;
 	d = probe.dyn;
 	if (!ret && (d->leg_gap_woke.count < LEGS_MIN_RACES ||
 		     d->leg_release_run.count < LEGS_MIN_RACES ||
 		     d->sleep_races[0] + d->sleep_races[1] < LEGS_MIN_RACES)) {
 		bench_progress_done(res->c->quiet);
-		fprintf(stderr, "vmalock bench: the traced live sample had %llu reader releases "
+		fprintf(stderr, "vmalock bench: the traced live samples had %llu reader releases "
 				"that woke the mapper, %llu wake-ups and %llu races (%u each needed): "
 				"the simulated rows keep fixed legs\n",
 			(unsigned long long)d->leg_gap_woke.count,
@@ -712,7 +715,8 @@ static int measure_legs(struct pvm_result *res)
 				(int64_t)res->simcosts.sched.way_back_ns[i] +
 				res->simcosts.way_back_shift_ns, (int64_t)1);
 	}
-	vml_free(probe.s[0].hist);
+	for (unsigned int i = 0; i < LEGS_SAMPLES; i++)
+		vml_free(probe.s[i].hist);
 	vml_free(probe.s);
 	vml_free(probe.dyn);
 	return ret;
