@@ -92,7 +92,8 @@ static void *mapper_main(void *arg)
 {
 	struct world *w = arg;
 	struct vml_rand rnd = vml_rand_init(w->seed, 1);
-	uint64_t end = plat_now_ns() + 200 * NSEC_PER_MSEC;
+	/* 100 ms of virtual time: some 60 calls; 200 took 78 s under TSan */
+	uint64_t end = plat_now_ns() + 100 * NSEC_PER_MSEC;
 
 	plat_pin_self(0);
 	while (plat_now_ns() < end) {
@@ -179,7 +180,7 @@ int main(void)
 		a->seed = b->seed = seed + (uint64_t)k;
 		is_int(sim_run(&cfg, world_main, a, &sa), 0, "seed %llu: the machine runs",
 		       (unsigned long long)a->seed);
-		ok(a->ops > 50 && !a->fails, "the mapper's %llu calls all succeeded",
+		ok(a->ops > 20 && !a->fails, "the mapper's %llu calls all succeeded",
 		   (unsigned long long)a->ops);
 		ok(a->reads[0] > 10 && a->reads[1] > 10 && a->reads[2] > 10,
 		   "every reader read (%llu, %llu, %llu passes)", (unsigned long long)a->reads[0],
