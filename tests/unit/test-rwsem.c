@@ -578,7 +578,13 @@ static void test_steal_policies(void)
 	 * sets HANDOFF, and our next re-take queues behind it.
 	 */
 	{
-		const uint64_t handoff = NSEC_PER_MSEC;
+		/*
+		 * Short: the writer, woken at each up_read and free to spin
+		 * again (clear_nonspinnable), sometimes takes the lock in the
+		 * reader's gap; on a fresh CI machine it did so within 0.19-1.6
+		 * ms in all 20 attempts at 1 ms, before any HANDOFF.
+		 */
+		const uint64_t handoff = 200 * NSEC_PER_USEC;
 		bool seen = false, first_after = true, waited = true;
 
 		consistent = true;
