@@ -511,6 +511,18 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 		r.call_ns = res->simcosts.call_ns;
 		r.page_ns = bench_view_walks_pages(res->view) ? res->simcosts.page_ns : 0;
 		r.sim_seed = c->sim_seed * 0xd1b54a32d192ed03ULL + i;
+		/*
+		 * The walk's cost is the process's, not the host's
+		 * (docs/findings/2026-12-01-page-walk-cost.md): as the model's
+		 * rows, a round's simulated samples are charged what its live
+		 * sample's mapper timed - whole, as every simulated charge.
+		 */
+		if (res->paired_page_ns) {
+			const struct pvm_sample *ls = paired_live_sample(res, row->readers, i);
+
+			if (ls)
+				r.page_ns = (uint64_t)ls->live_page_ns;
+		}
 	} else if (res->paired_page_ns && row->target == TARGET_LIVE) {
 		r.probe_walk = true;
 		r.live_record_ns = res->cal.live_ns;
@@ -607,6 +619,7 @@ static void add_model_rows(struct pvm_result *res, unsigned int locks, unsigned 
  * Return: 0 or -errno (the sample's).
  */
 #define LEGS_MIN_RACES 100
+#define LEGS_MIN_SPLIT 30	/* wake-ups after each kind of sleep, to draw them apart */
 #define LEGS_SAMPLES 3
 #define LEGS_GRID 256		/* quantiles of each leg in race_won()'s double sum */
 #define LEGS_MAX_SHIFT_NS 50000
@@ -633,6 +646,13 @@ static double race_won(const uint64_t back[SIM_LEG_DECILES], int64_t shift,
 	return (double)won / (LEGS_GRID * LEGS_GRID);
 }
 
+/* race_won() over the races of both sleeps: @in[k] drawn for a share @w[k] of them. */
+static double race_won_mix(const uint64_t back[SIM_LEG_DECILES], int64_t shift,
+			   const uint64_t in[2][SIM_LEG_DECILES], const double w[2])
+{
+	return w[0] * race_won(back, shift, in[0]) + w[1] * race_won(back, shift, in[1]);
+}
+
 /*
  * The shift of the reader's leg that makes the mapper win @p of the races,
  * as the traced kernel's did: the tracepoints mark the reader's attempt
@@ -641,14 +661,14 @@ static double race_won(const uint64_t back[SIM_LEG_DECILES], int64_t shift,
  * their spreads from the legs themselves. Bisection; clamped to +-50 us.
  */
 static int64_t race_shift(const uint64_t back[SIM_LEG_DECILES],
-			  const uint64_t in[SIM_LEG_DECILES], double p)
+			  const uint64_t in[2][SIM_LEG_DECILES], const double w[2], double p)
 {
 	int64_t lo = -LEGS_MAX_SHIFT_NS, hi = LEGS_MAX_SHIFT_NS;
 
 	while (hi - lo > 10) {
 		int64_t mid = lo + (hi - lo) / 2;
 
-		if (race_won(back, mid, in) < p)
+		if (race_won_mix(back, mid, in, w) < p)
 			lo = mid;
 		else
 			hi = mid;
@@ -696,20 +716,43 @@ static int measure_legs(struct pvm_result *res)
 			(unsigned long long)d->leg_release_run.count,
 			(unsigned long long)(d->sleep_races[0] + d->sleep_races[1]), LEGS_MIN_RACES);
 	} else if (!ret) {
+		struct bench_sim_costs *sc = &res->simcosts;
+		/*
+		 * The way in by the mapper's sleep when both kinds were seen
+		 * often enough: after a lost race it sleeps only the next hold,
+		 * and a vCPU that idled that briefly comes back sooner.
+		 */
+		bool split = d->leg_release_run_slept[0].count >= LEGS_MIN_SPLIT &&
+			     d->leg_release_run_slept[1].count >= LEGS_MIN_SPLIT &&
+			     d->sleep_races[0] && d->sleep_races[1];
+		uint64_t in[2][SIM_LEG_DECILES];
+		double w[2] = { 0, 1 };
+
 		acq = trace_fine_quantile(&d->leg_run_acquire, 0.5);
 		for (unsigned int i = 0; i < SIM_LEG_DECILES; i++) {
 			double q = (i + 1) / 10.0;
 
-			res->simcosts.sched.way_back_ns[i] =
+			sc->sched.way_back_ns[i] =
 				VML_MAX(trace_fine_quantile(&d->leg_gap_woke, q), (uint64_t)1);
-			res->simcosts.sched.switch_in_ns[i] =
-				trace_fine_quantile(&d->leg_release_run, q) + acq;
+			sc->sched.switch_in_ns[i] = trace_fine_quantile(
+				split ? &d->leg_release_run_slept[1] : &d->leg_release_run, q) + acq;
+			sc->sched.switch_in_short_ns[i] = split ?
+				trace_fine_quantile(&d->leg_release_run_slept[0], q) + acq : 0;
 		}
-		res->simcosts.race_won = (double)(d->sleep_races_won[0] + d->sleep_races_won[1]) /
-					 (double)(d->sleep_races[0] + d->sleep_races[1]);
-		res->simcosts.way_back_shift_ns = race_shift(res->simcosts.sched.way_back_ns,
-							     res->simcosts.sched.switch_in_ns,
-							     res->simcosts.race_won);
+		sc->race_won = (double)(d->sleep_races_won[0] + d->sleep_races_won[1]) /
+			       (double)(d->sleep_races[0] + d->sleep_races[1]);
+		if (split) {
+			for (unsigned int k = 0; k < 2; k++) {
+				sc->race_won_slept[k] = (double)d->sleep_races_won[k] /
+							(double)d->sleep_races[k];
+				w[k] = (double)d->sleep_races[k] /
+				       (double)(d->sleep_races[0] + d->sleep_races[1]);
+			}
+		}
+		memcpy(in[0], split ? sc->sched.switch_in_short_ns : sc->sched.switch_in_ns,
+		       sizeof(in[0]));
+		memcpy(in[1], sc->sched.switch_in_ns, sizeof(in[1]));
+		sc->way_back_shift_ns = race_shift(sc->sched.way_back_ns, in, w, sc->race_won);
 		for (unsigned int i = 0; i < SIM_LEG_DECILES; i++)
 			res->simcosts.sched.way_back_ns[i] = (uint64_t)VML_MAX(
 				(int64_t)res->simcosts.sched.way_back_ns[i] +

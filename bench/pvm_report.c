@@ -77,8 +77,8 @@ static void pvm_print_fix_ratios(FILE *f, const struct pvm_result *res)
 }
 
 /* min, median and max of a per-sample figure over the @target rows' samples that have it. */
-static bool sample_range(const struct pvm_result *res, enum target_kind target, bool live_figure,
-			 double out[3])
+static bool sample_range(const struct pvm_result *res, enum target_kind target, bool sim,
+			 bool live_figure, double out[3])
 {
 	size_t n = 0, cap = 0;
 	double *v;
@@ -91,7 +91,9 @@ static bool sample_range(const struct pvm_result *res, enum target_kind target, 
 	for (unsigned int k = 0; k < res->nr_rows; k++) {
 		const struct pvm_row *row = &res->rows[k];
 
-		for (unsigned int i = 0; row->target == target && i < row->nr; i++) {
+		if (row->target != target || row->sim != sim)
+			continue;
+		for (unsigned int i = 0; i < row->nr; i++) {
 			double x = live_figure ? row->s[i].live_page_ns : row->s[i].charged_page_ns;
 
 			if (x > 0)
@@ -103,6 +105,19 @@ static bool sample_range(const struct pvm_result *res, enum target_kind target, 
 	out[2] = stat_max(v, n);
 	vml_free(v);
 	return n > 0;
+}
+
+/* The simulated rows' page charge, when their rounds' live samples set it. */
+static void pvm_print_sim_paired(FILE *f, const struct pvm_result *res)
+{
+	double ch[3];
+
+	if (!res->paired_page_ns || !sample_range(res, TARGET_MODEL, true, false, ch))
+		return;
+	fprintf(f, "#   page walked, paired by round (the table's figure is the calibration's): "
+		   "each simulated sample charged what its round's live sample with as many "
+		   "readers timed on its own mapper, %.1f ns (median; %.1f-%.1f over samples)\n",
+		ch[1], ch[0], ch[2]);
 }
 
 /* What the model was fed from this host, and where each figure came from. */
@@ -127,8 +142,8 @@ static void pvm_print_host(FILE *f, const struct pvm_result *res)
 	if (res->paired_page_ns) {
 		double lv[3], ch[3] = { 0, 0, 0 };
 
-		sample_range(res, TARGET_MODEL, false, ch);	/* all 0: nothing charged */
-		if (!sample_range(res, TARGET_LIVE, true, lv))
+		sample_range(res, TARGET_MODEL, false, false, ch);	/* all 0: nothing charged */
+		if (!sample_range(res, TARGET_LIVE, false, true, lv))
 			fprintf(f, "# ... the page charge paired by round: no live sample's walk stood out "
 				   "from its records' cost (a small region), so the model samples were "
 				   "charged the calibration's %.1f ns\n", res->page_ns);
@@ -209,6 +224,7 @@ static void print_table(FILE *f, const struct pvm_result *res)
 			fprintf(f, "readers (nice 15) and %u hog(s) on CPU %u\n", o->busy,
 				c->cpus > 1 ? 1 : 0);
 		bench_sim_costs_print(f, &res->simcosts);
+		pvm_print_sim_paired(f, res);
 	}
 	fprintf(f, "# latency of the mapper's mmap()/munmap() calls in microseconds:\n"
 		"# max = each sample's slowest call, reduced over samples to median/min/max;\n"

@@ -132,6 +132,8 @@ static void extract(struct pvm_dyn *dyn, const struct trace_analysis *a, uint64_
 			trace_stat_merge(&dyn->wr_rel_wake, &t->release_wake);
 			trace_stat_merge(&dyn->wr_run_acq, &t->run_acquire);
 			trace_fine_merge(&dyn->leg_release_run, &t->release_run);
+			trace_fine_merge(&dyn->leg_release_run_slept[0], &t->release_run_slept[0]);
+			trace_fine_merge(&dyn->leg_release_run_slept[1], &t->release_run_slept[1]);
 			trace_fine_merge(&dyn->leg_run_acquire, &t->run_acquire_fine);
 			dyn->wr_wakeups += t->wakeups;
 			dyn->stolen_waits += t->stolen_waits;

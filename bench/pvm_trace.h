@@ -50,6 +50,7 @@ struct pvm_dyn {
 	struct trace_stat vma_wait;	/* model: the mapper's waits for VMA readers */
 	/* the release race's legs, fine (trace_task.gap_woke, release_run, run_acquire_fine) */
 	struct trace_fine leg_gap_woke, leg_release_run, leg_run_acquire;
+	struct trace_fine leg_release_run_slept[2];	/* trace_task.release_run_slept */
 	uint64_t write_calls;		/* the mapper's calls in the traced samples */
 	/*
 	 * Readers switched out while holding mmap_lock (rd_off_mm) or, model,

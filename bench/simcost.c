@@ -693,6 +693,11 @@ json_t *bench_sim_costs_json(const struct bench_sim_costs *c)
 		json_set_new(o, "way_back_ns", leg_json(c->sched.way_back_ns));
 	if (sim_leg_measured(c->sched.switch_in_ns))
 		json_set_new(o, "switch_in_ns", leg_json(c->sched.switch_in_ns));
+	if (sim_leg_measured(c->sched.switch_in_short_ns)) {
+		json_set_new(o, "switch_in_short_ns", leg_json(c->sched.switch_in_short_ns));
+		json_set_double(o, "race_won_short", c->race_won_slept[0]);
+		json_set_double(o, "race_won_long", c->race_won_slept[1]);
+	}
 	if (sim_leg_measured(c->sched.way_back_ns)) {
 		json_set_double(o, "race_won", c->race_won);
 		json_set_i64(o, "way_back_shift_ns", c->way_back_shift_ns);
@@ -749,8 +754,19 @@ int bench_sim_costs_load(const char *path, struct bench_sim_costs *out, char *er
 		goto out;
 	}
 	if (leg_load(o, "way_back_ns", out->sched.way_back_ns, err, errlen) ||
-	    leg_load(o, "switch_in_ns", out->sched.switch_in_ns, err, errlen))
+	    leg_load(o, "switch_in_ns", out->sched.switch_in_ns, err, errlen) ||
+	    leg_load(o, "switch_in_short_ns", out->sched.switch_in_short_ns, err, errlen))
 		goto out;
+	if (sim_leg_measured(out->sched.switch_in_short_ns) &&
+	    !sim_leg_measured(out->sched.switch_in_ns)) {
+		snprintf(err, errlen, "sim_costs.switch_in_short_ns without switch_in_ns (the longer "
+				      "idles' way in)");
+		goto out;
+	}
+	if (json_is_number(json_object_get(o, "race_won_short")))
+		out->race_won_slept[0] = json_number_value(json_object_get(o, "race_won_short"));
+	if (json_is_number(json_object_get(o, "race_won_long")))
+		out->race_won_slept[1] = json_number_value(json_object_get(o, "race_won_long"));
 	/* what the legs were fitted to: shown again, not used */
 	if (json_is_number(json_object_get(o, "race_won")))
 		out->race_won = json_number_value(json_object_get(o, "race_won"));
@@ -845,8 +861,18 @@ void bench_sim_costs_print(FILE *f, const struct bench_sim_costs *c)
 		fprintf(f, "#     (shifted %+lld ns so that the mapper wins %.0f%% of the races, as "
 			   "the traced kernel's)\n", (long long)c->way_back_shift_ns,
 			100 * c->race_won);
-	leg_print(f, "release -> woken writer's switch-in (drawn for an idle CPU's wake-up)",
-		  c->sched.switch_in_ns);
+	if (!sim_leg_measured(c->sched.switch_in_short_ns)) {
+		leg_print(f, "release -> woken writer's switch-in (drawn for an idle CPU's wake-up)",
+			  c->sched.switch_in_ns);
+		return;
+	}
+	leg_print(f, "release -> woken writer's switch-in, after a sleep of 100 us or more "
+		     "(drawn for the wake-up of a CPU idle as long)", c->sched.switch_in_ns);
+	leg_print(f, "... after a shorter sleep (drawn for a CPU idle < 100 us)",
+		  c->sched.switch_in_short_ns);
+	fprintf(f, "#     (the traced kernel's mapper won %.0f%% of the races after a short sleep, "
+		   "%.0f%% after a long one)\n", 100 * c->race_won_slept[0],
+		100 * c->race_won_slept[1]);
 }
 
 struct sim_config bench_sim_config(const struct bench_sim_costs *c, unsigned int cpus,

@@ -29,6 +29,8 @@ struct bench_sim_costs {
 	 */
 	double race_won;
 	int64_t way_back_shift_ns;
+	/* race_won by the mapper's sleep (< 100 us, longer), with sched.switch_in_short_ns */
+	double race_won_slept[2];
 	/*
 	 * bench exec-churn's alone (the others charge none of them): the
 	 * file mapping lock's work (vml_kernel_costs' i_mmap_insert_ns,

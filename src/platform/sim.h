@@ -43,6 +43,8 @@ enum sim_preempt {
  * the kernel's jitter instead of one fixed value.
  */
 #define SIM_LEG_DECILES 9
+/* An idle this short draws the short way in (the trace analysis's TRACE_SHORT_SLEEP_NS). */
+#define SIM_SHORT_IDLE_NS 100000ULL
 
 /*
  * struct sim_costs - what the scheduler's own steps cost, in virtual ns.
@@ -70,6 +72,13 @@ struct sim_costs {
 	 */
 	uint64_t way_back_ns[SIM_LEG_DECILES];
 	uint64_t switch_in_ns[SIM_LEG_DECILES];
+	/*
+	 * The way in when the CPU had idled less than SIM_SHORT_IDLE_NS (a
+	 * writer that lost the race sleeps only the next hold, and a vCPU that
+	 * idled briefly comes back sooner); switch_in_ns is then the longer
+	 * idles' alone. Unmeasured (zeros): switch_in_ns for every idle.
+	 */
+	uint64_t switch_in_short_ns[SIM_LEG_DECILES];
 	/*
 	 * An atomic read-modify-write's wait for a cache line another CPU
 	 * wrote last (sim_cacheline.c); 0: lines are not modelled, every

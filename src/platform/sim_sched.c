@@ -356,7 +356,10 @@ uint64_t sched_wake_latency(struct sim_world *w, int cpu)
 
 	if (sched_cpu_idle(w, cpu) && sim_leg_measured(w->cfg.costs.switch_in_ns)) {
 		/* the measured release -> switch-in; the waker's IPI is charged apart */
-		lat = sim_leg_at(w->cfg.costs.switch_in_ns,
+		bool brief = w->now - c->idle_since < SIM_SHORT_IDLE_NS &&
+			     sim_leg_measured(w->cfg.costs.switch_in_short_ns);
+
+		lat = sim_leg_at(brief ? w->cfg.costs.switch_in_short_ns : w->cfg.costs.switch_in_ns,
 				 (uint32_t)vml_rand_below(&w->leg_rng, 1000000));
 		lat = lat > w->cfg.costs.wake_ipi_ns ? lat - w->cfg.costs.wake_ipi_ns : 1;
 	} else if (sched_cpu_idle(w, cpu))

@@ -693,6 +693,9 @@ static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
 				if (mm->last_free_ts > t->wait_start) {
 					trace_stat_add(&t->release_wake, since(ev->ts, mm->last_free_ts));
 					t->woken_release_ts = mm->last_free_ts;
+					t->woken_long = t->asleep_ts &&
+						since(mm->last_free_ts, t->asleep_ts) >=
+							TRACE_SHORT_SLEEP_NS;
 					mark_release_woke(&a->mms[a->waiting[i].mm_idx],
 							  mm->last_free_ts);
 				}
@@ -702,9 +705,12 @@ static void on_sched(struct trace_analysis *a, const struct trace_event *ev)
 			t->asleep_ts = 0;
 			if (t->woken) {
 				trace_stat_add(&t->wake, since(ev->ts, t->woken_ts));
-				if (t->woken_release_ts)
-					trace_fine_add(&t->release_run,
-						       since(ev->ts, t->woken_release_ts));
+				if (t->woken_release_ts) {
+					uint64_t ns = since(ev->ts, t->woken_release_ts);
+
+					trace_fine_add(&t->release_run, ns);
+					trace_fine_add(&t->release_run_slept[t->woken_long], ns);
+				}
 				t->woken = false;
 			}
 		}

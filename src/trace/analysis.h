@@ -146,8 +146,13 @@ struct trace_task {
 	 * sleeping writer was woken -> the reader's next attempt (gap_woke); a
 	 * writer woken after a release: that release -> its switch-in
 	 * (release_run), and its switch-in -> acquire_returned (run_acquire_fine).
+	 * release_run again, split by how long the writer had slept at that
+	 * release (release_run_slept[0]: less than TRACE_SHORT_SLEEP_NS or not
+	 * off its CPU yet, [1]: longer): an idle vCPU wakes the more slowly the
+	 * longer it idled, and a writer that lost a race sleeps only a hold.
 	 */
 	struct trace_fine gap_woke, release_run, run_acquire_fine;
+	struct trace_fine release_run_slept[2];
 	uint64_t wakeups;		/* sched_wakeups while waiting */
 	uint64_t failed;		/* acquire_returned without success */
 	uint64_t steals;		/* read acquisitions past a queued writer */
@@ -161,6 +166,7 @@ struct trace_task {
 	bool have_release, woken, wait_woken;
 	bool release_woke;		/* a sleeping writer was woken after its last read release */
 	uint64_t woken_release_ts;	/* the release before its wake-up; 0: none */
+	bool woken_long;		/* it had slept >= TRACE_SHORT_SLEEP_NS at that release */
 	uint64_t wait_start, hold_start, release_ts, woken_ts;
 	uint64_t wait_steals;		/* steals past this open write wait */
 	uint64_t ran_ts;		/* last switch to it during the open wait */

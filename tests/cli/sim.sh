@@ -157,6 +157,33 @@ expect 1 "sim_costs.way_back_ns\[1\]: not a number > 0 and >= the one before" \
 	"a leg's deciles must not fall" -- \
 	bench proc-vs-map --cpus 2 --sim-only --sim-costs bad.json --samples 1
 
+# The way in by the mapper's sleep (switch_in_short_ns, for a CPU idle less
+# than 100 us): printed apart and kept in the JSON; with the slow table's
+# legs but a mapper back 0.2-0.6 us after a short sleep, a lost race no
+# longer starts a losing streak (fast); a short leg alone is refused.
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["sim_costs"]["switch_in_short_ns"] = [200, 250, 300, 350, 400, 450, 500, 550, 600]
+d["sim_costs"]["race_won_short"] = 0.6
+d["sim_costs"]["race_won_long"] = 0.05
+json.dump(d, open("split.json", "w"))
+d["sim_costs"].pop("switch_in_ns")
+json.dump(d, open("shortonly.json", "w"))' slow.json
+leg_run split.json sp.json &&
+grep -q "^#   \.\.\. after a shorter sleep (drawn for a CPU idle < 100 us), p10\.\.p90: 200 " out &&
+grep -q "mapper won 60% of the races after a short sleep, 5% after a long one" out &&
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["sim_costs"]
+assert c["switch_in_short_ns"][0] == 200 and c["race_won_short"] == 0.6, c
+assert d["rows"][0]["p50_us"] < 200, d["rows"][0]["p50_us"]' sp.json
+ok $? "the way in by the mapper's sleep: printed, kept, and a lost race no longer starts a streak"
+expect 1 "sim_costs.switch_in_short_ns without switch_in_ns" \
+	"a short way in needs the longer idles' one" -- \
+	bench proc-vs-map --cpus 2 --sim-only --sim-costs shortonly.json --samples 1
+
 # khugepaged on the simulated machine: the table's cost a VMA (200 ns) makes
 # 6.18's hold one walk of the 20k ineligible VMAs (4 ms) and the series' one
 # batch of 1024 (0.2 ms); without a cost and without the live row, a clear no.

@@ -426,6 +426,37 @@ static void test_leg_draws(void)
 	ok(sim_leg_measured(q) && !sim_leg_measured(none), "an all-zero leg is not measured");
 }
 
+/*
+ * The way in by how long the CPU idled: with the measured legs, a CPU that
+ * idled less than SIM_SHORT_IDLE_NS draws switch_in_short_ns, a longer
+ * idle switch_in_ns. Each side of the ping-pong idles one hand-off.
+ */
+static void test_leg_by_idle(void)
+{
+	struct sim_config c = config(2, 7);
+	struct pingpong p = { .rounds = 500 }, q = { .rounds = 500 };
+
+	for (unsigned int i = 0; i < SIM_LEG_DECILES; i++)
+		c.costs.switch_in_ns[i] = 50 * US;
+	is_int(sim_run(&c, ping_main, &p, NULL), 0, "legs by idle: the machine runs");
+	ok(p.end >= 1000 * 50 * US && p.end < 1000 * 53 * US,
+	   "without a short leg every idle CPU's wake-up draws the one: 50-53 us (%.2f us)",
+	   (double)p.end / 1000 / US);
+	for (unsigned int i = 0; i < SIM_LEG_DECILES; i++)
+		c.costs.switch_in_short_ns[i] = 5 * US;
+	is_int(sim_run(&c, ping_main, &q, NULL), 0, "legs by idle: again with a short leg");
+	ok(q.end >= 1000 * 5 * US && q.end < 1000 * 8 * US,
+	   "a CPU idle < 100 us draws the short leg: 5-8 us a hand-off (%.2f us)",
+	   (double)q.end / 1000 / US);
+	for (unsigned int i = 0; i < SIM_LEG_DECILES; i++)
+		c.costs.switch_in_short_ns[i] = 150 * US;
+	p.end = 0;
+	is_int(sim_run(&c, ping_main, &p, NULL), 0, "legs by idle: a short leg longer than 100 us");
+	ok(p.end >= 1000 * 50 * US && p.end < 1000 * 153 * US,
+	   "a wake-up after 100 us of idle draws the long leg again (%.2f us)",
+	   (double)p.end / 1000 / US);
+}
+
 int main(void)
 {
 	test_bad_config();
@@ -434,6 +465,7 @@ int main(void)
 	test_pingpong();
 	test_wake_ipi();
 	test_leg_draws();
+	test_leg_by_idle();
 	test_rcu();
 	test_rwsem();
 	return tap_done();

@@ -529,6 +529,13 @@ static void test_sleep_races(void)
 	   trace_fine_quantile(&w->release_run, 0.75) / 250 == 9 * us / 250,
 	   "legs: release -> switch-in 8 and 9 us (at 250 ns resolution)");
 	is_int(w->run_acquire_fine.count, 1, "legs: switch-in -> acquire, the one wait it won asleep");
+	/* ...and by the writer's sleep at that release: 38 us (short), 240 us (long) */
+	ok(w->release_run_slept[0].count == 1 &&
+	   trace_fine_quantile(&w->release_run_slept[0], 0.5) / 250 == 9 * us / 250,
+	   "legs: after the short sleep, release -> switch-in 9 us");
+	ok(w->release_run_slept[1].count == 1 &&
+	   trace_fine_quantile(&w->release_run_slept[1], 0.5) / 250 == 8 * us / 250,
+	   "legs: after the long sleep, release -> switch-in 8 us");
 
 	/* Lost events drop an open race. */
 	fresh(0);
