@@ -273,8 +273,24 @@ bool bench_progress_tty(void);
 
 /* ---- whole-view readers (viewread.c) ---- */
 
+/*
+ * What a live reader's own big read()s cost the kernel a page, in the
+ * sample itself: each read() whose records show at least WALK_MIN_PAGES
+ * resident pages ("Rss:", smaps and smaps_rollup) gives its thread CPU
+ * time - which leaves out waits for the lock and time off the CPU - less
+ * the records' cost, over those pages. One reader's, no lock.
+ */
+#define WALK_MIN_PAGES 1024
+#define WALK_MAX_SAMPLES 4096
+struct walk_sampler {
+	double record_ns;		/* the kernel's cost a record, taken off */
+	unsigned int n;
+	double ns_per_page[WALK_MAX_SAMPLES];
+};
+
 struct view_reader {
 	enum vml_view view;		/* or TARGET_VIEW_QUERY */
+	struct walk_sampler *walk;	/* live: time big read()s; NULL: none */
 	struct vml_mm *mm;		/* model */
 	enum vml_lock_policy lock;	/* model */
 	struct vml_reader *r;		/* model, text views */

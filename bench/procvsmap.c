@@ -63,6 +63,8 @@ struct pvm_run {
 	bool probe_walk;		/* live: time the region's walk before the readers start */
 	double live_record_ns;		/* live: the calibration's kernel cost per VMA */
 	double live_page_ns;		/* live: the probe's result (live_probe_page_ns) */
+	struct walk_sampler *walk;	/* live, probe_walk: each reader's big read()s, [readers] */
+	double live_run_page_ns;	/* live: their median a page; 0: none */
 	unsigned long region;		/* model */
 	unsigned long layout_vmas;	/* --layout: its VMAs found in the sample's mm */
 	pid_t pid;			/* live */
@@ -107,8 +109,11 @@ static void *reader_main(void *arg)
 			ret = vml_reader_set_call_cost(vr.r, r->call_ns);
 		if (!ret && vr.r && r->page_ns)
 			ret = vml_reader_set_page_cost(vr.r, r->page_ns);
-	} else
+	} else {
 		ret = view_reader_open_live(&vr, r->pid, r->view);
+		if (!ret && r->walk)
+			vr.walk = &r->walk[idx];
+	}
 	if (ret) {
 		int zero = 0;
 
@@ -378,6 +383,25 @@ static int live_probe_page_ns(struct pvm_run *r, double *out)
 	return 0;
 }
 
+/* The median cost a page over the readers' big read()s (walk_sampler); 0: none. */
+static double walk_median(const struct walk_sampler *ws, unsigned int nreaders)
+{
+	unsigned int n = 0, k = 0;
+	double *v, med;
+
+	for (unsigned int i = 0; i < nreaders; i++)
+		n += ws[i].n;
+	v = n ? vml_malloc(n * sizeof(*v)) : NULL;
+	if (!v)
+		return 0;
+	for (unsigned int i = 0; i < nreaders; i++)
+		for (unsigned int j = 0; j < ws[i].n; j++)
+			v[k++] = ws[i].ns_per_page[j];
+	med = stat_median(v, n);
+	vml_free(v);
+	return med;
+}
+
 /* One sample on the live kernel. Return: 0 or -errno (printed). */
 static int live_sample(struct pvm_run *r, unsigned int nreaders, uint64_t *vmas)
 {
@@ -431,6 +455,8 @@ out_readers:
 		fprintf(stderr, "vmalock bench: live: reading /proc/%ld/%s: %s\n", (long)r->pid,
 			bench_view_name(r->view), errstr(ret));
 	}
+	if (!ret && r->walk)
+		r->live_run_page_ns = walk_median(r->walk, nreaders);
 	if (!ret) {
 		*r->hist = rep->hist;
 		r->fails = rep->nfails;
@@ -520,12 +546,26 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 		if (res->paired_page_ns) {
 			const struct pvm_sample *ls = paired_live_sample(res, row->readers, i);
 
+			/*
+			 * Its readers' own big read()s when they had any: the walk
+			 * with the mapper at work costs more than the probe's
+			 * uncontended passes before it (the note of 2026-12-04).
+			 */
 			if (ls)
-				r.page_ns = (uint64_t)ls->live_page_ns;
+				r.page_ns = (uint64_t)(ls->live_run_page_ns > 0 ?
+						       ls->live_run_page_ns : ls->live_page_ns);
 		}
 	} else if (res->paired_page_ns && row->target == TARGET_LIVE) {
 		r.probe_walk = true;
 		r.live_record_ns = res->cal.live_ns;
+		/* only the simulated rows take it; the model's keep the probe's */
+		if (res->c->sim) {
+			r.walk = vml_zalloc(row->readers * sizeof(*r.walk));
+			if (!r.walk)
+				return -ENOMEM;
+			for (unsigned int k = 0; k < row->readers; k++)
+				r.walk[k].record_ns = res->cal.live_ns;
+		}
 	} else if (res->paired_page_ns) {
 		const struct pvm_sample *ls = paired_live_sample(res, row->readers, i);
 
@@ -546,6 +586,7 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 	s->hist = r.hist = lat_hist_new();
 	if (!r.hist) {
 		vml_free(r.tids);
+		vml_free(r.walk);
 		return -ENOMEM;
 	}
 	/* a line saying what runs now, where it is rewritten by the result */
@@ -562,6 +603,7 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 	else
 		ret = live_sample(&r, row->readers, &vmas);
 	vml_free(r.tids);
+	vml_free(r.walk);
 	if (ret)
 		return ret;
 	s->p50_us = lat_hist_quantile_ns(r.hist, 0.50) / 1e3;
@@ -575,6 +617,7 @@ static int run_sample(struct pvm_result *res, struct pvm_row *row, unsigned int 
 	s->fails = r.fails;
 	s->layout_vmas = r.layout_vmas;
 	s->live_page_ns = r.live_page_ns;
+	s->live_run_page_ns = r.live_run_page_ns;
 	s->charged_page_ns = row->target == TARGET_MODEL ? (double)r.page_ns : 0;
 	row->nr++;
 	bench_progress(c->quiet, "proc-vs-map [%u/%u] %s %s %s readers=%u sample %u/%u: "

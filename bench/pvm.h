@@ -55,6 +55,7 @@ struct pvm_sample {
 	 * 0: not measured / not charged.
 	 */
 	double live_page_ns, charged_page_ns;
+	double live_run_page_ns;	/* live: its readers' big read()s a page (walk_sampler); 0: none */
 	struct lat_hist *hist;		/* every call's latency */
 };
 

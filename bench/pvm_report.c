@@ -116,8 +116,9 @@ static void pvm_print_sim_paired(FILE *f, const struct pvm_result *res)
 		return;
 	fprintf(f, "#   page walked, paired by round (the table's figure is the calibration's): "
 		   "each simulated sample charged what its round's live sample with as many "
-		   "readers timed on its own mapper, %.1f ns (median; %.1f-%.1f over samples)\n",
-		ch[1], ch[0], ch[2]);
+		   "readers timed on its own mapper - its readers' read()s of %d pages or more "
+		   "(thread CPU time less the records'), else the probe before them - %.1f ns "
+		   "(median; %.1f-%.1f over samples)\n", WALK_MIN_PAGES, ch[1], ch[0], ch[2]);
 }
 
 /* What the model was fed from this host, and where each figure came from. */
@@ -366,6 +367,8 @@ void pvm_json(json_t *doc, const struct bench_run *br)
 			json_set_u64(js, "failed_calls", s->fails);
 			if (s->live_page_ns > 0)
 				json_set_double(js, "live_ns_per_page", s->live_page_ns);
+			if (s->live_run_page_ns > 0)
+				json_set_double(js, "live_run_ns_per_page", s->live_run_page_ns);
 			if (row->target == TARGET_MODEL && res->paired_page_ns)
 				json_set_double(js, "charged_ns_per_page", s->charged_page_ns);
 			if (row->target == TARGET_MODEL)

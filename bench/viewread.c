@@ -97,6 +97,43 @@ static long query_pass(struct view_reader *vr, const atomic_bool *stop)
 	}
 }
 
+/* A read()'s text: the records' "Rss:" lines, and their sum in pages. */
+static void rss_of(const char *buf, size_t len, unsigned long *records, unsigned long *pages)
+{
+	static const char key[] = "\nRss:";
+	const char *p = buf, *end = buf + len;
+
+	*records = *pages = 0;
+	while (p < end) {
+		const char *hit = memmem(p, (size_t)(end - p), key, sizeof(key) - 1);
+		unsigned long kb = 0;
+
+		if (!hit)
+			break;
+		for (p = hit + sizeof(key) - 1; p < end && *p == ' '; p++)
+			;
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			kb = kb * 10 + (unsigned long)(*p - '0');
+		(*records)++;
+		*pages += kb / (unsigned long)(getpagesize() / 1024);
+	}
+}
+
+static void walk_sample(struct walk_sampler *ws, uint64_t cpu_ns, const char *buf, size_t len)
+{
+	unsigned long records, pages;
+	double ns;
+
+	if (ws->n >= WALK_MAX_SAMPLES)
+		return;
+	rss_of(buf, len, &records, &pages);
+	if (pages < WALK_MIN_PAGES)
+		return;
+	ns = (double)cpu_ns - (double)records * ws->record_ns;
+	if (ns > 0)
+		ws->ns_per_page[ws->n++] = ns / (double)pages;
+}
+
 long view_reader_pass(struct view_reader *vr, const atomic_bool *stop)
 {
 	long lines = 0;
@@ -109,11 +146,15 @@ long view_reader_pass(struct view_reader *vr, const atomic_bool *stop)
 		if (vr->r) {
 			n = vml_reader_read(vr->r, vr->buf, BENCH_READ_CHUNK);
 		} else {
+			uint64_t t0 = vr->walk ? vml_thread_cpu_ns() : 0;
+
 			n = read(vr->fd, vr->buf, BENCH_READ_CHUNK);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0)
 				n = -errno;
+			else if (vr->walk && n > 0)
+				walk_sample(vr->walk, vml_thread_cpu_ns() - t0, vr->buf, (size_t)n);
 		}
 		if (n < 0)
 			return (long)n;

@@ -127,6 +127,23 @@ for r in d["rows"]:
         assert s["charged_ns_per_page"] == want, (i, s, ls, cal)
 PY
 	ok $? "proc-vs-map smaps: model samples charged their round's live page walk, and per call the writer's way back (exit $rc)"
+	# simulated samples: their round's live walk whole, as its readers' own
+	# big read()s timed it (thread CPU time a page), else as the probe did
+	vml bench proc-vs-map --target live --cpus 2 --lock mmap --view smaps --duration 0.2 \
+		--samples 2 --mb 16 --readers 1 --json simpaired.json --quiet
+	rc=$?
+	[ $rc -eq 0 ] && grep -q 'page walked, paired by round' out &&
+		python3 - simpaired.json >err 2>&1 <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+live = [r for r in d["rows"] if r["target"] == "live"][0]["per_sample"]
+sim = [r for r in d["rows"] if r.get("sim")][0]["per_sample"]
+assert any("live_run_ns_per_page" in s for s in live), live
+for s, ls in zip(sim, live):
+    want = ls.get("live_run_ns_per_page", ls["live_ns_per_page"])
+    assert 1 < want < 100000 and s["charged_ns_per_page"] == math.floor(want), (s, ls)
+PY
+	ok $? "proc-vs-map --cpus 2: simulated samples charged their round's live walk as its readers timed it (exit $rc)"
 fi
 vml bench proc-vs-map --target "$target" $tiny --samples 1 --readers 1 --busy 1 \
 	--busyduration 1 --view query
