@@ -452,7 +452,12 @@ static int rollup_hole_pte_range(struct mm *mm, struct pte_table *pt, unsigned l
  * object in swap, which no page table shows (so mm->rollup lacks it).
  * Context: RCU held (@vma found under it); returns with RCU held. Takes
  * @vma's read lock - never mmap_lock - only for a private writable
- * mapping of a partly swapped object, whose empty entries it walks.
+ * mapping of a partly swapped object, whose empty entries it walks: that
+ * VMA itself, locked while RCU still keeps it. If a writer has it, the VMA
+ * at its start is looked up again when the writer is done and decided
+ * anew: one unmapped or replaced meanwhile is counted as the tree has it
+ * then (the walk once used the first VMA's pointer with the second's
+ * range: a use after free, and waited for ever on a VMA unmapped).
  */
 static void rollup_shmem_swap(struct mm *mm, struct vma *vma, struct mem_size_stats *mss)
 {
@@ -461,23 +466,33 @@ static void rollup_shmem_swap(struct mm *mm, struct vma *vma, struct mem_size_st
 		.pmd_huge = NULL,
 		.pte_hole = smaps_pte_hole,
 	};
-	struct smaps_walk w = { .mss = mss, .vma = vma };
+	struct smaps_walk w = { .mss = mss };
 	unsigned long swapped, start = vma->vm_start;
 
-	if (mm->sys->cfg.shmem_swap_usage == VML_SHMEM_SWAP_PER_PAGE) {
-		w.shmem_holes = SHMEM_HOLES_PER_PAGE;
-	} else {
-		swapped = shmem_swap_usage(vma);
-		if (!swapped || (vma->vm_flags & VM_SHARED) || !(vma->vm_flags & VM_WRITE)) {
-			mss->swap += swapped;
-			return;
+	/* Ends: a VMA is write-locked only while its writer holds mmap_lock(W). */
+	for (;;) {
+		if (mm->sys->cfg.shmem_swap_usage == VML_SHMEM_SWAP_PER_PAGE) {
+			w.shmem_holes = SHMEM_HOLES_PER_PAGE;
+		} else {
+			swapped = shmem_swap_usage(vma);
+			if (!swapped || (vma->vm_flags & VM_SHARED) ||
+			    !(vma->vm_flags & VM_WRITE)) {
+				mss->swap += swapped;
+				return;
+			}
+			w.shmem_holes = SHMEM_HOLES_RANGED;
 		}
-		w.shmem_holes = SHMEM_HOLES_RANGED;
+		if (!vma_start_read(mm, vma))
+			break;
+		/* RCU is out (vma_start_read's failure): look again once the writer is done */
+		plat_yield();
+		vml_rcu_read_lock();
+		vma = rtree_find(&mm->mm_mt, start, NULL);
+		if (!vma || vma->vm_start != start || !vma->vm_file || !vma->vm_file->shmem)
+			return;
 	}
 	vml_rcu_read_unlock();
-	/* Ends: a VMA is write-locked only while its writer holds mmap_lock(W). */
-	while (!(vma = lock_vma_under_rcu(mm, start)))
-		plat_yield();
+	w.vma = vma;
 	if (vma->vm_start == start)
 		walk_page_range(mm, vma->vm_start, vma->vm_end, &ops, &w);
 	vma_end_read(vma);
