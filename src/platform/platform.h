@@ -119,6 +119,22 @@ static inline void plat_atomic_rmw(const void *addr)
 		sim_atomic_rmw(addr);
 }
 
+/*
+ * plat_spin_wait - one step of a spin on the word at @addr: on the host a
+ * pause (the caller loops); in a simulation the task spins as one charge
+ * of up to @max_ns that ends early when another task does an atomic
+ * read-modify-write of @addr (plat_atomic_rmw), so a spin that lasts as
+ * long as the owner runs costs an event a check, not one a pause.
+ */
+void sim_spin_wait(const void *addr, uint64_t max_ns);
+static inline void plat_spin_wait(const void *addr, uint64_t max_ns)
+{
+	if (plat_simulated())
+		sim_spin_wait(addr, max_ns);
+	else
+		plat_cpu_relax();
+}
+
 /* futex(2) on a private 32-bit word; the contract of sync/futex.h. */
 int plat_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns);
 int plat_futex_wake(_Atomic uint32_t *word, int n);

@@ -129,11 +129,50 @@ uint64_t sim_line_rmw(struct sim_world *w, int cpu, const void *addr)
 	return s->free_at - w->now;
 }
 
+/*
+ * End the spins of the tasks waiting on @addr: each runs its check next.
+ * Called by the task about to do the RMW, once it holds the baton again:
+ * the RMW is done in its code before any spinner runs.
+ */
+static void spin_wake(struct sim_world *w, const struct sim_task *self, const void *addr)
+{
+	for (unsigned int i = 0; i < w->ntasks; i++) {
+		struct sim_task *u = w->tasks[i];
+		struct sim_cpu *c;
+
+		if (u == self || u->spin_addr != addr)
+			continue;
+		if (u->state == TASK_RUNNABLE) {
+			u->charge_left = 0;	/* preempted mid-spin: it checks when it runs */
+			continue;
+		}
+		if (u->state != TASK_CHARGING)
+			continue;
+		c = &w->cpus[u->cpu];
+		sched_update_curr(w, c);
+		u->charge_left = 0;
+		sched_arm(w, c);
+	}
+}
+
 void sim_atomic_rmw(const void *addr)
 {
 	struct sim_task *t = plat_sim_self;
 
 	sim_sync_point_line(t, sim_line_rmw(t->w, t->cpu, addr));
+	if (t->w->nr_spinning)
+		spin_wake(t->w, t, addr);
+}
+
+void sim_spin_wait(const void *addr, uint64_t max_ns)
+{
+	struct sim_task *t = plat_sim_self;
+
+	t->spin_addr = addr;
+	t->w->nr_spinning++;
+	sim_charge(max_ns ? max_ns : 1, PLAT_KERNEL);
+	t->w->nr_spinning--;
+	t->spin_addr = NULL;
 }
 
 void sim_lines_free(struct sim_world *w)

@@ -68,6 +68,8 @@ struct sim_task {
 	bool daemon;			/* the world ends without it (sim_rcu.c's worker) */
 	/* exploration */
 	uint64_t prio;			/* PCT priority: higher runs first */
+	/* sim_spin_wait: the word whose atomic RMW by another task ends its spin; NULL: none */
+	const void *spin_addr;
 };
 
 enum sim_ev_kind {
@@ -125,6 +127,7 @@ struct sim_world {
 	unsigned int pct_nchange;
 	uint64_t pct_low;		/* next priority below all others */
 	struct sim_lines *lines;	/* cache lines' owners (sim_cacheline.c); NULL until needed */
+	unsigned int nr_spinning;	/* tasks in sim_spin_wait */
 	/* RCU (sim_rcu.c) */
 	struct sim_rcu {
 		_Atomic uint32_t gp_seq;	/* completed grace periods (waiters sleep on it) */

@@ -67,8 +67,10 @@
  *     cancellation is noticed (futex slices of at most 1 ms).
  *
  * Writer spinning (rwsem_optimistic_spin): a writer that finds the lock
- * held spins before it queues - on a writer for RWSEM_SPIN_NS (standing in
- * for the kernel's "while the owner is on a CPU"), on readers for the
+ * held spins before it queues - on a writer while that writer is on a CPU,
+ * as the kernel's (on the host, where that cannot be seen, for
+ * RWSEM_SPIN_NS; on the simulated machine as one charge a check, ended
+ * early by the count's next RMW: plat_spin_wait), on readers for the
  * kernel's rspin threshold (10 us + 0.5 us per reader, at most 25 us). A
  * spin on readers that times out sets `nonspinnable`, as the kernel's
  * RWSEM_NONSPINNABLE owner bit: from then on writers queue at once, readers
@@ -107,6 +109,8 @@
 #define RWSEM_OWNER_READER		((uintptr_t)1)
 #define RWSEM_MAX_READERS_WAKEUP	256
 #define RWSEM_SPIN_NS			(10 * NSEC_PER_USEC)
+/* simulated: a spin on a writer checks its owner's CPU at least this often */
+#define RWSEM_SPIN_CHECK_NS		NSEC_PER_USEC
 #define RWSEM_CANCEL_SLICE_NS		NSEC_PER_MSEC
 
 /*
@@ -629,7 +633,7 @@ static bool rwsem_optimistic_spin(struct rwsem *sem)
 		c = load_relaxed(&sem->count);
 		if (c & RWSEM_FLAG_HANDOFF)
 			return false;
-		if (!(i & 31)) {
+		if (!(i & 31) || (plat_simulated() && (c & RWSEM_WRITER_LOCKED))) {
 			uint64_t spun = plat_now_ns() - start;
 
 			if ((c & RWSEM_READER_MASK) && !(c & RWSEM_WRITER_LOCKED)) {
@@ -642,13 +646,16 @@ static bool rwsem_optimistic_spin(struct rwsem *sem)
 					store_relaxed(&sem->nonspinnable, 1);
 					return false;
 				}
-			} else if (spun >= RWSEM_SPIN_NS ||
+			} else if ((!plat_simulated() && spun >= RWSEM_SPIN_NS) ||
 				   !plat_task_on_cpu(load_relaxed(&sem->owner_task))) {
-				/* the kernel spins while the owner runs: a simulated one may not */
+				/* the kernel spins while the owner runs; the host cannot see that */
 				return false;
 			}
 		}
-		plat_cpu_relax();
+		if (plat_simulated() && (c & RWSEM_WRITER_LOCKED))
+			plat_spin_wait(&sem->count, RWSEM_SPIN_CHECK_NS);
+		else
+			plat_cpu_relax();
 	}
 }
 
