@@ -56,7 +56,8 @@
  *   - down_read_trylock: the cmpxchg fails only if the count changed, i.e.
  *     another thread made progress; it stops as soon as a fail bit is set.
  *   - rwsem_try_write_lock/unqueued: same argument; no sleeping inside.
- *   - writer spin: bounded by RWSEM_SPIN_NS and by HANDOFF.
+ *   - writer spin: bounded by HANDOFF, by the owner leaving its CPU and,
+ *     on the host, by RWSEM_SPIN_NS.
  *   - writer queue loop: each pass either takes the lock, sets HANDOFF, or
  *     sleeps until mark_wake bumps its word; mark_wake is called whenever
  *     the lock becomes free with waiters queued (see above). Starvation by
