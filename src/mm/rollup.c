@@ -33,7 +33,7 @@
  * anonymous pages to find the tables of other processes, so a table whose
  * count met such an entry - a page mapped more than once, a file or shmem
  * page, a folio in an LRU batch or in the swap cache, a swap slot with more
- * than one user - becomes volatile: its share leaves the sums, it joins
+ * than one user or a folio in the swap cache - becomes volatile: its share leaves the sums, it joins
  * mm->rollup_volatile, and its holds count nothing (a hint there would
  * subtract what an entry is worth now, not what was added: a page another
  * process stopped sharing was added Shared and would be taken out Private,
@@ -201,7 +201,8 @@ static bool ru_entry(struct mm *mm, uint64_t pte, unsigned long vm_flags, struct
 				  vm_flags & VM_LOCKED);
 	}
 	if (pte_is_swap(pte)) {
-		int users = swap_count(mm->sys, pte >> PT_SWAP_SHIFT);
+		unsigned long off = pte >> PT_SWAP_SHIFT;
+		int users = swap_count(mm->sys, off);
 		uint64_t pss = (uint64_t)PAGE_SIZE << ROLLUP_PSS_SHIFT;
 
 		s->v[RU_SWAP] += PAGE_SIZE;
@@ -211,6 +212,13 @@ static bool ru_entry(struct mm *mm, uint64_t pte, unsigned long vm_flags, struct
 			return true;
 		}
 		s->v[RU_SWAP_PSS] += pss;
+		/*
+		 * A slot whose folio is in the swap cache: another process that
+		 * maps that folio may swap it out again to the same slot, a
+		 * second user our entry does not show (test-rollup-inc's seed
+		 * 1796432326114455: SwapPss counted whole, walked half).
+		 */
+		return swap_cache_has(mm->sys, off);
 	}
 	return false;
 }

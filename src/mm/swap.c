@@ -173,6 +173,18 @@ unsigned long swap_cache_take_slot(struct vml_sys *sys, struct folio *folio)
 	return off;
 }
 
+bool swap_cache_has(struct vml_sys *sys, unsigned long off)
+{
+	bool has;
+
+	if (!off || off > sys->cfg.swap_pages)
+		return false;
+	spin_lock(&sys->swap_lock);
+	has = sys->swap_cache[off] != NULL;
+	spin_unlock(&sys->swap_lock);
+	return has;
+}
+
 int swap_count(struct vml_sys *sys, unsigned long off)
 {
 	if (!off || off > sys->cfg.swap_pages)

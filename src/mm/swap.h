@@ -26,6 +26,8 @@ void swap_dup(struct vml_sys *sys, unsigned long off);
 void swap_free_entry(struct vml_sys *sys, unsigned long off);
 int swap_count(struct vml_sys *sys, unsigned long off);
 
+/* Does a folio cache @off now? (Takes swap_lock: inside a ptl is allowed.) */
+bool swap_cache_has(struct vml_sys *sys, unsigned long off);
 /* The folio caching @off, with a reference for the caller; NULL if none. */
 struct folio *swap_cache_get(struct vml_sys *sys, unsigned long off);
 /*

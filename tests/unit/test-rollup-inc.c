@@ -331,6 +331,20 @@ int main(void)
 	}
 	ok(directed() == 0, "directed: COW, reuse, swap-in, mprotect, mlock, shared swap slots: "
 	   "incremental = walked");
+	/*
+	 * A seed CI's random rounds met: a swap entry of ours whose slot's
+	 * folio another process had swapped in, then out again to the same
+	 * slot - a second user our table, counted stable, did not show.
+	 */
+	{
+		struct vml_rand rr = vml_rand_init(1796432326114455ULL, 0);
+		int d = 0;
+
+		for (int round = 0; round < 20; round++)
+			d += sequence(&rr, VML_ROLLUP_INCREMENTAL, 120, 200 + round);
+		ok(d == 0, "seed 1796432326114455's rounds: a slot in the swap cache makes its "
+		   "table volatile (%d differed)", d);
+	}
 	ok(zap_after_others_unmapped() == 0,
 	   "a zap of pages another process stopped sharing: no raw sum below zero");
 	ok(sequence(&rs, VML_ROLLUP_WALK, 120, -1) == 0,
